@@ -1,0 +1,32 @@
+# Kite: two commands do all the set-up on a fresh machine.
+#   make demo   run an agent task on the bundled shop (KITE_MODEL, or the bundled local model)
+#   make test   run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.kite-installed
+
+.PHONY: test demo chromium lint clean-venv
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+chromium: $(STAMP)
+	@$(PY) -m agent.browser.chromium --ensure >/dev/null
+
+test: $(STAMP) chromium
+	$(PY) -m ruff check agent safety evals tests
+	$(PY) -m pytest -q
+
+demo: $(STAMP) chromium
+	$(VENV)/bin/kite demo
+
+lint: $(STAMP)
+	$(PY) -m ruff check agent safety evals tests
+	$(PY) -m ruff format --check agent safety evals tests
+	$(PY) -m mypy
+
+clean-venv:
+	rm -rf $(VENV)

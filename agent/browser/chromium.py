@@ -1,0 +1,113 @@
+"""Find (and on request install) a Chromium for Playwright to drive.
+
+Order: an explicit path (config / KITE_CHROMIUM) → a system Chromium → on Debian/Ubuntu as root,
+``apt-get install -y chromium`` → ``playwright install chromium``. The system Chromium is first-class:
+machines without internet cannot download Playwright's own build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from agent.errors import ChromiumNotFoundError
+
+SYSTEM_CANDIDATES = (
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+    "/snap/bin/chromium",
+    "/Applications/Chromium.app/Contents/MacOS/Chromium",
+    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+)
+
+INSTALL_HINT = (
+    "no Chromium found. Install one (Debian/Ubuntu: 'sudo apt-get install -y chromium'; elsewhere: "
+    "'python -m playwright install chromium'), or point KITE_CHROMIUM / browser.chromium_path at a Chrome "
+    "or Chromium executable."
+)
+
+
+def playwright_chromium() -> str | None:
+    """Path of Playwright's own downloaded Chromium, if it is installed."""
+    root = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache" / "ms-playwright")
+    for exe in sorted(root.glob("chromium-*/chrome-linux*/chrome"), reverse=True):
+        if os.access(exe, os.X_OK):
+            return str(exe)
+    return None
+
+
+def find_chromium(explicit: str | None = None) -> str | None:
+    """The Chromium to use, or None when there is none. An explicit path that does not exist is an error."""
+    if explicit:
+        path = shutil.which(explicit) or explicit
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            raise ChromiumNotFoundError(
+                f"the configured Chromium '{explicit}' does not exist or is not executable", path=explicit
+            )
+        return path
+    for cand in SYSTEM_CANDIDATES:
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return playwright_chromium()
+
+
+def require_chromium(explicit: str | None = None) -> str | None:
+    """Like find_chromium, but raise a typed error that says how to install one.
+
+    Returns None only when Playwright's bundled browser should be used (it is installed)."""
+    path = find_chromium(explicit)
+    if path is None:
+        raise ChromiumNotFoundError(INSTALL_HINT)
+    return path
+
+
+def _is_debian_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get") is not None
+
+
+def ensure_chromium(explicit: str | None = None) -> str:
+    """Find a Chromium, installing one if needed (apt-get as root on Debian/Ubuntu, else Playwright's)."""
+    path = find_chromium(explicit)
+    if path:
+        return path
+    if _is_debian_root():
+        print("kite: installing Chromium with apt-get (one time)...", file=sys.stderr)
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], env=env, check=False)
+        if not find_chromium():
+            subprocess.run(["apt-get", "update", "-q"], env=env, check=False)
+            subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], env=env, check=False)
+    else:
+        subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"], check=False)
+    path = find_chromium()
+    if not path:
+        raise ChromiumNotFoundError(INSTALL_HINT)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agent.browser.chromium")
+    parser.add_argument("--ensure", action="store_true", help="install a Chromium if none is found")
+    args = parser.parse_args(argv)
+    explicit = os.environ.get("KITE_CHROMIUM") or None
+    try:
+        path = ensure_chromium(explicit) if args.ensure else require_chromium(explicit)
+    except ChromiumNotFoundError as exc:
+        print(f"kite: {exc.message}", file=sys.stderr)
+        return 1
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""The page representation's models (what the snapshot engine produces) and the action result models.
+
+Three layers from one extraction: ``PageSummary`` (layer 1), ``Element`` list (layer 2) and
+``ElementDetails`` (layer 3, on demand). The text rendering for the LLM is a separate pure function
+(``agent/browser/render.py``). ``ActionResult`` is what the executor returns for every action.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Kind = Literal["button", "input", "link", "select", "image", "other"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Rect(_Model):
+    """A box in top-level viewport CSS pixels."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return (self.x + self.width / 2, self.y + self.height / 2)
+
+
+class Element(_Model):
+    """One interactive element (layer 2). ``index`` is stable while the element stays in the DOM."""
+
+    index: int
+    tag: str
+    kind: Kind = "other"
+    role: str | None = None
+    name: str = ""
+    """Accessible name (label/for, aria-label(ledby), placeholder, title, alt, text), truncated."""
+    type: str | None = None
+    """Input type for inputs (text, email, password, checkbox, file ...)."""
+    placeholder: str | None = None
+    value: str | None = None
+    """Current value of a field (passwords are masked)."""
+    href: str | None = None
+    checked: bool | None = None
+    selected: bool | None = None
+    disabled: bool = False
+    expanded: bool | None = None
+    editable: bool = False
+    """True for text inputs, textareas and contenteditable."""
+    attrs: dict[str, str] = Field(default_factory=dict)
+    """A few identifying attributes kept for policy decisions: id, name, autocomplete, inputmode."""
+    rect: Rect
+    in_viewport: bool = True
+    frame: str | None = None
+    """None for the top document; a frame path such as "0" or "0.1" for elements inside iframes."""
+    shadow: bool = False
+    """Inside an open shadow root."""
+    is_new: bool = False
+    """New since the previous snapshot of this page."""
+
+
+class ElementDetails(Element):
+    """Layer 3: everything about one element."""
+
+    attributes: dict[str, str] = Field(default_factory=dict)
+    selector: str = ""
+    xpath: str = ""
+    parent_text: str = ""
+    child_count: int = 0
+
+
+class TabInfo(_Model):
+    index: int
+    url: str
+    title: str = ""
+    active: bool = False
+
+
+class DialogInfo(_Model):
+    type: Literal["alert", "confirm", "prompt", "beforeunload"]
+    message: str = ""
+    default_value: str | None = None
+    handled: str | None = None
+    """How Kite answered it: accepted / dismissed; None while pending."""
+
+
+class Counts(_Model):
+    buttons: int = 0
+    inputs: int = 0
+    links: int = 0
+    selects: int = 0
+    images: int = 0
+    forms: int = 0
+
+
+class PageSummary(_Model):
+    """Layer 1: always shown."""
+
+    url: str
+    title: str = ""
+    viewport: dict[str, int] = Field(default_factory=lambda: {"width": 0, "height": 0})
+    scroll: dict[str, float] = Field(default_factory=lambda: {"x": 0.0, "y": 0.0})
+    page_size: dict[str, float] = Field(default_factory=lambda: {"width": 0.0, "height": 0.0})
+    counts: Counts = Field(default_factory=Counts)
+    visible_text: str = ""
+    focused: int | None = None
+    """Index of the focused element, if it is interactive."""
+    tabs: list[TabInfo] = Field(default_factory=list)
+    dialog: DialogInfo | None = None
+    above: int = 0
+    """Interactive elements above the viewport (not listed by default)."""
+    below: int = 0
+    """Interactive elements below (or beside) the viewport."""
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Observation(_Model):
+    """One snapshot: the summary, the elements (with in_viewport flags) and an optional screenshot."""
+
+    summary: PageSummary
+    elements: list[Element] = Field(default_factory=list)
+    screenshot_path: str | None = None
+    screenshot_b64: str | None = None
+    timings: dict[str, float] = Field(default_factory=dict)
+
+    def element(self, index: int) -> Element | None:
+        for el in self.elements:
+            if el.index == index:
+                return el
+        return None
+
+    @property
+    def url(self) -> str:
+        return self.summary.url
+
+
+class ErrorInfo(_Model):
+    model_config = ConfigDict(extra="allow")
+    error: str
+    message: str
+
+
+class Effects(_Model):
+    """What an action changed, as observed by the executor."""
+
+    url_before: str | None = None
+    url_after: str | None = None
+    navigated: bool = False
+    new_tabs: list[str] = Field(default_factory=list)
+    dialog: DialogInfo | None = None
+    downloads: list[str] = Field(default_factory=list)
+    value: str | None = None
+    """Value read back from the target field after typing or selecting."""
+    focused: str | None = None
+    added: int = 0
+    removed: int = 0
+    scroll: dict[str, float] | None = None
+    new_in_view: int | None = None
+
+
+class ActionResult(_Model):
+    """The outcome of one action: ok or a structured error, the method used, and its effects."""
+
+    action: str
+    ok: bool
+    method: str | None = None
+    """How it was done: mouse, locator, js, keyboard, fill ..."""
+    message: str = ""
+    """One human/model-readable line describing what happened."""
+    error: ErrorInfo | None = None
+    effects: Effects = Field(default_factory=Effects)
+    data: dict[str, Any] = Field(default_factory=dict)
+    """Action-specific payload: getElements text, JS value, screenshot path, details ..."""
+    duration_ms: float = 0.0
+
+    @property
+    def page_changed(self) -> bool:
+        e = self.effects
+        return e.navigated or bool(e.new_tabs) or e.added > 0 or e.removed > 0 or e.dialog is not None

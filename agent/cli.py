@@ -1,0 +1,67 @@
+"""``kite``: the command line. Each subcommand lives in ``agent/commands/<name>.py`` and exposes
+``register(subparsers)``; this module only wires them and turns usage errors into one line + exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import inspect
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from agent import __version__
+from agent.errors import ConfigError, KiteError, UsageError
+
+# Subcommand modules, in the order --help lists them. A module that is not there yet is skipped.
+COMMANDS = ("run", "tui", "batch", "eval", "snapshot", "sites", "local", "demo", "serve", "mcp")
+
+
+class KiteArgumentParser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line on stderr and exits 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"kite: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> KiteArgumentParser:
+    parser = KiteArgumentParser(prog="kite", description="Kite: an autonomous browser agent.")
+    parser.add_argument("--version", action="version", version=f"kite {__version__}")
+    parser.add_argument("--config", metavar="FILE", help="a YAML config file merged over the defaults")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=KiteArgumentParser)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"agent.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"agent.commands.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        result: Any = args.func(args)
+        if inspect.isawaitable(result):
+            result = asyncio.run(result)
+        return int(result or 0)
+    except (UsageError, ConfigError) as exc:
+        print(f"kite: error: {exc.message}", file=sys.stderr)
+        return 2
+    except KiteError as exc:
+        print(f"kite: {exc.type}: {exc.message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("kite: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

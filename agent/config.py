@@ -1,0 +1,253 @@
+"""Kite's configuration: pydantic models (a docstring on every field) and the one loader.
+
+Precedence, lowest first: ``config/default.yaml`` (bundled) → a user file (``--config``, ``KITE_CONFIG`` or
+``~/.config/kite/config.yaml``) → environment variables (``KITE_*``) → CLI overrides (dotted keys).
+This is the only module that reads ``os.environ`` for settings.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.errors import ConfigError
+from agent.resources import resource_path
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class BrowserConfig(_Section):
+    headless: bool = True
+    """Run Chromium without a window."""
+    chromium_path: str | None = None
+    """Chromium executable; None = KITE_CHROMIUM, then /usr/bin/chromium, then Playwright's own."""
+    args: list[str] = Field(default_factory=list)
+    """Extra Chromium command-line flags."""
+    viewport_width: int = Field(1280, ge=200, le=7680)
+    """Viewport width in CSS pixels."""
+    viewport_height: int = Field(800, ge=200, le=4320)
+    """Viewport height in CSS pixels."""
+    profile: str | None = None
+    """Name of a persistent profile (cookies and storage survive restarts); None = a fresh sandbox."""
+    attach: str | None = None
+    """CDP endpoint of a running Chrome to attach to (e.g. http://127.0.0.1:9222); closing only disconnects."""
+    data_dir: str | None = None
+    """Kite's data folder (profiles, local model); None = KITE_HOME or ~/.local/share/kite."""
+    launch_timeout_ms: int = 30000
+    """How long to wait for Chromium to start or an attach endpoint to answer."""
+    navigation_timeout_ms: int = 20000
+    """Default cap for a navigation."""
+    block_external_hosts: bool = False
+    """Resolve every host except 127.0.0.1 to NOTFOUND (offline machines; tests and evals turn it on)."""
+    allow_file_urls: bool = False
+    """Allow navigate to file:// URLs."""
+    allow_javascript_urls: bool = False
+    """Allow navigate to javascript: URLs."""
+    upload_dirs: list[str] = Field(default_factory=list)
+    """Folders uploadFile may read from, besides the run folder."""
+    js_timeout_ms: int = 5000
+    """Cap for executeJS."""
+
+
+class WaitConfig(_Section):
+    navigation_load_cap_ms: int = 5000
+    """After an action starts a navigation: wait for domcontentloaded, then for load up to this cap."""
+    network_quiet_ms: int = 500
+    """Network is quiet when no document/fetch/xhr/script request has been in flight for this long."""
+    network_stall_ms: int = 2000
+    """Requests older than this are ignored by the network-quiet wait."""
+    dom_quiet_ms: int = 80
+    """DOM is quiet when no mutation happened for this long."""
+    settle_cap_ms: int = 3000
+    """Upper bound on the whole settle after one action."""
+    per_action: dict[str, int] = Field(default_factory=dict)
+    """Per-action override of settle_cap_ms, e.g. {navigate: 8000}."""
+
+
+class SnapshotConfig(_Section):
+    token_budget: int = 1500
+    """Token budget for the rendered element list; the renderer degrades gracefully above it."""
+    text_chars: int = 500
+    """Characters of visible text in the summary."""
+    name_chars: int = 60
+    """Longest accessible name shown per element."""
+    time_cap_ms: int = 3000
+    """Extraction returns what it has, with a warning, after this long."""
+
+
+class LLMConfig(_Section):
+    model: str | None = None
+    """litellm model string (openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, ollama/qwen2.5, local, kite/scripted ...)."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio)."""
+    api_key: str | None = None
+    """API key; usually left empty so that the provider's usual environment variable is used."""
+    temperature: float = 0.0
+    """Sampling temperature."""
+    timeout_s: float = 120.0
+    """Timeout of one model call."""
+    max_attempts: int = 4
+    """Attempts per call for retryable errors (rate limits, 5xx, timeouts, connection errors)."""
+    retry_max_s: float = 90.0
+    """Total time retries may take."""
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Extra keyword arguments passed to litellm.acompletion."""
+    function_calling: bool | None = None
+    """Force function calling on/off; None = from capabilities."""
+    vision: bool | None = None
+    """Force vision on/off; None = from capabilities."""
+    mode: Literal["auto", "dom", "hybrid"] = "auto"
+    """Observation mode: hybrid adds a screenshot for vision models; auto picks from capabilities."""
+    max_output_tokens: int = 1024
+    """Cap on the model's reply."""
+
+
+class AgentConfig(_Section):
+    max_steps: int = Field(30, ge=1)
+    """Stop after this many steps."""
+    max_failures: int = Field(3, ge=1)
+    """Stop after this many consecutive parse or execution errors."""
+    observation: Literal["auto", "layered"] = "auto"
+    """auto: summary + visible element list each step; layered: summary only, the model asks for elements."""
+    language: Literal["en", "zh"] = "en"
+    """Language of the prompts."""
+    history_full_steps: int = 3
+    """The last N steps are kept in full; older ones are compacted to one line."""
+    loop_warn: int = 3
+    """Warn the model when the same action repeats on an unchanged page this many times."""
+    loop_stop: int = 5
+    """Stop when it repeats this many times."""
+    max_cost_usd: float | None = None
+    """Stop when the run's cost exceeds this."""
+    max_tokens: int | None = None
+    """Stop when the run's total tokens exceed this."""
+    max_input_tokens: int | None = None
+    """Override the model's input budget (else from capabilities)."""
+
+
+class SafetyConfig(_Section):
+    rules_file: str | None = None
+    """Extra rules (YAML) merged over config/safety.yaml."""
+    allowed_domains: list[str] = Field(default_factory=list)
+    """If non-empty, only these domains (and subdomains) may be loaded; enforced at the network layer."""
+    blocked_domains: list[str] = Field(default_factory=list)
+    """These domains are never loaded."""
+    secrets: dict[str, str] = Field(default_factory=dict)
+    """name -> value (or name@domain -> value); the model sees only <secret>name</secret>."""
+    approve: list[str] = Field(default_factory=list)
+    """Batch mode: levels or action names approved without asking (e.g. [confirm] or [executeJS])."""
+
+
+class RunConfig(_Section):
+    runs_dir: str = "runs"
+    """Where run records are written."""
+    trace: bool = False
+    """Record a Playwright trace (trace.zip)."""
+    screenshots: bool = True
+    """Save a screenshot per step in the run folder."""
+
+
+class KiteConfig(_Section):
+    browser: BrowserConfig = Field(default_factory=BrowserConfig)
+    waits: WaitConfig = Field(default_factory=WaitConfig)
+    snapshot: SnapshotConfig = Field(default_factory=SnapshotConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    safety: SafetyConfig = Field(default_factory=SafetyConfig)
+    run: RunConfig = Field(default_factory=RunConfig)
+
+    def data_dir(self) -> Path:
+        return Path(self.browser.data_dir).expanduser() if self.browser.data_dir else default_data_dir()
+
+
+# Environment variables understood by the loader: name -> dotted key.
+ENV_KEYS: dict[str, str] = {
+    "KITE_MODEL": "llm.model",
+    "KITE_API_BASE": "llm.api_base",
+    "KITE_API_KEY": "llm.api_key",
+    "KITE_CHROMIUM": "browser.chromium_path",
+    "KITE_HEADLESS": "browser.headless",
+    "KITE_HOME": "browser.data_dir",
+    "KITE_RUNS_DIR": "run.runs_dir",
+    "KITE_LANGUAGE": "agent.language",
+}
+
+
+def default_data_dir(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    if env.get("KITE_HOME"):
+        return Path(env["KITE_HOME"]).expanduser()
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "kite"
+
+
+def _deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _set_dotted(tree: dict[str, Any], dotted: str, value: Any) -> None:
+    *parents, leaf = dotted.split(".")
+    node = tree
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}", path=str(path)) from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise ConfigError(f"{path}{where}: invalid YAML ({getattr(exc, 'problem', exc)})", path=str(path)) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping", path=str(path))
+    return data
+
+
+def user_config_path(env: Mapping[str, str]) -> Path | None:
+    if env.get("KITE_CONFIG"):
+        return Path(env["KITE_CONFIG"]).expanduser()
+    xdg = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    path = Path(xdg) / "kite" / "config.yaml"
+    return path if path.is_file() else None
+
+
+def load_config(
+    user_file: str | Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> KiteConfig:
+    """Merge default.yaml, the user file, KITE_* environment variables and dotted CLI overrides."""
+    env = os.environ if env is None else env
+    tree = _read_yaml(resource_path("config", "default.yaml"))
+    path = Path(user_file).expanduser() if user_file else user_config_path(env)
+    if path is not None:
+        tree = _deep_merge(tree, _read_yaml(path))
+    for name, dotted in ENV_KEYS.items():
+        if env.get(name):
+            _set_dotted(tree, dotted, env[name])
+    for dotted, value in (overrides or {}).items():
+        if value is not None:
+            _set_dotted(tree, dotted, value)
+    try:
+        return KiteConfig.model_validate(tree)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(f"config key '{key}': {err['msg']}", key=key) from exc

@@ -1,0 +1,75 @@
+"""Structured errors shared by every room.
+
+Every error Kite reports to a user, a model or a tool caller has the same shape:
+``{"error": "<snake_case_type>", "message": "<human text>", ...context}``. This module is a leaf: any room
+may import it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class KiteError(Exception):
+    """Base of every typed Kite error. ``type`` is the snake_case name seen in ``to_dict()``."""
+
+    type: ClassVar[str] = "kite_error"
+
+    def __init__(self, message: str, **context: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.context = context
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": self.type, "message": self.message, **self.context}
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigError(KiteError):
+    """A configuration file or value is invalid; the message names the file, line or key at fault."""
+
+    type = "config_error"
+
+
+class UsageError(KiteError):
+    """The user asked for something that cannot work (bad flag combination, bad value)."""
+
+    type = "usage_error"
+
+
+class BrowserError(KiteError):
+    """Base for failures of the browser itself (launch, crash, disconnect)."""
+
+    type = "browser_error"
+
+
+class ChromiumNotFoundError(BrowserError):
+    type = "chromium_not_found"
+
+
+class BrowserCrashedError(BrowserError):
+    type = "browser_crashed"
+
+
+class ActionError(KiteError):
+    """Base for an action that could not be carried out; the session keeps working."""
+
+    type = "action_error"
+
+
+class StaleElementError(ActionError):
+    """An element index that is not in the current page. Carries a fresh element list in ``context``."""
+
+    type = "stale_element"
+
+
+class ElementNotFoundError(ActionError):
+    type = "element_not_found"
+
+
+class ValidationFailed(ActionError):
+    """An action's parameters are invalid (two target kinds, missing field, ...)."""
+
+    type = "invalid_action"
