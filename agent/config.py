@@ -214,7 +214,9 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
-        raise ConfigError(f"{path}{where}: invalid YAML ({getattr(exc, 'problem', exc)})", path=str(path)) from exc
+        raise ConfigError(
+            f"{path}{where}: invalid YAML ({getattr(exc, 'problem', exc)})", path=str(path)
+        ) from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping", path=str(path))
     return data

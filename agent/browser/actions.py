@@ -33,10 +33,15 @@ class _Action(BaseModel):
         return getattr(self, "index", None)
 
 
-IndexField = Annotated[int | None, Field(ge=0, description="Element index [N] from the latest element list (preferred target).")]
+IndexField = Annotated[
+    int | None, Field(ge=0, description="Element index [N] from the latest element list (preferred target).")
+]
 SelectorField = Annotated[
     str | None,
-    Field(min_length=1, description="CSS selector, or an XPath starting with // (use only when the element has no index)."),
+    Field(
+        min_length=1,
+        description="CSS selector, or an XPath starting with // (use only when the element has no index).",
+    ),
 ]
 XField = Annotated[float | None, Field(description="Viewport x coordinate in CSS pixels (vision mode only).")]
 YField = Annotated[float | None, Field(description="Viewport y coordinate in CSS pixels (vision mode only).")]
@@ -116,7 +121,9 @@ class Scroll(_Action):
 
     action: Literal["scroll"] = "scroll"
     direction: Literal["up", "down", "left", "right"] = Field(description="Direction to scroll.")
-    amount: int | None = Field(None, ge=1, le=100000, description="Pixels to scroll; default about one screen.")
+    amount: int | None = Field(
+        None, ge=1, le=100000, description="Pixels to scroll; default about one screen."
+    )
     index: IndexField = None
 
 
@@ -124,7 +131,9 @@ class Navigate(_Action):
     """Open a URL in the current tab."""
 
     action: Literal["navigate"] = "navigate"
-    url: str = Field(min_length=1, description="Absolute URL (http/https), or a path relative to the current page.")
+    url: str = Field(
+        min_length=1, description="Absolute URL (http/https), or a path relative to the current page."
+    )
 
 
 class Screenshot(_Action):
@@ -159,7 +168,9 @@ class PressKey(_Action):
     """Press a key (Enter, Tab, Escape, ArrowDown, a letter ...) with optional modifiers, on the focused element."""
 
     action: Literal["pressKey"] = "pressKey"
-    key: str = Field(min_length=1, description="Key name as in KeyboardEvent.key: Enter, Tab, Escape, ArrowDown, a ...")
+    key: str = Field(
+        min_length=1, description="Key name as in KeyboardEvent.key: Enter, Tab, Escape, ArrowDown, a ..."
+    )
     modifiers: list[Modifier] = Field(default_factory=list, description="Modifier keys held while pressing.")
 
 
@@ -239,7 +250,9 @@ class ExecuteJS(_Action):
     """Run JavaScript in the page and return its (JSON-safe) result. Always asks the user first."""
 
     action: Literal["executeJS"] = "executeJS"
-    code: str = Field(min_length=1, description="A JS expression or function body; `return` a value to get it back.")
+    code: str = Field(
+        min_length=1, description="A JS expression or function body; `return` a value to get it back."
+    )
 
 
 class GetElements(_Action):
@@ -266,16 +279,50 @@ class Done(_Action):
 
 
 Action = Annotated[
-    Click | Type | Scroll | Navigate | Screenshot | Wait | Hover | Select | PressKey | GoBack | GoForward
-    | Refresh | DragDrop | UploadFile | SwitchTab | ExecuteJS | GetElements | GetElementDetails | Done,
+    Click
+    | Type
+    | Scroll
+    | Navigate
+    | Screenshot
+    | Wait
+    | Hover
+    | Select
+    | PressKey
+    | GoBack
+    | GoForward
+    | Refresh
+    | DragDrop
+    | UploadFile
+    | SwitchTab
+    | ExecuteJS
+    | GetElements
+    | GetElementDetails
+    | Done,
     Field(discriminator="action"),
 ]
 
 ACTION_MODELS: dict[str, type[_Action]] = {
     m.model_fields["action"].default: m  # type: ignore[misc]
     for m in (
-        Click, Type, Scroll, Navigate, Screenshot, Wait, Hover, Select, PressKey, GoBack, GoForward,
-        Refresh, DragDrop, UploadFile, SwitchTab, ExecuteJS, GetElements, GetElementDetails, Done,
+        Click,
+        Type,
+        Scroll,
+        Navigate,
+        Screenshot,
+        Wait,
+        Hover,
+        Select,
+        PressKey,
+        GoBack,
+        GoForward,
+        Refresh,
+        DragDrop,
+        UploadFile,
+        SwitchTab,
+        ExecuteJS,
+        GetElements,
+        GetElementDetails,
+        Done,
     )
 }
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_MODELS)

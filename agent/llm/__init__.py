@@ -1,0 +1,35 @@
+"""The LLM layer: any model through litellm, capabilities, tool schemas, reply parsing and fakes.
+
+Names are imported lazily so that ``import agent.llm`` stays cheap and never imports litellm by itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "LLMClient": "client",
+    "LLMReply": "client",
+    "ToolCall": "client",
+    "Usage": "client",
+    "Capabilities": "capabilities",
+    "capabilities_for": "capabilities",
+    "select_mode": "capabilities",
+    "tool_schemas": "schemas",
+    "single_tool_schema": "schemas",
+    "ParsedReply": "parsing",
+    "ParseError": "parsing",
+    "parse_reply": "parsing",
+    "LLMError": "errors",
+    "ContextWindowError": "errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agent.llm' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"agent.llm.{module}"), name)

@@ -1,0 +1,128 @@
+"""What every action unit receives (ExecContext) and returns (Outcome), plus the typed errors they raise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from playwright.async_api import ElementHandle, Frame, Page
+
+from agent.browser.observation import DialogInfo, Element, Observation, TabInfo
+from agent.config import KiteConfig
+from agent.errors import ActionError
+
+if TYPE_CHECKING:
+    from agent.browser.waits import Settler
+
+
+class EventsLike(Protocol):
+    new_tabs: list[str]
+    dialogs: list[DialogInfo]
+    downloads: list[str]
+    crashed: bool
+
+
+class SessionLike(Protocol):
+    """The part of ``agent.browser.session.ContextSession`` the executor uses."""
+
+    @property
+    def page(self) -> Page: ...
+
+    async def tabs(self) -> list[TabInfo]: ...
+
+    async def switch_tab(self, index: int | None = None, url: str | None = None) -> Page: ...
+
+    def drain_events(self) -> EventsLike: ...
+
+
+class ResolvedLike(Protocol):
+    frame: Frame
+    handle: ElementHandle
+    element: Element
+
+
+class SnapshotterLike(Protocol):
+    """The part of ``agent.browser.snapshot.Snapshotter`` the executor uses."""
+
+    async def snapshot(self, page: Page, include_all: bool = False) -> Observation: ...
+
+    async def resolve(self, page: Page, index: int) -> ResolvedLike: ...
+
+    async def details(self, page: Page, indices: list[int]) -> Any: ...
+
+    def last(self, page: Page) -> Observation | None: ...
+
+
+# Typed errors of the action engine (ActionError subclasses; ``type`` is the wire name).
+class AmbiguousTargetError(ActionError):
+    type = "ambiguous_selector"
+
+
+class OutsideViewportError(ActionError):
+    type = "outside_viewport"
+
+
+class ElementCoveredError(ActionError):
+    type = "element_covered"
+
+
+class NotInteractableError(ActionError):
+    type = "not_interactable"
+
+
+class URLRefusedError(ActionError):
+    type = "url_refused"
+
+
+class NavigationFailedError(ActionError):
+    type = "navigation_failed"
+
+
+class PathRefusedError(ActionError):
+    type = "path_refused"
+
+
+class OptionNotFoundError(ActionError):
+    type = "option_not_found"
+
+
+class JSError(ActionError):
+    type = "js_error"
+
+
+class JSTimeoutError(ActionError):
+    type = "js_timeout"
+
+
+class TabNotFoundError(ActionError):
+    type = "tab_not_found"
+
+
+@dataclass
+class Outcome:
+    """What an action unit reports; the executor turns it into an ActionResult."""
+
+    method: str | None = None
+    message: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+    value: str | None = None
+    scroll: bool = False
+    """Report the scroll position and the elements newly in view."""
+    page: Page | None = None
+    """Set when the action changed the active page (switchTab)."""
+
+
+@dataclass
+class ExecContext:
+    session: SessionLike
+    snapshotter: SnapshotterLike | None
+    config: KiteConfig
+    settler: Settler
+    run_dir: Path | None = None
+    secret_resolver: Callable[[str, str], str] | None = None
+
+    @property
+    def page(self) -> Page:
+        return self.session.page

@@ -1,0 +1,120 @@
+"""Where to put the mouse for an element: its visible centre, hit-tested with elementFromPoint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from agent.browser.exec.base import ElementCoveredError, ExecContext
+from agent.browser.exec.targets import Target, describe_element
+
+# In the element's own frame: the centre of its visible part, and what elementFromPoint finds there.
+_PROBE_JS = """(el) => {
+  const r = el.getBoundingClientRect();
+  const vw = innerWidth, vh = innerHeight;
+  const l = Math.max(r.left, 0), t = Math.max(r.top, 0), rt = Math.min(r.right, vw), b = Math.min(r.bottom, vh);
+  if (!el.isConnected || r.width < 1 || r.height < 1 || rt - l < 1 || b - t < 1) return {visible: false};
+  const cx = (l + rt) / 2, cy = (t + b) / 2;
+  const deep = (root, x, y) => {
+    let h = root.elementFromPoint(x, y);
+    while (h && h.shadowRoot) { const inner = h.shadowRoot.elementFromPoint(x, y); if (!inner || inner === h) break; h = inner; }
+    return h;
+  };
+  const up = (n) => n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentElement;
+  const inside = (n, anc) => { for (let c = n; c; c = up(c)) if (c === anc) return true; return false; };
+  const hit = deep(document, cx, cy);
+  const base = {visible: true, cx, cy, left: r.left, top: r.top};
+  if (!hit) return {...base, hit: 'none'};
+  if (inside(hit, el)) return {...base, hit: 'self'};
+  const labels = el.labels ? Array.from(el.labels) : [];
+  if (labels.some((lab) => inside(hit, lab))) return {...base, hit: 'self'};
+  if (hit.tagName === 'LABEL' && hit.control === el) return {...base, hit: 'self'};
+  if (inside(el, hit)) return {...base, hit: 'ancestor'};
+  let root = hit;
+  while (up(root) && !inside(el, up(root)) && up(root) !== document.body && up(root) !== document.documentElement) root = up(root);
+  const desc = (n) => { const b = n.getBoundingClientRect();
+    return {tag: n.tagName.toLowerCase(), id: n.id || null, text: (n.innerText || n.getAttribute('aria-label') || '').trim().replace(/\\s+/g, ' ').slice(0, 40),
+            rect: {x: b.left, y: b.top, width: b.width, height: b.height}}; };
+  return {...base, hit: 'other', cover: desc(root), hitEl: desc(hit)};
+}"""
+
+
+@dataclass
+class Probe:
+    visible: bool
+    hit: str = "none"
+    """self (lands on the element), other (covered), ancestor (lands on a parent), none."""
+    x: float = 0.0
+    y: float = 0.0
+    cover: dict[str, Any] | None = None
+    hit_el: dict[str, Any] | None = None
+
+
+async def probe(target: Target, scroll: bool = True) -> Probe:
+    """Find the element's visible centre in top-level viewport pixels (scrolling it into view if needed)."""
+    h = target.handle
+    try:
+        p = await h.evaluate(_PROBE_JS)
+        if not p.get("visible") and scroll:
+            try:
+                await h.scroll_into_view_if_needed(timeout=1500)
+            except PlaywrightError:
+                pass
+            p = await h.evaluate(_PROBE_JS)
+    except PlaywrightError:
+        return Probe(visible=False)
+    if not p.get("visible"):
+        return Probe(visible=False)
+    off_x = off_y = 0.0
+    if target.frame.parent_frame is not None:  # inside an iframe: add the frame's offset in the top viewport
+        box = await h.bounding_box()
+        if box is None:
+            return Probe(visible=False)
+        off_x, off_y = box["x"] - p["left"], box["y"] - p["top"]
+    return Probe(True, p["hit"], p["cx"] + off_x, p["cy"] + off_y, p.get("cover"), p.get("hitEl"))
+
+
+def _same_rect(a: dict[str, float], b: Any) -> bool:
+    return all(abs(a[k] - getattr(b, k)) <= 1.5 for k in ("x", "y", "width", "height"))
+
+
+def cover_label(ec: ExecContext, page: Page, pr: Probe) -> str:
+    """Name the cover as the model knows it: '[31] div "Accept cookies"' when the snapshot has it."""
+    cover = pr.cover or {}
+    last = ec.snapshotter.last(page) if ec.snapshotter is not None else None
+    if last is not None:
+        for cand in (pr.hit_el, cover):
+            if not cand:
+                continue
+            for el in last.elements:
+                if el.frame is None and _same_rect(cand["rect"], el.rect):
+                    return describe_element(el)
+    text = f' "{cover.get("text")}"' if cover.get("text") else ""
+    ident = f"#{cover['id']}" if cover.get("id") else ""
+    return f"{cover.get('tag', 'element')}{ident}{text}"
+
+
+def raise_covered(ec: ExecContext, page: Page, target: Target, pr: Probe, verb: str) -> None:
+    what = cover_label(ec, page, pr)
+    raise ElementCoveredError(
+        f"cannot {verb} {target.label}: covered by {what} at ({pr.x:.0f}, {pr.y:.0f}); close or dismiss it first",
+        covered_by=what,
+        x=round(pr.x),
+        y=round(pr.y),
+    )
+
+
+async def describe_point(page: Page, x: float, y: float) -> str:
+    try:
+        d = await page.evaluate(
+            """([x, y]) => { const h = document.elementFromPoint(x, y); if (!h) return '';
+            const t = (h.innerText || h.value || h.getAttribute('aria-label') || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
+            return h.tagName.toLowerCase() + (t ? ` "${t}"` : ''); }""",
+            [x, y],
+        )
+    except PlaywrightError:
+        return ""
+    return str(d)

@@ -1,0 +1,74 @@
+"""getElements, getElementDetails and done: read-only actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.browser.actions import Done, GetElementDetails, GetElements
+from agent.browser.exec.base import ExecContext, Outcome
+from agent.browser.exec.targets import describe_element
+from agent.browser.observation import Element, Observation
+from agent.errors import ActionError
+
+_KIND = {"button": "button", "input": "input", "link": "link", "select": "select", "image": "image"}
+
+
+def _plain_render(obs: Observation, elements: list[Element]) -> str:
+    lines = [describe_element(el) + ("" if el.in_viewport else " (offscreen)") for el in elements]
+    return "\n".join(lines) or "(no elements)"
+
+
+def _render(obs: Observation, elements: list[Element], include_offscreen: bool, kind: str) -> str:
+    try:
+        from agent.browser.render import render_observation  # built concurrently; optional until it lands
+    except ImportError:
+        return _plain_render(obs, elements)
+    return str(render_observation(obs, include_offscreen=include_offscreen, kind=kind, with_summary=False))
+
+
+def _need_snapshotter(ec: ExecContext) -> Any:
+    if ec.snapshotter is None:
+        raise ActionError("element listing needs a snapshotter")
+    return ec.snapshotter
+
+
+async def get_elements(ec: ExecContext, action: GetElements) -> Outcome:
+    snap = _need_snapshotter(ec)
+    obs = await snap.snapshot(ec.page, include_all=not action.visible)
+    els = [
+        el
+        for el in obs.elements
+        if (action.type == "all" or el.kind == _KIND[action.type]) and (el.in_viewport or not action.visible)
+    ]
+    text = _render(obs, els, include_offscreen=not action.visible, kind=action.type)
+    where = "in view" if action.visible else "on the page"
+    return Outcome(
+        "snapshot",
+        f"{len(els)} {action.type if action.type != 'all' else 'interactive'} elements {where}",
+        data={"text": text, "elements": [el.model_dump(exclude_defaults=True) for el in els]},
+    )
+
+
+async def get_element_details(ec: ExecContext, action: GetElementDetails) -> Outcome:
+    snap = _need_snapshotter(ec)
+    details = await snap.details(ec.page, list(action.indices))
+    items = list(details.values()) if isinstance(details, dict) else list(details)
+    try:
+        from agent.browser.render import render_details
+
+        text = str(render_details(details))
+    except ImportError:
+        text = "\n".join(str(d.model_dump(exclude_defaults=True)) for d in items)
+    return Outcome(
+        "details",
+        f"details of {len(items)} element(s)",
+        data={"text": text, "elements": [d.model_dump(exclude_defaults=True) for d in items]},
+    )
+
+
+async def done(ec: ExecContext, action: Done) -> Outcome:
+    return Outcome(
+        None,
+        action.answer or ("task done" if action.success else "task failed"),
+        data={"success": action.success, "answer": action.answer},
+    )

@@ -1,0 +1,108 @@
+"""click, hover and dragDrop: real mouse events at the element's visible centre, with a fallback ladder."""
+
+from __future__ import annotations
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from agent.browser.actions import Click, DragDrop, DragPoint, Hover
+from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
+from agent.browser.exec.hit import Probe, describe_point, probe, raise_covered
+from agent.browser.exec.targets import Target, check_point, resolve_element, resolve_index
+
+LOCATOR_TIMEOUT_MS = 1000
+DRAG_STEPS = 12
+
+
+async def click(ec: ExecContext, action: Click) -> Outcome:
+    page = ec.page
+    count = 2 if action.double else 1
+    if action.x is not None and action.y is not None:
+        await check_point(page, action.x, action.y)
+        what = await describe_point(page, action.x, action.y)
+        await page.mouse.click(action.x, action.y, button=action.button, click_count=count)
+        return Outcome("mouse", f"clicked at ({action.x:g}, {action.y:g}){' on ' + what if what else ''}")
+    target = await resolve_element(ec, page, action.index, action.selector)
+    pr = await probe(target)
+    verb = "double-click" if action.double else "click"
+    if pr.visible and pr.hit == "self":
+        await page.mouse.click(pr.x, pr.y, button=action.button, click_count=count)
+        return Outcome("mouse", f"{verb}ed {target.label} at ({pr.x:.0f}, {pr.y:.0f})")
+    if pr.visible and pr.hit == "other":
+        raise_covered(ec, page, target, pr, verb)
+    return await _click_ladder(target, action, pr, verb)
+
+
+async def _click_ladder(target: Target, action: Click, pr: Probe, verb: str) -> Outcome:
+    why = "it has no visible box" if not pr.visible else "the point hits its parent"
+    count = 2 if action.double else 1
+    try:
+        await target.handle.click(button=action.button, click_count=count, timeout=LOCATOR_TIMEOUT_MS)
+        return Outcome("locator", f"{verb}ed {target.label} (locator click: mouse could not land, {why})")
+    except PlaywrightError:
+        pass
+    if action.button != "left":
+        raise NotInteractableError(f"cannot {verb} {target.label}: {why}", reason=why)
+    try:
+        js = (
+            "el => { el.click(); el.click(); el.dispatchEvent(new MouseEvent('dblclick', {bubbles: true})); }"
+        )
+        await target.handle.evaluate(js if action.double else "el => el.click()")
+    except PlaywrightError as exc:
+        raise NotInteractableError(f"cannot {verb} {target.label}: {why}; JS click failed: {exc}") from exc
+    return Outcome("js", f"{verb}ed {target.label} with a JS click ({why}; no real mouse event)")
+
+
+async def hover(ec: ExecContext, action: Hover) -> Outcome:
+    page = ec.page
+    if action.x is not None and action.y is not None:
+        await check_point(page, action.x, action.y)
+        await page.mouse.move(action.x, action.y)
+        what = await describe_point(page, action.x, action.y)
+        return Outcome("mouse", f"mouse over ({action.x:g}, {action.y:g}){' on ' + what if what else ''}")
+    target = await resolve_element(ec, page, action.index, action.selector)
+    pr = await probe(target)
+    if pr.visible and pr.hit == "self":
+        await page.mouse.move(pr.x, pr.y, steps=2)
+        return Outcome("mouse", f"hovering {target.label} at ({pr.x:.0f}, {pr.y:.0f})")
+    if pr.visible and pr.hit == "other":
+        raise_covered(ec, page, target, pr, "hover")
+    try:
+        await target.handle.hover(timeout=LOCATOR_TIMEOUT_MS)
+        return Outcome("locator", f"hovering {target.label} (locator hover)")
+    except PlaywrightError:
+        pass
+    await target.handle.evaluate(
+        "el => ['pointerover','pointerenter','mouseover','mouseenter'].forEach(t => "
+        "el.dispatchEvent(new MouseEvent(t, {bubbles: !t.endsWith('enter')})))"
+    )
+    return Outcome("js", f"dispatched hover events on {target.label} (no real mouse movement)")
+
+
+async def _drag_point(ec: ExecContext, page: Page, end: DragPoint, scroll: bool) -> tuple[float, float, str]:
+    if end.index is None:
+        assert end.x is not None and end.y is not None
+        await check_point(page, end.x, end.y)
+        return end.x, end.y, f"({end.x:g}, {end.y:g})"
+    target = await resolve_index(ec, page, end.index)
+    pr = await probe(target, scroll=scroll)
+    if not pr.visible:
+        raise NotInteractableError(
+            f"cannot drag {target.label}: it is not visible in the viewport", index=end.index
+        )
+    return pr.x, pr.y, target.label
+
+
+async def drag_drop(ec: ExecContext, action: DragDrop) -> Outcome:
+    page = ec.page
+    # Bring the drop target into view first, then the source (which then stays put for the press).
+    await _drag_point(ec, page, action.to, scroll=True)
+    x0, y0, src = await _drag_point(ec, page, action.from_, scroll=True)
+    x1, y1, dst = await _drag_point(ec, page, action.to, scroll=False)
+    await page.mouse.move(x0, y0)
+    await page.mouse.down()
+    # A first small move starts HTML5 drags and pointer-driven sliders alike; then glide to the target.
+    await page.mouse.move(x0 + (4 if x1 >= x0 else -4), y0 + (4 if y1 >= y0 else -4))
+    await page.mouse.move(x1, y1, steps=DRAG_STEPS)
+    await page.mouse.up()
+    return Outcome("mouse", f"dragged {src} to {dst} (({x0:.0f}, {y0:.0f}) -> ({x1:.0f}, {y1:.0f}))")

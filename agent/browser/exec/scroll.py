@@ -1,0 +1,82 @@
+"""scroll: the page or a scrollable element; the new position and the elements newly in view."""
+
+from __future__ import annotations
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from agent.browser.actions import Scroll
+from agent.browser.exec.base import ExecContext, Outcome
+from agent.browser.exec.targets import resolve_index
+
+_DELTA = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
+
+# Scroll `el` (or, when it cannot scroll that way, its nearest scrollable ancestor; null = the page).
+_SCROLL_JS = """(el, [dx, dy, amount]) => {
+  const can = (e) => { const s = getComputedStyle(e); const ok = (v) => /(auto|scroll|overlay)/.test(v);
+    return dy ? (ok(s.overflowY) && e.scrollHeight > e.clientHeight) : (ok(s.overflowX) && e.scrollWidth > e.clientWidth); };
+  let box = el;
+  while (box && box !== document.body && box !== document.documentElement && !can(box))
+    box = box.parentNode instanceof ShadowRoot ? box.parentNode.host : box.parentElement;
+  const page = !box || box === document.body || box === document.documentElement;
+  const node = page ? document.scrollingElement : box;
+  const step = amount || Math.round((dy ? (page ? innerHeight : node.clientHeight) : (page ? innerWidth : node.clientWidth)) * 0.8);
+  const before = [node.scrollLeft, node.scrollTop];
+  node.scrollBy({left: dx * step, top: dy * step, behavior: 'instant'});
+  return {page, before, after: [node.scrollLeft, node.scrollTop], step,
+          max: [node.scrollWidth - node.clientWidth, node.scrollHeight - node.clientHeight],
+          tag: page ? 'page' : box.tagName.toLowerCase()};
+}"""
+
+# Elements in view before the scroll are remembered; afterwards, count interactive elements newly in view.
+_INVIEW_JS = """(mode) => {
+  const SEL = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=option],[role=menuitem],[onclick],[tabindex]';
+  const inView = (e) => { const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth; };
+  const els = Array.from(document.querySelectorAll(SEL)).filter(inView);
+  if (mode === 'mark') { window.__kiteInView = new WeakSet(els); return els.length; }
+  const seen = window.__kiteInView || new WeakSet();
+  return els.filter((e) => !seen.has(e)).length;
+}"""
+
+
+async def mark_in_view(page: Page) -> None:
+    try:
+        await page.evaluate(_INVIEW_JS, "mark")
+    except PlaywrightError:
+        pass
+
+
+async def count_new_in_view(page: Page) -> int | None:
+    try:
+        return int(await page.evaluate(_INVIEW_JS, "count"))
+    except PlaywrightError:
+        return None
+
+
+async def scroll(ec: ExecContext, action: Scroll) -> Outcome:
+    page = ec.page
+    dx, dy = _DELTA[action.direction]
+    await mark_in_view(page)
+    if action.index is not None:
+        target = await resolve_index(ec, page, action.index)
+        res = await target.handle.evaluate(_SCROLL_JS, [dx, dy, action.amount or 0])
+        where = "the page" if res["page"] else target.label
+    else:
+        res = await page.evaluate(
+            f"([dx, dy, amount]) => ({_SCROLL_JS})(document.documentElement, [dx, dy, amount])",
+            [dx, dy, action.amount or 0],
+        )
+        where = "the page"
+    moved = [round(a - b) for a, b in zip(res["after"], res["before"], strict=True)]
+    pos = f"x={res['after'][0]:.0f}, y={res['after'][1]:.0f} of max {res['max'][0]:.0f}, {res['max'][1]:.0f}"
+    if moved == [0, 0]:
+        msg = f"{where} did not move (already at the {'end' if dx + dy > 0 else 'start'}); position {pos}"
+    else:
+        msg = f"scrolled {where} {action.direction} by {abs(moved[0] or moved[1])} px; position {pos}"
+    return Outcome(
+        "js_scroll",
+        msg,
+        data={"moved": moved, "position": res["after"], "container": res["tag"]},
+        scroll=True,
+    )

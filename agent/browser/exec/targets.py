@@ -1,0 +1,88 @@
+"""Target resolution: element index (via the snapshotter), CSS selector, XPath, or viewport point."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from playwright.async_api import ElementHandle, Frame, Page
+from playwright.async_api import Error as PlaywrightError
+
+from agent.browser.exec.base import AmbiguousTargetError, ExecContext, OutsideViewportError
+from agent.browser.observation import Element
+from agent.errors import ActionError, ElementNotFoundError
+
+
+@dataclass
+class Target:
+    frame: Frame
+    handle: ElementHandle
+    element: Element | None
+    label: str
+    """How the target is named in messages: '[12] button "Save"' or 'selector "#save"'."""
+
+
+def describe_element(el: Element) -> str:
+    name = f' "{el.name}"' if el.name else ""
+    return f"[{el.index}] {el.kind if el.kind != 'other' else el.tag}{name}"
+
+
+def selector_engine(selector: str) -> str:
+    """XPath when it starts with / or ( (e.g. //button, (//a)[2]), else CSS."""
+    s = selector.strip()
+    if s.startswith(("xpath=", "css=")):
+        return s
+    return f"xpath={s}" if s.startswith(("/", "(")) else s
+
+
+async def resolve_selector(page: Page, selector: str) -> Target:
+    loc = page.main_frame.locator(selector_engine(selector))
+    try:
+        count = await loc.count()
+    except PlaywrightError as exc:
+        raise ActionError(
+            f"invalid selector {selector!r}: {str(exc).splitlines()[0]}", selector=selector
+        ) from exc
+    if count == 0:
+        raise ElementNotFoundError(f"selector {selector!r} matches no element", selector=selector, count=0)
+    if count > 1:
+        raise AmbiguousTargetError(
+            f"selector {selector!r} matches {count} elements; make it unique or use an element index",
+            selector=selector,
+            count=count,
+        )
+    handle = await loc.element_handle(timeout=2000)
+    return Target(page.main_frame, handle, None, f"selector {selector!r}")
+
+
+async def resolve_index(ec: ExecContext, page: Page, index: int) -> Target:
+    if ec.snapshotter is None:
+        raise ActionError("element indexes need a snapshotter; use a selector or coordinates", index=index)
+    resolved = await ec.snapshotter.resolve(page, index)  # raises StaleElementError with a fresh list
+    return Target(resolved.frame, resolved.handle, resolved.element, describe_element(resolved.element))
+
+
+async def resolve_element(ec: ExecContext, page: Page, index: int | None, selector: str | None) -> Target:
+    if index is not None:
+        return await resolve_index(ec, page, index)
+    if selector is not None:
+        return await resolve_selector(page, selector)
+    raise ActionError("no target given: pass 'index' or 'selector'")
+
+
+async def viewport_size(page: Page) -> tuple[float, float]:
+    vp = page.viewport_size
+    if vp:
+        return float(vp["width"]), float(vp["height"])
+    w, h = await page.evaluate("() => [innerWidth, innerHeight]")
+    return float(w), float(h)
+
+
+async def check_point(page: Page, x: float, y: float) -> None:
+    w, h = await viewport_size(page)
+    if not (0 <= x < w and 0 <= y < h):
+        raise OutsideViewportError(
+            f"point ({x:g}, {y:g}) is outside the viewport ({w:g}x{h:g}); scroll first",
+            x=x,
+            y=y,
+            viewport={"width": w, "height": h},
+        )

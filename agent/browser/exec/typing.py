@@ -1,0 +1,102 @@
+"""type and pressKey: real keyboard input at the caret, the value read back."""
+
+from __future__ import annotations
+
+from playwright.async_api import Error as PlaywrightError
+
+from agent.browser.actions import PressKey, Type
+from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
+from agent.browser.exec.hit import probe
+from agent.browser.exec.targets import resolve_element
+from agent.errors import ActionError
+
+# Focus the field without moving an existing caret; put the caret at the end (or select all) otherwise.
+_PREPARE_JS = """(el, clear) => {
+  const tag = el.tagName;
+  const textual = (tag === 'INPUT' && !/^(checkbox|radio|file|submit|button|reset|image|range|color|hidden)$/i.test(el.type)) || tag === 'TEXTAREA';
+  if (!textual && !el.isContentEditable) return {ok: false, tag: tag.toLowerCase(), type: el.type || null};
+  if (el.disabled || el.readOnly) return {ok: false, tag: tag.toLowerCase(), readonly: true};
+  const root = el.getRootNode();
+  const wasFocused = root.activeElement === el || (el.isContentEditable && el.contains(root.activeElement));
+  if (!wasFocused) el.focus();
+  if (textual) {
+    try {
+      if (clear) el.select();
+      else if (!wasFocused) el.setSelectionRange(el.value.length, el.value.length);
+    } catch (e) { if (clear) el.select(); }  // email/number inputs have no selection API
+  } else if (clear || !wasFocused) {
+    const r = document.createRange(); r.selectNodeContents(el);
+    if (!clear) r.collapse(false);
+    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+  }
+  return {ok: true, textual, password: el.type === 'password'};
+}"""
+_READ_JS = "el => (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') ? el.value : el.innerText"
+
+_KEYS = {
+    "enter": "Enter", "return": "Enter", "tab": "Tab", "escape": "Escape", "esc": "Escape", "space": " ",
+    "backspace": "Backspace", "delete": "Delete", "up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft",
+    "right": "ArrowRight", "arrowup": "ArrowUp", "arrowdown": "ArrowDown", "arrowleft": "ArrowLeft",
+    "arrowright": "ArrowRight", "home": "Home", "end": "End", "pageup": "PageUp", "pagedown": "PageDown",
+}  # fmt: skip
+_MODS = {"ctrl": "Control", "alt": "Alt", "shift": "Shift", "meta": "Meta"}
+
+
+def resolve_text(ec: ExecContext, text: str) -> str:
+    """Replace <secret>name</secret> placeholders (the resolver raises a KiteError when not allowed here)."""
+    if ec.secret_resolver is None or "<secret>" not in text:
+        return text
+    return ec.secret_resolver(text, ec.page.url)
+
+
+async def type_text(ec: ExecContext, action: Type) -> Outcome:
+    page = ec.page
+    text = resolve_text(ec, action.text)
+    if action.index is None and action.selector is None:
+        if action.clear:
+            await page.keyboard.press("ControlOrMeta+a")
+        await page.keyboard.type(text)
+        return Outcome("keyboard", f"typed {len(text)} characters into the focused element")
+    target = await resolve_element(ec, page, action.index, action.selector)
+    prep = await target.handle.evaluate(_PREPARE_JS, action.clear)
+    if not prep["ok"]:
+        why = (
+            "it is read-only or disabled"
+            if prep.get("readonly")
+            else f"it is a {prep['tag']}{' type=' + prep['type'] if prep.get('type') else ''}"
+        )
+        raise NotInteractableError(f"cannot type into {target.label}: {why}", tag=prep["tag"])
+    focused = await target.handle.evaluate(
+        "el => el.getRootNode().activeElement === el || el.contains(document.activeElement)"
+    )
+    if not focused:  # something (a frame, an overlay) kept the focus: click into it like a user would
+        pr = await probe(target)
+        if pr.visible and pr.hit == "self":
+            await page.mouse.click(pr.x, pr.y)
+    before = await target.handle.evaluate(_READ_JS)
+    if text:
+        await page.keyboard.type(text)  # replaces the selection when clearing
+    elif action.clear:
+        await page.keyboard.press("Delete")
+    value = await target.handle.evaluate(_READ_JS)
+    method = "keyboard"
+    expected = text if action.clear else (before or "") + text
+    if value != expected and prep["textual"] and action.clear:
+        await target.handle.fill(text, timeout=1000)  # masked or reformatting inputs: set it directly
+        value, method = await target.handle.evaluate(_READ_JS), "fill"
+    shown = "•" * len(value) if prep.get("password") else value
+    verb = "replaced the value of" if action.clear else "typed into"
+    msg = f"{verb} {target.label}; value is now {shown!r}"
+    if value != expected and method == "keyboard":
+        msg += " (the page changed or limited the input)"
+    return Outcome(method, msg, value=shown)
+
+
+async def press_key(ec: ExecContext, action: PressKey) -> Outcome:
+    key = _KEYS.get(action.key.lower(), action.key) if len(action.key) > 1 else action.key
+    combo = "+".join([*(_MODS[m] for m in action.modifiers), key])
+    try:
+        await ec.page.keyboard.press(combo)
+    except PlaywrightError as exc:
+        raise ActionError(f"unknown key {action.key!r}: {str(exc).splitlines()[0]}", key=action.key) from exc
+    return Outcome("keyboard", f"pressed {combo}")

@@ -1,0 +1,176 @@
+"""ActionExecutor: run one Action against the active tab, settle, and report verified effects.
+
+The per-action code lives in ``agent/browser/exec/`` (one small unit per action); this module only
+dispatches, settles (``agent/browser/waits.py``), collects effects and turns failures into structured
+errors. ``execute`` never raises for an action's failure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+from pydantic import ValidationError
+
+from agent.browser.actions import Action, parse_action
+from agent.browser.exec import files, js, navigation, observe, pointer, scroll, select, tabs, typing
+from agent.browser.exec.base import ExecContext, Outcome, SessionLike, SnapshotterLike
+from agent.browser.observation import ActionResult, Effects, ErrorInfo
+from agent.browser.waits import PageMark, Settler, SettleReport
+from agent.config import KiteConfig
+from agent.errors import KiteError
+
+Unit = Callable[[ExecContext, Any], Awaitable[Outcome]]
+
+UNITS: dict[str, Unit] = {
+    "click": pointer.click,
+    "hover": pointer.hover,
+    "dragDrop": pointer.drag_drop,
+    "type": typing.type_text,
+    "pressKey": typing.press_key,
+    "select": select.select,
+    "scroll": scroll.scroll,
+    "navigate": navigation.navigate,
+    "goBack": navigation.go_back,
+    "goForward": navigation.go_forward,
+    "refresh": navigation.refresh,
+    "wait": navigation.wait,
+    "switchTab": tabs.switch_tab,
+    "uploadFile": files.upload_file,
+    "executeJS": js.execute_js,
+    "getElements": observe.get_elements,
+    "getElementDetails": observe.get_element_details,
+    "done": observe.done,
+}
+NO_SETTLE = frozenset({"wait", "done", "getElements", "getElementDetails", "screenshot"})
+_SECRET_RE = re.compile(r"<secret>(.*?)</secret>")
+
+_FOCUS_JS = """() => { let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  if (!a || a === document.body || a === document.documentElement) return null;
+  const name = (a.getAttribute('aria-label') || a.getAttribute('name') || a.getAttribute('placeholder') || a.innerText || '').trim().slice(0, 40);
+  return a.tagName.toLowerCase() + (a.id ? '#' + a.id : '') + (name ? ` "${name}"` : ''); }"""
+
+
+class ActionExecutor:
+    """Executes actions for one browser context session."""
+
+    def __init__(
+        self,
+        ctx: SessionLike,
+        snapshotter: SnapshotterLike | None,
+        config: KiteConfig,
+        *,
+        run_dir: Path | None = None,
+        secret_resolver: Callable[[str, str], str] | None = None,
+    ) -> None:
+        self.settler = Settler(config.waits)
+        self.ec = ExecContext(ctx, snapshotter, config, self.settler, run_dir, secret_resolver)
+        self.screenshot_b64 = False
+        """Include the PNG as base64 in screenshot results (vision models)."""
+
+    async def execute(self, action: Action | dict[str, Any]) -> ActionResult:
+        t0 = time.monotonic()
+        if isinstance(action, dict):
+            try:
+                action = parse_action(action)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                loc = ".".join(str(p) for p in err["loc"][1:]) or "action"
+                name = str(action.get("action", "?"))
+                info = ErrorInfo(error="invalid_action", message=f"{name}: {loc}: {err['msg']}", field=loc)
+                return ActionResult(action=name, ok=False, message=info.message, error=info)
+        name = action.action
+        try:
+            page = self.ec.page
+        except KiteError as exc:  # crashed tab, no open tab, closed context
+            return ActionResult(action=name, ok=False, message=exc.message, error=ErrorInfo(**exc.to_dict()))
+        secrets = self._secret_values(action)
+        effects = Effects(url_before=page.url)
+        mark: PageMark | None = None
+        if name not in NO_SETTLE:
+            mark = await self.settler.mark(page)
+        try:
+            if name == "screenshot":
+                out = await files.screenshot(self.ec, action, want_b64=self.screenshot_b64)  # type: ignore[arg-type]
+            else:
+                out = await UNITS[name](self.ec, action)
+        except KiteError as exc:
+            result = ActionResult(
+                action=name, ok=False, message=exc.message, error=ErrorInfo(**exc.to_dict())
+            )
+        except PlaywrightError as exc:
+            msg = str(exc).splitlines()[0]
+            result = ActionResult(
+                action=name, ok=False, message=msg, error=ErrorInfo(error="browser_error", message=msg)
+            )
+        else:
+            result = ActionResult(action=name, ok=True, method=out.method, message=out.message, data=out.data)
+            effects.value = out.value
+        page_after = out.page if result.ok and out.page is not None else self.ec.page
+        report = None
+        if mark is not None and not page.is_closed():
+            report = await self.settler.settle(page, mark, name)
+        await self._effects(effects, page, page_after, report, result.ok and out.scroll)
+        result.effects = effects
+        if report is not None:
+            result.data.setdefault("settle_ms", round(report.waited_ms, 1))
+        result.duration_ms = round((time.monotonic() - t0) * 1000, 1)
+        return _mask(result, secrets) if secrets else result
+
+    def _secret_values(self, action: Any) -> list[str]:
+        text = getattr(action, "text", None)
+        if not text or self.ec.secret_resolver is None or "<secret>" not in text:
+            return []
+        values = []
+        for m in _SECRET_RE.finditer(text):
+            try:
+                values.append(self.ec.secret_resolver(m.group(0), self.ec.page.url))
+            except KiteError:
+                continue
+        return [v for v in values if v]
+
+    async def _effects(
+        self, eff: Effects, page: Page, page_after: Page, rep: SettleReport | None, scrolled: bool
+    ) -> None:
+        if rep is not None:
+            eff.added, eff.removed = rep.added, rep.removed
+        live = page_after if not page_after.is_closed() else None
+        eff.url_after = live.url if live else None
+        eff.navigated = bool(rep and rep.navigated) or (
+            eff.url_after is not None and eff.url_after != eff.url_before
+        )
+        waiter = getattr(self.ec.session, "wait_for_downloads", None)
+        if waiter is not None:  # downloads are saved in the background: let those in flight land
+            await waiter(timeout_s=5.0)
+        events = self.ec.session.drain_events()
+        eff.new_tabs = list(events.new_tabs)
+        eff.downloads = list(events.downloads)
+        eff.dialog = events.dialogs[-1] if events.dialogs else None
+        if live is None:
+            return
+        try:
+            if rep is not None and rep.focus_known and live is page:
+                eff.focused = rep.focused
+            else:
+                eff.focused = await live.evaluate(_FOCUS_JS)
+            if scrolled:
+                pos = await live.evaluate("() => ({x: scrollX, y: scrollY})")
+                eff.scroll = {"x": float(pos["x"]), "y": float(pos["y"])}
+                eff.new_in_view = await scroll.count_new_in_view(live)
+        except PlaywrightError:
+            pass
+
+
+def _mask(result: ActionResult, secrets: list[str]) -> ActionResult:
+    """Replace every secret value anywhere in the result by ***."""
+    raw = json.dumps(result.model_dump(mode="json"))
+    for value in sorted(secrets, key=len, reverse=True):
+        raw = raw.replace(json.dumps(value)[1:-1], "***")
+    return ActionResult.model_validate(json.loads(raw))

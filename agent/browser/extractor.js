@@ -1,0 +1,475 @@
+// Kite's page extractor: one plain-JS function, injected with Playwright into every frame.
+// It is called as extractor(req) with req = {fn, ...}; on first use it installs itself on the frame's
+// window (non-enumerable) so later calls go through a small stub. Identity: a WeakMap element -> local id
+// per frame realm, plus a random document token; Python maps (token, local id) -> global index.
+(req) => {
+  const KEY = "__kiteExtractor";
+  const VERSION = 3;
+  let api = window[KEY];
+  if (!api || api.version !== VERSION) {
+    const _WeakMap = WeakMap;
+    const _Map = Map;
+    const _WeakRef = WeakRef;
+    const _now = performance.now.bind(performance);
+    const _gcs = window.getComputedStyle.bind(window);
+    const _stringify = JSON.stringify.bind(JSON);
+    const token = Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 10);
+    const ids = new _WeakMap();
+    const refs = new _Map();
+    let next = 1;
+
+    const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE"]);
+    const NO_TEXT = new Set([...SKIP, "SELECT", "TEXTAREA", "OPTION"]);
+    const WIDGET_ROLES = new Set([
+      "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+      "menuitemradio", "option", "combobox", "listbox", "textbox", "searchbox", "slider",
+      "spinbutton", "treeitem",
+    ]);
+    const HANDLERS = ["onclick", "onmousedown", "onmouseup", "onpointerdown", "onpointerup", "ondblclick", "ontouchstart"];
+    const TEXT_TYPES = new Set(["", "text", "email", "password", "search", "tel", "url", "number", "date",
+      "datetime-local", "month", "week", "time"]);
+    const BUTTON_TYPES = new Set(["button", "submit", "reset", "image"]);
+
+    const idOf = (el) => {
+      let id = ids.get(el);
+      if (id === undefined) {
+        id = next++;
+        ids.set(el, id);
+        refs.set(id, new _WeakRef(el));
+      }
+      return id;
+    };
+    const get = (id) => {
+      const ref = refs.get(id);
+      const el = ref && ref.deref();
+      return el && el.isConnected ? el : null;
+    };
+    const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
+    const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
+
+    // Text of a subtree, stopping once `limit` characters are collected (cheaper than textContent).
+    const textOf = (root, limit) => {
+      let out = "";
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
+        acceptNode: (n) => (n.nodeType === 1 && NO_TEXT.has(n.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+      });
+      let n = walker.nextNode();
+      while (n && out.length < limit) {
+        if (n.nodeType === 3) out += n.data + " ";
+        else if (n.tagName === "IMG" && n.alt) out += n.alt + " ";
+        n = walker.nextNode();
+      }
+      out = norm(out);
+      if (!out && root.shadowRoot) out = textOf(root.shadowRoot, limit);
+      return out;
+    };
+
+    const byIds = (el, attr) => {
+      const root = el.getRootNode();
+      const parts = [];
+      for (const ref of (el.getAttribute(attr) || "").split(/\s+/)) {
+        const t = ref && root.getElementById ? root.getElementById(ref) : null;
+        if (t) parts.push(textOf(t, 200));
+      }
+      return norm(parts.join(" "));
+    };
+
+    const nameOf = (el, tag, type, limit) => {
+      let s = el.hasAttribute("aria-labelledby") ? byIds(el, "aria-labelledby") : "";
+      if (!s) s = norm(el.getAttribute("aria-label"));
+      if (!s && (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA")) {
+        if (tag === "INPUT" && BUTTON_TYPES.has(type)) s = norm(type === "image" ? el.alt : el.value) || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
+        else if (el.labels && el.labels.length) s = norm([...el.labels].map((l) => textOf(l, limit)).join(" "));
+      } else if (!s && tag === "IMG") s = norm(el.alt);
+      else if (!s) {
+        s = textOf(el, limit * 2);
+        if (!s) {
+          const inner = el.querySelector("img[alt],[aria-label],svg title");
+          if (inner) s = norm(inner.getAttribute("alt") || inner.getAttribute("aria-label") || inner.textContent);
+        }
+      }
+      if (!s) s = norm(el.getAttribute("title"));
+      return cut(s, limit);
+    };
+
+    const roleOf = (el) => {
+      const r = el.getAttribute("role");
+      return r ? r.trim().split(/\s+/)[0].toLowerCase() : null;
+    };
+
+    // One pass over an element's attributes: role, whether it is hidden from everyone (aria-hidden, inert),
+    // and whether it is interactive by markup: 2 = strong (native, widget role, editable root, tabindex >= 0,
+    // inline handler), 0 = not by markup (a cursor:pointer origin may still make it 1 = pointer-only).
+    const HANDLER_SET = new Set(HANDLERS);
+    const scan = (el, tag) => {
+      let role = null, strong = 0, hidden = false;
+      const attrs = el.attributes;
+      for (let i = 0; i < attrs.length; i++) {
+        const name = attrs[i].name;
+        if (name === "role") role = attrs[i].value.trim().split(/\s+/)[0].toLowerCase() || null;
+        else if (name === "aria-hidden") hidden = hidden || attrs[i].value === "true";
+        else if (name === "inert") hidden = true;
+        else if (name === "tabindex") strong = strong || (parseInt(attrs[i].value, 10) >= 0 ? 2 : 0);
+        else if (name === "contenteditable") strong = strong || (attrs[i].value !== "false" ? 3 : 0);
+        else if (HANDLER_SET.has(name)) strong = 2;
+      }
+      if (strong === 3) strong = el.parentElement && el.parentElement.isContentEditable ? 0 : 2;
+      if (tag === "A") strong = strong || (el.hasAttribute("href") ? 2 : 0);
+      else if (tag === "BUTTON" || tag === "SELECT" || tag === "TEXTAREA" || tag === "SUMMARY") strong = 2;
+      else if (tag === "INPUT") strong = el.type === "hidden" ? 0 : 2;
+      else if ((tag === "VIDEO" || tag === "AUDIO") && el.hasAttribute("controls")) strong = 2;
+      if (!strong && role && WIDGET_ROLES.has(role)) strong = 2;
+      if (!strong && el.onclick) strong = 2;
+      return { role, strong, hidden };
+    };
+
+    // Is the rect outside the overflow clip of its ancestors? (Only asked for elements outside the viewport.)
+    const clipCache = new _WeakMap();
+    const clipOf = (el) => {
+      const parent = el.parentElement || (el.parentNode && el.parentNode.host) || null;
+      if (!parent || parent === document.documentElement) return null;
+      if (clipCache.has(parent)) return clipCache.get(parent);
+      let clip = _gcs(el).position === "fixed" ? null : clipOf(parent);
+      const cs = _gcs(parent);
+      if (cs.overflowX !== "visible" || cs.overflowY !== "visible") {
+        const r = parent.getBoundingClientRect();
+        clip = clip ? { l: Math.max(clip.l, r.left), t: Math.max(clip.t, r.top), r: Math.min(clip.r, r.right), b: Math.min(clip.b, r.bottom) }
+          : { l: r.left, t: r.top, r: r.right, b: r.bottom };
+      }
+      clipCache.set(parent, clip);
+      return clip;
+    };
+
+    const kindOf = (tag, type, role, editable) => {
+      if (role === "link") return "link";
+      if (role === "button" || role === "menuitem" || role === "tab") return "button";
+      if (role === "combobox" || role === "listbox") return "select";
+      if (role && ["textbox", "searchbox", "checkbox", "radio", "switch", "slider", "spinbutton", "menuitemcheckbox", "menuitemradio"].includes(role)) return "input";
+      if (tag === "A") return "link";
+      if (tag === "BUTTON" || tag === "SUMMARY") return "button";
+      if (tag === "INPUT") return BUTTON_TYPES.has(type) ? "button" : "input";
+      if (tag === "TEXTAREA" || editable) return "input";
+      if (tag === "SELECT") return "select";
+      if (tag === "IMG") return "image";
+      return "other";
+    };
+
+    const shortHref = (el) => {
+      const raw = el.getAttribute("href");
+      if (raw === null) return null;
+      let u;
+      try { u = new URL(el.href || raw, document.baseURI); } catch (e) { return raw; }
+      if (u.protocol === "javascript:") return null;
+      if (u.origin === location.origin) return u.pathname + u.search + u.hash;
+      return u.href;
+    };
+
+    const describe = (el, tag, role, rect, opts) => {
+      const type = tag === "INPUT" ? (el.getAttribute("type") || "text").toLowerCase() : null;
+      const editable = (tag === "INPUT" && TEXT_TYPES.has(type)) || tag === "TEXTAREA" || (!!el.isContentEditable && tag !== "INPUT");
+      const r = {
+        id: idOf(el), tag: tag.toLowerCase(), role, kind: kindOf(tag, type, role, editable && tag !== "INPUT" && tag !== "TEXTAREA"),
+        name: nameOf(el, tag, type, opts.nameChars), type, editable,
+        x: rect.x, y: rect.y, w: rect.width, h: rect.height, shadow: el.getRootNode() !== document,
+        disabled: !!(el.matches(":disabled") || el.getAttribute("aria-disabled") === "true"),
+      };
+      if (tag === "INPUT" || tag === "TEXTAREA") {
+        const ph = el.getAttribute("placeholder");
+        if (ph) r.placeholder = cut(norm(ph), opts.nameChars);
+        if (type === "checkbox" || type === "radio") r.checked = !!el.checked;
+        else if (type === "password") r.value = el.value ? "********" : "";
+        else if (!BUTTON_TYPES.has(type) && type !== "file") r.value = cut(el.value || "", opts.valueChars);
+        else if (type === "file" && el.files && el.files.length) r.value = [...el.files].map((f) => f.name).join(", ");
+      } else if (tag === "SELECT") {
+        const o = el.selectedOptions && el.selectedOptions[0];
+        r.value = o ? cut(norm(o.textContent), opts.nameChars) : "";
+      } else if (editable) {
+        r.value = cut(textOf(el, opts.valueChars), opts.valueChars);
+      }
+      if (tag === "A" || role === "link") r.href = shortHref(el);
+      const ac = el.getAttribute("aria-checked");
+      if (ac !== null && r.checked === undefined) r.checked = ac === "true";
+      const as = el.getAttribute("aria-selected");
+      if (as !== null) r.selected = as === "true";
+      else if (tag === "OPTION") r.selected = !!el.selected;
+      const ae = el.getAttribute("aria-expanded");
+      if (ae !== null) r.expanded = ae === "true";
+      else if (tag === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS") r.expanded = el.parentElement.open;
+      const attrs = {};
+      for (const a of ["id", "name", "autocomplete", "inputmode"]) {
+        const v = el.getAttribute(a);
+        if (v) attrs[a] = cut(v, 80);
+      }
+      r.attrs = attrs;
+      return r;
+    };
+
+    // Does a hit-test at one of a few points inside the visible part of the rect land on el?
+    const hits = (el, rect, vw, vh) => {
+      const x0 = Math.max(rect.left, 0), x1 = Math.min(rect.right, vw);
+      const y0 = Math.max(rect.top, 0), y1 = Math.min(rect.bottom, vh);
+      if (x1 - x0 < 1 || y1 - y0 < 1) return false;
+      const root = el.getRootNode();
+      const pts = [[0.5, 0.5], [0.25, 0.25], [0.75, 0.75], [0.25, 0.75], [0.75, 0.25]];
+      for (const [fx, fy] of pts) {
+        const hit = root.elementFromPoint(x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy);
+        if (!hit) continue;
+        if (hit === el || el.contains(hit)) return true;
+        if (hit.tagName === "LABEL" && hit.control === el) return true;
+      }
+      return false;
+    };
+
+    const extract = (opts) => {
+      const t0 = _now();
+      const deadline = t0 + (opts.timeBudgetMs || 2000);
+      const vw = window.innerWidth, vh = window.innerHeight;
+      const out = { token, elements: [], frames: [], warnings: [], images: 0, forms: 0, above: 0, below: 0, truncated: false };
+      const strongByEl = new _Map();
+      if (!document.documentElement) return out;
+      // Parallel stacks (no allocation per element): element, parent has cursor:pointer, candidate ancestor.
+      const stEl = [document.documentElement], stPtr = [false], stAnc = [null];
+      const cands = [];
+      let visited = 0;
+      while (stEl.length) {
+        if ((++visited & 255) === 0 && _now() > deadline) {
+          out.truncated = true;
+          out.warnings.push(`time cap reached after ${visited} elements; the element list is partial`);
+          break;
+        }
+        const el = stEl.pop(), pointerParent = stPtr.pop(), anc = stAnc.pop();
+        const tag = el.tagName;
+        if (SKIP.has(tag)) continue;
+        let cs;
+        try { cs = _gcs(el); } catch (e) { continue; }
+        if (cs.display === "none") continue;
+        const info = scan(el, tag);
+        if (info.hidden) continue;
+        const pointer = cs.cursor === "pointer";
+        if (tag === "IFRAME" || tag === "FRAME") {
+          const rect = el.getBoundingClientRect();
+          const bl = parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
+          const bt = parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop);
+          const visible = rect.width > 1 && rect.height > 1 && el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+          out.frames.push({ id: idOf(el), x: rect.x + bl, y: rect.y + bt, visible, covered: visible && rect.bottom > 0 && rect.top < vh && rect.right > 0 && rect.left < vw && !hits(el, rect, vw, vh) });
+          continue;
+        }
+        if (tag === "IMG") out.images++;
+        else if (tag === "FORM") out.forms++;
+        let s = info.strong;
+        if (!s && pointer && !pointerParent && !anc) s = 1;
+        let me = anc;
+        if (s) {
+          me = { el, tag, role: info.role, s, anc };
+          cands.push(me);
+        }
+        if (tag === "svg" || tag === "SELECT") continue;
+        const kids = el.children;
+        for (let i = kids.length - 1; i >= 0; i--) { stEl.push(kids[i]); stPtr.push(pointer); stAnc.push(me); }
+        const sr = el.shadowRoot;
+        if (sr) {
+          const sk = sr.children;
+          for (let i = sk.length - 1; i >= 0; i--) { stEl.push(sk[i]); stPtr.push(pointer); stAnc.push(me); }
+        }
+      }
+      // Measure candidates; drop pointer-only wrappers mostly filled by a strong descendant.
+      for (const c of cands) {
+        c.rect = c.el.getBoundingClientRect();
+        c.area = c.rect.width * c.rect.height;
+        if (c.s === 2) strongByEl.set(c.el, c);
+      }
+      for (const c of cands) {
+        if (c.s !== 2) continue;
+        for (let a = c.anc; a; a = a.anc) {
+          if (a.s === 1 && c.area >= 0.5 * a.area) a.dropped = true;
+        }
+      }
+      const n = cands.length;
+      for (let i = 0; i < n; i++) {
+        const c = cands[i];
+        if (c.dropped) continue;
+        if (i % 64 === 0 && _now() > deadline) {
+          out.truncated = true;
+          out.warnings.push(`time cap reached while measuring ${n} elements; the element list is partial`);
+          break;
+        }
+        const rect = c.rect;
+        if (rect.width < 2 || rect.height < 2) continue;
+        if (!c.el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+        const inView = rect.bottom > 0 && rect.top < vh && rect.right > 0 && rect.left < vw;
+        let where;
+        try {
+          if (inView) {
+            if (!hits(c.el, rect, vw, vh)) continue;
+            where = "in";
+          } else {
+            const k = opts.includeOffscreen ? clipOf(c.el) : null;
+            if (k && (rect.right <= k.l || rect.left >= k.r || rect.bottom <= k.t || rect.top >= k.b)) continue;
+            where = rect.bottom <= 0 ? "above" : "below";
+          }
+          if (where === "above") out.above++;
+          else if (where === "below") out.below++;
+          if (where !== "in" && !opts.includeOffscreen) {
+            idOf(c.el);
+            continue;
+          }
+          const r = describe(c.el, c.tag, c.role, rect, opts);
+          r.where = where;
+          out.elements.push(r);
+        } catch (e) {
+          if (out.warnings.length < 5) out.warnings.push(`element skipped: ${String(e).slice(0, 100)}`);
+        }
+      }
+      out.counts = countKinds(cands);
+      out.ms = _now() - t0;
+      return out;
+    };
+
+    const countKinds = (cands) => {
+      const counts = { button: 0, input: 0, link: 0, select: 0 };
+      for (const c of cands) {
+        if (c.dropped || c.rect.width < 2 || c.rect.height < 2) continue;
+        const type = c.tag === "INPUT" ? (c.el.getAttribute("type") || "text").toLowerCase() : null;
+        const k = kindOf(c.tag, type, c.role, false);
+        if (k in counts) counts[k]++;
+        else if (c.el.isContentEditable) counts.input++;
+      }
+      return counts;
+    };
+
+    // First `limit` characters of text visible in the viewport (top frame only).
+    const visibleText = (limit) => {
+      const vh = window.innerHeight, vw = window.innerWidth;
+      if (!document.body) return "";
+      const seen = new _Map();
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
+        acceptNode: (n) => (n.nodeType === 1 && SKIP.has(n.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+      });
+      let out = "";
+      let steps = 0;
+      for (let n = walker.nextNode(); n && out.length < limit && steps < 200000; n = walker.nextNode()) {
+        steps++;
+        if (n.nodeType !== 3) continue;
+        const t = n.data.trim();
+        if (!t) continue;
+        const p = n.parentElement;
+        let ok = seen.get(p);
+        if (ok === undefined) {
+          const r = p.getBoundingClientRect();
+          ok = r.bottom > 0 && r.top < vh && r.right > 0 && r.left < vw && r.width > 0 &&
+            p.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+          seen.set(p, ok);
+        }
+        if (ok) out += t.replace(/\s+/g, " ") + " ";
+      }
+      return cut(out.trim(), limit);
+    };
+
+    const deepActive = () => {
+      let a = document.activeElement;
+      while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+      return a;
+    };
+
+    const summary = (opts) => {
+      const a = deepActive();
+      const se = document.scrollingElement || document.documentElement;
+      return {
+        url: location.href, title: document.title, vw: window.innerWidth, vh: window.innerHeight,
+        sx: window.scrollX, sy: window.scrollY, pw: se ? se.scrollWidth : 0, ph: se ? se.scrollHeight : 0,
+        text: visibleText(opts.textChars), focused: a && a !== document.body && ids.has(a) && document.hasFocus() ? ids.get(a) : null,
+      };
+    };
+
+    const cssPath = (el) => {
+      const root = el.getRootNode();
+      const parts = [];
+      let cur = el;
+      while (cur && cur.nodeType === 1) {
+        if (cur.id) {
+          const sel = "#" + CSS.escape(cur.id);
+          try {
+            if (root.querySelectorAll(sel).length === 1) { parts.unshift(sel); break; }
+          } catch (e) { /* ignore */ }
+        }
+        let part = cur.tagName.toLowerCase();
+        const parent = cur.parentElement;
+        if (parent) {
+          const same = [...parent.children].filter((c) => c.tagName === cur.tagName);
+          if (same.length > 1) part += `:nth-of-type(${same.indexOf(cur) + 1})`;
+        }
+        parts.unshift(part);
+        cur = parent;
+      }
+      const local = parts.join(" > ");
+      return root instanceof ShadowRoot ? cssPath(root.host) + " >> " + local : local;
+    };
+
+    const xpath = (el) => {
+      const parts = [];
+      for (let cur = el; cur && cur.nodeType === 1; cur = cur.parentElement) {
+        const parent = cur.parentElement;
+        let idx = "";
+        if (parent) {
+          const same = [...parent.children].filter((c) => c.tagName === cur.tagName);
+          if (same.length > 1) idx = `[${same.indexOf(cur) + 1}]`;
+        }
+        parts.unshift(cur.tagName.toLowerCase() + idx);
+      }
+      return "/" + parts.join("/");
+    };
+
+    const details = (idList, opts) => idList.map((id) => {
+      const el = get(id);
+      if (!el) return null;
+      const rect = el.getBoundingClientRect();
+      const r = describe(el, el.tagName, roleOf(el), rect, opts);
+      const attributes = {};
+      for (const a of el.attributes) attributes[a.name] = cut(a.value, 500);
+      if (el.tagName === "INPUT" && (el.getAttribute("type") || "").toLowerCase() === "password" && "value" in attributes) attributes.value = "********";
+      r.attributes = attributes;
+      r.selector = cssPath(el);
+      r.xpath = xpath(el);
+      r.parentText = el.parentElement ? cut(textOf(el.parentElement, 300), 300) : "";
+      r.childCount = el.children.length;
+      const vw = window.innerWidth, vh = window.innerHeight;
+      r.where = rect.bottom <= 0 ? "above" : rect.top >= vh || rect.left >= vw || rect.right <= 0 ? "below" : "in";
+      return r;
+    });
+
+    api = {
+      version: VERSION,
+      token,
+      extract,
+      summary,
+      details,
+      get,
+      idOf: (el) => idOf(el),
+      known: (idList) => idList.filter((id) => get(id) !== null),
+    };
+    api.call = (req) => {
+      const fn = req.fn;
+      if (fn === "extract") {
+        const res = api.extract(req.opts);
+        if (req.withSummary) res.summary = api.summary(req.opts);
+        return res;
+      }
+      if (fn === "details") return req.token === api.token ? api.details(req.ids, req.opts) : req.ids.map(() => null);
+      if (fn === "get") return req.token === api.token ? api.get(req.id) : null;
+      if (fn === "known") return { token: api.token, ids: api.known(req.ids) };
+      if (fn === "token") return api.token;
+      if (fn === "idOf") return { token: api.token, id: api.idOf(req.el) };
+      throw new Error("unknown extractor call " + fn);
+    };
+    api.json = (req) => {
+      const v = api.call(req);
+      try { return _stringify(v); } catch (e) { return v; }  // a page replaced JSON.stringify
+    };
+    try {
+      Object.defineProperty(window, KEY, { value: api, configurable: true, enumerable: false, writable: true });
+    } catch (e) {
+      window[KEY] = api;
+    }
+  }
+  return req.json ? api.json(req) : api.call(req);
+}

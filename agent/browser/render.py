@@ -1,0 +1,283 @@
+"""The text the LLM sees: pure functions of the observation models.
+
+Element line format (parsed by prompts and an oracle model — keep it exact)::
+
+    [12] button "Place order"
+    *[14] button "Close"                      (new since the previous snapshot)
+    [5] input type=email placeholder="you@example.com" value="a@b.c"
+    [7] link "Cart (2)" href=/shop/cart
+    [9] checkbox "Remember me" checked
+    … 14 more below, 3 above (getElements visible=false lists them)
+    … 140 more similar links
+
+Under a token budget the element list degrades step by step: shorter names and hrefs, fewer attributes,
+collapsed runs of similar elements, and finally a cut with a line saying how many were left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from agent.browser.observation import Element, ElementDetails, Observation, PageSummary
+from agent.browser.tokens import count_tokens
+
+__all__ = [
+    "count_tokens",
+    "element_line",
+    "render_details",
+    "render_elements",
+    "render_observation",
+    "render_summary",
+    "role_word",
+]
+
+_IMPLIED_TYPES = {"text", "checkbox", "radio", "button", "submit", "reset", "image"}
+_NEVER_COLLAPSE = {"input", "textarea", "select", "checkbox", "radio", "textbox", "searchbox", "combobox", "switch"}
+_BARE = re.compile(r'^[^\s"\']+$')
+
+
+def role_word(el: Element) -> str:
+    """The ARIA role if any, else a kind word (button, link, input, textarea, select, checkbox, radio, image)."""
+    if el.role:
+        return el.role
+    tag = el.tag
+    if tag == "a":
+        return "link"
+    if tag in ("button", "summary"):
+        return "button"
+    if tag == "input":
+        t = el.type or "text"
+        if t in ("checkbox", "radio"):
+            return t
+        return "button" if t in ("button", "submit", "reset", "image") else "input"
+    if tag in ("select", "textarea"):
+        return tag
+    if tag == "img":
+        return "image"
+    if el.editable:
+        return "textbox"
+    return tag
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _val(text: str) -> str:
+    return text if _BARE.match(text) else _quote(text)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
+
+
+def _short_href(href: str, limit: int) -> str:
+    if "://" in href:
+        href = href.split("://", 1)[1]
+        href = href[4:] if href.startswith("www.") else href
+    if len(href) > limit and "?" in href:
+        href = href.split("?", 1)[0] + "?…"
+    return _cut(href, limit)
+
+
+def element_line(el: Element, *, name_chars: int = 60, href_chars: int = 60, level: int = 0) -> str:
+    """One element as one line. ``level`` > 0 drops the less useful attributes."""
+    parts = [f"{'*' if el.is_new else ''}[{el.index}] {role_word(el)}"]
+    name = _cut(el.name, name_chars) if el.name else ""
+    if name:
+        parts.append(_quote(name))
+    if el.tag == "input" and el.type and el.type not in _IMPLIED_TYPES:
+        parts.append(f"type={_val(el.type)}")
+    if el.placeholder and el.placeholder != el.name and not (level >= 2 and el.value):
+        parts.append(f"placeholder={_val(_cut(el.placeholder, name_chars))}")
+    if not name and not el.placeholder and el.kind == "input":
+        ident = el.attrs.get("name") or el.attrs.get("id")
+        if ident:
+            parts.append(f"{'name' if 'name' in el.attrs else 'id'}={_val(_cut(ident, 30))}")
+    if el.value and el.value != el.name:
+        parts.append(f"value={_val(_cut(el.value, name_chars))}")
+    if el.href and not (level >= 2 and name):
+        parts.append(f"href={_val(_short_href(el.href, href_chars))}")
+    if el.disabled:
+        parts.append("disabled")
+    if el.checked:
+        parts.append("checked")
+    if el.selected:
+        parts.append("selected")
+    if el.expanded is not None:
+        parts.append("expanded" if el.expanded else "collapsed")
+    if el.frame is not None:
+        parts.append(f"frame={el.frame}")
+    return " ".join(parts)
+
+
+def _plural(word: str) -> str:
+    return word + ("es" if word.endswith(("s", "x", "ch")) else "s")
+
+
+def _collapse(elements: list[Element], lines: list[str], keep: int) -> list[str]:
+    """Keep the first ``keep`` of each run of consecutive same-role elements; summarise the rest."""
+    out: list[str] = []
+    i = 0
+    while i < len(elements):
+        word = role_word(elements[i])
+        j = i
+        while j < len(elements) and role_word(elements[j]) == word:
+            j += 1
+        run = range(i, j)
+        if word in _NEVER_COLLAPSE or len(run) <= keep + 1:
+            out.extend(lines[k] for k in run)
+        else:
+            kept = [k for k in run if k < i + keep or elements[k].is_new]
+            out.extend(lines[k] for k in kept)
+            out.append(f"… {len(run) - len(kept)} more similar {_plural(word)}")
+        i = j
+    return out
+
+
+# (name_chars, href_chars, attribute level, collapse keep) from richest to leanest.
+_LEVELS: tuple[tuple[int, int, int, int | None], ...] = (
+    (60, 48, 0, None),
+    (40, 36, 1, None),
+    (30, 30, 2, None),
+    (30, 30, 2, 8),
+    (24, 24, 2, 4),
+    (20, 20, 2, 2),
+)
+
+
+def render_elements(elements: list[Element], *, budget_tokens: int | None = None) -> str:
+    """The element list, one line each; within ``budget_tokens`` if given (degrading as described above)."""
+    if not elements:
+        return ""
+    text = ""
+    for name_chars, href_chars, level, keep in _LEVELS:
+        lines = [element_line(e, name_chars=name_chars, href_chars=href_chars, level=level) for e in elements]
+        if keep is not None:
+            lines = _collapse(elements, lines, keep)
+        text = "\n".join(lines)
+        if budget_tokens is None or count_tokens(text) <= budget_tokens:
+            return text
+    return _cut_to_budget(text.split("\n"), budget_tokens or 0)
+
+
+def _cut_to_budget(lines: list[str], budget: int) -> str:
+    total = sum(len(x) + 1 for x in lines)
+    ratio = total / max(count_tokens("\n".join(lines)), 1)  # characters per token on this text
+    limit = budget * ratio
+    while True:
+        kept: list[str] = []
+        used = 0
+        for line in lines:
+            if used + len(line) + 1 > limit:
+                break
+            kept.append(line)
+            used += len(line) + 1
+        left = len(lines) - len(kept)
+        text = "\n".join([*kept, f"… {left} more elements not shown (token budget; getElements lists them)"])
+        if count_tokens(text) <= budget or not kept:
+            return text
+        limit *= 0.9
+
+
+def _offscreen_line(summary: PageSummary) -> str:
+    parts = []
+    if summary.below:
+        parts.append(f"{summary.below} more below")
+    if summary.above:
+        parts.append(f"{summary.above} above")
+    if not parts:
+        return ""
+    return f"… {', '.join(parts)} (getElements visible=false lists them)"
+
+
+def _counts(summary: PageSummary) -> str:
+    c = summary.counts
+    pairs = [
+        (c.buttons, "button"),
+        (c.inputs, "input"),
+        (c.links, "link"),
+        (c.selects, "select"),
+        (c.images, "image"),
+        (c.forms, "form"),
+    ]
+    return ", ".join(f"{n} {word if n == 1 else word + 's'}" for n, word in pairs)
+
+
+def render_summary(summary: PageSummary) -> str:
+    """Layer 1: url, title, viewport, scroll, counts, focus, tabs, dialog, warnings and visible text."""
+    vp, sc, ps = summary.viewport, summary.scroll, summary.page_size
+    lines = [
+        f"URL: {summary.url}",
+        f"Title: {summary.title}",
+        f"Viewport: {vp.get('width', 0)}x{vp.get('height', 0)}, scroll {sc.get('x', 0):.0f},{sc.get('y', 0):.0f}"
+        f" of page {ps.get('width', 0):.0f}x{ps.get('height', 0):.0f}",
+        f"Elements: {_counts(summary)}",
+    ]
+    if summary.focused is not None:
+        lines.append(f"Focused: [{summary.focused}]")
+    if len(summary.tabs) > 1:
+        tabs = "; ".join(
+            f"{t.index}{'*' if t.active else ''} {_quote(_cut(t.title, 40))} {_short_href(t.url, 60)}"
+            for t in summary.tabs
+        )
+        lines.append(f"Tabs (* = active): {tabs}")
+    if summary.dialog is not None:
+        d = summary.dialog
+        state = d.handled or "pending"
+        lines.append(f"Dialog: {d.type} {_quote(_cut(d.message, 200))} ({state})")
+    for w in summary.warnings:
+        lines.append(f"Warning: {w}")
+    if summary.visible_text:
+        lines.append(f"Text: {summary.visible_text}")
+    return "\n".join(lines)
+
+
+def _filter(elements: Iterable[Element], kind: str, include_offscreen: bool) -> list[Element]:
+    return [
+        e for e in elements if (include_offscreen or e.in_viewport) and (kind == "all" or e.kind == kind)
+    ]
+
+
+def render_observation(
+    obs: Observation,
+    *,
+    budget_tokens: int | None = None,
+    include_offscreen: bool = False,
+    kind: str = "all",
+    with_summary: bool = True,
+) -> str:
+    """Summary (optional) + element list (+ the "N more below" line), the list within ``budget_tokens``."""
+    chosen = _filter(obs.elements, kind, include_offscreen)
+    body = render_elements(chosen, budget_tokens=budget_tokens) or "(no interactive elements in view)"
+    parts = [render_summary(obs.summary)] if with_summary else []
+    parts.append(("Interactive elements:\n" if with_summary else "") + body)
+    if not include_offscreen:
+        more = _offscreen_line(obs.summary)
+        if more:
+            parts.append(more)
+    return "\n".join(parts)
+
+
+def render_details(details: list[ElementDetails]) -> str:
+    """Layer 3: everything about each element, one block per element."""
+    blocks = []
+    for d in details:
+        r = d.rect
+        attrs = " ".join(f"{k}={_val(_cut(v, 120))}" for k, v in d.attributes.items())
+        blocks.append(
+            "\n".join(
+                [
+                    element_line(d),
+                    f"  selector: {d.selector}",
+                    f"  xpath: {d.xpath}",
+                    f"  rect: x={r.x:.0f} y={r.y:.0f} width={r.width:.0f} height={r.height:.0f}"
+                    f"{'' if d.in_viewport else ' (outside the viewport)'}",
+                    f"  children: {d.child_count}",
+                    f"  parent text: {_quote(d.parent_text)}",
+                    f"  attributes: {attrs}",
+                ]
+            )
+        )
+    return "\n".join(blocks)

@@ -1,0 +1,324 @@
+"""The snapshot engine: runs extractor.js in every frame and builds the three-layer ``Observation``.
+
+Index stability: per Playwright ``Page`` a Python-side map (document token, local id) → global index,
+where the local id comes from a WeakMap in the frame's JS realm and the token is random per realm. So an
+element keeps its index while it stays in the DOM, a replaced node gets a new one, and indexes are never
+reused within the page's life. ``resolve`` refuses an index that is not in the current page
+(``StaleElementError`` with a fresh element list) — it never returns whatever now sits at that spot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import ElementHandle, Frame, Page
+from playwright.async_api import Error as PlaywrightError
+
+from agent.browser.observation import Counts, Element, ElementDetails, Observation, PageSummary, Rect
+from agent.config import SnapshotConfig
+from agent.errors import StaleElementError
+
+EXTRACTOR_JS = Path(__file__).with_name("extractor.js").read_text(encoding="utf-8")
+_MISSING = "__kite_missing__"
+_STUB = (
+    "(req) => { const a = window.__kiteExtractor;"
+    f" if (!a || a.version !== 3) return {_MISSING!r};"
+    " return req.json ? a.json(req) : a.call(req); }"
+)
+_DETAIL_KEYS = ("attributes", "selector", "xpath", "parentText", "childCount")
+
+
+@dataclass
+class ResolvedElement:
+    """An index resolved in the live page: its frame, a handle, and the element as last observed."""
+
+    frame: Frame
+    handle: ElementHandle
+    element: Element
+
+
+@dataclass
+class _FrameInfo:
+    frame: Frame
+    path: str | None
+    data: dict[str, Any] | None = None
+    dx: float = 0.0
+    dy: float = 0.0
+    shown: bool = True
+
+
+@dataclass
+class _PageState:
+    next_index: int = 1
+    by_key: dict[tuple[str, int], int] = field(default_factory=dict)
+    by_index: dict[int, tuple[Frame, str, int]] = field(default_factory=dict)
+    known: dict[int, Element] = field(default_factory=dict)
+    offsets: dict[str, tuple[float, float, str | None]] = field(default_factory=dict)
+    """document token -> (dx, dy, frame path) as of the last snapshot."""
+    last: Observation | None = None
+    count: int = 0
+
+
+async def _call(frame: Frame, req: dict[str, Any]) -> Any:
+    """Call the extractor in ``frame`` (installing it on first use in this document); JSON back.
+
+    Results travel as one JSON string: Playwright's structured serialisation is several times slower."""
+    req = {**req, "json": True}
+    result = await frame.evaluate(_STUB, req)
+    if result == _MISSING:
+        result = await frame.evaluate(EXTRACTOR_JS, req)
+    if isinstance(result, str):
+        try:
+            return json.loads(result)
+        except ValueError:
+            return result
+    return result
+
+
+def _frame_paths(page: Page) -> list[_FrameInfo]:
+    infos = [_FrameInfo(page.main_frame, None)]
+    i = 0
+    while i < len(infos):
+        parent = infos[i]
+        for n, child in enumerate(parent.frame.child_frames):
+            if child.is_detached() or child.url.startswith("chrome-error:"):
+                continue
+            path = str(n) if parent.path is None else f"{parent.path}.{n}"
+            infos.append(_FrameInfo(child, path))
+        i += 1
+    return infos
+
+
+class Snapshotter:
+    """Extracts observations of pages and keeps each page's index map."""
+
+    def __init__(self, config: SnapshotConfig | None = None) -> None:
+        self.config = config or SnapshotConfig()
+        self._pages: weakref.WeakKeyDictionary[Page, _PageState] = weakref.WeakKeyDictionary()
+
+    def _state(self, page: Page) -> _PageState:
+        state = self._pages.get(page)
+        if state is None:
+            state = self._pages[page] = _PageState()
+        return state
+
+    def last(self, page: Page) -> Observation | None:
+        """The latest observation of ``page`` (None before the first snapshot)."""
+        state = self._pages.get(page)
+        return state.last if state else None
+
+    def _opts(self, include_all: bool) -> dict[str, Any]:
+        c = self.config
+        return {
+            "nameChars": c.name_chars,
+            "valueChars": c.name_chars,
+            "textChars": c.text_chars,
+            "includeOffscreen": include_all,
+            "timeBudgetMs": int(c.time_cap_ms * 0.6),
+        }
+
+    async def snapshot(self, page: Page, *, include_all: bool = False) -> Observation:
+        """One observation of ``page``. ``include_all`` also lists elements outside the viewport.
+
+        Never hangs: after ``config.time_cap_ms`` it returns what it has with ``summary.warnings``."""
+        t0 = time.perf_counter()
+        cap = self.config.time_cap_ms / 1000
+        warnings: list[str] = []
+        infos = _frame_paths(page)
+        req = {"fn": "extract", "opts": self._opts(include_all)}
+
+        async def extract(info: _FrameInfo) -> None:
+            r = {**req, "withSummary": info.path is None}
+            try:
+                info.data = await asyncio.wait_for(_call(info.frame, r), max(cap - (time.perf_counter() - t0), 0.05))
+            except TimeoutError:
+                warnings.append(f"frame {info.path or 'top'}: no answer within the time cap; left out")
+            except PlaywrightError as exc:
+                warnings.append(f"frame {info.path or 'top'}: {str(exc).splitlines()[0][:160]}")
+
+        async def locate(info: _FrameInfo) -> tuple[str, int] | None:
+            try:
+                async def go() -> tuple[str, int] | None:
+                    handle = await info.frame.frame_element()
+                    parent = info.frame.parent_frame
+                    res = await _call(parent, {"fn": "idOf", "el": handle}) if parent else None
+                    return (res["token"], res["id"]) if res else None
+
+                return await asyncio.wait_for(go(), max(cap - (time.perf_counter() - t0), 0.05))
+            except (TimeoutError, PlaywrightError):
+                return None
+
+        results = await asyncio.gather(*(extract(i) for i in infos), *(locate(i) for i in infos[1:]))
+        places = results[len(infos) :]
+        self._place_frames(infos, list(places))
+        obs = self._build(page, infos, warnings, include_all)
+        obs.timings["extract_ms"] = round((time.perf_counter() - t0) * 1000, 2)
+        return obs
+
+    @staticmethod
+    def _place_frames(infos: list[_FrameInfo], places: list[tuple[str, int] | None]) -> None:
+        """Offset of each child frame in top-level coordinates; hide frames whose iframe is not shown."""
+        by_frame = {id(i.frame): i for i in infos}
+        for info, place in zip(infos[1:], places, strict=True):
+            parent = by_frame.get(id(info.frame.parent_frame))
+            entry = None
+            if place and parent and parent.data and parent.data.get("token") == place[0]:
+                entry = next((f for f in parent.data["frames"] if f["id"] == place[1]), None)
+            if entry is None or parent is None or not parent.shown:
+                info.shown = False
+                continue
+            info.dx, info.dy = parent.dx + entry["x"], parent.dy + entry["y"]
+            info.shown = bool(entry["visible"]) and not entry["covered"]
+
+    def _build(self, page: Page, infos: list[_FrameInfo], warnings: list[str], include_all: bool) -> Observation:
+        state = self._state(page)
+        top = infos[0].data or {}
+        s = top.get("summary") or {}
+        vw, vh = s.get("vw") or (page.viewport_size or {}).get("width", 0), s.get("vh") or 0
+        elements: list[Element] = []
+        counts = Counts()
+        above = below = 0
+        first = state.count == 0
+        for info in infos:
+            data = info.data
+            if not data or not info.shown:
+                continue
+            token = data["token"]
+            state.offsets[token] = (info.dx, info.dy, info.path)
+            warnings.extend(f"frame {info.path}: {w}" if info.path else w for w in data.get("warnings", []))
+            above += data["above"]
+            below += data["below"]
+            c = data["counts"]
+            counts.buttons += c["button"]
+            counts.inputs += c["input"]
+            counts.links += c["link"]
+            counts.selects += c["select"]
+            counts.images += data["images"]
+            counts.forms += data["forms"]
+            for r in data["elements"]:
+                el = self._element(state, info.frame, token, r, info.dx, info.dy, info.path, first)
+                if r["where"] == "in" and info.path is not None and not _intersects(el.rect, vw, vh):
+                    el.in_viewport = False
+                    if el.rect.y + el.rect.height <= 0:
+                        above += 1
+                    else:
+                        below += 1
+                    if not include_all:
+                        continue
+                elements.append(el)
+        summary = PageSummary(
+            url=s.get("url") or page.url,
+            title=s.get("title") or "",
+            viewport={"width": int(vw or 0), "height": int(vh or 0)},
+            scroll={"x": float(s.get("sx") or 0), "y": float(s.get("sy") or 0)},
+            page_size={"width": float(s.get("pw") or 0), "height": float(s.get("ph") or 0)},
+            counts=counts,
+            visible_text=s.get("text") or "",
+            focused=state.by_key.get((top.get("token", ""), s["focused"])) if s.get("focused") else None,
+            above=above,
+            below=below,
+            warnings=warnings,
+        )
+        obs = Observation(summary=summary, elements=elements)
+        state.last = obs
+        state.count += 1
+        return obs
+
+    @staticmethod
+    def _element(
+        state: _PageState, frame: Frame, token: str, r: dict[str, Any], dx: float, dy: float,
+        path: str | None, first: bool,
+    ) -> Element:
+        key = (token, r["id"])
+        index = state.by_key.get(key)
+        is_new = index is None
+        if index is None:
+            index = state.next_index
+            state.next_index += 1
+            state.by_key[key] = index
+            state.by_index[index] = (frame, token, r["id"])
+        el = Element.model_construct(
+            index=index, tag=r["tag"], kind=r["kind"], role=r.get("role"), name=r.get("name") or "",
+            type=r.get("type"), placeholder=r.get("placeholder"), value=r.get("value"), href=r.get("href"),
+            checked=r.get("checked"), selected=r.get("selected"), disabled=bool(r.get("disabled")),
+            expanded=r.get("expanded"), editable=bool(r.get("editable")), attrs=r.get("attrs") or {},
+            rect=Rect.model_construct(x=r["x"] + dx, y=r["y"] + dy, width=r["w"], height=r["h"]),
+            in_viewport=r["where"] == "in", frame=path, shadow=bool(r.get("shadow")),
+            is_new=is_new and not first,
+        )
+        state.known[index] = el
+        return el
+
+    async def _fresh_list(self, page: Page) -> str:
+        from agent.browser.render import render_observation
+
+        try:
+            obs = await self.snapshot(page)
+        except PlaywrightError as exc:  # the page itself is gone
+            return f"(no element list: {str(exc).splitlines()[0][:120]})"
+        return render_observation(obs, with_summary=False, budget_tokens=self.config.token_budget)
+
+    async def _stale(self, page: Page, index: int) -> StaleElementError:
+        return StaleElementError(
+            f"element [{index}] is not in the current page; use an index from the fresh element list",
+            index=index,
+            elements=await self._fresh_list(page),
+        )
+
+    async def resolve(self, page: Page, index: int) -> ResolvedElement:
+        """The live element behind ``index``, or ``StaleElementError`` if it is no longer in the page."""
+        state = self._state(page)
+        entry = state.by_index.get(index)
+        if entry is not None:
+            frame, token, local = entry
+            if not frame.is_detached():
+                try:
+                    handle = await frame.evaluate_handle(_STUB, {"fn": "get", "id": local, "token": token})
+                    el = handle.as_element()
+                    if el is not None:
+                        return ResolvedElement(frame=frame, handle=el, element=state.known[index])
+                    await handle.dispose()
+                except PlaywrightError:
+                    pass
+        raise await self._stale(page, index)
+
+    async def details(self, page: Page, indices: list[int]) -> list[ElementDetails]:
+        """Layer 3 for each index (all attributes, selector, XPath, parent text, child count, rect)."""
+        state = self._state(page)
+        out: list[ElementDetails] = []
+        for index in indices:
+            entry = state.by_index.get(index)
+            rec = None
+            if entry is not None and not entry[0].is_detached():
+                frame, token, local = entry
+                req = {"fn": "details", "ids": [local], "token": token, "opts": self._opts(False)}
+                try:
+                    rec = (await asyncio.wait_for(_call(frame, req), self.config.time_cap_ms / 1000))[0]
+                except (TimeoutError, PlaywrightError):
+                    rec = None
+            if rec is None or entry is None:
+                raise await self._stale(page, index)
+            dx, dy, path = state.offsets.get(entry[1], (0.0, 0.0, None))
+            base = self._element(state, entry[0], entry[1], rec, dx, dy, path, True)
+            extra = {k: rec[k] for k in _DETAIL_KEYS}
+            out.append(
+                ElementDetails(
+                    **{**base.model_dump(), "rect": base.rect.model_dump()},
+                    attributes=extra["attributes"],
+                    selector=extra["selector"],
+                    xpath=extra["xpath"],
+                    parent_text=extra["parentText"],
+                    child_count=extra["childCount"],
+                )
+            )
+        return out
+
+
+def _intersects(rect: Rect, vw: float, vh: float) -> bool:
+    return rect.x + rect.width > 0 and rect.y + rect.height > 0 and rect.x < vw and rect.y < vh

@@ -1,0 +1,126 @@
+"""Options shared by the commands that run the agent (run, tui, batch, eval) and their config overrides."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from agent.config import KiteConfig, load_config
+from agent.errors import KiteError, UsageError
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("model")
+    g.add_argument(
+        "--model", help="litellm model string (openai/gpt-4o-mini, anthropic/..., ollama/..., local)"
+    )
+    g.add_argument("--api-base", help="base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM ...)")
+    g.add_argument("--vision", dest="vision", action="store_true", default=None, help="send screenshots")
+    g.add_argument("--no-vision", dest="vision", action="store_false", help="never send screenshots")
+
+
+def add_agent_options(parser: argparse.ArgumentParser) -> None:
+    add_model_options(parser)
+    g = parser.add_argument_group("agent")
+    g.add_argument("--max-steps", type=positive_int, help="stop after N steps")
+    g.add_argument("--observation", choices=["auto", "layered"], help="what the model sees each step")
+    g.add_argument("--language", choices=["en", "zh"], help="language of the prompts")
+    g.add_argument("--trace", action="store_true", default=None, help="record a Playwright trace (trace.zip)")
+    g.add_argument("--runs-dir", help="where run records go (default: runs/)")
+    s = parser.add_argument_group("safety")
+    s.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a secret the model can type as <secret>NAME</secret> (NAME@domain=VALUE limits it)",
+    )
+    s.add_argument(
+        "--allowed-domain", action="append", default=None, metavar="DOMAIN", help="only these domains"
+    )
+    s.add_argument(
+        "--blocked-domain", action="append", default=None, metavar="DOMAIN", help="never these domains"
+    )
+    s.add_argument(
+        "--approve",
+        action="append",
+        default=None,
+        metavar="LEVEL|ACTION",
+        help="approve without asking (e.g. confirm, executeJS); the default denies",
+    )
+
+
+def agent_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    get = lambda name: getattr(args, name, None)  # noqa: E731
+    return {
+        "llm.model": get("model"),
+        "llm.api_base": get("api_base"),
+        "llm.vision": get("vision"),
+        "agent.max_steps": get("max_steps"),
+        "agent.observation": get("observation"),
+        "agent.language": get("language"),
+        "run.trace": get("trace"),
+        "run.runs_dir": get("runs_dir"),
+        "safety.allowed_domains": get("allowed_domain"),
+        "safety.blocked_domains": get("blocked_domain"),
+        "safety.approve": get("approve"),
+    }
+
+
+def load_with_args(args: argparse.Namespace, extra: dict[str, Any] | None = None) -> KiteConfig:
+    from agent.commands._browser_opts import browser_overrides
+
+    overrides = {**browser_overrides(args), **agent_overrides(args), **(extra or {})}
+    config = load_config(getattr(args, "config", None), overrides)
+    if config.llm.vision is not None and config.llm.mode == "auto":
+        config.llm.mode = "hybrid" if config.llm.vision else "dom"
+    return config
+
+
+async def resolve_model(config: KiteConfig) -> KiteConfig:
+    """Turn the model 'local' (the default when none is configured) into the bundled local server."""
+    if config.llm.model and config.llm.model != "local":
+        return config
+    try:
+        from agent.llm.local import ensure_local_server
+    except ImportError as exc:  # pragma: no cover - only while local.py is missing
+        raise UsageError(NO_MODEL_HELP) from exc
+    try:
+        server = await ensure_local_server(config)
+    except KiteError as exc:
+        raise UsageError(
+            f"{NO_MODEL_HELP}\n(the bundled local model could not start: {exc.message})"
+        ) from exc
+    return config.model_copy(
+        update={
+            "llm": config.llm.model_copy(
+                update={
+                    "model": server.model,
+                    "api_base": server.api_base,
+                    "api_key": config.llm.api_key or "none",
+                }
+            )
+        }
+    )
+
+
+NO_MODEL_HELP = """no model is configured.
+Set KITE_MODEL (or pass --model) to any litellm model string, with the provider's usual key:
+  OpenAI     KITE_MODEL=openai/gpt-4o-mini              OPENAI_API_KEY=...
+  Anthropic  KITE_MODEL=anthropic/claude-sonnet-4-5     ANTHROPIC_API_KEY=...
+  Gemini     KITE_MODEL=gemini/gemini-2.5-flash         GEMINI_API_KEY=...
+  DeepSeek   KITE_MODEL=deepseek/deepseek-chat          DEEPSEEK_API_KEY=...
+  Ollama     KITE_MODEL=ollama/qwen2.5:7b               (ollama serve on localhost:11434)
+  Any OpenAI-compatible server (llama.cpp, vLLM, LM Studio):
+             KITE_MODEL=openai/NAME KITE_API_BASE=http://127.0.0.1:8080/v1
+  The bundled local model: KITE_MODEL=local (downloads ~1.1 GB on first use)"""

@@ -1,0 +1,42 @@
+"""``kite demo``: the main job of ``make demo`` — a real agent task on the bundled shop.
+
+Uses KITE_MODEL when set, otherwise the bundled local model. With no usable model it says how to configure
+one and exits non-zero; it never pretends.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from agent.commands._agent_opts import add_agent_options, load_with_args, resolve_model
+from agent.commands._browser_opts import add_browser_options
+from agent.commands._progress import ProgressPrinter
+
+DEMO_TASK = "Find the cheapest blue mug in the shop and report its name and price."
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="run a demo task on the bundled shop",
+        description="Start the bundled sites and run a real agent task on the shop.",
+    )
+    p.add_argument("--task", default=DEMO_TASK, help="the task to run (default: %(default)s)")
+    add_agent_options(p)
+    add_browser_options(p)
+    p.set_defaults(func=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    from agent.loop import Agent
+    from evals.sites.server import SitesServer
+    from safety.confirm import BatchConfirmer
+
+    config = load_with_args(args, {"browser.block_external_hosts": True})
+    config = await resolve_model(config)
+    printer = ProgressPrinter()
+    with SitesServer() as sites:
+        agent = Agent(config, confirmer=BatchConfirmer(config.safety.approve), on_event=printer)
+        result = await agent.run(args.task, start_url=sites.url("/shop/"))
+    printer.final(result)
+    return 0 if result.success else 1

@@ -1,0 +1,112 @@
+"""``kite eval SUITE``: run an eval suite and write reports; ``kite eval compare A.json B.json``.
+
+SUITE is ``sites`` (the bundled apps), ``miniwob`` (MiniWoB++ over the ``miniwob`` package's HTML) or a suite
+file. ``--model kite/oracle`` runs the oracle (a deterministic model that follows the suites' solution plans).
+A real local model: ``--model openai/NAME --api-base http://127.0.0.1:PORT/v1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from agent.commands._agent_opts import add_agent_options, load_with_args, positive_int, resolve_model
+from agent.commands._browser_opts import add_browser_options
+from agent.errors import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "eval", help="run an eval suite (sites, miniwob or a file); 'eval compare A.json B.json'",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("suite", nargs="+", metavar="SUITE", help="sites | miniwob | FILE, or: compare A.json B.json")
+    p.add_argument("--repeat", type=positive_int, default=1, help="run every task K times")
+    p.add_argument("--concurrency", type=positive_int, default=1, help="tasks at once (one context each)")
+    p.add_argument("--tasks", help="only these task ids (comma-separated; MiniWoB: a type or type#seed)")
+    p.add_argument("--seeds", help="MiniWoB seeds, e.g. 0-9 or 0,3,5")
+    p.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
+    p.add_argument("--md", dest="md_out", metavar="OUT", help="write the Markdown report here")
+    p.add_argument("--html", dest="html_out", metavar="OUT", help="write the self-contained HTML report here")
+    add_agent_options(p)
+    add_browser_options(p)
+    p.set_defaults(func=run)
+
+
+def parse_seeds(text: str) -> list[int]:
+    seeds: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            if "-" in part:
+                lo, hi = part.split("-", 1)
+                seeds.extend(range(int(lo), int(hi) + 1))
+            else:
+                seeds.append(int(part))
+        except ValueError:
+            raise UsageError(f"--seeds: expected numbers or ranges like 0-9, got '{part}'") from None
+    return seeds
+
+
+async def run(args: argparse.Namespace) -> int:
+    if args.suite[0] == "compare":
+        return compare(args.suite[1:])
+    if len(args.suite) != 1:
+        raise UsageError("give one suite: sites, miniwob or a suite file")
+    from evals.harness import run_eval
+    from evals.report import headline, write_html, write_json, write_markdown
+    from evals.tasks import find_suite, load_suite
+
+    suite = load_suite(find_suite(args.suite[0]))
+    if args.seeds:
+        if suite.miniwob is None:
+            raise UsageError("--seeds applies to MiniWoB suites only")
+        suite.miniwob.seeds = parse_seeds(args.seeds)
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    extra = {"browser.block_external_hosts": True}
+    if not args.runs_dir:
+        extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"eval-{suite.name}-{stamp}")
+    config = load_with_args(args, extra)
+    if not (config.llm.model or "").startswith("kite/"):
+        config = await resolve_model(config)
+    ids = [i.strip() for i in args.tasks.split(",") if i.strip()] if args.tasks else None
+    done = {"n": 0, "ok": 0}
+
+    def progress(outcome) -> None:  # noqa: ANN001 - a TaskOutcome
+        done["n"] += 1
+        done["ok"] += outcome.success
+        why = "" if outcome.success else f"  ({'; '.join(outcome.failures) or outcome.message})"[:200]
+        print(f"[{done['n']}] {'ok  ' if outcome.success else 'FAIL'} {outcome.id} "
+              f"{outcome.steps} steps {outcome.wall_s:.1f}s {outcome.stop_reason}{why}", flush=True)
+
+    report = await run_eval(suite, config, repeat=args.repeat, concurrency=args.concurrency, ids=ids,
+                            on_result=progress)
+    print(headline(report))
+    for out, writer in ((args.json_out, write_json), (args.md_out, write_markdown), (args.html_out, write_html)):
+        if out:
+            print(f"wrote {writer(report, out)}")
+    print(f"run records: {config.run.runs_dir}")
+    return 0 if report.successes == report.n else 1
+
+
+def compare(paths: list[str]) -> int:
+    from evals.report import compare as diff
+    from evals.report import compare_text, load_json
+
+    if len(paths) != 2:
+        raise UsageError("usage: kite eval compare A.json B.json")
+    for p in paths:
+        if not Path(p).is_file():
+            raise UsageError(f"no such report: {p}")
+    try:
+        a, b = (load_json(p) for p in paths)
+    except ValueError as exc:
+        raise UsageError(f"not an eval report: {str(exc).splitlines()[0]}") from exc
+    result = diff(a, b)
+    print(compare_text(result))
+    print(json.dumps(result, ensure_ascii=False))
+    return 0

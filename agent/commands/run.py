@@ -1,0 +1,46 @@
+"""``kite run "task"``: run one task with live progress; exit 0 on success, 1 on failure, 2 on usage errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from agent.commands._agent_opts import add_agent_options, load_with_args, resolve_model
+from agent.commands._browser_opts import add_browser_options
+from agent.commands._progress import ProgressPrinter
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run one task", description="Run one task in the browser.")
+    p.add_argument("task", help="what Kite should do, in plain language")
+    p.add_argument("--start-url", help="open this URL first")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    add_agent_options(p)
+    add_browser_options(p)
+    p.set_defaults(func=run)
+
+
+def make_confirmer(config):
+    from safety.confirm import BatchConfirmer, TerminalConfirmer
+
+    if sys.stdin.isatty() and not config.safety.approve:
+        return TerminalConfirmer()
+    return BatchConfirmer(config.safety.approve)
+
+
+async def run(args: argparse.Namespace) -> int:
+    from agent.loop import Agent
+    from safety.secrets import SecretStore
+
+    config = await resolve_model(load_with_args(args))
+    secrets = SecretStore.from_sources(config.safety, cli=args.secret)
+    printer = ProgressPrinter()
+    agent = Agent(config, confirmer=make_confirmer(config), secrets=secrets, on_event=printer)
+    result = await agent.run(args.task, start_url=args.start_url)
+    printer.final(result)
+    if args.json:
+        print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
+    if result.stop_reason == "interrupted":
+        return 130
+    return 0 if result.success else 1

@@ -1,0 +1,46 @@
+"""``kite sites serve``: serve the bundled local web apps until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from typing import Any
+
+from agent.errors import UsageError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("sites", help="the bundled local web apps (shop, accounts, forms, ...)")
+    sub = parser.add_subparsers(dest="sites_command", metavar="ACTION", parser_class=type(parser))
+    serve = sub.add_parser("serve", help="serve the bundled sites on 127.0.0.1 until Ctrl-C")
+    serve.add_argument("--port", type=int, default=8765, help="main port (0 = any free port; default 8765)")
+    serve.add_argument(
+        "--cross-port", type=int, default=0, help="port of the cross-origin iframe origin (0 = any)"
+    )
+    serve.set_defaults(func=run)
+    parser.set_defaults(func=lambda args: parser.print_help() or 2)
+
+
+def run(args: argparse.Namespace) -> int:
+    from evals.sites import SitesServer
+
+    for name in ("port", "cross_port"):
+        if not 0 <= getattr(args, name) <= 65535:
+            raise UsageError(f"--{name.replace('_', '-')} must be between 0 and 65535")
+    try:
+        server = SitesServer(port=args.port, cross_port=args.cross_port).start()
+    except OSError as exc:
+        raise UsageError(f"cannot listen on 127.0.0.1:{args.port}/{args.cross_port}: {exc.strerror}") from exc
+    print(f"Kite sites:   {server.base_url}/", flush=True)
+    print(f"Cross origin: {server.cross_origin_url}/", flush=True)
+    print(
+        "Shop /shop/ · Account /account/ · Forms /forms/ · Dynamic /dynamic/ · Frames /frames/ · Tests /test/"
+    )
+    print("Press Ctrl-C to stop.", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        print("\nstopped", flush=True)
+    finally:
+        server.stop()
+    return 0

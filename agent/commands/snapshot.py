@@ -1,0 +1,110 @@
+"""``kite snapshot URL [URL ...]``: print what the model would see for each page (one browser for all).
+
+Without ``--json`` prints the LLM text; with ``--json`` one JSON object per line per URL:
+``{"url", "summary", "elements", "text", "tokens", "timings": {"extract_ms"}}`` where ``extract_ms`` covers
+everything from the page being loaded to the text being ready (extraction, rendering, token count).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from agent.browser.render import render_observation
+from agent.browser.session import BrowserSession
+from agent.browser.snapshot import Snapshotter
+from agent.browser.tokens import count_tokens, warm_up
+from agent.commands._browser_opts import parse_viewport
+from agent.config import KiteConfig, load_config
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "snapshot",
+        help="print the page representation the model sees (summary + element list) for URLs",
+        description="Open each URL in one headless browser and print the observation text (or JSON).",
+    )
+    p.add_argument("urls", nargs="+", metavar="URL", help="http(s) URL or a local HTML file")
+    p.add_argument("--all", action="store_true", help="also list elements outside the viewport")
+    p.add_argument("--json", action="store_true", help="one JSON object per URL per line")
+    p.add_argument("--viewport", type=parse_viewport, metavar="WxH", help="viewport (default 1280x800)")
+    p.add_argument(
+        "--browser-arg", action="append", dest="browser_args", default=[], metavar="ARG",
+        help="an extra Chromium flag (repeatable), e.g. --browser-arg=--lang=de",
+    )
+    p.add_argument("--budget", type=int, metavar="TOKENS", help="token budget of the element list")
+    p.set_defaults(func=run)
+
+
+def _target(url: str) -> str:
+    if "://" not in url and not url.startswith(("about:", "data:")):
+        path = Path(url)
+        return path.resolve().as_uri() if path.exists() else "http://" + url
+    return url
+
+
+def _config(args: argparse.Namespace) -> KiteConfig:
+    overrides: dict[str, Any] = {"browser.headless": True}
+    if args.viewport:
+        overrides["browser.viewport_width"], overrides["browser.viewport_height"] = args.viewport
+    if args.browser_args:
+        overrides["browser.args"] = list(args.browser_args)
+    if any(_target(u).startswith("file:") for u in args.urls):
+        overrides["browser.allow_file_urls"] = True
+    return load_config(getattr(args, "config", None), overrides=overrides)
+
+
+async def _one(page: Page, url: str, snap: Snapshotter, args: argparse.Namespace, budget: int) -> dict[str, Any]:
+    warning = None
+    try:
+        await page.goto(url, wait_until="load")
+    except PlaywrightError as exc:
+        first = str(exc).splitlines()[0]
+        if "Timeout" not in first:
+            return {"url": url, "error": {"error": "navigation_failed", "message": first}}
+        warning = "the page did not finish loading; snapshot taken anyway"
+    t0 = time.perf_counter()
+    obs = await snap.snapshot(page, include_all=args.all)
+    if warning:
+        obs.summary.warnings.append(warning)
+    text = render_observation(obs, budget_tokens=budget, include_offscreen=args.all)
+    tokens = count_tokens(text)
+    extract_ms = round((time.perf_counter() - t0) * 1000, 2)
+    return {
+        "url": url,
+        "summary": obs.summary.model_dump(),
+        "elements": [e.model_dump() for e in obs.elements],
+        "text": text,
+        "tokens": tokens,
+        "timings": {"extract_ms": extract_ms},
+    }
+
+
+async def run(args: argparse.Namespace) -> int:
+    cfg = _config(args)
+    budget = args.budget or cfg.snapshot.token_budget
+    snap = Snapshotter(cfg.snapshot)
+    warm_up()
+    failed = 0
+    async with BrowserSession(cfg.browser) as session:
+        ctx = session.context
+        for n, url in enumerate(args.urls):
+            page = ctx.page if n == 0 else await ctx.open_tab()
+            result = await _one(page, _target(url), snap, args, budget)
+            failed += "error" in result
+            if args.json:
+                print(json.dumps(result, ensure_ascii=False), flush=True)
+            elif "error" in result:
+                print(f"kite: {result['url']}: {result['error']['message']}", file=sys.stderr)
+            else:
+                if len(args.urls) > 1:
+                    print(f"=== {result['url']} ({result['tokens']} tokens, {result['timings']['extract_ms']} ms)")
+                print(result["text"], flush=True)
+    return 1 if failed else 0

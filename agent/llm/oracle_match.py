@@ -1,0 +1,83 @@
+"""Find elements in the rendered element list by what a person would say: name, role, attributes.
+
+A spec is a mapping: ``{name: "Add to cart", role: button, nth: 0}``. Names match case-insensitively, best
+tier first: exact, then prefix, then substring (``exact: true`` keeps only exact matches). Other keys:
+``role`` (a role word or a list), ``placeholder`` / ``href`` / ``type`` / ``value`` (substring),
+``frame`` (true: inside any iframe; a string: that frame path; false: top document), ``checked`` (bool),
+``new`` (bool), ``nth`` (which of the matches, default 0; negative counts from the end).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.llm.oracle_prompt import El
+
+SPEC_KEYS = frozenset(
+    {"name", "role", "nth", "exact", "placeholder", "href", "type", "value", "frame", "checked", "new"}
+)
+
+
+def _norm(text: str) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+def _attr_ok(el: El, spec: dict[str, Any]) -> bool:
+    role = spec.get("role")
+    if role is not None:
+        roles = [role] if isinstance(role, str) else list(role)
+        if el.role not in roles:
+            return False
+    for key in ("placeholder", "href", "type", "value"):
+        want = spec.get(key)
+        if want is not None and _norm(want) not in _norm(el.attrs.get(key, "")):
+            return False
+    frame = spec.get("frame")
+    if frame is True and el.frame is None or frame is False and el.frame is not None:
+        return False
+    if isinstance(frame, str) and el.frame != frame:
+        return False
+    if spec.get("checked") is not None and el.checked != bool(spec["checked"]):
+        return False
+    return not (spec.get("new") is not None and el.new != bool(spec["new"]))
+
+
+def match_elements(elements: list[El], spec: dict[str, Any]) -> list[El]:
+    """All matches of the best name tier, in list order (``nth`` is applied by ``pick``)."""
+    unknown = set(spec) - SPEC_KEYS
+    if unknown:
+        raise ValueError(f"unknown element spec key(s): {', '.join(sorted(unknown))}")
+    candidates = [e for e in elements if _attr_ok(e, spec)]
+    name = spec.get("name")
+    if name is None:
+        return candidates
+    want = _norm(name)
+    tiers: list[list[El]] = [[], [], []]
+    for el in candidates:
+        have = _norm(el.label())
+        if have == want:
+            tiers[0].append(el)
+        elif have.startswith(want):
+            tiers[1].append(el)
+        elif want in have:
+            tiers[2].append(el)
+    if spec.get("exact"):
+        return tiers[0]
+    return next((t for t in tiers if t), [])
+
+
+def pick(elements: list[El], spec: dict[str, Any] | str) -> El | None:
+    """The element a spec designates (a bare string is a name), or None."""
+    if isinstance(spec, str):
+        spec = {"name": spec}
+    found = match_elements(elements, spec)
+    nth = int(spec.get("nth", 0))
+    if not found or nth >= len(found) or -nth > len(found):
+        return None
+    return found[nth]
+
+
+def describe(spec: dict[str, Any] | str) -> str:
+    if isinstance(spec, str):
+        return f'"{spec}"'
+    return " ".join(f"{k}={v!r}" for k, v in spec.items())

@@ -1,0 +1,338 @@
+"""From a model's reply to actions: tool calls, the single ``browser_action`` tool, or JSON written as text.
+
+``parse_reply`` never raises anything but ``ParseError``, whatever the model sent; the error's message is
+written for the model (what was wrong, what is valid) and is fed back to it as the next observation.
+The text fallback is tolerant: fenced blocks with or without a language tag, bare JSON, JSON after prose,
+``<tool_call>`` tags, trailing commas, single quotes and comments (repaired with ``json_repair``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+import json_repair
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action, parse_action
+from agent.errors import KiteError
+from agent.llm.client import LLMReply, ToolCall
+from agent.llm.schemas import SINGLE_TOOL_NAME, action_schema
+
+MAX_TEXT_CHARS = 100_000
+MAX_THOUGHT_CHARS = 2_000
+_MAX_SCANS = 200
+# json_repair is quadratic on pathological input ("{{{{..."): only repair pieces of a sane size.
+_MAX_REPAIR_CHARS = 20_000
+_MAX_REPAIR_BRACKETS = 400
+_META_KEYS = frozenset(
+    {
+        "thought",
+        "thoughts",
+        "thinking",
+        "reasoning",
+        "reason",
+        "explanation",
+        "plan",
+        "memory",
+        "evaluation",
+        "next_goal",
+        "comment",
+        "note",
+        "description",
+    }
+)
+_PARAM_KEYS = ("params", "parameters", "args", "arguments", "input")
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n?")
+_FENCE_BLOCK = re.compile(r"```[ \t]*[A-Za-z0-9_+-]*[^\n]*\n(.*?)(?:```|\Z)", re.S)
+_TOOL_TAG = re.compile(
+    r"<(?:tool_call|function_call|action)>(.*?)(?:</(?:tool_call|function_call|action)>|\Z)", re.S
+)
+_BRACE = re.compile(r"[\[{]")
+_NORMALISED = {re.sub(r"[_\-\s]", "", n).lower(): n for n in ACTION_NAMES}
+
+
+class ParseError(KiteError):
+    """The reply held no valid action. The message says exactly what was wrong and what is valid."""
+
+    type = "parse_error"
+
+
+class ParsedReply(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    actions: list[Action]
+    """The actions, in the order the model gave them."""
+    thought: str | None = None
+    """The model's reasoning: a ``thought`` field, or the prose around the JSON / tool calls."""
+    source: Literal["tool_calls", "json"]
+    """Where the actions came from."""
+    dropped: int = 0
+    """Actions beyond ``max_actions`` that were ignored (the model should be told)."""
+
+
+def _fail(message: str, **context: Any) -> ParseError:
+    return ParseError(message, valid_actions=list(ACTION_NAMES), **context)
+
+
+def _signature(name: str) -> str:
+    params = action_schema(name)
+    required = set(params.get("required", []))
+    return f"{name}({', '.join(p if p in required else p + '?' for p in params['properties'])})"
+
+
+def _resolve_name(raw: Any) -> str:
+    if isinstance(raw, str):
+        if raw in ACTION_MODELS:
+            return raw
+        found = _NORMALISED.get(re.sub(r"[_\-\s]", "", raw).lower())
+        if found:
+            return found
+    shown = json.dumps(raw)[:80] if not isinstance(raw, str) else repr(raw[:80])
+    raise _fail(f"Unknown action {shown}. Valid actions: {', '.join(ACTION_NAMES)}.")
+
+
+def _as_object(raw: Any, what: str) -> dict[str, Any]:
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raw = json_repair.loads(raw)
+        if isinstance(raw, str) and raw.strip()[:1] in ("{", "["):  # double-encoded
+            return _as_object(raw, what)
+    if raw in (None, ""):
+        return {}
+    if not isinstance(raw, dict):
+        raise _fail(f"{what} must be a JSON object of parameters, got {json.dumps(raw)[:80]}.")
+    return raw
+
+
+def _validate(flat: dict[str, Any], position: int) -> Action:
+    name = flat["action"]
+    try:
+        return parse_action(flat)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors()[:3]:
+            loc = [str(p) for p in err["loc"][1:]]
+            field = ".".join(loc)
+            if err["type"] == "extra_forbidden":
+                problems.append(f"unknown parameter '{field}'")
+            elif err["type"] == "missing":
+                problems.append(f"missing required parameter '{field}'")
+            else:
+                msg = err["msg"].removeprefix("Value error, ")
+                problems.append(f"'{field}': {msg}" if field else msg)
+        where = f" (action #{position + 1})" if position else ""
+        raise _fail(
+            f"Invalid parameters for '{name}'{where}: {'; '.join(problems)}. "
+            f"Valid form: {_signature(name)} (? = optional).",
+            action=name,
+        ) from None
+
+
+def _flatten(item: Any) -> dict[str, Any]:
+    """One action object in any of the accepted shapes → the flat form ``{"action": name, ...params}``."""
+    if not isinstance(item, dict):
+        raise _fail(
+            f'Each action must be a JSON object like {{"action": "click", "params": {{"index": 3}}}}, '
+            f"got {json.dumps(item)[:80]}."
+        )
+    if isinstance(item.get("function"), dict):  # an OpenAI tool-call object written as text
+        item = item["function"]
+    if "action" not in item and "name" in item:
+        args = next((item[k] for k in _PARAM_KEYS if k in item), None)
+        return _from_call(item["name"], args)
+    if "action" in item:
+        action = item["action"]
+        if isinstance(action, dict):
+            return _flatten(action)
+        name = _resolve_name(action)
+        params_key = next((k for k in _PARAM_KEYS if k in item), None)
+        rest = {k: v for k, v in item.items() if k not in _META_KEYS and k != "action" and k != params_key}
+        params = _as_object(item[params_key], f"'params' of {name}") if params_key else {}
+        return {**rest, **params, "action": name}
+    keys = [k for k in item if k not in _META_KEYS]
+    if len(keys) == 1 and isinstance(keys[0], str) and re.sub(r"[_\-\s]", "", keys[0]).lower() in _NORMALISED:
+        return {**_as_object(item[keys[0]], f"parameters of {keys[0]}"), "action": _resolve_name(keys[0])}
+    raise _fail(
+        'An action object needs an "action" field, e.g. {"action": "click", "params": {"index": 3}}; '
+        f"got keys {sorted(map(str, item))[:8]}. Valid actions: {', '.join(ACTION_NAMES)}."
+    )
+
+
+def _from_call(name: Any, arguments: Any) -> dict[str, Any]:
+    if name == SINGLE_TOOL_NAME:
+        args = _as_object(arguments, f"arguments of {SINGLE_TOOL_NAME}")
+        if "action" not in args:
+            raise _fail(f'{SINGLE_TOOL_NAME} needs "action" (one of {", ".join(ACTION_NAMES)}) and "params".')
+        return _flatten(args)
+    resolved = _resolve_name(name)
+    args = _as_object(arguments, f"arguments of {resolved}")
+    if set(args) <= {"params", "action"} and isinstance(args.get("params"), dict | str):
+        args = _as_object(args["params"], f"params of {resolved}")
+    args = {k: v for k, v in args.items() if k not in _META_KEYS and k != "action"}
+    return {**args, "action": resolved}
+
+
+def _looks_like_actions(value: Any) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(isinstance(v, dict) for v in value)
+    if not isinstance(value, dict):
+        return False
+    keys = set(value)
+    return bool(keys & {"action", "actions", "name", "function"}) or any(
+        isinstance(k, str) and re.sub(r"[_\-\s]", "", k).lower() in _NORMALISED for k in keys
+    )
+
+
+def _decode_at(text: str, start: int) -> tuple[Any, int] | None:
+    try:
+        return json.JSONDecoder().raw_decode(text, start)
+    except ValueError:
+        return None
+
+
+def _strict_candidates(text: str) -> tuple[list[Any], list[tuple[int, int]]]:
+    """Valid JSON values: after each fence, inside tool-call tags, then at each brace in the prose."""
+    found: list[Any] = []
+    spans: list[tuple[int, int]] = []
+    for fence in _FENCE.finditer(text):
+        if spans and fence.start() < spans[-1][1]:
+            continue  # a fence inside a string of the previous block
+        start = len(text) - len(text[fence.end() :].lstrip())
+        hit = _decode_at(text, start)
+        if hit and _looks_like_actions(hit[0]):
+            found.append(hit[0])
+            spans.append((fence.start(), hit[1]))
+    if found:
+        return found, spans
+    scans, pos = 0, 0
+    while scans < _MAX_SCANS:
+        match = _BRACE.search(text, pos)
+        if not match:
+            break
+        scans += 1
+        hit = _decode_at(text, match.start())
+        if hit and _looks_like_actions(hit[0]):
+            found.append(hit[0])
+            spans.append((match.start(), hit[1]))
+            pos = hit[1]
+        else:
+            pos = match.start() + 1
+    return found, spans
+
+
+def _repairable(piece: str) -> bool:
+    brackets = piece.count("{") + piece.count("[")
+    return len(piece) <= _MAX_REPAIR_CHARS and brackets <= _MAX_REPAIR_BRACKETS
+
+
+def _repaired_candidates(text: str) -> tuple[list[Any], Any]:
+    """Repaired JSON that looks like actions; else the first other JSON object seen (for the error)."""
+    pieces = [m.group(1) for m in _FENCE_BLOCK.finditer(text)] + [
+        m.group(1) for m in _TOOL_TAG.finditer(text)
+    ]
+    first = _BRACE.search(text)
+    if first:
+        pieces.append(text[first.start() :])
+    other = None
+    for piece in pieces:
+        if not _repairable(piece):
+            continue
+        value = json_repair.loads(piece)
+        if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
+            value = value[0]
+        if _looks_like_actions(value):
+            return [value], None
+        if other is None and isinstance(value, dict) and value:
+            other = value
+    return [], other
+
+
+def _items(values: list[Any]) -> tuple[list[Any], str | None]:
+    items: list[Any] = []
+    thought: str | None = None
+    for value in values:
+        if isinstance(value, dict) and isinstance(value.get("actions"), list):
+            thought = thought or _thought_of(value)
+            items.extend(value["actions"])
+        elif isinstance(value, list):
+            sub, sub_thought = _items(value)
+            items.extend(sub)
+            thought = thought or sub_thought
+        else:
+            items.append(value)
+    return items, thought
+
+
+def _thought_of(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for key in ("thought", "thoughts", "thinking", "reasoning"):
+            if isinstance(value.get(key), str) and value[key].strip():
+                return value[key].strip()[:MAX_THOUGHT_CHARS]
+    return None
+
+
+def _prose(text: str, spans: list[tuple[int, int]]) -> str | None:
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + text[end:]
+    text = re.sub(r"```[A-Za-z0-9_+-]*|<[/]?(?:tool_call|function_call|action)>", "", text).strip()
+    return text[:MAX_THOUGHT_CHARS] or None
+
+
+_HOW_TO = (
+    'Reply with a tool call, or with one ```json block: {"action": "<name>", "params": {...}} '
+    f"(or a list of them). Valid actions: {', '.join(ACTION_NAMES)}."
+)
+
+
+def _parse_text(text: str) -> tuple[list[dict[str, Any]], str | None]:
+    if not text.strip():
+        raise _fail(f"Your reply was empty. {_HOW_TO}")
+    text = text[:MAX_TEXT_CHARS]
+    values, spans = _strict_candidates(text)
+    if not values:
+        values, other = _repaired_candidates(text)
+        spans = []
+        if not values and other is not None:
+            _flatten(other)  # raises the precise "needs an action field" error
+    if not values:
+        raise _fail(f"No action found in your reply. {_HOW_TO}")
+    items, thought = _items(values)
+    if not items:
+        raise _fail(f"The action list was empty. {_HOW_TO}")
+    thought = thought or next((t for t in map(_thought_of, items) if t), None)
+    return [_flatten(item) for item in items], thought or (_prose(text, spans) if spans else None)
+
+
+def _parse_calls(calls: list[ToolCall]) -> list[dict[str, Any]]:
+    return [_from_call(call.name, call.arguments) for call in calls]
+
+
+def _parse(reply: LLMReply | str, max_actions: int) -> ParsedReply:
+    source: Literal["tool_calls", "json"]
+    if isinstance(reply, LLMReply) and reply.tool_calls:
+        flats, source = _parse_calls(reply.tool_calls), "tool_calls"
+        thought = (reply.content or "").strip()[:MAX_THOUGHT_CHARS] or None
+    else:
+        text = reply if isinstance(reply, str) else (reply.content or "")
+        (flats, thought), source = _parse_text(text), "json"
+    actions = [_validate(flat, i) for i, flat in enumerate(flats)]
+    keep = max(1, max_actions)
+    return ParsedReply(
+        actions=actions[:keep], thought=thought, source=source, dropped=max(0, len(actions) - keep)
+    )
+
+
+def parse_reply(reply: LLMReply | str, *, max_actions: int = 10) -> ParsedReply:
+    """The actions in a reply, in order; raises only ``ParseError`` (never anything else, for any input)."""
+    try:
+        return _parse(reply, max_actions)
+    except ParseError:
+        raise
+    except Exception as exc:  # a model's reply must never crash Kite
+        raise _fail(f"Your reply could not be read ({type(exc).__name__}). {_HOW_TO}") from exc

@@ -1,0 +1,136 @@
+"""Tool schemas for the LLM, generated from the action models (never written by hand).
+
+``tool_schemas()`` gives one OpenAI-format function per action (the function name is the action name, the
+parameters are the action's fields). ``single_tool_schema()`` gives the one-tool form
+``browser_action {action, params}`` for providers that handle many tools badly.
+
+The JSON Schema is simplified for the widest provider support: ``$ref`` inlined, titles dropped, and
+optional-nullable fields (``anyOf [X, null]``) reduced to ``X`` since leaving them out means "not set".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+from agent.browser.actions import ACTION_MODELS, ACTION_NAMES
+
+SINGLE_TOOL_NAME = "browser_action"
+
+_TARGET_HINTS = {
+    frozenset(
+        {"index", "selector", "x", "y"}
+    ): "Target: exactly one of index, selector, or x together with y.",
+    frozenset({"index", "selector"}): "Target: exactly one of index or selector.",
+}
+
+
+def _deref(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_deref(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target = dict(defs[node["$ref"].rsplit("/", 1)[-1]])
+        extra = {k: v for k, v in node.items() if k != "$ref"}
+        return _deref({**target, **extra}, defs)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("title", "$defs"):
+            continue
+        if key == "properties":
+            out[key] = {name: _deref(prop, defs) for name, prop in value.items()}
+        else:
+            out[key] = _deref(value, defs)
+    variants = out.get("anyOf")
+    if isinstance(variants, list) and {"type": "null"} in variants:
+        rest = [v for v in variants if v != {"type": "null"}]
+        if len(rest) == 1:
+            out.pop("anyOf")
+            if out.get("default", 0) is None:
+                out.pop("default")
+            out = {**rest[0], **out}
+    return out
+
+
+def _description(name: str) -> str:
+    model = ACTION_MODELS[name]
+    text = " ".join((model.__doc__ or name).split())
+    fields = {f.alias or key for key, f in model.model_fields.items()}
+    for keys, hint in _TARGET_HINTS.items():
+        if keys <= fields and keys | {"action"} != fields:
+            text = f"{text} {hint}"
+            break
+    return text
+
+
+@cache
+def _parameters(name: str) -> dict[str, Any]:
+    schema = ACTION_MODELS[name].model_json_schema(by_alias=True)
+    params = _deref(schema, schema.get("$defs", {}))
+    params.pop("description", None)
+    params["properties"].pop("action", None)
+    params["type"] = "object"
+    params.setdefault("required", [])
+    return params
+
+
+def action_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of one action's parameters (without the ``action`` tag)."""
+    if name not in ACTION_MODELS:
+        raise KeyError(f"unknown action {name!r}; valid: {', '.join(ACTION_NAMES)}")
+    return _copy(_parameters(name))
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def tool_schemas(names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """One OpenAI-format function tool per action, in ``ACTION_NAMES`` order unless ``names`` is given."""
+    chosen = list(ACTION_NAMES if names is None else names)
+    return [
+        {
+            "type": "function",
+            "function": {"name": name, "parameters": action_schema(name), "description": _description(name)},
+        }
+        for name in chosen
+    ]
+
+
+def _param_summary(name: str) -> str:
+    params = _parameters(name)
+    required = set(params.get("required", []))
+    parts = [p if p in required else f"{p}?" for p in params["properties"]]
+    return f"{name}({', '.join(parts)})"
+
+
+def single_tool_schema(names: Iterable[str] | None = None) -> dict[str, Any]:
+    """The one-tool form: ``browser_action`` with ``action`` (enum) and ``params`` (that action's fields)."""
+    chosen = list(ACTION_NAMES if names is None else names)
+    for name in chosen:
+        action_schema(name)  # validates the name
+    listing = "; ".join(_param_summary(n) for n in chosen)
+    return {
+        "type": "function",
+        "function": {
+            "name": SINGLE_TOOL_NAME,
+            "description": (
+                "Perform one browser action. Choose `action` and give its parameters in `params` "
+                f"(? = optional): {listing}. Prefer element indexes [N] from the element list as targets."
+            ),
+            "parameters": {
+                "type": "object",
+                "required": ["action"],
+                "properties": {
+                    "action": {"type": "string", "enum": chosen, "description": "The action to perform."},
+                    "params": {"type": "object", "description": "The action's parameters, as listed above."},
+                },
+            },
+        },
+    }

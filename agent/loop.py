@@ -1,0 +1,330 @@
+"""The planner loop: observe → prompt → model → parse → safety gate → execute → record, until a stop.
+
+Stops are exceptions that carry their reason; the record is saved in ``finally``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+import traceback
+from typing import Any
+
+from agent.browser.actions import Action, Navigate
+from agent.browser.executor import ActionExecutor
+from agent.browser.observation import ActionResult, ErrorInfo, Observation
+from agent.browser.session import ContextSession
+from agent.browser.snapshot import Snapshotter
+from agent.config import KiteConfig
+from agent.errors import KiteError, UsageError
+from agent.events import EventSink, emit
+from agent.llm.client import LLMClient
+from agent.llm.errors import ContextWindowError, LLMError
+from agent.llm.parsing import ParseError, parse_reply
+from agent.memory import Memory, describe_action, describe_result
+from agent.prompt import PromptBuilder
+from agent.record import RunRecorder, RunResult
+from agent.runtime import (
+    IMAGE_TOKENS,
+    ModelSetup,
+    SafetySetup,
+    Totals,
+    count_tokens,
+    observe,
+    open_context,
+    page_text,
+)
+from safety.confirm import Confirmer
+from safety.secrets import SecretStore
+
+MAX_ACTIONS_PER_REPLY = 10
+
+
+class Stop(Exception):
+    def __init__(self, reason: str, message: str = "", *, success: bool = False, answer: str = "") -> None:
+        super().__init__(message or reason)
+        self.reason, self.message, self.success, self.answer = reason, message, success, answer
+
+
+class Agent:
+    def __init__(
+        self,
+        config: KiteConfig,
+        *,
+        confirmer: Confirmer | None = None,
+        context: ContextSession | None = None,
+        secrets: SecretStore | None = None,
+        on_event: EventSink | None = None,
+        label: str | None = None,
+    ) -> None:
+        self.config, self.on_event, self._given_context, self.label = config, on_event, context, label
+        self.model = ModelSetup.from_config(config)
+        self.safety = SafetySetup.from_config(config, confirmer, secrets)
+        self.llm = LLMClient(config.llm)
+        self.snapshotter = Snapshotter(config.snapshot)
+        self.memory = Memory(full_steps=config.agent.history_full_steps)
+        self.totals = Totals()
+        self.steps_done, self.failures, self.repeats, self._last_key = 0, 0, 0, ""
+        self.warnings: list[str] = []
+        self.result: RunResult | None = None
+
+    async def run(self, task: str, start_url: str | None = None) -> RunResult:
+        if not task or not task.strip():
+            raise UsageError("the task is empty: say what Kite should do")
+        rec = RunRecorder.create(self.config.run.runs_dir, self.safety.secrets.redact_obj, self.label)
+        self.recorder, started, result = rec, time.monotonic(), None
+        self.prompt = PromptBuilder(
+            task.strip(),
+            self.config.agent.language,
+            self.model.function_calling,
+            self.model.vision,
+            self.config.agent.observation,
+            self.config.agent.max_steps,
+            self.safety.secrets.names(),
+        )
+        try:
+            async with open_context(self.config, rec.run_dir, self._given_context) as ctx:
+                self.ctx = ctx
+                self.executor = ActionExecutor(
+                    ctx,
+                    self.snapshotter,
+                    self.config,
+                    run_dir=rec.run_dir,
+                    secret_resolver=self.safety.secrets.resolve,
+                )
+                if self.safety.domains is not None:
+                    await self.safety.domains.install(ctx.context)
+                if self.config.run.trace:
+                    await ctx.context.tracing.start(screenshots=True, snapshots=True)
+                rec.start(
+                    task=task,
+                    start_url=start_url,
+                    model=self.model.model,
+                    mode=self.model.mode,
+                    function_calling=self.model.function_calling,
+                    config=self.config.model_dump(mode="json"),
+                )
+                await emit(
+                    self.on_event, "start", 0, task=task, model=self.model.model, run_dir=str(rec.run_dir)
+                )
+                try:
+                    if start_url:
+                        await self._open(start_url)
+                    for step in range(1, self.config.agent.max_steps + 1):
+                        await self._step(step)
+                    raise Stop("max_steps", f"reached the limit of {self.config.agent.max_steps} steps")
+                finally:
+                    self.final_url = _current_url(ctx)
+                    if self.config.run.trace:
+                        await ctx.context.tracing.stop(path=str(rec.run_dir / "trace.zip"))
+        except Stop as stop:
+            result = self._result(stop, started)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            result = self._result(Stop("interrupted", "stopped by the user"), started)
+            raise
+        except KiteError as exc:
+            result = self._result(Stop("error", f"{exc.type}: {exc.message}"), started)
+        except Exception as exc:  # a bug in Kite: keep the record, say what happened
+            (rec.run_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
+            result = self._result(Stop("error", f"internal error: {exc!r}"), started)
+        finally:
+            result = result or self._result(Stop("error", "run ended unexpectedly"), started)
+            self.result = result
+            rec.finish(result)
+            await emit(self.on_event, "finish", self.steps_done, result=result.model_dump(mode="json"))
+        return result
+
+    async def _open(self, url: str) -> None:
+        result = await self.executor.execute(Navigate(url=url))
+        self.recorder.step(
+            {"step": 0, "actions": [{"action": Navigate(url=url).to_json(), "result": result}]}
+        )
+        if not result.ok:
+            message = result.error.message if result.error else "navigation failed"
+            raise Stop("start_url_unreachable", f"could not open {url}: {message}")
+
+    async def _step(self, step: int) -> None:
+        self.steps_done = step
+        t0 = time.perf_counter()
+        shot = self.recorder.screenshots / f"step-{step:03d}.png" if self.config.run.screenshots else None
+        obs = await observe(self.snapshotter, self.ctx, screenshot_to=shot, want_b64=self.model.vision)
+        self.memory_step = self.memory.begin(step, obs.url)
+        await emit(
+            self.on_event,
+            "observe",
+            step,
+            url=obs.url,
+            title=obs.summary.title,
+            screenshot=obs.screenshot_path,
+            text=obs.summary.visible_text[:200],
+        )
+        messages, prompt_tokens = self._messages(obs, step)
+        record: dict[str, Any] = {
+            "step": step,
+            "url": obs.url,
+            "prompt_tokens_est": prompt_tokens,
+            "observation": _digest(obs),
+            "overhead_ms": {"observe+prompt": _ms(t0)},
+        }
+        try:
+            reply = await self._complete(messages, obs, step)
+        except LLMError as exc:
+            self.recorder.step({**record, "error": exc.to_dict()})
+            raise Stop("model_error", f"{exc.type}: {exc.message}") from exc
+        self.totals.add(reply.usage)
+        record.update(reply=reply.model_dump(mode="json"), usage=reply.usage.model_dump())
+        await emit(
+            self.on_event, "model", step, usage=reply.usage.model_dump(), content=(reply.content or "")[:500]
+        )
+        self._check_budgets()
+        t1 = time.perf_counter()
+        try:
+            parsed = parse_reply(reply, max_actions=MAX_ACTIONS_PER_REPLY)
+        except ParseError as exc:
+            self.memory.add(f"your reply could not be used: {exc.message}", "reply not understood")
+            await emit(self.on_event, "error", step, error=exc.to_dict())
+            self.recorder.step({**record, "parse_error": exc.to_dict()})
+            return self._failed(True)
+        actions, outcomes, any_error = parsed.actions, [], False
+        if parsed.dropped:
+            self.memory.add(
+                f"your reply had {len(actions) + parsed.dropped} actions; only the first "
+                f"{len(actions)} were considered"
+            )
+        for i, action in enumerate(actions):
+            result, decision = await self._act(action, obs, step)
+            outcomes.append({"action": action.to_json(), "decision": decision, "result": result})
+            any_error = any_error or not result.ok
+            if action.action == "done":
+                self.recorder.step(
+                    {**record, "actions": outcomes, "overhead_ms": {**record["overhead_ms"], "act": _ms(t1)}}
+                )
+                raise Stop("done", success=bool(action.success), answer=action.answer)  # type: ignore[union-attr]
+            if result.page_changed and i < len(actions) - 1:
+                self.memory.add(
+                    f"the page changed, so the remaining {len(actions) - 1 - i} action(s) were not run"
+                )
+                break
+        record["overhead_ms"]["act"] = _ms(t1)
+        self.recorder.step({**record, "actions": outcomes, "thought": parsed.thought})
+        self._check_loop(actions, obs)
+        self._failed(any_error)
+
+    async def _complete(self, messages: list[dict[str, Any]], obs: Observation, step: int) -> Any:
+        try:
+            return await self.llm.complete(messages, tools=self.model.tools)
+        except ContextWindowError:
+            messages, _ = self._messages(obs, step, min_compaction=3)
+            return await self.llm.complete(messages, tools=self.model.tools)
+
+    async def _act(self, action: Action, obs: Observation, step: int) -> tuple[ActionResult, dict[str, Any]]:
+        element = obs.element(action.target_index) if action.target_index is not None else None
+        gate = await self.safety.gate.check(action, obs)
+        decision = {
+            "level": str(gate.decision.level),
+            "reasons": gate.decision.reasons,
+            "allowed": gate.allowed,
+        }
+        await emit(self.on_event, "decision", step, action=describe_action(action, element), **decision)
+        if gate.allowed:
+            result = await self.executor.execute(action)
+        else:
+            kind = "blocked" if decision["level"] == "block" else "declined"
+            result = ActionResult(
+                action=action.action, ok=False, error=ErrorInfo(error=kind, message=gate.message)
+            )
+        self.memory.add(
+            f"{describe_action(action, element)} → {describe_result(result)}",
+            f"{describe_action(action, element)} → {describe_result(result, full=False)}",
+        )
+        await emit(
+            self.on_event,
+            "result",
+            step,
+            action=describe_action(action, element),
+            ok=result.ok,
+            message=describe_result(result, full=False),
+            level=decision["level"],
+        )
+        return result, decision
+
+    def _messages(
+        self, obs: Observation, step: int, min_compaction: int = 0
+    ) -> tuple[list[dict[str, Any]], int]:
+        system_tokens = count_tokens(self.model.model, self.prompt.system())
+        fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
+        warnings, self.warnings = self.warnings, []
+        layered = self.config.agent.observation == "layered"
+        for level in range(min_compaction, 5):
+            history, results = self.memory.render(min(level, 3))
+            elements_budget = max(120, self.config.snapshot.token_budget >> level)
+            page = page_text(obs, layered=layered, budget_tokens=elements_budget)
+            if level == 4:  # last resort: cut the page text to what fits
+                room = max(200, (self.model.input_budget - fixed) * 3)
+                page = page[: room // 2] + "\n… (page text cut to fit the model's input budget)"
+            text = self.prompt.user(step=step, history=history, results=results, warnings=warnings, page=page)
+            total = fixed + count_tokens(self.model.model, text)
+            if total <= self.model.input_budget:
+                break
+        return self.prompt.messages(text, obs.screenshot_b64), total
+
+    def _failed(self, failed: bool) -> None:
+        self.failures = self.failures + 1 if failed else 0
+        if self.failures >= self.config.agent.max_failures:
+            raise Stop("max_failures", f"{self.failures} consecutive steps failed")
+
+    def _check_loop(self, actions: list[Action], obs: Observation) -> None:
+        key = repr([a.to_json() for a in actions]) + _digest(obs)["hash"]
+        self.repeats = self.repeats + 1 if key == self._last_key else 1
+        self._last_key = key
+        if self.repeats >= self.config.agent.loop_stop:
+            raise Stop(
+                "loop_detected", f"the same action was repeated {self.repeats} times on an unchanged page"
+            )
+        if self.repeats >= self.config.agent.loop_warn:
+            self.warnings.append(
+                f"You have repeated the same action {self.repeats} times and the page did not change. "
+                "Try something different, or call done."
+            )
+
+    def _check_budgets(self) -> None:
+        a, t = self.config.agent, self.totals
+        if a.max_tokens is not None and t.tokens_in + t.tokens_out > a.max_tokens:
+            raise Stop("max_tokens", f"used {t.tokens_in + t.tokens_out} tokens (limit {a.max_tokens})")
+        if a.max_cost_usd is not None and t.cost_usd is not None and t.cost_usd > a.max_cost_usd:
+            raise Stop("max_cost", f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
+
+    def _result(self, stop: Stop, started: float) -> RunResult:
+        t = self.totals
+        return RunResult(
+            success=stop.success,
+            answer=stop.answer,
+            stop_reason=stop.reason,
+            message=stop.message,
+            steps=self.steps_done,
+            tokens_in=t.tokens_in,
+            tokens_out=t.tokens_out,
+            cost_usd=t.cost_usd,
+            duration_s=round(time.monotonic() - started, 3),
+            model_latency_s=round(t.model_latency_s, 3),
+            run_dir=str(self.recorder.run_dir),
+            final_url=getattr(self, "final_url", None),
+        )
+
+
+def _digest(obs: Observation) -> dict[str, Any]:
+    names = "|".join(f"{e.index}:{e.name}:{e.value}" for e in obs.elements)
+    h = hashlib.sha1(f"{obs.url}|{names}".encode()).hexdigest()[:12]
+    return {"url": obs.url, "title": obs.summary.title, "elements": len(obs.elements), "hash": h}
+
+
+def _current_url(ctx: ContextSession) -> str | None:
+    try:
+        return ctx.page.url
+    except Exception:
+        return None
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)

@@ -1,0 +1,130 @@
+"""The run's memory as the model sees it: the last few steps in full, older steps one line each.
+
+Kite rebuilds the prompt every step from this memory plus the current page (only the current page is ever
+shown in full), so the prompt stays bounded however long the run is. ``compaction`` levels let the planner
+shrink it further when the model's input budget is tight.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.browser.observation import ActionResult, Element
+
+MAX_LINE = 240
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe_action(action: Any, element: Element | None = None) -> str:
+    """A compact, readable form of an action: ``click [12] button "Add to cart"``."""
+    data = action.to_json() if hasattr(action, "to_json") else dict(action)
+    name = data.pop("action", "?")
+    index = data.pop("index", None)
+    parts = [name]
+    if index is not None:
+        parts.append(f"[{index}]")
+        if element is not None:
+            role = element.role or element.tag
+            parts.append(f'{role} "{_clip(element.name, 40)}"' if element.name else role)
+    for key in ("button", "double", "clear", "full_page", "visible"):
+        if data.get(key) in (False, "left", None):
+            data.pop(key, None)
+    if data.get("modifiers") == []:
+        data.pop("modifiers")
+    if data:
+        parts.append(" ".join(f"{k}={_short_value(v)}" for k, v in data.items()))
+    return " ".join(parts)
+
+
+def _short_value(value: Any) -> str:
+    if isinstance(value, str):
+        return '"' + _clip(value, 60) + '"'
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{v}" for k, v in value.items() if v is not None) + "}"
+    return str(value)
+
+
+def describe_result(result: ActionResult, *, full: bool = True) -> str:
+    """What an action did, for the model: ok/error, the method, and what changed."""
+    if not result.ok and result.error is not None:
+        text = f"error {result.error.error}: {result.error.message}"
+        return _clip(text, 1200 if full else 160)
+    bits = ["ok"]
+    if result.method:
+        bits[0] = f"ok ({result.method})"
+    e = result.effects
+    if e.navigated and e.url_after:
+        bits.append(f"now at {e.url_after}")
+    elif e.url_after and e.url_before and e.url_after != e.url_before:
+        bits.append(f"URL {e.url_before} → {e.url_after}")
+    if e.new_tabs:
+        bits.append("new tab: " + ", ".join(e.new_tabs))
+    if e.dialog is not None:
+        bits.append(
+            f'{e.dialog.type} dialog "{_clip(e.dialog.message, 80)}" ({e.dialog.handled or "pending"})'
+        )
+    if e.downloads:
+        bits.append("downloaded: " + ", ".join(e.downloads))
+    if e.value is not None:
+        bits.append(f'value now "{_clip(e.value, 80)}"')
+    if e.added or e.removed:
+        bits.append(f"{e.added} elements added, {e.removed} removed")
+    if e.new_in_view:
+        bits.append(f"{e.new_in_view} elements came into view")
+    if result.message and full:
+        bits.append(_clip(result.message, 300))
+    text = "; ".join(bits)
+    extra = result.data.get("text") if full else None
+    if isinstance(extra, str) and extra:
+        text += "\n" + extra
+    return text
+
+
+@dataclass
+class StepMemory:
+    step: int
+    url: str
+    lines: list[str] = field(default_factory=list)
+    """One entry per action (or error) of the step: 'action → outcome' in full."""
+    short: list[str] = field(default_factory=list)
+    """The same, compacted."""
+
+
+@dataclass
+class Memory:
+    full_steps: int = 3
+    steps: list[StepMemory] = field(default_factory=list)
+
+    def begin(self, step: int, url: str) -> StepMemory:
+        mem = StepMemory(step=step, url=url)
+        self.steps.append(mem)
+        return mem
+
+    def add(self, line: str, short: str | None = None) -> None:
+        self.steps[-1].lines.append(line)
+        self.steps[-1].short.append(_clip(short or line, MAX_LINE))
+
+    def render(self, compaction: int = 0) -> tuple[list[str], list[str]]:
+        """(history lines, last-step result lines). Higher ``compaction`` keeps less."""
+        if not self.steps:
+            return [], []
+        *older, last = self.steps
+        keep_full = max(0, self.full_steps - 1 - compaction)
+        keep_lines = (None, 20, 6, 0)[min(compaction, 3)]
+        history: list[str] = []
+        cutoff = len(older) - keep_full
+        for i, mem in enumerate(older):
+            if i >= cutoff:
+                history.extend(f"{mem.step}. {line}" for line in mem.lines)
+            else:
+                history.append(f"{mem.step}. " + " | ".join(mem.short))
+        if keep_lines is not None and len(history) > keep_lines:
+            dropped = len(history) - keep_lines
+            history = [f"({dropped} earlier lines omitted)", *history[-keep_lines:]] if keep_lines else []
+        results = last.lines if compaction < 3 else last.short
+        return history, list(results)

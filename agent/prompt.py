@@ -1,0 +1,110 @@
+"""Render the prompts (Jinja2 files in ``prompts/``, StrictUndefined) into chat messages.
+
+The structure lives in the templates, the words in ``prompts/strings.yaml`` (one entry per language), and the
+action catalogue is generated from the action models — nothing is written twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import jinja2
+import yaml
+
+from agent.browser.actions import ACTION_MODELS
+from agent.resources import resource_dir, resource_path
+
+
+@cache
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resource_dir("prompts"))),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=False,
+        autoescape=False,
+        trim_blocks=False,
+    )
+
+
+@cache
+def strings(language: str) -> dict[str, Any]:
+    data = yaml.safe_load(resource_path("prompts", "strings.yaml").read_text(encoding="utf-8"))
+    if language not in data:
+        raise KeyError(f"no prompt strings for language '{language}' (have: {', '.join(data)})")
+    return data[language]
+
+
+def _signature(model: type) -> str:
+    parts = []
+    for name, f in model.model_fields.items():  # type: ignore[attr-defined]
+        if name == "action":
+            continue
+        shown = f.alias or name
+        parts.append(shown if f.is_required() else f"{shown}?")
+    return "(" + ", ".join(parts) + ")"
+
+
+@cache
+def action_catalog() -> tuple[dict[str, str], ...]:
+    """One entry per action: name, compact signature and the first line of its description."""
+    out = []
+    for name, model in ACTION_MODELS.items():
+        doc = " ".join((model.__doc__ or "").split())
+        out.append({"name": name, "signature": _signature(model), "description": doc})
+    return tuple(out)
+
+
+@dataclass
+class PromptBuilder:
+    """Everything about a run that shapes the prompt and does not change between steps."""
+
+    task: str
+    language: str = "en"
+    function_calling: bool = True
+    vision: bool = False
+    observation_mode: str = "auto"
+    max_steps: int = 30
+    secret_names: list[str] = field(default_factory=list)
+
+    def system(self) -> str:
+        return (
+            _env()
+            .get_template("system.j2")
+            .render(
+                t=strings(self.language),
+                task=self.task,
+                observation_mode=self.observation_mode,
+                secret_names=self.secret_names,
+                vision=self.vision,
+                function_calling=self.function_calling,
+                actions=action_catalog(),
+            )
+        )
+
+    def user(
+        self, *, step: int, history: list[str], results: list[str], warnings: list[str], page: str
+    ) -> str:
+        return (
+            _env()
+            .get_template("observation.j2")
+            .render(
+                t=strings(self.language),
+                step=step,
+                max_steps=self.max_steps,
+                history=history,
+                results=results,
+                warnings=warnings,
+                page=page,
+            )
+        )
+
+    def messages(self, user_text: str, screenshot_b64: str | None = None) -> list[dict[str, Any]]:
+        content: Any = user_text
+        if screenshot_b64 and self.vision:
+            content = [
+                {"type": "text", "text": user_text},
+                {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{screenshot_b64}"}},
+            ]
+        return [{"role": "system", "content": self.system()}, {"role": "user", "content": content}]

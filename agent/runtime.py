@@ -1,0 +1,150 @@
+"""Wiring: build the parts one run needs from the config (model capabilities, safety, secrets, browser).
+
+Kept apart from the loop so that the loop stays one screen: the loop owns the order of a step, this module
+owns how the rooms are put together.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import litellm
+
+from agent.browser.observation import Observation
+from agent.browser.render import render_observation, render_summary
+from agent.browser.session import BrowserSession, ContextSession
+from agent.browser.snapshot import Snapshotter
+from agent.config import KiteConfig
+from agent.llm.capabilities import Capabilities, capabilities_for, select_mode
+from agent.llm.schemas import tool_schemas
+from safety.confirm import BatchConfirmer, Confirmer, Gate
+from safety.domains import DomainPolicy
+from safety.policy import SafetyPolicy
+from safety.secrets import SecretStore
+
+IMAGE_TOKENS = 1100  # what one 1280x800 screenshot costs a vision model, roughly
+FENCE = "untrusted_page>"
+
+
+def count_tokens(model: str, text: str) -> int:
+    try:
+        return int(litellm.token_counter(model=model, text=text))
+    except Exception:
+        return len(text) // 3 + 1
+
+
+@dataclass
+class ModelSetup:
+    """The model, its capabilities and what follows from them for the prompt."""
+
+    model: str
+    caps: Capabilities
+    mode: str
+    function_calling: bool
+    vision: bool
+    input_budget: int
+    tools: list[dict[str, Any]] | None = None
+    tools_tokens: int = 0
+
+    @classmethod
+    def from_config(cls, config: KiteConfig) -> ModelSetup:
+        llm = config.llm
+        if not llm.model:
+            from agent.errors import UsageError
+
+            raise UsageError("no model configured: set KITE_MODEL or pass --model (see README: Models)")
+        caps = capabilities_for(llm.model, llm.api_base, llm)
+        mode = select_mode(caps, llm.mode)
+        budget = config.agent.max_input_tokens or caps.max_input_tokens
+        budget = max(1024, budget - llm.max_output_tokens)
+        setup = cls(llm.model, caps, mode, caps.function_calling, mode == "hybrid", budget)
+        if setup.function_calling:
+            setup.tools = tool_schemas()
+            import json
+
+            setup.tools_tokens = count_tokens(llm.model, json.dumps(setup.tools))
+        return setup
+
+
+@dataclass
+class SafetySetup:
+    policy: SafetyPolicy
+    gate: Gate
+    secrets: SecretStore
+    domains: DomainPolicy | None = None
+
+    @classmethod
+    def from_config(
+        cls, config: KiteConfig, confirmer: Confirmer | None = None, secrets: SecretStore | None = None
+    ) -> SafetySetup:
+        secrets = secrets or SecretStore.from_sources(config.safety)
+        policy = SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
+        confirmer = confirmer or BatchConfirmer(config.safety.approve)
+        s = config.safety
+        domains = (
+            DomainPolicy(s.allowed_domains, s.blocked_domains)
+            if (s.allowed_domains or s.blocked_domains)
+            else None
+        )
+        return cls(policy, Gate(policy, confirmer), secrets, domains)
+
+
+@contextlib.asynccontextmanager
+async def open_context(
+    config: KiteConfig, run_dir: Path, given: ContextSession | None = None
+) -> AsyncIterator[ContextSession]:
+    """The browser context for a run: the one given (batch, TUI), or a new browser closed at the end."""
+    if given is not None:
+        given.downloads_dir = run_dir / "downloads"
+        yield given
+        return
+    session = BrowserSession(config.browser, downloads_dir=run_dir / "downloads")
+    await session.start()
+    try:
+        yield session.context
+    finally:
+        await session.close()
+
+
+async def observe(
+    snapshotter: Snapshotter, ctx: ContextSession, *, screenshot_to: Path | None, want_b64: bool
+) -> Observation:
+    page = ctx.page
+    obs = await snapshotter.snapshot(page)
+    obs.summary.tabs = await ctx.tabs()
+    obs.summary.dialog = ctx.pending_dialog
+    if screenshot_to is not None or want_b64:
+        with contextlib.suppress(Exception):
+            path = str(screenshot_to) if screenshot_to is not None else None
+            png = await page.screenshot(type="png", timeout=5000, path=path)
+            obs.screenshot_path = path
+            if want_b64:
+                obs.screenshot_b64 = base64.b64encode(png).decode()
+    return obs
+
+
+def page_text(obs: Observation, *, layered: bool, budget_tokens: int) -> str:
+    """The page as the model sees it; the untrusted fence cannot be closed from inside the page."""
+    text = render_summary(obs.summary) if layered else render_observation(obs, budget_tokens=budget_tokens)
+    return text.replace("<" + FENCE, "‹" + FENCE).replace("</" + FENCE, "‹/" + FENCE)
+
+
+@dataclass
+class Totals:
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = None
+    model_latency_s: float = 0.0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, usage: Any) -> None:
+        self.tokens_in += usage.prompt_tokens
+        self.tokens_out += usage.completion_tokens
+        self.model_latency_s += usage.latency_ms / 1000
+        if usage.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + usage.cost_usd

@@ -1,0 +1,1 @@
+"""Kite's terminal UI (Textual): task form, live run view, confirmation modal."""

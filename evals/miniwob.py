@@ -1,0 +1,149 @@
+"""MiniWoB++ adapter: serve the ``miniwob`` package's HTML locally and run one episode per (task type, seed).
+
+The utterance is the task; the episode's raw reward (1 / -1, fractional for a few tasks) is the score, and
+success means a positive reward. The first reward of the episode is the one that counts: after it, the page
+does not start a new episode but says that the episode is over (so the agent calls ``done``).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from agent.errors import UsageError
+from evals.tasks import MiniwobSpec
+
+OVER_TEXT = "This episode has ended. The task is finished: call done."
+
+# Installed before the episode starts: record the first reward, never start a second episode.
+_HOOK_JS = """([seed, mode, maxMs, overText]) => {
+  window.__kite = {done: false, raw: null, reason: null};
+  const end = core.endEpisode;
+  core.endEpisode = function (reward, timeProportional, reason) {
+    if (!window.__kite.done && core.EP_TIMER !== null) {
+      window.__kite = {done: true, raw: reward, reason: reason || null};
+    }
+    return end.apply(this, arguments);
+  };
+  core.startEpisode = function () {
+    if (document.getElementById('kite-episode-over')) return;
+    const div = document.createElement('div');
+    div.id = 'kite-episode-over';
+    div.textContent = overText;
+    div.style.cssText = 'position:absolute;left:0;top:215px;width:320px;background:#fff;font-size:14px;padding:4px';
+    document.body.appendChild(div);
+  };
+  Math.seedrandom(seed);
+  core.setDataMode(mode);
+  core.EPISODE_MAX_TIME = maxMs;
+  core.startEpisodeReal();
+}"""
+
+
+def html_dir() -> Path:
+    try:
+        import miniwob
+    except ImportError as exc:  # pragma: no cover - a dev dependency
+        raise UsageError("the MiniWoB++ suite needs the 'miniwob' package: pip install miniwob") from exc
+    return Path(miniwob.__file__).parent / "html"
+
+
+def available_tasks() -> list[str]:
+    return sorted(p.stem for p in (html_dir() / "miniwob").glob("*.html"))
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+
+class MiniwobServer:
+    """The MiniWoB++ HTML on 127.0.0.1: ``with MiniwobServer() as s: s.task_url("click-button")``."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or html_dir()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    def start(self) -> MiniwobServer:
+        if self._httpd is None:
+            handler = functools.partial(_Quiet, directory=str(self.root))
+            self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            self._httpd.daemon_threads = True
+            threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._httpd is not None, "start the server first"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def task_url(self, task_type: str) -> str:
+        return f"{self.base_url}/miniwob/{task_type}.html"
+
+    def __enter__(self) -> MiniwobServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One MiniWoB++ case: a task type and a seed."""
+
+    task_type: str
+    seed: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.task_type}#{self.seed}"
+
+
+def expand(spec: MiniwobSpec, ids: list[str] | None = None) -> list[Episode]:
+    """The suite's episodes; ``ids`` may name task types (all seeds) or single episodes (``type#seed``)."""
+    known = set(available_tasks())
+    unknown = [t for t in spec.tasks if t not in known]
+    if unknown:
+        raise UsageError(f"unknown MiniWoB task type(s): {', '.join(unknown)}")
+    episodes = [Episode(t, s) for t in spec.tasks for s in spec.seeds]
+    if not ids:
+        return episodes
+    chosen = [e for e in episodes if e.id in ids or e.task_type in ids]
+    missing = [i for i in ids if not any(e.id == i or e.task_type == i for e in episodes)]
+    if missing:
+        raise UsageError(f"not in the MiniWoB suite: {', '.join(missing)}")
+    return chosen
+
+
+async def start_episode(page: Any, url: str, seed: int, *, mode: str = "train", max_time_s: float = 600) -> str:
+    """Open the task page, start a seeded episode and return its utterance."""
+    await page.goto(url, wait_until="load")
+    await page.wait_for_function("() => typeof core !== 'undefined' && typeof genProblem === 'function'")
+    await page.evaluate(_HOOK_JS, [seed, mode, int(max_time_s * 1000), OVER_TEXT])
+    await page.wait_for_function("() => WOB_TASK_READY === true", timeout=10_000)
+    return str(await page.evaluate("() => core.getUtterance()"))
+
+
+async def episode_result(page: Any) -> tuple[bool, float, str | None]:
+    """(episode ended, raw reward or 0, reason) for the episode started by ``start_episode``."""
+    try:
+        state = await page.evaluate("() => window.__kite || null")
+    except Exception:
+        return False, 0.0, "the MiniWoB page is gone"
+    if not state or not state.get("done"):
+        return False, 0.0, "the episode did not end"
+    return True, float(state.get("raw") or 0.0), state.get("reason")

@@ -1,0 +1,200 @@
+"""Asking the user: the Confirmer protocol, its terminal / batch / callback implementations, and the Gate that
+applies the policy's decisions (the only place that does)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Protocol, TextIO, runtime_checkable
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field
+
+from agent.browser.actions import ACTION_NAMES, Action
+from agent.browser.observation import Element, Observation
+from agent.errors import UsageError
+from safety.policy import ConfirmLevel, Decision, SafetyPolicy
+
+log = logging.getLogger(__name__)
+
+
+class ConfirmRequest(BaseModel):
+    action: dict[str, Any]
+    """The action's JSON form (as the model wrote it: secrets are placeholders)."""
+    decision: Decision
+    element: Element | None = None
+    url: str = ""
+
+    def describe(self) -> str:
+        target = f' on "{self.element.name}"' if self.element is not None and self.element.name else ""
+        why = "; ".join(self.decision.reasons) or self.decision.level.value
+        return f"{self.action.get('action')}{target} at {self.url or '(no page)'}: {why}"
+
+
+class ConfirmAnswer(BaseModel):
+    approved: bool
+    similar: bool = False
+    """Also approve similar actions (same action, element and domain) for the rest of the run."""
+    reason: str = ""
+
+
+@runtime_checkable
+class Confirmer(Protocol):
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer: ...
+
+    async def notify(self, request: ConfirmRequest) -> None: ...
+
+
+class TerminalConfirmer:
+    """Asks on the terminal: y = yes, n = no, a = yes to similar actions for this run. EOF = deny.
+    stdin is read in a worker thread so the event loop keeps running."""
+
+    def __init__(self, read_line: Callable[[], str] | None = None, out: TextIO | None = None) -> None:
+        self._read = read_line or sys.stdin.readline
+        self._out = out or sys.stderr
+
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        self._out.write(f"\n[kite] confirm: {request.describe()}\n")
+        for _ in range(5):
+            self._out.write("[kite] allow? [y]es / [n]o / [a]lways for similar actions this run: ")
+            self._out.flush()
+            line = await asyncio.to_thread(self._read)
+            if line == "":
+                return ConfirmAnswer(approved=False, reason="no answer (end of input)")
+            answer = line.strip().lower()
+            if answer in ("y", "yes"):
+                return ConfirmAnswer(approved=True)
+            if answer in ("a", "always"):
+                return ConfirmAnswer(approved=True, similar=True)
+            if answer in ("n", "no"):
+                return ConfirmAnswer(approved=False, reason="the user said no")
+        return ConfirmAnswer(approved=False, reason="no valid answer")
+
+    async def notify(self, request: ConfirmRequest) -> None:
+        self._out.write(f"[kite] note: {request.describe()}\n")
+        self._out.flush()
+
+
+class BatchConfirmer:
+    """Non-interactive: confirm is denied unless ``approve`` names the level ("confirm") or the action name.
+    Every question and notification is recorded (``asked``, ``notified``)."""
+
+    def __init__(self, approve: Iterable[str] = ()) -> None:
+        self.approve = frozenset(approve)
+        for item in self.approve:
+            if item == ConfirmLevel.BLOCK:
+                raise UsageError("'block' cannot be approved: blocked actions never run")
+            if item not in ACTION_NAMES and item not in (
+                ConfirmLevel.CONFIRM,
+                ConfirmLevel.NOTIFY,
+                ConfirmLevel.AUTO,
+            ):
+                raise UsageError(f"--approve: {item!r} is neither a level (confirm) nor an action name")
+        self.asked: list[tuple[ConfirmRequest, ConfirmAnswer]] = []
+        self.notified: list[ConfirmRequest] = []
+
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        name = str(request.action.get("action"))
+        if request.decision.level.value in self.approve or name in self.approve:
+            answer = ConfirmAnswer(approved=True, reason="approved by batch flag")
+        else:
+            answer = ConfirmAnswer(approved=False, reason="batch mode denies actions that need confirmation")
+        self.asked.append((request, answer))
+        return answer
+
+    async def notify(self, request: ConfirmRequest) -> None:
+        self.notified.append(request)
+
+
+class CallbackConfirmer:
+    """Wraps async callables (the TUI modal, the HTTP API)."""
+
+    def __init__(
+        self,
+        fn: Callable[[ConfirmRequest], Awaitable[ConfirmAnswer]],
+        notify_fn: Callable[[ConfirmRequest], Awaitable[None]] | None = None,
+    ) -> None:
+        self._fn = fn
+        self._notify = notify_fn
+
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        return await self._fn(request)
+
+    async def notify(self, request: ConfirmRequest) -> None:
+        if self._notify is not None:
+            await self._notify(request)
+
+
+class GateResult(BaseModel):
+    allowed: bool
+    decision: Decision
+    answer: ConfirmAnswer | None = None
+    message: str = ""
+    """For a refused action: the text shown to the model as the action's result."""
+    similar: bool = Field(False, description="Allowed because the user approved similar actions earlier.")
+
+
+class Gate:
+    """Applies decisions: auto runs, notify runs and tells the user (without waiting), confirm asks,
+    block never runs. Remembers 'approve similar' for the run (action + element name + domain)."""
+
+    def __init__(self, policy: SafetyPolicy, confirmer: Confirmer) -> None:
+        self.policy = policy
+        self.confirmer = confirmer
+        self._similar: set[tuple[str, str, str]] = set()
+        self._pending: set[asyncio.Task[None]] = set()
+
+    @staticmethod
+    def similar_key(request: ConfirmRequest) -> tuple[str, str, str]:
+        name = request.element.name if request.element is not None else ""
+        return (str(request.action.get("action")), name, (urlsplit(request.url).hostname or "").lower())
+
+    async def check(self, action: Action, observation: Observation | None) -> GateResult:
+        decision = self.policy.evaluate(action, observation)
+        if decision.level is ConfirmLevel.AUTO:
+            return GateResult(allowed=True, decision=decision)
+        request = ConfirmRequest(
+            action=action.to_json(),
+            decision=decision,
+            element=self.policy.target(action, observation),
+            url=observation.summary.url if observation else "",
+        )
+        why = "; ".join(decision.reasons)
+        if decision.level is ConfirmLevel.BLOCK:
+            return GateResult(
+                allowed=False, decision=decision, message=f"blocked by the safety policy: {why}"
+            )
+        if decision.level is ConfirmLevel.NOTIFY:
+            self._notify(request)
+            return GateResult(allowed=True, decision=decision)
+        key = self.similar_key(request)
+        if key in self._similar:
+            return GateResult(allowed=True, decision=decision, similar=True)
+        answer = await self.confirmer.confirm(request)
+        if not answer.approved:
+            return GateResult(
+                allowed=False,
+                decision=decision,
+                answer=answer,
+                message=f"the user declined: {answer.reason or 'no reason given'} (asked because {why})",
+            )
+        if answer.similar:
+            self._similar.add(key)
+        return GateResult(allowed=True, decision=decision, answer=answer)
+
+    def _notify(self, request: ConfirmRequest) -> None:
+        task = asyncio.ensure_future(self.confirmer.notify(request))
+        self._pending.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._pending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("notification failed: %s", task.exception())
+
+    async def flush(self) -> None:
+        """Wait for notifications still being delivered (call at the end of a run)."""
+        if self._pending:
+            await asyncio.gather(*self._pending, return_exceptions=True)

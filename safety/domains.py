@@ -1,0 +1,201 @@
+"""Allowed / blocked domains, decided per URL and enforced at the network layer of a browser context.
+
+Semantics: an entry names a domain and all its subdomains (``example.com`` covers ``shop.example.com``);
+``host:port`` limits it to one port; a scheme, path or leading ``*.`` is ignored. Blocked wins. An empty
+allow list allows everything not blocked. ``about:``, ``data:`` and ``blob:`` URLs are always allowed;
+other non-network schemes (``file:``, ``javascript:``, ``chrome:``) are left to the executor's own checks.
+Loopback hosts (127.0.0.0/8, ``::1``, ``localhost``) are allowed unless blocked, even when an allow list is
+set, because Kite's bundled sites and local development servers live there (``allow_loopback=False``
+makes them follow the allow list like any host).
+
+Enforcement (``install``): ``context.route("**/*")`` sees the first request of every navigation,
+subresource and popup. Playwright does not route redirect hops, so for a response that redirects, the
+handler fetches it itself (``route.fetch(max_redirects=0)``) and checks each ``Location`` of the chain
+(probing further GET hops) before handing the first response to the browser.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+log = logging.getLogger(__name__)
+
+ALWAYS_ALLOWED_SCHEMES = frozenset({"about", "data", "blob"})
+NETWORK_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECT_PROBES = 10
+
+
+def host_of(url: str) -> str | None:
+    """Lower-case host of a URL (None if it has none)."""
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    return host.rstrip(".").lower() if host else None
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def site_of(host: str) -> str:
+    """A cheap registrable-domain guess: the host for IPs and localhost, else its last two labels."""
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        parts = host.split(".")
+        return ".".join(parts[-2:]) if len(parts) > 2 else host
+
+
+@dataclass(frozen=True)
+class _Entry:
+    host: str
+    port: int | None
+
+    @classmethod
+    def parse(cls, text: str) -> _Entry:
+        raw = text.strip().lower()
+        if "://" not in raw:
+            raw = "//" + raw
+        parts = urlsplit(raw)
+        host = (parts.hostname or "").lstrip("*.").rstrip(".")
+        if not host:
+            raise ValueError(f"not a domain: {text!r}")
+        return cls(host, parts.port)
+
+    def covers(self, host: str, port: int | None) -> bool:
+        if self.port is not None and self.port != port:
+            return False
+        return host == self.host or host.endswith("." + self.host)
+
+
+def _port(url: str) -> int | None:
+    parts = urlsplit(url)
+    try:
+        return parts.port or {"http": 80, "https": 443, "ws": 80, "wss": 443}.get(parts.scheme)
+    except ValueError:
+        return None
+
+
+@dataclass
+class BlockedRequest:
+    url: str
+    host: str
+    reason: str
+    resource_type: str = ""
+    redirect_from: str | None = None
+
+    def message(self) -> str:
+        return f"blocked by domain policy: {self.host}"
+
+
+class DomainPolicy:
+    """Allow/block lists; ``blocked_log`` lists every request that install() aborted."""
+
+    def __init__(
+        self, allowed: Iterable[str] = (), blocked: Iterable[str] = (), *, allow_loopback: bool = True
+    ) -> None:
+        self.allowed_entries = [_Entry.parse(d) for d in allowed]
+        self.blocked_entries = [_Entry.parse(d) for d in blocked]
+        self.allow_loopback = allow_loopback
+        self.blocked_log: list[BlockedRequest] = []
+
+    @property
+    def active(self) -> bool:
+        """False when nothing can ever be blocked (no lists): install() is then a no-op."""
+        return bool(self.allowed_entries or self.blocked_entries)
+
+    def reason(self, url: str) -> str | None:
+        """Why ``url`` may not be loaded, or None if it may."""
+        scheme = urlsplit(url.strip()).scheme.lower() if ":" in url else ""
+        if scheme in ALWAYS_ALLOWED_SCHEMES or (scheme and scheme not in NETWORK_SCHEMES):
+            return None
+        host = host_of(url)
+        if host is None:
+            return None if not scheme else f"{url[:60]!r} has no host"
+        port = _port(url)
+        if any(e.covers(host, port) for e in self.blocked_entries):
+            return f"{host} is in blocked_domains"
+        if not self.allowed_entries or (self.allow_loopback and is_loopback(host)):
+            return None
+        if any(e.covers(host, port) for e in self.allowed_entries):
+            return None
+        return f"{host} is not in allowed_domains"
+
+    def allows(self, url: str) -> bool:
+        return self.reason(url) is None
+
+    def last_block_message(self, since: int = 0) -> str | None:
+        """'blocked by domain policy: <host>' for the latest block recorded after ``since`` entries."""
+        return self.blocked_log[-1].message() if len(self.blocked_log) > since else None
+
+    # ------------------------------------------------------------ network enforcement
+
+    async def install(self, context: Any) -> None:
+        """Enforce the policy on a Playwright BrowserContext (navigations, subresources, redirects, popups)."""
+        if self.active:
+            await context.route("**/*", lambda route, request: self._handle(route, request, context))
+
+    def _record(self, url: str, resource_type: str, redirect_from: str | None = None) -> None:
+        host = host_of(url) or url[:60]
+        entry = BlockedRequest(url, host, self.reason(url) or "", resource_type, redirect_from)
+        self.blocked_log.append(entry)
+        log.info("%s (%s)", entry.message(), entry.reason)
+
+    async def _handle(self, route: Any, request: Any, context: Any) -> None:
+        url = request.url
+        if not self.allows(url):
+            self._record(url, request.resource_type)
+            await route.abort("blockedbyclient")
+            return
+        if urlsplit(url).scheme not in ("http", "https"):
+            await route.fallback()
+            return
+        try:
+            response = await route.fetch(max_redirects=0)
+        except Exception:  # the network error will show up the normal way
+            await route.fallback()
+            return
+        if response.status in REDIRECT_STATUSES:
+            bad = await self._bad_hop(context, request.method, url, response)
+            if bad is not None:
+                self._record(bad, request.resource_type, redirect_from=url)
+                await route.abort("blockedbyclient")
+                return
+        await route.fulfill(response=response)
+
+    async def _bad_hop(self, context: Any, method: str, url: str, response: Any) -> str | None:
+        """The first URL of the redirect chain that the policy forbids, or None."""
+        for _ in range(MAX_REDIRECT_PROBES):
+            location = response.headers.get("location")
+            if not location:
+                return None
+            url = urljoin(url, location)
+            if not self.allows(url):
+                return url
+            method = (
+                "GET"
+                if response.status == 303 or (response.status in (301, 302) and method == "POST")
+                else method
+            )
+            if method not in ("GET", "HEAD"):
+                return None  # never replay a POST to probe further
+            try:
+                response = await context.request.fetch(url, method=method, max_redirects=0)
+            except Exception:
+                return None
+            if response.status not in REDIRECT_STATUSES:
+                return None
+        return None

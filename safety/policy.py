@@ -1,0 +1,328 @@
+"""The safety policy: ``evaluate(action, observation) -> Decision``, pure and deterministic.
+
+Built-in checks (levels configurable in ``config/safety.yaml``):
+
+- executeJS / uploadFile -> confirm (``always_confirm``);
+- click on a submit-like or destructive *button* on a sensitive page -> confirm. The text judged is the
+  element's name from the observation (found by index, by simple ``#id``/``[name=…]`` selector, or by
+  hit-testing coordinates), never anything the model claims. Unknown target on a sensitive page -> confirm;
+- a destructive button on an ordinary page, or a submit-like/destructive *link* on a sensitive page -> notify;
+- Enter (pressKey, or a typed newline) in a form on a sensitive page -> confirm;
+- typing a literal value (not a known ``<secret>name</secret>``) into a password or payment-card field, or
+  text that looks like a card number anywhere -> confirm;
+- navigation or a link to a blocked domain (or outside allowed_domains) -> block (nothing lowers it);
+  ``javascript:`` / ``file:`` URLs -> confirm; another site than the current page's, or a download -> notify;
+- refresh of a sensitive page -> notify (it may resubmit a form).
+
+A page is sensitive when its URL matches a sensitive pattern or its text (visible text and element names)
+contains a sensitive keyword. Then the user's rules: plain rules raise the level, the first matching
+``override`` rule sets it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from agent.browser.actions import Action
+from agent.browser.observation import Element, Observation
+from agent.config import SafetyConfig
+from agent.resources import resource_path
+from safety.domains import DomainPolicy, host_of, site_of
+from safety.rules import ConfirmLevel, Decision, Rule, SafetyRules, load_rules
+from safety.secrets import PLACEHOLDER_RE
+
+__all__ = ["ConfirmLevel", "Decision", "SafetyPolicy"]
+
+A, N, C, B = ConfirmLevel.AUTO, ConfirmLevel.NOTIFY, ConfirmLevel.CONFIRM, ConfirmLevel.BLOCK
+ENTER_KEYS = frozenset({"enter", "numpadenter", "return", "\n", "\r"})
+BUTTON_ROLES = frozenset({"button", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "tab"})
+BUTTON_INPUT_TYPES = frozenset({"submit", "button", "image", "reset"})
+_SIMPLE_SELECTOR = re.compile(r"""^(?:[a-z]+)?(?:#([\w-]+)|\[name=["']?([^"'\]]+)["']?\])$""", re.IGNORECASE)
+_CARD_RE = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
+
+
+def _any_re(patterns: Iterable[str], escape: bool = False) -> re.Pattern[str] | None:
+    parts = [re.escape(p) if escape else f"(?:{p})" for p in patterns]
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch) * (2 if i % 2 else 1)
+        total += d - 9 if d > 9 else d
+    return total % 10 == 0
+
+
+def looks_like_card_number(text: str) -> bool:
+    return any(_luhn(re.sub(r"\D", "", m.group(0))) for m in _CARD_RE.finditer(text))
+
+
+class _Findings:
+    def __init__(self, rules: SafetyRules) -> None:
+        self.rules = rules
+        self.items: list[tuple[ConfirmLevel, str, str]] = []
+
+    def add(self, check: str, reason: str, level: ConfirmLevel | None = None) -> None:
+        self.items.append((level or self.rules.level(check), check, reason))
+
+
+class SafetyPolicy:
+    def __init__(
+        self, rules: SafetyRules, domains: DomainPolicy | None = None, *, secret_names: Iterable[str] = ()
+    ) -> None:
+        self.rules = rules
+        self.domains = domains or DomainPolicy(allow_loopback=rules.domains.allow_loopback)
+        self.secret_names = frozenset(secret_names)
+        self._url_re = _any_re(rules.url_patterns)
+        self._kw_re = _any_re([k.lower() for k in rules.keywords], escape=True)
+        self._submit_re = _any_re(rules.submit_texts)
+        self._destroy_re = _any_re(rules.destructive_texts)
+        fields = rules.sensitive_fields
+        self._field_types = frozenset(t.lower() for t in fields.types)
+        self._field_ac = tuple(a.lower() for a in fields.autocomplete)
+        self._field_name_re = _any_re(fields.names)
+        self._download = tuple(e.lower() for e in rules.download_extensions)
+        self._always = frozenset(rules.always_confirm)
+        self._user = [
+            (
+                r,
+                _any_re([r.when.url]) if r.when.url else None,
+                _any_re([r.when.element_text]) if r.when.element_text else None,
+            )
+            for r in rules.rules
+        ]
+        self._cache: tuple[Observation | None, str | None] = (None, None)
+
+    @classmethod
+    def from_config(cls, config: SafetyConfig, *, secret_names: Iterable[str] = ()) -> SafetyPolicy:
+        """config/safety.yaml, then ``config.rules_file``; a bad file -> ConfigError naming file and line."""
+        paths: list[str | Path] = [resource_path("config", "safety.yaml")]
+        if config.rules_file:
+            paths.append(config.rules_file)
+        rules = load_rules(paths)
+        domains = DomainPolicy(
+            config.allowed_domains, config.blocked_domains, allow_loopback=rules.domains.allow_loopback
+        )
+        return cls(rules, domains, secret_names=secret_names)
+
+    # ------------------------------------------------------------ page facts
+
+    def page_sensitivity(self, obs: Observation | None) -> str | None:
+        """Why the page is sensitive ('url matches …' / 'page mentions …'), or None."""
+        if obs is None:
+            return None
+        if self._cache[0] is obs:
+            return self._cache[1]
+        why = None
+        url = obs.summary.url
+        if self._url_re and (m := self._url_re.search(url)):
+            why = f"the URL matches {m.group(0).lower()!r}"
+        elif self._kw_re:
+            text = obs.summary.visible_text + "\n" + "\n".join(e.name for e in obs.elements)
+            if m := self._kw_re.search(text):
+                why = f"the page mentions {m.group(0)!r}"
+        self._cache = (obs, why)
+        return why
+
+    def target(self, action: Action, obs: Observation | None) -> Element | None:
+        """The element an action acts on, from the observation only (None if unknown)."""
+        if obs is None:
+            return None
+        index = getattr(action, "index", None)
+        if (
+            action.action in ("type", "pressKey")
+            and index is None
+            and getattr(action, "selector", None) is None
+        ):
+            index = obs.summary.focused
+        if index is not None:
+            return obs.element(index)
+        if (selector := getattr(action, "selector", None)) and (
+            m := _SIMPLE_SELECTOR.match(selector.strip())
+        ):
+            key, val = ("id", m.group(1)) if m.group(1) else ("name", m.group(2))
+            hits = [e for e in obs.elements if e.attrs.get(key) == val and e.frame is None]
+            return hits[0] if len(hits) == 1 else None
+        x, y = getattr(action, "x", None), getattr(action, "y", None)
+        if x is not None and y is not None:
+            hits = [
+                e
+                for e in obs.elements
+                if e.in_viewport
+                and e.rect.x <= x <= e.rect.x + e.rect.width
+                and e.rect.y <= y <= e.rect.y + e.rect.height
+            ]
+            return min(hits, key=lambda e: e.rect.width * e.rect.height) if hits else None
+        return None
+
+    def is_sensitive_field(self, el: Element) -> bool:
+        if (el.type or "").lower() in self._field_types:
+            return True
+        ac = el.attrs.get("autocomplete", "").lower()
+        if ac and any(ac.startswith(p) or p in ac.split() for p in self._field_ac):
+            return True
+        text = " ".join((el.attrs.get("name", ""), el.attrs.get("id", ""), el.name))
+        return bool(self._field_name_re and self._field_name_re.search(text))
+
+    def _safe_secret(self, text: str) -> bool:
+        m = PLACEHOLDER_RE.fullmatch(text)
+        return m is not None and (not self.secret_names or m.group(1) in self.secret_names)
+
+    # ------------------------------------------------------------ evaluate
+
+    def evaluate(self, action: Action, observation: Observation | None) -> Decision:
+        f = _Findings(self.rules)
+        name = action.action
+        el = self.target(action, observation)
+        if name in self._always:
+            f.add("always_confirm", f"{name} always needs the user's confirmation")
+        if name == "navigate":
+            self._check_url(f, action.url, observation, "navigating to")
+        elif name == "click":
+            self._check_click(f, el, observation, has_target=True)
+        elif name == "type":
+            self._check_type(f, action.text, el, observation)
+        elif name == "pressKey":
+            self._check_key(f, action.key, el, observation)
+        elif name == "refresh" and (why := self.page_sensitivity(observation)):
+            f.add("sensitive_refresh", f"reloading a sensitive page may resubmit a form ({why})")
+        return self._decide(f, action, el, observation)
+
+    def _check_url(self, f: _Findings, url: str, obs: Observation | None, verb: str) -> None:
+        current = obs.summary.url if obs else ""
+        absolute = urljoin(current, url.strip()) if current else url.strip()
+        scheme = urlsplit(absolute).scheme.lower()
+        if scheme == "javascript":
+            f.add("script_url", f"{verb} a javascript: URL runs code in the page")
+            return
+        if scheme == "file":
+            f.add("file_url", f"{verb} a local file")
+            return
+        if reason := self.domains.reason(absolute):
+            f.add("blocked_domain", f"{verb} {host_of(absolute) or absolute}: {reason}", B)
+            return
+        new, old = host_of(absolute), host_of(current)
+        if new and old and site_of(new) != site_of(old):
+            f.add("new_domain", f"{verb} another site ({new})")
+        if urlsplit(absolute).path.lower().endswith(self._download):
+            f.add("download", f"{verb} a downloadable file")
+
+    def _check_click(
+        self, f: _Findings, el: Element | None, obs: Observation | None, has_target: bool
+    ) -> None:
+        why = self.page_sensitivity(obs)
+        if el is None:
+            if why and has_target:
+                f.add(
+                    "unknown_target",
+                    f"the target element is not in the snapshot and the page is sensitive ({why})",
+                )
+            return
+        text = el.name or el.value or ""
+        submit = bool(self._submit_re and self._submit_re.search(text))
+        destroy = bool(self._destroy_re and self._destroy_re.search(text))
+        is_link = el.tag == "a" and (el.role in (None, "link"))
+        button = not is_link and (
+            el.tag == "button"
+            or el.kind == "button"
+            or (el.role or "") in BUTTON_ROLES
+            or (el.tag == "input" and (el.type or "").lower() in BUTTON_INPUT_TYPES)
+        )
+        if button and (submit or destroy):
+            if why:
+                f.add(
+                    "sensitive_click",
+                    f'clicking "{text}" ({"destructive" if destroy else "submit-like"}) on a sensitive page ({why})',
+                )
+            elif destroy:
+                f.add("destructive_click", f'clicking "{text}" (destructive)')
+        elif is_link and (submit or destroy) and why:
+            f.add("sensitive_link", f'following "{text}" on a sensitive page ({why})')
+        if el.href:
+            self._check_url(f, el.href, obs, f'clicking "{text}" leads to')
+
+    def _check_type(self, f: _Findings, text: str, el: Element | None, obs: Observation | None) -> None:
+        why = self.page_sensitivity(obs)
+        literal = not self._safe_secret(text.rstrip("\n"))
+        if literal and el is not None and self.is_sensitive_field(el):
+            f.add(
+                "sensitive_field",
+                f'typing a literal value into "{el.name or el.attrs.get("name", el.tag)}" '
+                "(a password or payment field); use a <secret>name</secret> placeholder",
+            )
+        elif literal and el is None and why:
+            f.add(
+                "unknown_target",
+                f"typing into an element that is not in the snapshot on a sensitive page ({why})",
+            )
+        if literal and looks_like_card_number(PLACEHOLDER_RE.sub("", text)):
+            f.add("card_number", "the text looks like a payment card number")
+        if "\n" in text and why:
+            f.add("sensitive_enter", f"a typed newline submits the form on a sensitive page ({why})")
+
+    def _check_key(self, f: _Findings, key: str, el: Element | None, obs: Observation | None) -> None:
+        k = key.lower()
+        if (
+            el is not None
+            and (el.tag in ("a", "button") or el.kind in ("button", "link"))
+            and k in (*ENTER_KEYS, " ", "space")
+        ):
+            self._check_click(f, el, obs, has_target=True)
+        elif k in ENTER_KEYS and (why := self.page_sensitivity(obs)):
+            f.add("sensitive_enter", f"Enter submits the form on a sensitive page ({why})")
+
+    # ------------------------------------------------------------ combine
+
+    def _decide(self, f: _Findings, action: Action, el: Element | None, obs: Observation | None) -> Decision:
+        items = sorted(f.items, key=lambda i: -i[0].rank)  # stable: check order within a level
+        level, rule = (items[0][0], items[0][1]) if items else (A, None)
+        reasons = [r for lvl, _, r in items if lvl is not A]
+        if level is B and rule == "blocked_domain":
+            return Decision(level=B, reasons=reasons, rule=rule)
+        for user, url_re, text_re in self._user:
+            if not self._matches(user, url_re, text_re, action, el, obs):
+                continue
+            note = user.reason or f"rule {user.name!r} sets {user.level.value}"
+            if user.override:
+                return Decision(level=user.level, reasons=[note, *reasons], rule=user.name)
+            if user.level.rank > level.rank:
+                level, rule = user.level, user.name
+                reasons.insert(0, note)
+        return Decision(level=level, reasons=reasons, rule=rule)
+
+    def _matches(
+        self,
+        r: Rule,
+        url_re: re.Pattern[str] | None,
+        text_re: re.Pattern[str] | None,
+        action: Action,
+        el: Element | None,
+        obs: Observation | None,
+    ) -> bool:
+        w = r.when
+        if w.action is not None and action.action not in w.action:
+            return False
+        url = obs.summary.url if obs else ""
+        if w.domain is not None and not DomainPolicy(allowed=w.domain, allow_loopback=False).allows(
+            url or "http://-"
+        ):
+            return False
+        if w.target_domain is not None:
+            target = (
+                getattr(action, "url", None) if action.action == "navigate" else (el.href if el else None)
+            )
+            if not target or not DomainPolicy(allowed=w.target_domain, allow_loopback=False).allows(
+                urljoin(url, target)
+            ):
+                return False
+        if url_re is not None and not url_re.search(url):
+            return False
+        if text_re is not None and not (el is not None and text_re.search(el.name or "")):
+            return False
+        if w.key is not None and getattr(action, "key", "").lower() != w.key.lower():
+            return False
+        return w.sensitive is None or w.sensitive == (self.page_sensitivity(obs) is not None)

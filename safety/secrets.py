@@ -1,0 +1,187 @@
+"""Secrets the model never sees: it writes ``<secret>name</secret>``; the executor resolves the value only on
+the domains the secret is allowed on; everything written out goes through ``redact``.
+
+Sources, later ones win: ``safety.secrets`` in the config, ``KITE_SECRET_<NAME>`` environment variables
+(name lower-cased), ``--secret name=value`` / ``--secret name@example.com=value`` on the command line. A
+``name@a.com,b.com`` key limits the secret to those domains and their subdomains.
+
+Redaction guarantee: a value never survives ``redact``. To make that hold, a value that is part of the
+``<secret>…</secret>`` markup or of a secret's name, or that could straddle the markup, is refused up front.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+from pydantic import BaseModel
+
+from agent.config import SafetyConfig
+from agent.errors import KiteError, UsageError
+from safety.domains import DomainPolicy
+
+NAME_RE = r"[A-Za-z_][A-Za-z0-9_.-]*"
+PLACEHOLDER_RE = re.compile(rf"<secret>({NAME_RE})</secret>")
+_NAME_FULL = re.compile(NAME_RE)
+ENV_PREFIX = "KITE_SECRET_"
+
+
+class UnknownSecretError(KiteError):
+    type = "unknown_secret"
+
+
+class SecretNotAllowedError(KiteError):
+    type = "secret_not_allowed"
+
+
+def placeholder(name: str) -> str:
+    return f"<secret>{name}</secret>"
+
+
+@dataclass(frozen=True)
+class Secret:
+    name: str
+    value: str
+    domains: tuple[str, ...] = ()
+
+    def allowed_on(self, url: str) -> bool:
+        return not self.domains or DomainPolicy(allowed=self.domains, allow_loopback=False).allows(url)
+
+
+def _split_key(key: str, where: str) -> tuple[str, tuple[str, ...]]:
+    name, at, domains = key.partition("@")
+    name = name.strip()
+    if not _NAME_FULL.fullmatch(name):
+        raise UsageError(
+            f"{where}: bad secret name {name!r} (letters, digits, _ . - ; not starting with a digit)"
+        )
+    doms = tuple(d.strip().lower() for d in domains.split(",") if d.strip()) if domains else ()
+    if at and not doms:
+        raise UsageError(f"{where}: secret {name!r} has '@' but no domain")
+    return name, doms
+
+
+class SecretStore:
+    def __init__(self, secrets: Iterable[Secret] = ()) -> None:
+        self._secrets: dict[str, Secret] = {}
+        for secret in secrets:
+            self._secrets[secret.name] = secret
+        self._check()
+        values = {s.value: s.name for s in self._secrets.values()}
+        for s in self._secrets.values():  # encoded forms seen in URLs and form bodies
+            for variant in (quote(s.value, safe=""), quote_plus(s.value)):
+                if variant not in values and self._markup_safe(variant):
+                    values[variant] = s.name
+        self._by_value = values
+        ordered = sorted(values, key=len, reverse=True)
+        self._value_re = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+
+    # ------------------------------------------------------------ construction
+
+    @classmethod
+    def from_sources(
+        cls, config: SafetyConfig, cli: Iterable[str] = (), env: Mapping[str, str] | None = None
+    ) -> SecretStore:
+        env = os.environ if env is None else env
+        found: dict[str, Secret] = {}
+        for key, value in config.secrets.items():
+            name, doms = _split_key(key, "config safety.secrets")
+            found[name] = cls._make(name, str(value), doms, "config safety.secrets")
+        for var, value in env.items():
+            if var.startswith(ENV_PREFIX) and len(var) > len(ENV_PREFIX):
+                name, doms = _split_key(var[len(ENV_PREFIX) :].lower(), f"environment {var}")
+                found[name] = cls._make(name, value, doms, f"environment {var}")
+        for item in cli:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise UsageError("--secret expects name=value or name@domain=value (got no '=')")
+            name, doms = _split_key(key, "--secret")
+            found[name] = cls._make(name, value, doms, "--secret")
+        return cls(found.values())
+
+    @staticmethod
+    def _make(name: str, value: str, domains: tuple[str, ...], where: str) -> Secret:
+        if not value:
+            raise UsageError(f"{where}: secret {name!r} has an empty value")
+        try:
+            DomainPolicy(allowed=domains)
+        except ValueError as exc:
+            raise UsageError(f"{where}: secret {name!r}: {exc}") from None
+        return Secret(name, value, domains)
+
+    def _markup(self) -> list[str]:
+        return [placeholder(n) for n in self._secrets] or [placeholder("x")]
+
+    def _markup_safe(self, value: str) -> bool:
+        for mark in self._markup():
+            if value in mark:
+                return False
+            for i in range(1, len(value)):
+                if mark.endswith(value[:i]) or mark.startswith(value[i:]):
+                    return False
+        return True
+
+    def _check(self) -> None:
+        for s in self._secrets.values():
+            if not self._markup_safe(s.value):
+                raise UsageError(
+                    f"secret {s.name!r}: its value is part of a secret name or of the <secret> markup, "
+                    "so it could not be redacted reliably; rename the secret or use another value"
+                )
+
+    # ------------------------------------------------------------ use
+
+    def names(self) -> list[str]:
+        return sorted(self._secrets)
+
+    def __len__(self) -> int:
+        return len(self._secrets)
+
+    def resolve(self, text: str, url: str) -> str:
+        """Replace every placeholder with its value, if the secret is allowed on ``url``."""
+
+        def sub(match: re.Match[str]) -> str:
+            name = match.group(1)
+            secret = self._secrets.get(name)
+            if secret is None:
+                known = ", ".join(self.names()) or "none"
+                raise UnknownSecretError(f"unknown secret {name!r} (known secrets: {known})", secret=name)
+            if not secret.allowed_on(url):
+                raise SecretNotAllowedError(
+                    f"secret {name!r} may only be used on {', '.join(secret.domains)}, not on this page",
+                    secret=name,
+                )
+            return secret.value
+
+        return PLACEHOLDER_RE.sub(sub, text)
+
+    def redact(self, text: str) -> str:
+        """Every secret value (and its URL-encoded forms) -> ``<secret>name</secret>``."""
+        if self._value_re is None or not text:
+            return text
+        return self._value_re.sub(lambda m: placeholder(self._by_value[m.group(0)]), text)
+
+    def redact_obj(self, obj: Any) -> Any:
+        """Deep redaction of dicts (keys and values), lists, tuples, sets and pydantic models."""
+        if self._value_re is None:
+            return obj
+        if isinstance(obj, str):
+            return self.redact(obj)
+        if isinstance(obj, BaseModel):
+            return self.redact_obj(obj.model_dump(mode="json"))
+        if isinstance(obj, Mapping):
+            return {self.redact_obj(k): self.redact_obj(v) for k, v in obj.items()}
+        if isinstance(obj, list | tuple | set | frozenset):
+            return type(obj)(self.redact_obj(v) for v in obj)
+        if isinstance(obj, bytes):
+            return self.redact(obj.decode("utf-8", "replace")).encode("utf-8")
+        return obj
+
+    @staticmethod
+    def is_placeholder(text: str) -> bool:
+        """True if ``text`` is exactly one ``<secret>name</secret>``."""
+        return PLACEHOLDER_RE.fullmatch(text) is not None

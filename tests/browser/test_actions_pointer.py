@@ -1,0 +1,142 @@
+# ruff: noqa: F811  (the kite fixture is imported into each module)
+"""click / hover / dragDrop on the bundled sites: real mouse events, covered elements, fallbacks, stale indexes."""
+
+from __future__ import annotations
+
+from evals.sites import SitesServer
+from tests.browser.action_pages.harness import Kite, kite, mini  # noqa: F401
+
+
+async def test_click_by_index_uses_the_mouse_and_reports_added_elements(
+    kite: Kite, sites: SitesServer
+) -> None:
+    await kite.goto(sites.url("/test/counter.html"))
+    idx = await kite.index_of("#add-item")
+    res = await kite.act(action="click", index=idx)
+    assert res.ok, res.error
+    assert res.method == "mouse"
+    assert await kite.page.locator("#items li").count() >= 1
+    assert res.effects.navigated is False
+    assert res.effects.url_before == res.effects.url_after
+
+
+async def test_click_covered_element_names_the_cover_and_does_not_click(
+    kite: Kite, sites: SitesServer
+) -> None:
+    kite = mini(kite)  # the real engine skips covered elements; a model may hold an index from an earlier step
+    await kite.goto(sites.url("/test/overlay.html"))
+    idx = await kite.index_of("#buy-now")
+    before = await kite.page.locator("#result").inner_text()
+    res = await kite.act(action="click", index=idx)
+    assert not res.ok
+    assert res.error is not None and res.error.error == "element_covered"
+    assert "covered by" in res.message and "cookie-banner" in res.message
+    assert res.error.model_extra["covered_by"].startswith("div#cookie-banner")
+    assert await kite.page.locator("#result").inner_text() == before
+
+
+async def test_stale_index_returns_fresh_list_and_clicks_nothing(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/test/counter.html"))
+    idx = await kite.index_of("#increment")
+    await kite.page.evaluate("document.querySelector('#increment').remove()")
+    res = await kite.act(action="click", index=idx)
+    assert not res.ok and res.error is not None
+    assert res.error.error == "stale_element"
+    fresh = res.error.model_extra.get("elements")
+    assert fresh and "Add item" in str(fresh)
+    assert await kite.page.locator("#count").inner_text() == "0"
+
+
+async def test_nonexistent_index_is_stale(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/test/counter.html"))
+    res = await kite.act(action="click", index=9999)
+    assert res.error is not None and res.error.error == "stale_element"
+    ok = await kite.act(action="click", selector="#increment")  # the session keeps working
+    assert ok.ok and await kite.page.locator("#count").inner_text() == "1"
+
+
+async def test_selector_and_xpath_targets_and_their_errors(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/test/counter.html"))
+    assert (await kite.act(action="click", selector="//button[@id='increment']")).ok
+    none = await kite.act(action="click", selector="#does-not-exist")
+    assert (
+        none.error is not None
+        and none.error.error == "element_not_found"
+        and none.error.model_extra["count"] == 0
+    )
+    await kite.page.evaluate(
+        "for (let i = 0; i < 10; i++) document.body.append(document.createElement('button'))"
+    )
+    many = await kite.act(action="click", selector="body > button")
+    assert many.error is not None and many.error.error == "ambiguous_selector"
+    assert many.error.model_extra["count"] >= 10 and "matches" in many.message
+
+
+async def test_two_target_kinds_and_outside_viewport_are_typed_errors(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/test/counter.html"))
+    both = await kite.act(action="click", index=1, selector="#increment")
+    assert both.error is not None and both.error.error == "invalid_action" and "index" in both.message
+    out = await kite.act(action="click", x=5000, y=10)
+    assert out.error is not None and out.error.error == "outside_viewport"
+    box = await kite.page.locator("#increment").bounding_box()
+    assert box
+    res = await kite.act(action="click", x=box["x"] + 5, y=box["y"] + 5)
+    assert res.ok and res.method == "mouse" and await kite.page.locator("#count").inner_text() == "1"
+
+
+async def test_hidden_control_falls_back_to_js_click(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    await kite.page.evaluate(
+        "document.querySelector('#terms').style.cssText = 'position:absolute;width:0;height:0;opacity:0'"
+    )
+    res = await kite.act(action="click", selector="#terms")
+    assert res.ok and res.method in ("locator", "js")
+    assert await kite.page.locator("#terms").is_checked()
+
+
+async def test_hover_opens_the_hover_menu(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/dynamic/"))
+    assert not await kite.page.locator("#submenu").is_visible()
+    idx = await kite.index_of("#menu-trigger")
+    res = await kite.act(action="hover", index=idx)
+    assert res.ok and res.method == "mouse"
+    assert await kite.page.locator("#submenu").is_visible()
+
+
+async def test_drag_html5_item_to_drop_zone(kite: Kite, sites: SitesServer) -> None:
+    kite = mini(kite)  # draggable spans are not indexed by the real engine
+    await kite.goto(sites.url("/dynamic/"))
+    src = await kite.index_of("#task-a")
+    await kite.page.locator("#drop-zone").scroll_into_view_if_needed()
+    zone = await kite.page.locator("#drop-zone").bounding_box()
+    assert zone
+    to = {"x": zone["x"] + zone["width"] / 2, "y": zone["y"] + zone["height"] / 2}
+    res = await kite.act(action="dragDrop", **{"from": {"index": src}, "to": to})
+    assert res.ok, res.error
+    assert await kite.page.locator("#drop-zone #task-a").count() == 1
+
+
+async def test_drag_mouse_slider(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/test/slider.html"))
+    thumb = await kite.index_of("#thumb")
+    track = await kite.page.locator("#track").bounding_box()
+    assert track
+    res = await kite.act(
+        action="dragDrop",
+        **{
+            "from": {"index": thumb},
+            "to": [track["x"] + track["width"] * 0.9, track["y"] + track["height"] / 2],
+        },
+    )
+    assert res.ok, res.error
+    assert int(await kite.page.locator("#thumb").get_attribute("aria-valuenow") or 0) >= 80
+
+
+async def test_drag_sortable_list(kite: Kite, sites: SitesServer) -> None:
+    kite = mini(kite)  # plain <li> rows are not indexed by the real engine
+    await kite.goto(sites.url("/test/sortable.html"))
+    first, last = await kite.index_of("li[data-id=alpha]"), await kite.index_of("li[data-id=echo]")
+    res = await kite.act(action="dragDrop", **{"from": {"index": first}, "to": {"index": last}})
+    assert res.ok, res.error
+    order = await kite.page.locator("#sortable li").evaluate_all("els => els.map(e => e.dataset.id)")
+    assert order[0] != "alpha" and order.index("alpha") >= 3

@@ -1,0 +1,107 @@
+# ruff: noqa: F811  (the kite fixture is imported into each module)
+"""type / select / pressKey on the bundled forms page."""
+
+from __future__ import annotations
+
+from agent.errors import KiteError
+from evals.sites import SitesServer
+from tests.browser.action_pages.harness import (
+    Kite,
+    kite,  # noqa: F401
+    make_kite,
+)
+
+
+async def test_type_appends_then_clear_replaces_and_reads_back(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    idx = await kite.index_of("#full-name")
+    first = await kite.act(action="type", index=idx, text="Jane")
+    assert first.ok and first.method == "keyboard" and first.effects.value == "Jane"
+    second = await kite.act(action="type", index=idx, text=" Doe")
+    assert second.effects.value == "Jane Doe"
+    third = await kite.act(action="type", index=idx, text="Ann", clear=True)
+    assert third.ok and third.effects.value == "Ann"
+    assert await kite.page.input_value("#full-name") == "Ann"
+    assert third.effects.focused and "full-name" in third.effects.focused
+
+
+async def test_type_textarea_and_contenteditable(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    res = await kite.act(action="type", selector="#comments", text="line one")
+    assert res.ok and res.effects.value == "line one"
+    bio = await kite.act(action="type", selector="#bio-editor", text="Hello bio", clear=True)
+    assert bio.ok and bio.effects.value == "Hello bio"
+    assert (await kite.page.locator("#bio-editor").inner_text()).strip() == "Hello bio"
+
+
+async def test_type_into_a_checkbox_is_refused(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    res = await kite.act(action="type", selector="#terms", text="x")
+    assert res.error is not None and res.error.error == "not_interactable"
+
+
+async def test_password_value_is_masked_and_secrets_never_leak(kite: Kite, sites: SitesServer) -> None:
+    def resolver(text: str, url: str) -> str:
+        if "nope" in text:
+            raise KiteError("secret 'nope' is not allowed on this site")
+        return text.replace("<secret>pw</secret>", "hunter2")
+
+    k = make_kite(kite.session, kite.run_dir, secret_resolver=resolver)
+    await k.goto(sites.url("/forms/"))
+    res = await k.act(action="type", selector="#password", text="<secret>pw</secret>")
+    assert res.ok and await k.page.input_value("#password") == "hunter2"
+    assert "hunter2" not in res.model_dump_json()
+    plain = await k.act(action="type", selector="#full-name", text="<secret>pw</secret>", clear=True)
+    assert await k.page.input_value("#full-name") == "hunter2"
+    assert "hunter2" not in plain.model_dump_json() and plain.effects.value == "***"
+    refused = await k.act(action="type", selector="#full-name", text="<secret>nope</secret>")
+    assert not refused.ok and refused.error is not None and "not allowed" in refused.message
+
+
+async def test_select_native_by_value_and_label(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    options = await kite.page.locator("#country option").evaluate_all("os => os.map(o => [o.value, o.label])")
+    value, label = options[-1]
+    res = await kite.act(action="select", selector="#country", value=value)
+    assert res.ok and res.effects.value == label.strip()
+    value2, label2 = options[1]
+    res2 = await kite.act(action="select", index=await kite.index_of("#country"), value=label2)
+    assert res2.ok and await kite.page.input_value("#country") == value2
+    bad = await kite.act(action="select", selector="#country", value="Atlantis")
+    assert bad.error is not None and bad.error.error == "option_not_found" and label2.strip() in bad.message
+
+
+async def test_select_multi(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    labels = await kite.page.locator("#interests option").evaluate_all("os => os.map(o => o.label)")
+    res = await kite.act(action="select", selector="#interests", value=labels[:2])
+    assert res.ok
+    chosen = await kite.page.locator("#interests").evaluate(
+        "s => Array.from(s.selectedOptions).map(o => o.label)"
+    )
+    assert chosen == labels[:2]
+
+
+async def test_select_custom_dropdown_by_text(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    combo = await kite.page.locator(
+        "#fruit-combo [role=combobox], #fruit-combo button, #fruit-combo input"
+    ).first.element_handle()
+    assert combo
+    res = await kite.act(action="select", selector="#fruit-combo [role=combobox]", value="Mango")
+    assert res.ok, res.error
+    assert res.method and res.method.startswith("custom")
+    assert await kite.page.input_value("#fruit") == "mango"
+    bad = await kite.act(action="select", selector="#fruit-combo [role=combobox]", value="Durian")
+    assert bad.error is not None and bad.error.error == "option_not_found" and "Kiwi" in bad.message
+
+
+async def test_press_key_with_modifiers(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    await kite.act(action="type", selector="#full-name", text="abc")
+    sel = await kite.act(action="pressKey", key="a", modifiers=["ctrl"])
+    assert sel.ok and sel.method == "keyboard"
+    await kite.act(action="pressKey", key="Backspace")
+    assert await kite.page.input_value("#full-name") == ""
+    bad = await kite.act(action="pressKey", key="NotAKey")
+    assert bad.error is not None and "unknown key" in bad.message

@@ -1,0 +1,83 @@
+"""Bad input: never-ending loads, hostile scripts, document.open(), detaching frames, a frozen page, huge DOMs."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+
+import pytest
+from playwright.async_api import Browser, Page
+
+from agent.browser.render import render_observation
+from agent.browser.snapshot import Snapshotter
+from agent.config import SnapshotConfig
+from agent.errors import StaleElementError
+from tests.browser.pages.server import serve
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    with serve() as urls:
+        yield urls[0]
+
+
+async def test_page_that_never_finishes_loading(page: Page, base: str) -> None:
+    await page.goto(f"{base}/stall", wait_until="commit")
+    await page.locator("#early").wait_for(state="attached")
+    obs = await Snapshotter().snapshot(page)
+    assert [e.name for e in obs.elements] == ["Early button"]
+
+
+async def test_hostile_page_scripts(page: Page, base: str) -> None:
+    await page.goto(f"{base}/hostile.html")
+    obs = await Snapshotter().snapshot(page)
+    assert {e.name for e in obs.elements} == {"Still here", "A link"}
+
+
+async def test_document_open_replaces_everything(page: Page, base: str) -> None:
+    await page.goto(f"{base}/docopen.html")
+    snap = Snapshotter()
+    before = (await snap.snapshot(page)).elements[0]
+    await page.evaluate(
+        "() => { document.open(); document.write('<title>After</title><button>After open</button>'); document.close(); }"
+    )
+    obs = await snap.snapshot(page)
+    assert [e.name for e in obs.elements] == ["After open"] and obs.elements[0].index > before.index
+    with pytest.raises(StaleElementError):
+        await snap.resolve(page, before.index)
+
+
+async def test_frames_detaching_mid_walk(page: Page, base: str) -> None:
+    await page.goto(f"{base}/detach.html")
+    snap = Snapshotter()
+    for _ in range(8):
+        obs = await snap.snapshot(page)
+        assert "Stay" in [e.name for e in obs.elements], obs.summary.warnings
+
+
+async def test_frozen_page_hits_time_cap(pw_browser: Browser, base: str) -> None:
+    ctx = await pw_browser.new_context()
+    try:
+        page = await ctx.new_page()
+        await page.goto(f"{base}/busy.html")
+        snap = Snapshotter(SnapshotConfig(time_cap_ms=800))
+        await snap.snapshot(page)
+        # CDP messages run in order on the page's main thread: the snapshot is queued behind the endless loop
+        spin = asyncio.ensure_future(page.evaluate("() => { for (;;) {} }"))
+        start = time.perf_counter()
+        obs = await snap.snapshot(page)
+        spin.cancel()
+        assert time.perf_counter() - start < 5
+        assert obs.elements == [] and any("time cap" in w for w in obs.summary.warnings)
+        assert "Warning:" in render_observation(obs)
+    finally:
+        await ctx.close()
+
+
+async def test_ten_thousand_nodes_complete(page: Page, base: str) -> None:
+    await page.goto(f"{base}/big.html?n=10000")
+    obs = await Snapshotter().snapshot(page, include_all=True)
+    assert not obs.summary.warnings
+    assert len(obs.elements) == 4000  # 2000 rows x (link + button)
+    assert len({e.index for e in obs.elements}) == 4000

@@ -1,0 +1,46 @@
+# ruff: noqa: F811  (the kite fixture is imported into each module)
+"""Settle behaviour: quick when nothing happens, waits for fetches, DOM bursts and navigations."""
+
+from __future__ import annotations
+
+from evals.sites import SitesServer
+from tests.browser.action_pages.harness import (
+    Kite,
+    kite,  # noqa: F401
+)
+
+
+async def test_settle_returns_quickly_when_nothing_happens(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/test/counter.html"))
+    res = await kite.act(action="pressKey", key="Shift")
+    assert res.ok and res.data["settle_ms"] <= 120  # ~35 ms on an idle machine; 2 shared cores here
+
+
+async def test_settle_waits_for_delayed_content(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/dynamic/"))
+    await kite.page.wait_for_selector("#reload-news")
+    res = await kite.act(action="click", selector="#reload-news")
+    assert res.ok
+    # The news list is fetched after the click; the settle waited for the fetch and the DOM update.
+    assert await kite.page.locator("#news-list li").count() > 0
+    assert res.effects.added > 0 or res.effects.removed > 0
+
+
+async def test_settle_follows_a_navigation_started_by_a_click(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/test/links.html"))
+    href = await kite.page.locator("a[href^='/']").first.get_attribute("href")
+    res = await kite.act(action="click", selector=f"a[href='{href}']")
+    assert res.ok and res.effects.navigated
+    assert res.effects.url_after and res.effects.url_after.endswith(str(href))
+    assert await kite.page.evaluate("document.readyState") == "complete"
+
+
+async def test_settle_is_capped_by_per_action_override(kite: Kite, sites: SitesServer) -> None:
+    from agent.config import KiteConfig
+    from tests.browser.action_pages.harness import make_kite
+
+    cfg = KiteConfig.model_validate({"waits": {"per_action": {"executeJS": 300}, "network_stall_ms": 10000}})
+    k = make_kite(kite.session, kite.run_dir, cfg)
+    await k.goto(sites.url("/test/counter.html"))
+    res = await k.act(action="executeJS", code="fetch('/test/hang-resource').catch(() => 0); 1")
+    assert res.ok and 250 <= res.data["settle_ms"] <= 600

@@ -1,0 +1,27 @@
+"""The test guard refuses real model requests; fakes still go through litellm."""
+
+from __future__ import annotations
+
+import litellm
+import pytest
+
+from agent.config import LLMConfig
+from agent.llm.client import LLMClient
+from tests.fixtures.llm import RealModelRequestRefused
+
+
+async def test_real_model_request_is_refused_even_through_the_client():
+    client = LLMClient(LLMConfig(model="openai/gpt-4o-mini", api_key="sk-test", max_attempts=3))
+    with pytest.raises(RealModelRequestRefused, match="gpt-4o-mini"):
+        await client.complete([{"role": "user", "content": "hi"}])
+
+
+def test_sync_completion_is_refused_too():
+    with pytest.raises(RealModelRequestRefused):
+        litellm.completion(model="anthropic/claude-sonnet-4-5", messages=[{"role": "user", "content": "hi"}])
+
+
+def test_fake_models_still_work_synchronously(scripted_model):
+    scripted_model.script(["plain answer"])
+    response = litellm.completion(model="kite/scripted", messages=[{"role": "user", "content": "hi"}])
+    assert response.choices[0].message.content == "plain answer"

@@ -1,0 +1,77 @@
+"""Tool schemas are generated from the action models, in a form every provider accepts."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from agent.browser.actions import ACTION_MODELS, ACTION_NAMES
+from agent.llm.schemas import action_schema, single_tool_schema, tool_schemas
+
+
+def test_one_function_per_action_with_model_written_descriptions():
+    tools = tool_schemas()
+    assert [t["function"]["name"] for t in tools] == list(ACTION_NAMES)
+    for tool in tools:
+        fn = tool["function"]
+        assert tool["type"] == "function"
+        assert (
+            fn["description"] == " ".join((ACTION_MODELS[fn["name"]].__doc__ or "").split())
+            or "Target" in fn["description"]
+        )
+        assert fn["parameters"]["type"] == "object"
+        for prop in fn["parameters"]["properties"].values():
+            assert prop.get("description") or prop.get("type"), (fn["name"], prop)
+
+
+def test_schemas_are_flat_for_picky_providers():
+    text = json.dumps(tool_schemas())
+    assert "$ref" not in text and "$defs" not in text and '"title"' not in text
+    assert '{"type": "null"}' not in text
+
+
+def test_fields_follow_the_models():
+    click = action_schema("click")
+    assert set(click["properties"]) == {"index", "selector", "x", "y", "button", "double"}
+    assert click["properties"]["index"] == {
+        "minimum": 0,
+        "type": "integer",
+        "description": "Element index [N] from the latest element list (preferred target).",
+    }
+    assert click["additionalProperties"] is False
+    drag = action_schema("dragDrop")
+    assert drag["required"] == ["from", "to"]
+    assert set(drag["properties"]["from"]["properties"]) == {"index", "x", "y"}
+    assert action_schema("type")["required"] == ["text"]
+    assert "exactly one of index, selector" in tool_schemas(["click"])[0]["function"]["description"]
+
+
+def test_subset_and_unknown_names():
+    assert [t["function"]["name"] for t in tool_schemas(["done", "click"])] == ["done", "click"]
+    with pytest.raises(KeyError, match="valid: click"):
+        tool_schemas(["fly"])
+
+
+def test_schema_rejects_what_the_model_rejects():
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"index": -1}, action_schema("click"))
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"index": 1, "bogus": 1}, action_schema("click"))
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({}, action_schema("navigate"))
+
+
+def test_single_tool_lists_every_action_and_its_params():
+    fn = single_tool_schema()["function"]
+    assert fn["name"] == "browser_action"
+    assert fn["parameters"]["properties"]["action"]["enum"] == list(ACTION_NAMES)
+    assert fn["parameters"]["required"] == ["action"]
+    assert "navigate(url)" in fn["description"]
+    assert "type(index?, selector?, text, clear?)" in fn["description"]
+
+
+def test_callers_cannot_corrupt_the_cache():
+    action_schema("click")["properties"].clear()
+    assert "index" in action_schema("click")["properties"]

@@ -1,0 +1,139 @@
+"""The scenario table: (id, page, languages, action, expected level[, page kwargs]) on the bundled pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+SECRET_NAMES = ("card", "cvc", "password")
+BLOCKED = ("evil.test",)
+
+BOTH, EN, ZH = ("en", "zh"), ("en",), ("zh",)
+Row = tuple[str, str, tuple[str, ...], dict[str, Any], str, dict[str, Any]]
+
+
+def _r(id_: str, page: str, langs: tuple[str, ...], action: dict[str, Any], level: str, **kw: Any) -> Row:
+    return (id_, page, langs, action, level, kw)
+
+
+ROWS: list[Row] = [
+    # ordinary shop pages
+    _r("search-button", "home", BOTH, {"action": "click", "index": 4}, "auto"),
+    _r("type-search", "home", BOTH, {"action": "type", "index": 3, "text": "boots"}, "auto"),
+    _r("enter-in-search", "home", BOTH, {"action": "pressKey", "key": "Enter"}, "auto", focused=3),
+    _r(
+        "card-number-in-search",
+        "home",
+        EN,
+        {"action": "type", "index": 3, "text": "4242 4242 4242 4242"},
+        "confirm",
+    ),
+    _r("nav-same-site", "home", EN, {"action": "navigate", "url": "/shop/cart"}, "auto"),
+    _r("nav-other-site", "home", EN, {"action": "navigate", "url": "https://example.org/"}, "notify"),
+    _r("nav-blocked", "home", EN, {"action": "navigate", "url": "https://evil.test/"}, "block"),
+    _r("nav-blocked-subdomain", "home", EN, {"action": "navigate", "url": "http://x.evil.test/a"}, "block"),
+    _r("nav-javascript", "home", EN, {"action": "navigate", "url": "javascript:alert(1)"}, "confirm"),
+    _r("nav-file", "home", EN, {"action": "navigate", "url": "file:///etc/passwd"}, "confirm"),
+    _r("nav-download", "home", EN, {"action": "navigate", "url": "/files/kite-setup.zip"}, "notify"),
+    _r("execjs-anywhere", "home", EN, {"action": "executeJS", "code": "1+1"}, "confirm"),
+    _r("get-elements", "home", EN, {"action": "getElements"}, "auto"),
+    _r("done", "home", EN, {"action": "done", "success": True, "answer": "ok"}, "auto"),
+    _r("add-to-cart", "product", BOTH, {"action": "click", "index": 4}, "auto"),
+    _r("upload", "product", EN, {"action": "uploadFile", "index": 3, "filePath": "/tmp/x.png"}, "confirm"),
+    _r("cart-update", "cart", BOTH, {"action": "click", "index": 4}, "auto"),
+    _r("cart-remove", "cart", BOTH, {"action": "click", "index": 5}, "notify"),
+    _r("cart-to-checkout", "cart", BOTH, {"action": "click", "index": 6}, "auto"),
+    _r("cart-go-back", "cart", EN, {"action": "goBack"}, "auto"),
+    # checkout (sensitive URL, payment form)
+    _r("place-order", "checkout", BOTH, {"action": "click", "index": 10}, "confirm"),
+    _r("place-order-by-selector", "checkout", EN, {"action": "click", "selector": "#place-order"}, "confirm"),
+    _r("place-order-by-point", "checkout", EN, {"action": "click", "x": 110, "y": 415}, "confirm"),
+    _r("unknown-selector", "checkout", EN, {"action": "click", "selector": "form > p > button"}, "confirm"),
+    _r("stale-index", "checkout", EN, {"action": "click", "index": 99}, "confirm"),
+    _r("type-full-name", "checkout", BOTH, {"action": "type", "index": 3, "text": "Ada Lovelace"}, "auto"),
+    _r("type-name-then-newline", "checkout", EN, {"action": "type", "index": 3, "text": "Ada\n"}, "confirm"),
+    _r("type-card-name", "checkout", EN, {"action": "type", "index": 6, "text": "Ada L"}, "confirm"),
+    _r(
+        "type-card-literal",
+        "checkout",
+        BOTH,
+        {"action": "type", "index": 7, "text": "4242424242424242"},
+        "confirm",
+    ),
+    _r(
+        "type-card-secret",
+        "checkout",
+        BOTH,
+        {"action": "type", "index": 7, "text": "<secret>card</secret>"},
+        "auto",
+    ),
+    _r(
+        "type-card-unknown-secret",
+        "checkout",
+        EN,
+        {"action": "type", "index": 7, "text": "<secret>x</secret>"},
+        "confirm",
+    ),
+    _r("type-cvc-literal", "checkout", BOTH, {"action": "type", "index": 9, "text": "123"}, "confirm"),
+    _r(
+        "type-cvc-secret",
+        "checkout",
+        EN,
+        {"action": "type", "index": 9, "text": "<secret>cvc</secret>"},
+        "auto",
+    ),
+    _r(
+        "type-unknown-target",
+        "checkout",
+        EN,
+        {"action": "type", "selector": "input.x", "text": "hi"},
+        "confirm",
+    ),
+    _r("enter-in-form", "checkout", BOTH, {"action": "pressKey", "key": "Enter"}, "confirm", focused=5),
+    _r("tab-in-form", "checkout", EN, {"action": "pressKey", "key": "Tab"}, "auto", focused=5),
+    _r("scroll", "checkout", EN, {"action": "scroll", "direction": "down"}, "auto"),
+    _r("hover-place-order", "checkout", EN, {"action": "hover", "index": 10}, "auto"),
+    _r("refresh-checkout", "checkout", EN, {"action": "refresh"}, "notify"),
+    _r(
+        "execjs-checkout",
+        "checkout",
+        ZH,
+        {"action": "executeJS", "code": "document.forms[0].submit()"},
+        "confirm",
+    ),
+    # account pages
+    _r("type-email", "login", BOTH, {"action": "type", "index": 3, "text": "ada@example.com"}, "auto"),
+    _r("type-password-literal", "login", BOTH, {"action": "type", "index": 4, "text": "hunter2"}, "confirm"),
+    _r(
+        "type-password-secret",
+        "login",
+        BOTH,
+        {"action": "type", "index": 4, "text": "<secret>password</secret>"},
+        "auto",
+    ),
+    _r("click-log-in", "login", BOTH, {"action": "click", "index": 5}, "auto"),
+    _r("enter-after-password", "login", BOTH, {"action": "pressKey", "key": "Enter"}, "confirm", focused=4),
+    _r("delete-account-link", "account", BOTH, {"action": "click", "index": 4}, "notify"),
+    _r("settings-link", "account", BOTH, {"action": "click", "index": 3}, "auto"),
+    _r("log-out", "account", BOTH, {"action": "click", "index": 5}, "auto"),
+    _r("save-settings", "settings", BOTH, {"action": "click", "index": 5}, "auto"),
+    _r("permanently-delete", "delete", BOTH, {"action": "click", "index": 4}, "confirm"),
+    _r(
+        "enter-on-delete-button", "delete", BOTH, {"action": "pressKey", "key": "Enter"}, "confirm", focused=4
+    ),
+    _r("cancel-link", "delete", BOTH, {"action": "click", "index": 5}, "notify"),
+    _r(
+        "type-confirm-email",
+        "delete",
+        BOTH,
+        {"action": "type", "index": 3, "text": "ada@example.com"},
+        "auto",
+    ),
+    # the delete page's text on an innocuous URL: sensitive by keyword
+    _r("mirror-delete", "mirror", BOTH, {"action": "click", "index": 4}, "confirm"),
+    _r("mirror-enter", "mirror", BOTH, {"action": "pressKey", "key": "Enter"}, "confirm", focused=3),
+]
+
+
+def cases() -> list[tuple[str, str, str, dict[str, Any], str, dict[str, Any]]]:
+    """One case per (row, language): (id, page, lang, action, expected, page kwargs)."""
+    return [(f"{lang}-{i}", page, lang, a, lvl, kw) for i, page, langs, a, lvl, kw in ROWS for lang in langs]
