@@ -63,8 +63,8 @@ class WaitConfig(_Section):
     """Network is quiet when no document/fetch/xhr/script request has been in flight for this long."""
     network_stall_ms: int = 2000
     """Requests older than this are ignored by the network-quiet wait."""
-    dom_quiet_ms: int = 80
-    """DOM is quiet when no mutation happened for this long."""
+    dom_quiet_ms: int = 40
+    """DOM is quiet when no mutation happened for this long (stretched up to 4x for pages that update in steps)."""
     settle_cap_ms: int = 3000
     """Upper bound on the whole settle after one action."""
     per_action: dict[str, int] = Field(default_factory=dict)

@@ -116,6 +116,7 @@ class Agent:
                     raise Stop("max_steps", f"reached the limit of {self.config.agent.max_steps} steps")
                 finally:
                     self.final_url = _current_url(ctx)
+                    await self.safety.gate.flush()
                     if self.config.run.trace:
                         await ctx.context.tracing.stop(path=str(rec.run_dir / "trace.zip"))
         except Stop as stop:
@@ -228,7 +229,13 @@ class Agent:
         }
         await emit(self.on_event, "decision", step, action=describe_action(action, element), **decision)
         if gate.allowed:
+            blocked_before = len(self.safety.domains.blocked_log) if self.safety.domains else 0
             result = await self.executor.execute(action)
+            if self.safety.domains and (note := self.safety.domains.last_block_message(since=blocked_before)):
+                if result.error is not None:
+                    result.error.message = f"{note}: {result.error.message}"
+                else:
+                    result.message = f"{note}. {result.message}".strip()
         else:
             kind = "blocked" if decision["level"] == "block" else "declined"
             result = ActionResult(
@@ -252,7 +259,7 @@ class Agent:
     def _messages(
         self, obs: Observation, step: int, min_compaction: int = 0
     ) -> tuple[list[dict[str, Any]], int]:
-        system_tokens = count_tokens(self.model.model, self.prompt.system())
+        system_tokens = count_tokens(self.model.model, self.prompt.system())  # cached after the first step
         fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
         warnings, self.warnings = self.warnings, []
         layered = self.config.agent.observation == "layered"
@@ -264,6 +271,7 @@ class Agent:
                 room = max(200, (self.model.input_budget - fixed) * 3)
                 page = page[: room // 2] + "\n… (page text cut to fit the model's input budget)"
             text = self.prompt.user(step=step, history=history, results=results, warnings=warnings, page=page)
+            text = self.safety.secrets.redact(text)
             total = fixed + count_tokens(self.model.model, text)
             if total <= self.model.input_budget:
                 break

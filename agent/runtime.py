@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import litellm
-
 from agent.browser.observation import Observation
 from agent.browser.render import render_observation, render_summary
 from agent.browser.session import BrowserSession, ContextSession
 from agent.browser.snapshot import Snapshotter
+from agent.browser.tokens import count_tokens as _count
 from agent.config import KiteConfig
 from agent.llm.capabilities import Capabilities, capabilities_for, select_mode
 from agent.llm.schemas import tool_schemas
@@ -32,8 +31,9 @@ FENCE = "untrusted_page>"
 
 
 def count_tokens(model: str, text: str) -> int:
+    """Tokens of ``text`` for ``model`` (litellm's counter, cached); a rough count if litellm cannot tell."""
     try:
-        return int(litellm.token_counter(model=model, text=text))
+        return _count(text, model)
     except Exception:
         return len(text) // 3 + 1
 

@@ -29,13 +29,9 @@ _HOOK_JS = """([seed, mode, maxMs, overText]) => {
     }
     return end.apply(this, arguments);
   };
-  core.startEpisode = function () {
-    if (document.getElementById('kite-episode-over')) return;
-    const div = document.createElement('div');
-    div.id = 'kite-episode-over';
-    div.textContent = overText;
-    div.style.cssText = 'position:absolute;left:0;top:215px;width:320px;background:#fff;font-size:14px;padding:4px';
-    document.body.appendChild(div);
+  core.startEpisode = function () {  // no second episode: say so where the task was shown
+    const query = document.getElementById('query');
+    if (query) query.textContent = overText;
   };
   Math.seedrandom(seed);
   core.setDataMode(mode);

@@ -233,6 +233,7 @@ def _read_raw(path: Path) -> dict[str, Any]:
 
 def parse_suite(data: dict[str, Any], path: str = "<suite>") -> Suite:
     """Validate a suite given as plain data; errors name the task and field."""
+    data = {"name": Path(path).stem, **data}
     raw_tasks = data.get("tasks") or []
     if not isinstance(raw_tasks, list):
         raise UsageError(f"{path}: 'tasks' must be a list")

@@ -7,6 +7,7 @@ errors. ``execute`` never raises for an action's failure.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -49,6 +50,8 @@ UNITS: dict[str, Unit] = {
     "done": observe.done,
 }
 NO_SETTLE = frozenset({"wait", "done", "getElements", "getElementDetails", "screenshot"})
+EARLY_MARK = frozenset({"click", "hover", "type", "pressKey"})
+"""Units that call ``ExecContext.ready()`` before their input: their mark overlaps the target lookup."""
 _SECRET_RE = re.compile(r"<secret>(.*?)</secret>")
 
 _FOCUS_JS = """() => { let a = document.activeElement;
@@ -93,9 +96,12 @@ class ActionExecutor:
             return ActionResult(action=name, ok=False, message=exc.message, error=ErrorInfo(**exc.to_dict()))
         secrets = self._secret_values(action)
         effects = Effects(url_before=page.url)
-        mark: PageMark | None = None
+        mark_task: asyncio.Future[PageMark] | None = None
         if name not in NO_SETTLE:
-            mark = await self.settler.mark(page)
+            mark_task = asyncio.ensure_future(self.settler.mark(page))
+            if name not in EARLY_MARK:
+                await mark_task
+        self.ec.pending_mark = mark_task
         try:
             if name == "screenshot":
                 out = await files.screenshot(self.ec, action, want_b64=self.screenshot_b64)  # type: ignore[arg-type]
@@ -113,8 +119,11 @@ class ActionExecutor:
         else:
             result = ActionResult(action=name, ok=True, method=out.method, message=out.message, data=out.data)
             effects.value = out.value
+        finally:
+            self.ec.pending_mark = None
         page_after = out.page if result.ok and out.page is not None else self.ec.page
         report = None
+        mark = await mark_task if mark_task is not None else None
         if mark is not None and not page.is_closed():
             report = await self.settler.settle(page, mark, name)
         await self._effects(effects, page, page_after, report, result.ok and out.scroll)

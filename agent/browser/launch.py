@@ -14,6 +14,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from playwright.async_api import ViewportSize
+
 from agent.config import BrowserConfig
 from agent.errors import BrowserError, UsageError
 
@@ -42,7 +44,7 @@ def chromium_args(config: BrowserConfig) -> list[str]:
     return args
 
 
-def viewport(config: BrowserConfig) -> dict[str, int]:
+def viewport(config: BrowserConfig) -> ViewportSize:
     return {"width": config.viewport_width, "height": config.viewport_height}
 
 

@@ -98,3 +98,18 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def with_env(name: str, value: str) -> list[Proc]:
+    """Live processes whose environment has ``name=value``: finds a marked process's whole family, even
+    the ones that daemonized away from the tree (Chromium's crashpad handler double-forks to init)."""
+    needle = f"{name}={value}".encode()
+    found = []
+    for proc in all_procs():
+        try:
+            env = (PROC / str(proc.pid) / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in env.split(b"\0"):
+            found.append(proc)
+    return found

@@ -15,8 +15,6 @@ No Chromium outlives ``close()``; see ``install_signal_cleanup`` for SIGTERM.
 from __future__ import annotations
 
 import contextlib
-import shutil
-import tempfile
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -75,7 +73,7 @@ class BrowserSession:
     def __init__(self, config: BrowserConfig, *, downloads_dir: Path | None = None) -> None:
         self.config = config
         self.downloads_dir = downloads_dir
-        """Default downloads folder of new contexts; None = a temporary folder removed at close."""
+        """Default downloads folder of contexts; None = Playwright's temporary folder, removed at close."""
         self.mode: Mode = "attach" if config.attach else "profile" if config.profile else "sandbox"
         self.profile_path: Path | None = None
         if self.mode == "profile":
@@ -86,7 +84,6 @@ class BrowserSession:
         self._browser: Browser | None = None
         self._default: ContextSession | None = None
         self._extra: list[tuple[ContextSession, dict[str, Any]]] = []
-        self._tmp_downloads: Path | None = None
         self._started = False
         self._closed = False
         self._closing = False
@@ -182,14 +179,10 @@ class BrowserSession:
     def _context_kwargs(self, extra: dict[str, Any]) -> dict[str, Any]:
         return {"viewport": viewport(self.config), "accept_downloads": True, **extra}
 
-    def _downloads_for(self, downloads_dir: Path | None) -> Path:
-        if downloads_dir is not None:
-            return downloads_dir
-        if self.downloads_dir is not None:
-            return self.downloads_dir
-        if self._tmp_downloads is None:
-            self._tmp_downloads = Path(tempfile.mkdtemp(prefix="kite-downloads-"))
-        return self._tmp_downloads
+    def _downloads_for(self, downloads_dir: Path | None) -> Path | None:
+        # None: downloads stay in Playwright's temporary folder, which its driver removes at close (even
+        # when Python is killed), so nothing is left behind.
+        return downloads_dir if downloads_dir is not None else self.downloads_dir
 
     def _on_disconnected(self, _browser: Browser) -> None:
         if self._closing:
@@ -220,6 +213,7 @@ class BrowserSession:
             with contextlib.suppress(Exception):
                 await self._pw.stop()
             self._pw = None
+            self._pw_cm = None
 
     async def restart(self) -> None:
         """Tear down and launch again; open ContextSessions are re-bound to fresh contexts (tabs are lost)."""
@@ -246,8 +240,6 @@ class BrowserSession:
         for ctx in self._all_contexts():
             ctx._closed = True
         await self._teardown()
-        if self._tmp_downloads is not None:
-            shutil.rmtree(self._tmp_downloads, ignore_errors=True)
 
     # ----------------------------------------------------------------- contexts
     async def new_context(
@@ -297,6 +289,8 @@ class BrowserSession:
     @property
     def driver_pid(self) -> int | None:
         """Pid of this session's Playwright driver (Chromium runs below it), for diagnostics and tests."""
+        if self._pw is None:
+            return None
         try:
             return int(self._pw_cm._client._transport._proc.pid)  # type: ignore[union-attr]
         except (AttributeError, TypeError, ValueError):

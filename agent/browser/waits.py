@@ -1,72 +1,46 @@
 """Settle strategies: wait just enough after an action for the page to finish reacting to it.
 
-``Settler.mark(page)`` is taken right before an action; ``Settler.settle(page, mark, action)`` runs after it:
+``Settler.mark(page)`` is taken right before an action; ``Settler.settle(page, mark, action)`` runs after it,
+in rounds (at most ``MAX_ROUNDS``) until nothing new happened:
 
-1. follow a navigation the action started (domcontentloaded, then ``load`` up to ``navigation_load_cap_ms``);
+1. follow a navigation the action started (domcontentloaded, then ``load`` up to ``navigation_load_cap_ms``),
+   including one the page starts later from a timer or a promise (the in-page ``navigate`` hook says so);
 2. network quiet: no in-flight document/fetch/xhr/script request (ignoring websockets, event streams and
    requests older than ``network_stall_ms``) for ``network_quiet_ms`` -- only when the action started one;
-3. DOM quiet: no mutation for ``dom_quiet_ms`` -- only when the action mutated the DOM.
+3. DOM quiet, in every frame at once: no mutation for an adaptive window (``dom_quiet_ms``, stretched to twice
+   the largest gap seen between mutation bursts, at most ``QUIET_STRETCH`` x), and no pending short timer the
+   action scheduled (``FOLLOW_TIMER_MS``).
 
 Everything is capped by ``settle_cap_ms`` (or ``per_action[action]``). When nothing happened the settle
-returns after a short grace period (~30 ms). The in-page observer also counts interactive elements added
-and removed, which the executor reports as effects.
+returns after a short grace period (``GRACE_MS``). The in-page observers also count interactive elements
+added and removed, which the executor reports as effects.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page, Request
 
+from agent.browser.exec.settle_js import FOLLOW_TIMER_MS, INSTALL_JS, QUIET_JS
 from agent.config import WaitConfig
 
 TRACKED_TYPES = frozenset({"document", "fetch", "xhr", "script"})
 GRACE_MS = 30
+"""Every settle watches at least this long for a late reaction (a fetch, a timer, a navigation)."""
+QUIET_STRETCH = 4
+"""The DOM-quiet window grows up to this multiple of dom_quiet_ms for pages that update in steps."""
+MAX_ROUNDS = 6
+NAV_START_S = 0.5
+"""After the page announced a navigation: how long to wait for its request to show up."""
+MARK_TIMEOUT_S = 1.0
 
-# Installs (once per document) a MutationObserver counting mutations and interactive elements added/removed.
-_INSTALL_JS = """() => {
-  let s = window.__kiteSettle;
-  if (!s) {
-    const SEL = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],' +
-      '[role=option],[role=menuitem],[role=tab],[role=combobox],[onclick],[contenteditable=""],[contenteditable=true],[tabindex]';
-    const count = (n) => n.nodeType !== 1 ? 0 : (n.matches(SEL) ? 1 : 0) + n.querySelectorAll(SEL).length;
-    s = window.__kiteSettle = {count: 0, last: 0, added: 0, removed: 0};
-    new MutationObserver((records) => {
-      s.count += records.length; s.last = performance.now();
-      for (const r of records) {
-        for (const n of r.addedNodes) s.added += count(n);
-        for (const n of r.removedNodes) s.removed += count(n);
-      }
-    }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  }
-  return {count: s.count, added: s.added, removed: s.removed, now: performance.now()};
-}"""
-
-# Waits in the page until the DOM is quiet (or the cap), then reports what changed since the mark.
-_QUIET_JS = """async ([mark, quiet, grace, cap]) => {
-  const s = window.__kiteSettle;
-  if (!s) return null;
-  const t0 = performance.now();
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  await sleep(Math.min(grace, cap));
-  while (performance.now() - t0 < cap) {
-    if (s.count === mark.count) break;
-    if (performance.now() - s.last >= quiet) break;
-    await sleep(Math.max(5, Math.min(20, quiet - (performance.now() - s.last))));
-  }
-  let a = document.activeElement;
-  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-  let focused = null;
-  if (a && a !== document.body && a !== document.documentElement) {
-    const name = (a.getAttribute('aria-label') || a.getAttribute('name') || a.getAttribute('placeholder') || a.innerText || '').trim().slice(0, 40);
-    focused = a.tagName.toLowerCase() + (a.id ? '#' + a.id : '') + (name ? ` "${name}"` : '');
-  }
-  return {changed: s.count - mark.count, added: s.added - mark.added, removed: s.removed - mark.removed, focused};
-}"""
+DomMarks = dict[Frame, dict[str, Any]]
 
 
 @dataclass
@@ -139,7 +113,8 @@ class PageMark:
     url: str
     started_total: int
     main_navigations: int
-    dom: dict[str, Any] | None
+    dom: DomMarks
+    """The in-page mark of every frame that answered (top frame included when it did)."""
     t0: float
 
 
@@ -153,7 +128,7 @@ class SettleReport:
     network_requests: int = 0
     timed_out: bool = False
     focused: str | None = None
-    """The focused element after the settle (when the in-page wait ran)."""
+    """The focused element after the settle (when the in-page wait ran in the top frame)."""
     focus_known: bool = False
     steps: list[str] = field(default_factory=list)
 
@@ -175,20 +150,29 @@ class Settler:
 
     async def mark(self, page: Page) -> PageMark:
         tr = self.tracker(page)
-        dom: dict[str, Any] | None
-        try:
-            dom = await page.evaluate(_INSTALL_JS)
-        except PlaywrightError:
-            dom = None
+        dom = await self._mark_frames(page)
         return PageMark(page.url, tr.started_total, tr.main_navigations, dom, time.monotonic())
 
     def cap_ms(self, action: str) -> int:
         return self.config.per_action.get(action, self.config.settle_cap_ms)
 
+    async def _mark_frames(self, page: Page) -> DomMarks:
+        """Install the observer in every frame (in parallel) and take each one's mark."""
+        frames = [f for f in page.frames if not f.is_detached()]
+        args = [FOLLOW_TIMER_MS, self.config.dom_quiet_ms * QUIET_STRETCH]
+
+        async def one(frame: Frame) -> dict[str, Any] | None:
+            try:
+                return await asyncio.wait_for(frame.evaluate(INSTALL_JS, args), MARK_TIMEOUT_S)
+            except (PlaywrightError, TimeoutError):
+                return None
+
+        results = await asyncio.gather(*(one(f) for f in frames))
+        return {f: r for f, r in zip(frames, results, strict=True) if r is not None}
+
     async def settle(
         self, page: Page, mark: PageMark, action: str, cap_ms: int | None = None
     ) -> SettleReport:
-        cfg = self.config
         cap = (cap_ms if cap_ms is not None else self.cap_ms(action)) / 1000
         t_start = time.monotonic()
         deadline = t_start + cap
@@ -198,43 +182,70 @@ class Settler:
         def left() -> float:
             return max(0.0, deadline - time.monotonic())
 
-        # 1. A navigation the action started: wait for the document response to commit, then the load events.
-        if tr.main_document_pending() or tr.main_navigations != mark.main_navigations:
-            while tr.main_document_pending() and left() > 0 and not page.is_closed():
-                await tr.wait_change(min(left(), 0.1))
-            if tr.main_navigations != mark.main_navigations and not page.is_closed():
-                rep.navigated = True
-                rep.steps.append("navigation")
-                await self._load_state(page, "domcontentloaded", left())
-                await self._load_state(page, "load", min(left(), cfg.navigation_load_cap_ms / 1000))
-
-        # 2 + 3. Network quiet then DOM quiet, repeated while either keeps changing (bounded by the cap).
-        dom_mark = mark.dom
-        if rep.navigated:
-            dom_mark = None  # a new document: its mutations are not the action's
-        for _ in range(5):
+        dom_marks, navs, requests = mark.dom, mark.main_navigations, mark.started_total
+        for _ in range(MAX_ROUNDS):
             if page.is_closed() or left() <= 0:
                 break
-            if tr.started_total != mark.started_total:
+            # 1. A navigation the action started: wait for the document response to commit, then the loads.
+            if tr.main_document_pending() or tr.main_navigations != navs:
+                if await self._follow_navigation(page, tr, navs, left):
+                    rep.navigated = True
+                    rep.steps.append("navigation")
+                    dom_marks = {}  # a new document: its mutations are not the action's
+                navs = tr.main_navigations
+            # 2. Network quiet, when the action (or what it set off) started requests.
+            if tr.started_total != requests:
                 rep.network_requests = tr.started_total - mark.started_total
+                rep.steps.append("network")
                 await self._network_quiet(tr, left)
-            dom = await self._dom_quiet(page, dom_mark, left())
-            if dom is not None and dom_mark is not None:
-                rep.added += dom["added"]
-                rep.removed += dom["removed"]
-                rep.dom_changed += dom["changed"]
-                rep.focused, rep.focus_known = dom.get("focused"), True
-            if not tr.busy(cfg.network_stall_ms / 1000):
+            requests = tr.started_total
+            # 3. DOM quiet in every frame (also waits for the action's short timers).
+            nav_announced = await self._dom_quiet(page, dom_marks, left(), rep)
+            if page.is_closed() or left() <= 0:
                 break
-            try:
-                dom_mark = await page.evaluate(_INSTALL_JS)
-            except PlaywrightError:
-                dom_mark = None
+            if nav_announced:
+                rep.steps.append("navigation_announced")
+                await self._await_navigation_start(tr, navs, left)
+                dom_marks = {}
+                continue
+            if (
+                tr.started_total == requests
+                and tr.main_navigations == navs
+                and not tr.main_document_pending()
+                and not tr.busy(self.config.network_stall_ms / 1000)
+            ):
+                break
+            dom_marks = await self._mark_frames(page)
+        if not page.is_closed() and not rep.focus_known:  # a new document: give it an observer now
+            await self._mark_frames(page)
         rep.timed_out = left() <= 0
         rep.waited_ms = (time.monotonic() - t_start) * 1000
         return rep
 
-    async def _network_quiet(self, tr: RequestTracker, left: Any) -> None:
+    async def _follow_navigation(
+        self, page: Page, tr: RequestTracker, navs: int, left: Callable[[], float]
+    ) -> bool:
+        while tr.main_document_pending() and left() > 0 and not page.is_closed():
+            await tr.wait_change(min(left(), 0.1))
+        if tr.main_navigations == navs or page.is_closed():
+            return False
+        await self._load_state(page, "domcontentloaded", left())
+        await self._load_state(page, "load", min(left(), self.config.navigation_load_cap_ms / 1000))
+        return True
+
+    @staticmethod
+    async def _await_navigation_start(tr: RequestTracker, navs: int, left: Callable[[], float]) -> None:
+        """The page announced a navigation: wait for it to commit (or for its request to end without one)."""
+        give_up = time.monotonic() + NAV_START_S
+        seen_request = False
+        while left() > 0 and tr.main_navigations == navs:
+            if tr.main_document_pending():
+                seen_request = True
+            elif seen_request or time.monotonic() > give_up:
+                return  # a download, a 204, or a navigation the page cancelled
+            await tr.wait_change(min(left(), 0.05))
+
+    async def _network_quiet(self, tr: RequestTracker, left: Callable[[], float]) -> None:
         stall = self.config.network_stall_ms / 1000
         quiet = self.config.network_quiet_ms / 1000
         while left() > 0:
@@ -246,21 +257,35 @@ class Settler:
                 return
             await tr.wait_change(min(quiet - idle, left()))
 
-    async def _dom_quiet(
-        self, page: Page, mark: dict[str, Any] | None, left_s: float
-    ) -> dict[str, Any] | None:
-        if mark is None:
-            # New document (or no observer): just make sure one is installed for the next action.
+    async def _dom_quiet(self, page: Page, marks: DomMarks, left_s: float, rep: SettleReport) -> bool:
+        """Wait for DOM quiet in every marked frame; add what changed to ``rep``. True if a navigation began."""
+        cfg = self.config
+        args_base = [cfg.dom_quiet_ms, cfg.dom_quiet_ms * QUIET_STRETCH, GRACE_MS, max(0, int(left_s * 1000))]
+        live = {f: m for f, m in marks.items() if not f.is_detached()}
+        if not live:
+            return False
+        top = page.main_frame
+
+        async def one(frame: Frame, mark: dict[str, Any]) -> dict[str, Any] | None:
             try:
-                await page.evaluate(_INSTALL_JS)
-            except PlaywrightError:
-                pass
-            return None
-        args = [mark, self.config.dom_quiet_ms, GRACE_MS, max(0, int(left_s * 1000))]
-        try:
-            return await asyncio.wait_for(page.evaluate(_QUIET_JS, args), timeout=left_s + 0.5)
-        except (PlaywrightError, TimeoutError):
-            return None
+                return await asyncio.wait_for(frame.evaluate(QUIET_JS, [mark, *args_base]), left_s + 0.5)
+            except (PlaywrightError, TimeoutError):
+                return None
+
+        frames = list(live)
+        results = await asyncio.gather(*(one(f, live[f]) for f in frames))
+        nav = False
+        for frame, res in zip(frames, results, strict=True):
+            if res is None:
+                nav = nav or (frame is top and not page.is_closed() and top.url != "about:blank")
+                continue
+            rep.added += res["added"]
+            rep.removed += res["removed"]
+            rep.dom_changed += res["changed"]
+            if frame is top:
+                rep.focused, rep.focus_known = res.get("focused"), True
+                nav = nav or bool(res.get("nav"))
+        return nav
 
     @staticmethod
     async def _load_state(page: Page, state: str, timeout_s: float) -> None:

@@ -1,4 +1,4 @@
-"""``kite tui``: the interactive terminal UI."""
+"""``kite tui``: the interactive terminal UI (the agent and its heavy imports load when a run starts)."""
 
 from __future__ import annotations
 

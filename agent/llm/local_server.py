@@ -103,7 +103,7 @@ def spawn(paths: LocalPaths, *, pinned: bool) -> dict[str, Any]:
     """Start the server and its watchdog; the caller holds the state lock. Returns the new state."""
     port = free_port()
     api_key = secrets.token_urlsafe(24)
-    env = dict(os.environ, PYTHONPATH=str(paths.site), LLAMA_ARG_API_KEY=api_key)
+    env = dict(os.environ, PYTHONPATH=str(paths.site), LLAMA_API_KEY=api_key)
     with open(paths.log, "wb") as log:
         try:
             server = subprocess.Popen(

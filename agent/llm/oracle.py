@@ -132,8 +132,7 @@ def _done(view: PromptView, params: dict[str, Any]) -> dict[str, Any]:
     answer = str(params.get("answer", ""))
     pattern = params.get("answer_from")
     if pattern:
-        haystack = f"{view.results_text}\n{view.page}"
-        m = re.search(pattern, haystack, re.S)
+        m = re.search(pattern, view.head, re.S) or re.search(pattern, view.page, re.S)
         if not m:
             return _fail(f"answer_from /{pattern}/ found nothing in the prompt")
         answer = m.group(1) if m.groups() else m.group(0)

@@ -536,7 +536,8 @@ def _scroll_text_2(v: PromptView) -> dict[str, Any] | None:
     if area is None:
         return None
     if not any(h.ok and h.action == "scroll" for h in v.history):
-        return {"action": "scroll", "direction": "down", "amount": 5000, "index": area.index}
+        direction = "up" if "to the top" in v.task else "down"
+        return {"action": "scroll", "direction": direction, "amount": 5000, "index": area.index}
     return submit(v)
 
 

@@ -101,6 +101,8 @@ class PromptView:
     history: list[Entry] = field(default_factory=list)
     """Every past action still visible in the prompt (older steps, then the last step's results)."""
     results_text: str = ""
+    head: str = ""
+    """The user message before the page: step line, earlier steps, results, warnings."""
     page: str = ""
     url: str = ""
     title: str = ""
@@ -159,6 +161,7 @@ def parse_prompt(messages: list[dict[str, Any]]) -> PromptView:
     fence = user.find("<untrusted_page>")
     head = user[:fence] if fence >= 0 else user
     end = user.rfind("</untrusted_page>")
+    view.head = head
     view.page = user[fence + len("<untrusted_page>\n") : end if end > fence else None] if fence >= 0 else ""
     step_line = head.strip().splitlines()[0] if head.strip() else ""
     m = _STEP.search(step_line)

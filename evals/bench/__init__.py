@@ -1,0 +1,1 @@
+"""Performance benchmarks: each module runs standalone (python -m evals.bench.<name>)."""

@@ -1,8 +1,12 @@
 """Benchmark: latency per action kind (including settle) on the bundled sites.
 
-    python -m evals.bench.actions [--reps N] [--json]
+    python -m evals.bench.actions [--reps N] [--json] [--baseline DIR]
 
 Targets: click without navigation <= 100 ms; type of 20 chars <= 150 ms.
+
+``--baseline DIR`` compares side by side in the same run with another checkout of Kite (e.g. an unmodified
+copy): this same script runs against DIR's ``agent`` package and against this one, alternating in rounds so
+that both see the same machine load; medians and p95 are pooled over the rounds.
 """
 
 from __future__ import annotations
@@ -10,7 +14,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -45,7 +52,7 @@ async def _index(snap: Snapshotter, page: Any, css: str) -> int:
     raise RuntimeError(f"{css} has no index")
 
 
-async def run(reps: int) -> dict[str, float]:
+async def run(reps: int) -> dict[str, list[float]]:
     cfg = KiteConfig()
     server = SitesServer().start()
     times: dict[str, list[float]] = {}
@@ -96,11 +103,35 @@ async def run(reps: int) -> dict[str, float]:
             await browser.close()
     finally:
         server.stop()
+    return times
+
+
+def summarise(times: dict[str, list[float]], prefix: str = "") -> dict[str, float]:
     out: dict[str, float] = {}
     for name, xs in times.items():
-        out[f"{name}_median_ms"] = round(statistics.median(xs), 1)
-        out[f"{name}_p95_ms"] = round(_p95(xs), 1)
+        out[f"{name}{prefix}_median_ms"] = round(statistics.median(xs), 1)
+        out[f"{name}{prefix}_p95_ms"] = round(_p95(xs), 1)
     return out
+
+
+def _raw_run(root: Path, reps: int) -> dict[str, list[float]]:
+    """This script in a subprocess whose ``agent`` package comes from ``root``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--reps", str(reps), "--raw"]
+    done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def compare(baseline: Path, reps: int, rounds: int = 3) -> dict[str, float]:
+    here = Path(__file__).resolve().parents[2]
+    before: dict[str, list[float]] = {}
+    after: dict[str, list[float]] = {}
+    chunk = max(1, -(-reps // rounds))
+    for _ in range(rounds):
+        for root, pool in ((baseline, before), (here, after)):
+            for name, xs in _raw_run(root, chunk).items():
+                pool.setdefault(name, []).extend(xs)
+    return {**summarise(after), **summarise(before, "_before")}
 
 
 async def _const(action: dict[str, Any]) -> dict[str, Any]:
@@ -111,16 +142,31 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--reps", type=int, default=15, help="Repetitions per action kind.")
     ap.add_argument("--json", action="store_true", help="Print one JSON object.")
+    ap.add_argument("--baseline", type=Path, help="Another Kite checkout to compare with, in the same run.")
+    ap.add_argument("--raw", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    result = asyncio.run(run(args.reps))
+    if args.raw:
+        print(json.dumps(asyncio.run(run(args.reps))))
+        return
+    result = compare(args.baseline, args.reps) if args.baseline else summarise(asyncio.run(run(args.reps)))
     if args.json:
         print(json.dumps(result))
         return
-    print(f"{'action':<14}{'median ms':>11}{'p95 ms':>10}")
-    for key in result:
-        if key.endswith("_median_ms"):
-            name = key.removesuffix("_median_ms")
-            print(f"{name:<14}{result[key]:>11.1f}{result[name + '_p95_ms']:>10.1f}")
+    _print_table(result, compared=args.baseline is not None)
+
+
+def _print_table(result: dict[str, float], compared: bool) -> None:
+    names = [k.removesuffix("_median_ms") for k in result if k.endswith("_median_ms") and "_before" not in k]
+    if not compared:
+        print(f"{'action':<18}{'median ms':>11}{'p95 ms':>10}")
+        for n in names:
+            print(f"{n:<18}{result[n + '_median_ms']:>11.1f}{result[n + '_p95_ms']:>10.1f}")
+        return
+    print(f"{'action':<18}{'before median':>14}{'after median':>14}{'before p95':>12}{'after p95':>11}")
+    for n in names:
+        b, a = result.get(n + "_before_median_ms", float("nan")), result[n + "_median_ms"]
+        bp, ap_ = result.get(n + "_before_p95_ms", float("nan")), result[n + "_p95_ms"]
+        print(f"{n:<18}{b:>14.1f}{a:>14.1f}{bp:>12.1f}{ap_:>11.1f}")
 
 
 if __name__ == "__main__":

@@ -165,3 +165,35 @@ async def test_restart_of_a_healthy_session(browser_config: BrowserConfig, pages
         await session.context.page.goto(url)
         assert await session.context.page.title() == "healthy"
         assert still_alive([old]) == []
+
+
+@pytest.mark.skipif(
+    bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")), reason="a display exists"
+)
+async def test_headed_without_a_display_is_a_typed_launch_error(browser_config: BrowserConfig) -> None:
+    cfg = browser_config.model_copy(update={"headless": False})
+    session = BrowserSession(cfg)
+    with pytest.raises(BrowserError) as err:
+        await session.start()
+    assert err.value.to_dict()["error"] == "launch_failed"
+    assert session.driver_pid is None  # the driver was stopped again
+    assert not session.is_alive
+
+
+async def test_profile_session_restarts_after_a_kill(
+    browser_config: BrowserConfig, pages_server: PagesServer, tmp_path: Path
+) -> None:
+    url = pages_server.add("/life/profile", "<title>profile back</title>")
+    cfg = browser_config.model_copy(update={"profile": "crashy", "data_dir": str(tmp_path / "home")})
+    async with BrowserSession(cfg) as session:
+        main = browser_process(session)
+        assert user_data_dir(main) == session.profile_path
+        closed = asyncio.get_running_loop().create_future()
+        session.context.context.on("close", lambda _c: closed.done() or closed.set_result(True))
+        os.kill(main.pid, signal.SIGKILL)
+        await asyncio.wait_for(closed, 30)
+        with pytest.raises(BrowserCrashedError):
+            _ = session.context.page
+        await session.restart()  # the dead browser's SingletonLock is stale: no profile_locked
+        await session.context.page.goto(url)
+        assert await session.context.page.title() == "profile back"

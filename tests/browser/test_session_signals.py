@@ -12,11 +12,12 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
-from agent.browser.procs import Proc, descendants, still_alive
+from agent.browser.procs import Proc, descendants, still_alive, with_env
 from agent.config import BrowserConfig
 from tests.browser.test_session_profiles import wait_for
 
@@ -53,10 +54,11 @@ def run_and_signal(
 ) -> tuple[int, list[Proc]]:
     script = tmp_path / "session_script.py"
     script.write_text(SCRIPT)
+    marker = uuid.uuid4().hex  # inherited by every process the child starts, daemonized ones included
     child = subprocess.Popen(
         [sys.executable, str(script), cfg.model_dump_json(), how],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "KITE_TEST_MARKER": marker},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
@@ -67,6 +69,9 @@ def run_and_signal(
         assert line, child.stderr.read().decode() if child.stderr else "no output"
         info = json.loads(line)
         tree = descendants(child.pid)
+        family = with_env("KITE_TEST_MARKER", marker)
+        assert {p.pid for p in tree} < {p.pid for p in family}  # + the child itself (+ crashpad handlers)
+        tree = [p for p in family if p.pid != child.pid]
         assert len(info["chromium"]) >= 2
         assert {p.pid for p in tree} >= set(info["chromium"]) | {info["driver"]}
         if group:
@@ -75,6 +80,7 @@ def run_and_signal(
             os.kill(child.pid, sig)
         code = child.wait(timeout=60)
         wait_for(lambda: not still_alive(tree), timeout=60, what="the session's processes to exit")
+        assert with_env("KITE_TEST_MARKER", marker) == []
         return code, tree
     finally:
         if child.poll() is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,7 +123,15 @@ class ExecContext:
     settler: Settler
     run_dir: Path | None = None
     secret_resolver: Callable[[str, str], str] | None = None
+    pending_mark: asyncio.Future[Any] | None = None
+    """The settle mark, still in flight while the unit resolves and probes its target (read-only work that
+    the page runs after the mark anyway). Units await ``ready()`` before sending input events."""
 
     @property
     def page(self) -> Page:
         return self.session.page
+
+    async def ready(self) -> None:
+        """Wait until the page has been marked for the settle (call right before dispatching input)."""
+        if self.pending_mark is not None:
+            await asyncio.shield(self.pending_mark)

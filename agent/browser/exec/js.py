@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable
 from typing import Any
 
-from playwright.async_api import CDPSession, Page
+from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
 
 from agent.browser.actions import ExecuteJS
 from agent.browser.exec.base import ExecContext, JSError, JSTimeoutError, Outcome
+from agent.browser.exec.cdp import cdp_session
 
 MAX_CHARS = 20000
 
-# Runs the user's code as an expression, or as a function body when it is not one; makes the value JSON-safe.
-_RUN_JS = """async (code) => {
-  let fn;
-  try { fn = new Function('return (async () => (' + code + '\\n))()'); }
-  catch (e) { fn = new Function('return (async () => {' + code + '\\n})()'); }
-  const value = await fn();
+CSP_MARK = "__kite_csp_blocked__"
+
+# Makes any value JSON-safe (DOM nodes named, cycles cut, depth and length bounded).
+_SAFE_JS = """(value) => {
   const seen = new WeakSet();
   const safe = (v, depth) => {
     if (v === undefined) return null;
@@ -44,27 +44,59 @@ _RUN_JS = """async (code) => {
   return safe(value, 0);
 }"""
 
+# Runs the user's code as an expression, or as a function body when it is not one. A page whose CSP forbids
+# eval makes ``new Function`` throw an EvalError before any user code ran: report that with CSP_MARK.
+_RUN_JS = (
+    """async (code) => {
+  let fn;
+  const make = (src) => { try { return new Function(src); }
+    catch (e) { if (e instanceof EvalError) return null; throw e; } };
+  try { fn = make('return (async () => (' + code + '\\n))()'); }
+  catch (e) { fn = make('return (async () => {' + code + '\\n})()'); }
+  if (fn === null) return '"""
+    + CSP_MARK
+    + """';
+  return ("""
+    + _SAFE_JS
+    + """)(await fn());
+}"""
+)
 
-async def _cdp(page: Page) -> CDPSession | None:
-    """A CDP session opened before the script runs: attaching later can hang behind a busy renderer."""
-    try:
-        return await page.context.new_cdp_session(page)
-    except PlaywrightError:
-        return None  # not Chromium, or attach refused
+
+async def _cdp_eval(cdp: CDPSession, code: str) -> Any:
+    """Run the code with Runtime.evaluate, which a page's CSP does not govern."""
+    as_expr = f"(async () => ({code}\n))()"
+    compiled = await cdp.send(
+        "Runtime.compileScript", {"expression": as_expr, "sourceURL": "", "persistScript": False}
+    )
+    wrapped = as_expr if "exceptionDetails" not in compiled else f"(async () => {{{code}\n}})()"
+    res = await cdp.send(
+        "Runtime.evaluate",
+        {
+            "expression": f"(async () => ({_SAFE_JS})(await {wrapped}))()",
+            "awaitPromise": True,
+            "returnByValue": True,
+        },
+    )
+    details = res.get("exceptionDetails")
+    if details:
+        exc = details.get("exception") or {}
+        msg = str(exc.get("description") or details.get("text") or "error").splitlines()[0]
+        raise JSError(f"the script threw: {msg}")
+    return res.get("result", {}).get("value")
 
 
-async def execute_js(ec: ExecContext, action: ExecuteJS) -> Outcome:
-    page = ec.page
+async def _bounded(ec: ExecContext, cdp: CDPSession | None, work: Awaitable[Any]) -> Any:
+    """Await ``work`` for at most js_timeout_ms; a runaway script is terminated (it would block the page)."""
     timeout = ec.config.browser.js_timeout_ms / 1000
-    cdp = await _cdp(page)
-    task = asyncio.ensure_future(page.evaluate(_RUN_JS, action.code))
+    task = asyncio.ensure_future(work)
     try:
-        value: Any = await asyncio.wait_for(asyncio.shield(task), timeout)
+        return await asyncio.wait_for(asyncio.shield(task), timeout)
     except TimeoutError:
-        if cdp is not None:  # stop the runaway script: a busy loop would block every later action
+        if cdp is not None:
             with contextlib.suppress(PlaywrightError):
                 await cdp.send("Runtime.terminateExecution")
-        with contextlib.suppress(PlaywrightError, TimeoutError):
+        with contextlib.suppress(PlaywrightError, TimeoutError, JSError):
             await asyncio.wait_for(task, 2)
         raise JSTimeoutError(
             f"the script did not finish within {ec.config.browser.js_timeout_ms} ms and was stopped",
@@ -73,12 +105,23 @@ async def execute_js(ec: ExecContext, action: ExecuteJS) -> Outcome:
     except PlaywrightError as exc:
         msg = str(exc).splitlines()[0].removeprefix("Error: ").removeprefix("Page.evaluate: ")
         raise JSError(f"the script threw: {msg}") from exc
-    finally:
-        if cdp is not None:
-            with contextlib.suppress(PlaywrightError):
-                await cdp.detach()
+
+
+async def execute_js(ec: ExecContext, action: ExecuteJS) -> Outcome:
+    page = ec.page
+    cdp = await cdp_session(
+        page
+    )  # opened before the script runs: attaching later can hang behind a busy page
+    value: Any = await _bounded(ec, cdp, page.evaluate(_RUN_JS, action.code))
+    method = "evaluate"
+    if value == CSP_MARK:
+        if cdp is None:
+            raise JSError("the page's Content-Security-Policy forbids eval and no CDP session is available")
+        value, method = await _bounded(ec, cdp, _cdp_eval(cdp, action.code)), "cdp_evaluate"
     text = repr(value)
     truncated = len(text) > MAX_CHARS
     shown = text if len(text) <= 300 else text[:300] + "..."
     data: dict[str, Any] = {"value": value if not truncated else text[:MAX_CHARS], "truncated": truncated}
-    return Outcome("evaluate", f"script returned {shown}", data=data)
+    if method == "cdp_evaluate":
+        data["note"] = "the page's CSP forbids eval; ran through the DevTools protocol instead"
+    return Outcome(method, f"script returned {shown}", data=data)

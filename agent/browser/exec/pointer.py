@@ -7,6 +7,7 @@ from playwright.async_api import Page
 
 from agent.browser.actions import Click, DragDrop, DragPoint, Hover
 from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
+from agent.browser.exec.cdp import mouse_click
 from agent.browser.exec.hit import Probe, describe_point, probe, raise_covered
 from agent.browser.exec.targets import Target, check_point, resolve_element, resolve_index
 
@@ -20,13 +21,15 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
     if action.x is not None and action.y is not None:
         await check_point(page, action.x, action.y)
         what = await describe_point(page, action.x, action.y)
-        await page.mouse.click(action.x, action.y, button=action.button, click_count=count)
+        await ec.ready()
+        await mouse_click(page, action.x, action.y, action.button, count)
         return Outcome("mouse", f"clicked at ({action.x:g}, {action.y:g}){' on ' + what if what else ''}")
     target = await resolve_element(ec, page, action.index, action.selector)
     pr = await probe(target)
     verb = "double-click" if action.double else "click"
+    await ec.ready()
     if pr.visible and pr.hit == "self":
-        await page.mouse.click(pr.x, pr.y, button=action.button, click_count=count)
+        await mouse_click(page, pr.x, pr.y, action.button, count)
         return Outcome("mouse", f"{verb}ed {target.label} at ({pr.x:.0f}, {pr.y:.0f})")
     if pr.visible and pr.hit == "other":
         raise_covered(ec, page, target, pr, verb)
@@ -57,11 +60,13 @@ async def hover(ec: ExecContext, action: Hover) -> Outcome:
     page = ec.page
     if action.x is not None and action.y is not None:
         await check_point(page, action.x, action.y)
+        await ec.ready()
         await page.mouse.move(action.x, action.y)
         what = await describe_point(page, action.x, action.y)
         return Outcome("mouse", f"mouse over ({action.x:g}, {action.y:g}){' on ' + what if what else ''}")
     target = await resolve_element(ec, page, action.index, action.selector)
     pr = await probe(target)
+    await ec.ready()
     if pr.visible and pr.hit == "self":
         await page.mouse.move(pr.x, pr.y, steps=2)
         return Outcome("mouse", f"hovering {target.label} at ({pr.x:.0f}, {pr.y:.0f})")

@@ -6,6 +6,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from agent.browser.actions import PressKey, Type
 from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
+from agent.browser.exec.cdp import type_keys
 from agent.browser.exec.hit import probe
 from agent.browser.exec.targets import resolve_element
 from agent.errors import ActionError
@@ -29,7 +30,8 @@ _PREPARE_JS = """(el, clear) => {
     if (!clear) r.collapse(false);
     const s = getSelection(); s.removeAllRanges(); s.addRange(r);
   }
-  return {ok: true, textual, password: el.type === 'password'};
+  const focused = root.activeElement === el || el.contains(root.activeElement);
+  return {ok: true, textual, password: el.type === 'password', focused, before: textual ? el.value : el.innerText};
 }"""
 _READ_JS = "el => (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') ? el.value : el.innerText"
 
@@ -53,11 +55,13 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
     page = ec.page
     text = resolve_text(ec, action.text)
     if action.index is None and action.selector is None:
+        await ec.ready()
         if action.clear:
             await page.keyboard.press("ControlOrMeta+a")
-        await page.keyboard.type(text)
+        await type_keys(page, text)
         return Outcome("keyboard", f"typed {len(text)} characters into the focused element")
     target = await resolve_element(ec, page, action.index, action.selector)
+    await ec.ready()
     prep = await target.handle.evaluate(_PREPARE_JS, action.clear)
     if not prep["ok"]:
         why = (
@@ -66,16 +70,13 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
             else f"it is a {prep['tag']}{' type=' + prep['type'] if prep.get('type') else ''}"
         )
         raise NotInteractableError(f"cannot type into {target.label}: {why}", tag=prep["tag"])
-    focused = await target.handle.evaluate(
-        "el => el.getRootNode().activeElement === el || el.contains(document.activeElement)"
-    )
-    if not focused:  # something (a frame, an overlay) kept the focus: click into it like a user would
+    if not prep["focused"]:  # something (a frame, an overlay) kept the focus: click into it like a user would
         pr = await probe(target)
         if pr.visible and pr.hit == "self":
             await page.mouse.click(pr.x, pr.y)
-    before = await target.handle.evaluate(_READ_JS)
+    before = prep["before"]
     if text:
-        await page.keyboard.type(text)  # replaces the selection when clearing
+        await type_keys(page, text)  # replaces the selection when clearing
     elif action.clear:
         await page.keyboard.press("Delete")
     value = await target.handle.evaluate(_READ_JS)
@@ -95,6 +96,7 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
 async def press_key(ec: ExecContext, action: PressKey) -> Outcome:
     key = _KEYS.get(action.key.lower(), action.key) if len(action.key) > 1 else action.key
     combo = "+".join([*(_MODS[m] for m in action.modifiers), key])
+    await ec.ready()
     try:
         await ec.page.keyboard.press(combo)
     except PlaywrightError as exc:

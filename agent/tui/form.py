@@ -1,4 +1,4 @@
-"""The two screens: the task form (with recent tasks) and the live run view."""
+"""The task form: task, start URL, model, vision and headed switches, and the recent tasks to rerun."""
 
 from __future__ import annotations
 
@@ -6,21 +6,37 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, OptionList, Static, Switch
+from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Static, Switch
 from textual.widgets.option_list import Option
 
 from agent.tui.history import TaskEntry
 
 
-class TaskScreen(Screen[TaskEntry]):
-    """Say what to do; enter (or ctrl+r) runs it; r reruns the highlighted recent task."""
+class RecentList(OptionList):
+    """Recent tasks, newest first: enter or r reruns the highlighted one."""
+
+    BINDINGS = [Binding("r", "rerun", "Rerun")]
+
+    def action_rerun(self) -> None:
+        if self.highlighted is not None:
+            self.post_message(self.OptionSelected(self, self.highlighted))
+
+
+class TaskScreen(Screen[None]):
+    """Say what to do; enter or ctrl+r runs it. Posts ``TaskScreen.Submitted``; the app starts the run."""
 
     BINDINGS = [
         Binding("ctrl+r", "run", "Run", priority=True),
-        Binding("r", "rerun", "Rerun selected"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("ctrl+t", "focus_recent", "Recent tasks"),
+        Binding("ctrl+q", "app.quit_kite", "Quit"),
     ]
+
+    class Submitted(Message):
+        def __init__(self, entry: TaskEntry) -> None:
+            super().__init__()
+            self.entry = entry
 
     def __init__(self, defaults: TaskEntry, recent: list[TaskEntry]) -> None:
         super().__init__()
@@ -30,20 +46,19 @@ class TaskScreen(Screen[TaskEntry]):
         d = self.defaults
         yield Header(show_clock=False)
         with Vertical(id="form"):
-            yield Input(
-                d.task, placeholder="What should Kite do?  e.g. find the cheapest blue mug", id="task"
-            )
+            yield Input(d.task, placeholder="What should Kite do? e.g. find the cheapest blue mug", id="task")
             yield Input(d.start_url, placeholder="Start URL (optional)", id="start_url")
-            yield Input(d.model, placeholder="Model (litellm string, or 'local')", id="model")
+            yield Input(d.model, placeholder="Model: a litellm string, or 'local'", id="model")
             with Horizontal(id="switches"):
                 yield Label("Vision")
                 yield Switch(d.vision, id="vision")
                 yield Label("Headed")
                 yield Switch(d.headed, id="headed")
-                yield Button("Run (ctrl+r)", id="run", variant="primary")
+                yield Button("Run", id="run", variant="primary")
             yield Static("", id="form-error")
-        yield Label("Recent tasks (r to rerun)", id="recent-title")
-        yield OptionList(*(Option(self._label(e)) for e in self.recent), id="recent")
+        title = "Recent tasks (enter or r reruns)" if self.recent else "Recent tasks: none yet"
+        yield Label(title, id="recent-title")
+        yield RecentList(*(Option(self._label(e)) for e in self.recent), id="recent")
         yield Footer()
 
     @staticmethod
@@ -63,12 +78,25 @@ class TaskScreen(Screen[TaskEntry]):
     def on_mount(self) -> None:
         self.query_one("#task", Input).focus()
 
-    def on_input_submitted(self) -> None:
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
         self.action_run()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "run":
             self.action_run()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self.recent):
+            self.post_message(self.Submitted(self.recent[event.option_index]))
+
+    def action_focus_recent(self) -> None:
+        recent = self.query_one("#recent", RecentList)
+        if self.recent:
+            recent.focus()
+            if recent.highlighted is None:
+                recent.highlighted = 0
 
     def action_run(self) -> None:
         entry = self.entry()
@@ -76,40 +104,4 @@ class TaskScreen(Screen[TaskEntry]):
             self.query_one("#form-error", Static).update("[red]Say what Kite should do first.[/]")
             self.query_one("#task", Input).focus()
             return
-        self.dismiss(entry)
-
-    def action_rerun(self) -> None:
-        recent = self.query_one("#recent", OptionList)
-        if recent.highlighted is not None and self.recent:
-            self.dismiss(self.recent[recent.highlighted])
-
-
-class RunScreen(Screen[None]):
-    """One row per step; the current page; running totals; the final answer."""
-
-    BINDINGS = [
-        Binding("escape", "app.stop_run", "Stop"),
-        Binding("n", "app.new_task", "New task"),
-        Binding("q", "app.quit", "Quit"),
-    ]
-
-    def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
-        yield Static("starting…", id="page")
-        yield DataTable(id="steps", cursor_type="row", zebra_stripes=True)
-        yield Static("", id="totals")
-        yield Static("", id="final")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        table = self.query_one("#steps", DataTable)
-        for label, width in (
-            ("#", 3),
-            ("action", 34),
-            ("level", 7),
-            ("result", 30),
-            ("tok", 6),
-            ("cost", 7),
-            ("s", 5),
-        ):
-            table.add_column(label, width=width, key=label)
+        self.post_message(self.Submitted(entry))

@@ -1,0 +1,105 @@
+"""``kite batch TASKS``: run the tasks of a YAML or JSONL file unattended, N at once, one browser context each.
+
+Every result is appended to the output JSONL (one line per task) the moment it finishes; running the same
+command again resumes: finished ids are skipped (``--retry-failed`` runs the failed ones again). Actions that
+need confirmation are denied unless ``--approve`` (or the task's ``approve``) allows them — there is never an
+interactive prompt. Exit code: 0 when every task of the file succeeded, 1 otherwise, 2 on usage errors.
+
+A task: ``{id, task, start_url, model, max_steps, secrets, allowed_domains, approve, tags, check}``; the task's
+own model, max_steps, secrets, allowed_domains and approve override the command's. ``{sites}`` in a task
+starts the bundled local sites.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from agent.commands._agent_opts import add_agent_options, load_with_args, positive_int, resolve_model
+from agent.commands._browser_opts import add_browser_options
+
+if TYPE_CHECKING:
+    from evals.batch import BatchRunner
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "batch",
+        help="run many tasks from a file, N at once, resumable",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("tasks", metavar="TASKS", help="a YAML or JSONL task file")
+    p.add_argument("--concurrency", type=positive_int, default=1, help="tasks at once (default 1)")
+    p.add_argument("--out", help="results JSONL, appended (default: TASKS-NAME.results.jsonl here)")
+    p.add_argument("--retry-failed", action="store_true", help="run tasks whose last result failed again")
+    add_agent_options(p)
+    add_browser_options(p)
+    p.set_defaults(func=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    from agent.commands._batch_view import BatchView, summary_table, totals_line
+    from evals.batch import BatchRunner
+    from evals.batch_jobs import build_jobs, read_task_file
+    from evals.batch_results import read_results
+
+    tf = read_task_file(args.tasks)
+    extra = {}
+    if not args.runs_dir:
+        extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"batch-{tf.path.stem}")
+    config = load_with_args(args, extra)
+    out = Path(args.out or f"{tf.path.stem}.results.jsonl")
+    err = Console(stderr=True, highlight=False)
+    values = {"suite_dir": str(tf.path.resolve().parent)}
+    sites = None
+    started = time.monotonic()
+    try:
+        if tf.uses_sites():
+            from evals.sites import SitesServer
+
+            sites = SitesServer().start()
+            values |= {"sites": sites.url("/").rstrip("/"), "cross": sites.cross_origin_url.rstrip("/")}
+        jobs = await build_jobs(
+            tf, config, placeholders=values, cli_secrets=args.secret, resolve_model=resolve_model
+        )
+        runner = BatchRunner(
+            jobs,
+            out=out,
+            browser_config=config.browser,
+            concurrency=args.concurrency,
+            retry_failed=args.retry_failed,
+        )
+        _report_start(err, runner, out)
+        pending = {j.id for j in runner.pending}
+        already = [runner.existing.results[j.id] for j in jobs if j.id not in pending]
+        with BatchView(len(jobs), already, err) as view:
+            runner.on_result = view.finished
+            await runner.run()
+    finally:
+        if sites is not None:
+            sites.stop()
+    results = read_results(out).results
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = 160
+    console.print(summary_table(jobs, results))
+    print(totals_line(jobs, results, time.monotonic() - started))
+    print(f"results: {out} · run records: {config.run.runs_dir}")
+    return 0 if all(j.id in results and results[j.id].success for j in jobs) else 1
+
+
+def _report_start(err: Console, runner: BatchRunner, out: Path) -> None:
+    existing, total = runner.existing, len(runner.jobs)
+    if existing.torn:
+        err.print(f"[yellow]note:[/] {out}: the last line was cut off (a killed run); that task runs again")
+    if existing.skipped:
+        err.print(f"[yellow]note:[/] {out}: {existing.skipped} line(s) are not results and were ignored")
+    skipped = total - len(runner.pending)
+    if skipped:
+        err.print(f"resuming {out}: {skipped} of {total} task(s) already finished")
+    err.print(f"kite batch: {len(runner.pending)} task(s) to run, {runner.concurrency} at once")

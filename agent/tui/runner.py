@@ -1,0 +1,73 @@
+"""What a TUI run needs besides the screens: the Confirmer that opens the modal, and the run's config."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agent.tui.confirm import ConfirmModal
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from agent.config import KiteConfig
+    from agent.events import RunEvent
+    from agent.tui.history import TaskEntry
+    from safety.confirm import ConfirmAnswer, ConfirmRequest
+
+AgentFactory = Callable[["KiteConfig", Any, Callable[["RunEvent"], None]], Any]
+"""(config, confirmer, on_event) -> an object with ``async run(task, start_url)`` and ``result``."""
+
+
+class TuiConfirmer:
+    """The Confirmer protocol for the TUI: confirm opens the modal and waits for it (the UI keeps running);
+    notify shows a toast and returns at once. ``asked`` lists every request the modal was opened for."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.asked: list[ConfirmRequest] = []
+
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        from safety.confirm import ConfirmAnswer
+
+        self.asked.append(request)
+        future: asyncio.Future[ConfirmAnswer] = asyncio.get_running_loop().create_future()
+
+        def answered(answer: ConfirmAnswer | None) -> None:
+            if not future.done():
+                future.set_result(answer or ConfirmAnswer(approved=False, reason="no answer"))
+
+        modal = ConfirmModal(request)
+        self.app.push_screen(modal, callback=answered)
+        try:
+            return await future
+        except asyncio.CancelledError:  # the run was stopped while the modal was open
+            if modal.is_attached and self.app.screen is modal:
+                self.app.pop_screen()
+            raise
+
+    async def notify(self, request: ConfirmRequest) -> None:
+        self.app.notify(request.describe(), title="Kite (notify)", severity="warning")
+
+
+def default_agent_factory(config: KiteConfig, confirmer: Any, on_event: Callable[[RunEvent], None]) -> Any:
+    from agent.loop import Agent
+
+    return Agent(config, confirmer=confirmer, on_event=on_event)
+
+
+async def run_config(base: KiteConfig, entry: TaskEntry) -> KiteConfig:
+    """The base config with the form's model, vision and headed choices; ``local`` resolved."""
+    from agent.commands._agent_opts import resolve_model
+
+    model = entry.model or base.llm.model or "local"
+    if model.startswith("kite/"):  # the bundled fakes (tests, demos) live in a litellm provider
+        from agent.llm.fakes import register_fakes
+
+        register_fakes()
+    llm = base.llm.model_copy(
+        update={"model": model, "vision": entry.vision, "mode": "hybrid" if entry.vision else "dom"}
+    )
+    browser = base.browser.model_copy(update={"headless": not entry.headed})
+    return await resolve_model(base.model_copy(update={"llm": llm, "browser": browser}))

@@ -1,0 +1,102 @@
+"""Kite's own time per step, excluding the model: observe + render + parse + gate + execute + record.
+
+    python -m evals.bench.step_overhead [--json] [--steps N]
+
+A zero-latency fake model (through the real litellm path) drives real runs on the bundled sites; each step's
+wall time (from steps.jsonl) minus the model call's latency is Kite's overhead. Reports median and p95 per
+site and overall.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agent.config import load_config
+from agent.llm.fakes import FakeReply, register_fake
+from agent.loop import Agent
+from agent.record import RunResult
+from evals.sites.server import SitesServer
+
+# (site path, the actions the fake model repeats: none of them navigates away)
+WORKLOADS: dict[str, list[dict[str, Any]]] = {
+    "shop": [{"name": "scroll", "arguments": {"direction": "down", "amount": 300}},
+             {"name": "scroll", "arguments": {"direction": "up", "amount": 300}}],
+    "counter": [{"name": "click", "arguments": {"selector": "#increment"}}],
+    "forms": [{"name": "type", "arguments": {"selector": "#full-name", "text": "Ada", "clear": True}},
+              {"name": "click", "arguments": {"selector": "#subscribe"}}],
+    "dynamic": [{"name": "hover", "arguments": {"selector": "#menu-trigger"}},
+                {"name": "scroll", "arguments": {"direction": "down", "amount": 200}}],
+}
+PATHS = {"shop": "/shop/", "counter": "/test/counter.html", "forms": "/forms/", "dynamic": "/dynamic/"}
+
+
+def _model(actions: list[dict[str, Any]], steps: int) -> Any:
+    state = {"n": 0}
+
+    def handler(messages: list[dict], tools: list[dict] | None, kwargs: dict) -> FakeReply:
+        state["n"] += 1
+        if state["n"] > steps:
+            return FakeReply(tool_calls=[{"name": "done", "arguments": {"success": True, "answer": "ok"}}])
+        return FakeReply(tool_calls=[actions[(state["n"] - 1) % len(actions)]])
+
+    return handler
+
+
+def step_overheads(result: RunResult) -> list[float]:
+    lines = [json.loads(x) for x in (Path(result.run_dir or ".") / "steps.jsonl").read_text().splitlines()]
+    out = []
+    for prev, cur in zip(lines, lines[1:], strict=False):
+        if "usage" not in cur or cur.get("actions", [{}])[-1].get("action", {}).get("action") == "done":
+            continue
+        wall_ms = (cur["t"] - prev["t"]) * 1000
+        out.append(wall_ms - cur["usage"]["latency_ms"])
+    return out
+
+
+async def measure(steps: int, screenshots: bool) -> dict[str, Any]:
+    per_site: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp, SitesServer() as sites:
+        for site, actions in WORKLOADS.items():
+            register_fake("bench", _model(actions, steps))
+            config = load_config(env={}, overrides={
+                "llm.model": "kite/bench", "run.runs_dir": tmp, "run.screenshots": screenshots,
+                "browser.block_external_hosts": True, "agent.loop_stop": 10_000, "agent.max_steps": steps + 5})
+            result = await Agent(config).run(f"benchmark {site}", start_url=sites.url(PATHS[site]))
+            if not result.success:
+                raise SystemExit(f"the {site} run failed: {result.stop_reason} {result.message}")
+            per_site[site] = step_overheads(result)[1:]  # the first step pays one-time warm-ups
+    everything = sorted(x for xs in per_site.values() for x in xs)
+    out: dict[str, Any] = {
+        "step_overhead_median_ms": round(statistics.median(everything), 1),
+        "step_overhead_p95_ms": round(everything[max(0, int(len(everything) * 0.95) - 1)], 1),
+        "steps": len(everything),
+    }
+    for site, xs in per_site.items():
+        out[f"{site}_median_ms"] = round(statistics.median(xs), 1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evals.bench.step_overhead", description=__doc__.split("\n")[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--steps", type=int, default=12, help="steps per site (default 12)")
+    parser.add_argument("--screenshots", action="store_true", help="also save a screenshot per step")
+    args = parser.parse_args(argv)
+    result = asyncio.run(measure(args.steps, args.screenshots))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        width = max(map(len, result))
+        for key, value in result.items():
+            print(f"{key:<{width}}  {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

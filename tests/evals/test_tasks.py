@@ -1,0 +1,81 @@
+"""Task and suite models: validation errors name the task and the field; bundled suites are complete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.browser.actions import ACTION_NAMES
+from agent.errors import UsageError
+from evals.miniwob import available_tasks
+from evals.tasks import find_suite, load_suite, parse_suite
+
+
+def _error(data: dict) -> str:
+    with pytest.raises(UsageError) as info:
+        parse_suite(data, "suite.yaml")
+    return info.value.message
+
+
+def test_error_names_task_and_field() -> None:
+    msg = _error({"tasks": [{"id": "ok", "task": "x"}, {"id": "bad-one", "task": "y", "max_steps": 0}]})
+    assert "task #2 (bad-one)" in msg and "'max_steps'" in msg
+
+
+def test_error_in_a_check_names_the_nested_field() -> None:
+    msg = _error({"tasks": [{"id": "c", "task": "x", "check": {"url": "("}}]})
+    assert "task #1 (c)" in msg and "check" in msg and "invalid regular expression" in msg
+
+
+def test_unknown_field_and_unknown_solution_action() -> None:
+    assert "'colour'" in _error({"tasks": [{"id": "a", "task": "x", "colour": "red"}]})
+    msg = _error({"tasks": [{"id": "a", "task": "x", "solution": [{"clik": {"name": "Go"}}]}]})
+    assert "solution" in msg and "unknown action 'clik'" in msg
+
+
+def test_duplicate_ids_and_empty_checks_are_refused() -> None:
+    assert "id already used by task #1" in _error({"tasks": [{"id": "a", "task": "x"}, {"id": "a", "task": "y"}]})
+    assert "at least one of" in _error({"tasks": [{"id": "a", "task": "x", "check": {}}]})
+
+
+def test_defaults_apply_and_placeholders_resolve() -> None:
+    suite = parse_suite({"defaults": {"max_steps": 7}, "tasks": [
+        {"id": "a", "task": "Go", "start_url": "{sites}/shop/", "solution": [{"navigate": {"url": "{cross}/x"}}]}]})
+    task = suite.tasks[0].resolve({"sites": "http://127.0.0.1:1", "cross": "http://127.0.0.1:2"})
+    assert task.max_steps == 7
+    assert task.start_url == "http://127.0.0.1:1/shop/"
+    assert task.solution == [{"navigate": {"url": "http://127.0.0.1:2/x"}}]
+
+
+def test_jsonl_task_file(tmp_path: Path) -> None:
+    path = tmp_path / "tasks.jsonl"
+    path.write_text('{"id": "one", "task": "a"}\n\n{"id": "two", "task": "b", "tags": ["x"]}\n', encoding="utf-8")
+    suite = load_suite(path)
+    assert [t.id for t in suite.tasks] == ["one", "two"] and suite.name == "tasks"
+    path.write_text('{"id": "one", "task": "a"}\n{"id": "two", "task": \n', encoding="utf-8")
+    with pytest.raises(UsageError, match="line 2"):
+        load_suite(path)
+
+
+def test_select_unknown_id() -> None:
+    suite = parse_suite({"tasks": [{"id": "a", "task": "x"}]})
+    with pytest.raises(UsageError, match="nope"):
+        suite.select(["nope"])
+
+
+def test_bundled_sites_suite_covers_every_action() -> None:
+    suite = load_suite(find_suite("sites"))
+    assert len(suite.tasks) >= 30
+    used = {next(iter(s)) if isinstance(s, dict) else s for t in suite.tasks for s in t.solution} | {"done"}
+    assert used == set(ACTION_NAMES)
+    assert all(t.check is not None for t in suite.tasks)
+    tags = {tag for t in suite.tasks for tag in t.tags}
+    assert {"upload", "drag", "iframe", "cross-origin", "shadow-dom", "tabs", "dialogs", "zh", "sensitive"} <= tags
+
+
+def test_bundled_miniwob_suite() -> None:
+    suite = load_suite(find_suite("miniwob"))
+    assert suite.miniwob is not None and len(suite.miniwob.tasks) >= 40
+    assert set(suite.miniwob.tasks) <= set(available_tasks())
+    assert suite.miniwob.seeds == list(range(10))
