@@ -33,7 +33,17 @@ __all__ = [
 ]
 
 _IMPLIED_TYPES = {"text", "checkbox", "radio", "button", "submit", "reset", "image"}
-_NEVER_COLLAPSE = {"input", "textarea", "select", "checkbox", "radio", "textbox", "searchbox", "combobox", "switch"}
+_NEVER_COLLAPSE = {
+    "input",
+    "textarea",
+    "select",
+    "checkbox",
+    "radio",
+    "textbox",
+    "searchbox",
+    "combobox",
+    "switch",
+}
 _BARE = re.compile(r'^[^\s"\']+$')
 
 
@@ -91,7 +101,7 @@ def element_line(el: Element, *, name_chars: int = 60, href_chars: int = 60, lev
         parts.append(f"type={_val(el.type)}")
     if el.placeholder and el.placeholder != el.name and not (level >= 2 and el.value):
         parts.append(f"placeholder={_val(_cut(el.placeholder, name_chars))}")
-    if not name and not el.placeholder and el.kind == "input":
+    if not name and not el.placeholder and (el.editable or role_word(el) in ("input", "textarea", "select")):
         ident = el.attrs.get("name") or el.attrs.get("id")
         if ident:
             parts.append(f"{'name' if 'name' in el.attrs else 'id'}={_val(_cut(ident, 30))}")
@@ -235,9 +245,7 @@ def render_summary(summary: PageSummary) -> str:
 
 
 def _filter(elements: Iterable[Element], kind: str, include_offscreen: bool) -> list[Element]:
-    return [
-        e for e in elements if (include_offscreen or e.in_viewport) and (kind == "all" or e.kind == kind)
-    ]
+    return [e for e in elements if (include_offscreen or e.in_viewport) and (kind == "all" or e.kind == kind)]
 
 
 def render_observation(

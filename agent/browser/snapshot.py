@@ -136,7 +136,9 @@ class Snapshotter:
         async def extract(info: _FrameInfo) -> None:
             r = {**req, "withSummary": info.path is None}
             try:
-                info.data = await asyncio.wait_for(_call(info.frame, r), max(cap - (time.perf_counter() - t0), 0.05))
+                info.data = await asyncio.wait_for(
+                    _call(info.frame, r), max(cap - (time.perf_counter() - t0), 0.05)
+                )
             except TimeoutError:
                 warnings.append(f"frame {info.path or 'top'}: no answer within the time cap; left out")
             except PlaywrightError as exc:
@@ -144,6 +146,7 @@ class Snapshotter:
 
         async def locate(info: _FrameInfo) -> tuple[str, int] | None:
             try:
+
                 async def go() -> tuple[str, int] | None:
                     handle = await info.frame.frame_element()
                     parent = info.frame.parent_frame
@@ -176,7 +179,9 @@ class Snapshotter:
             info.dx, info.dy = parent.dx + entry["x"], parent.dy + entry["y"]
             info.shown = bool(entry["visible"]) and not entry["covered"]
 
-    def _build(self, page: Page, infos: list[_FrameInfo], warnings: list[str], include_all: bool) -> Observation:
+    def _build(
+        self, page: Page, infos: list[_FrameInfo], warnings: list[str], include_all: bool
+    ) -> Observation:
         state = self._state(page)
         top = infos[0].data or {}
         s = top.get("summary") or {}
@@ -232,8 +237,14 @@ class Snapshotter:
 
     @staticmethod
     def _element(
-        state: _PageState, frame: Frame, token: str, r: dict[str, Any], dx: float, dy: float,
-        path: str | None, first: bool,
+        state: _PageState,
+        frame: Frame,
+        token: str,
+        r: dict[str, Any],
+        dx: float,
+        dy: float,
+        path: str | None,
+        first: bool,
     ) -> Element:
         key = (token, r["id"])
         index = state.by_key.get(key)
@@ -244,12 +255,25 @@ class Snapshotter:
             state.by_key[key] = index
             state.by_index[index] = (frame, token, r["id"])
         el = Element.model_construct(
-            index=index, tag=r["tag"], kind=r["kind"], role=r.get("role"), name=r.get("name") or "",
-            type=r.get("type"), placeholder=r.get("placeholder"), value=r.get("value"), href=r.get("href"),
-            checked=r.get("checked"), selected=r.get("selected"), disabled=bool(r.get("disabled")),
-            expanded=r.get("expanded"), editable=bool(r.get("editable")), attrs=r.get("attrs") or {},
+            index=index,
+            tag=r["tag"],
+            kind=r["kind"],
+            role=r.get("role"),
+            name=r.get("name") or "",
+            type=r.get("type"),
+            placeholder=r.get("placeholder"),
+            value=r.get("value"),
+            href=r.get("href"),
+            checked=r.get("checked"),
+            selected=r.get("selected"),
+            disabled=bool(r.get("disabled")),
+            expanded=r.get("expanded"),
+            editable=bool(r.get("editable")),
+            attrs=r.get("attrs") or {},
             rect=Rect.model_construct(x=r["x"] + dx, y=r["y"] + dy, width=r["w"], height=r["h"]),
-            in_viewport=r["where"] == "in", frame=path, shadow=bool(r.get("shadow")),
+            in_viewport=r["where"] == "in",
+            frame=path,
+            shadow=bool(r.get("shadow")),
             is_new=is_new and not first,
         )
         state.known[index] = el

@@ -89,29 +89,14 @@ def load_with_args(args: argparse.Namespace, extra: dict[str, Any] | None = None
 
 async def resolve_model(config: KiteConfig) -> KiteConfig:
     """Turn the model 'local' (the default when none is configured) into the bundled local server."""
-    if config.llm.model and config.llm.model != "local":
+    from agent.llm.local import configure_local_model, uses_local_model
+
+    if not uses_local_model(config):
         return config
     try:
-        from agent.llm.local import ensure_local_server
-    except ImportError as exc:  # pragma: no cover - only while local.py is missing
-        raise UsageError(NO_MODEL_HELP) from exc
-    try:
-        server = await ensure_local_server(config)
+        return await configure_local_model(config)
     except KiteError as exc:
-        raise UsageError(
-            f"{NO_MODEL_HELP}\n(the bundled local model could not start: {exc.message})"
-        ) from exc
-    return config.model_copy(
-        update={
-            "llm": config.llm.model_copy(
-                update={
-                    "model": server.model,
-                    "api_base": server.api_base,
-                    "api_key": config.llm.api_key or "none",
-                }
-            )
-        }
-    )
+        raise UsageError(f"{NO_MODEL_HELP}\n(the bundled local model could not start: {exc.message})") from exc
 
 
 NO_MODEL_HELP = """no model is configured.

@@ -36,7 +36,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per URL per line")
     p.add_argument("--viewport", type=parse_viewport, metavar="WxH", help="viewport (default 1280x800)")
     p.add_argument(
-        "--browser-arg", action="append", dest="browser_args", default=[], metavar="ARG",
+        "--browser-arg",
+        action="append",
+        dest="browser_args",
+        default=[],
+        metavar="ARG",
         help="an extra Chromium flag (repeatable), e.g. --browser-arg=--lang=de",
     )
     p.add_argument("--budget", type=int, metavar="TOKENS", help="token budget of the element list")
@@ -61,7 +65,9 @@ def _config(args: argparse.Namespace) -> KiteConfig:
     return load_config(getattr(args, "config", None), overrides=overrides)
 
 
-async def _one(page: Page, url: str, snap: Snapshotter, args: argparse.Namespace, budget: int) -> dict[str, Any]:
+async def _one(
+    page: Page, url: str, snap: Snapshotter, args: argparse.Namespace, budget: int
+) -> dict[str, Any]:
     warning = None
     try:
         await page.goto(url, wait_until="load")
@@ -105,6 +111,8 @@ async def run(args: argparse.Namespace) -> int:
                 print(f"kite: {result['url']}: {result['error']['message']}", file=sys.stderr)
             else:
                 if len(args.urls) > 1:
-                    print(f"=== {result['url']} ({result['tokens']} tokens, {result['timings']['extract_ms']} ms)")
+                    print(
+                        f"=== {result['url']} ({result['tokens']} tokens, {result['timings']['extract_ms']} ms)"
+                    )
                 print(result["text"], flush=True)
     return 1 if failed else 0

@@ -111,7 +111,12 @@ def watch(state_path: Path, server_pid: int) -> None:
 
 def main(argv: list[str]) -> int:
     state_path, server_pid = Path(argv[0]), int(argv[1])
-    signal.signal(signal.SIGTERM, lambda *_: (terminate(server_pid), sys.exit(0)))
+
+    def on_term(*_: Any) -> None:
+        terminate(server_pid)
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch(state_path, server_pid)

@@ -170,10 +170,8 @@ def _checkboxes(v: PromptView) -> dict[str, Any] | None:
     if not m:
         return None
     wanted = set() if m.group(1) == "nothing" else {w.strip() for w in m.group(1).split(",")}
-    for el in (e for e in v.elements if e.role == "checkbox"):
-        if (el.name in wanted) != el.checked:
-            return click(el)
-    return submit(v)
+    todo = [click(e) for e in v.elements if e.role == "checkbox" and (e.name in wanted) != e.checked]
+    return todo[:10] if todo else submit(v)
 
 
 @solver("click-dialog")

@@ -68,7 +68,9 @@ def miniwob_pages() -> tuple[Path, list[str]] | None:
         return None
     root = Path(miniwob.__file__).parent / "html"
     names = [
-        n.strip() for n in (PAGES / "miniwob.txt").read_text().splitlines() if n.strip() and not n.startswith("#")
+        n.strip()
+        for n in (PAGES / "miniwob.txt").read_text().splitlines()
+        if n.strip() and not n.startswith("#")
     ]
     return root, [f"miniwob/{n}.html" for n in names if (root / "miniwob" / f"{n}.html").is_file()]
 
@@ -144,7 +146,10 @@ async def run(corpora: list[tuple[Path, list[str]]], repeat: int) -> list[dict[s
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    col = {k: [float(r[k]) for r in rows if r[k] is not None] for k in ("extract_ms", "cold_ms", "tokens", "elements", "aria_ms", "aria_tokens")}
+    col = {
+        k: [float(r[k]) for r in rows if r[k] is not None]
+        for k in ("extract_ms", "cold_ms", "tokens", "elements", "aria_ms", "aria_tokens")
+    }
     out: dict[str, Any] = {"pages_count": len(rows)}
     for key, unit in (("extract", "ms"), ("cold", "ms"), ("aria", "ms")):
         vals = col[f"{key}_ms"]
@@ -182,13 +187,19 @@ def table(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
         f"{s['aria_tokens_median']}, p95 {s['aria_tokens_p95']}",
     ]
     if "nodes_10k_extract_ms" in s:
-        lines.append(f"10,000-node page: {s['nodes_10k_extract_ms']} ms warm, {s['nodes_10k_cold_ms']} ms cold")
+        lines.append(
+            f"10,000-node page: {s['nodes_10k_extract_ms']} ms warm, {s['nodes_10k_cold_ms']} ms cold"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evals.bench.snapshot", description=__doc__.split("\n")[0])
-    parser.add_argument("dirs", nargs="*", type=Path, metavar="DIR", help="corpus folders (default: evals/bench/pages)")
+    parser = argparse.ArgumentParser(
+        prog="python -m evals.bench.snapshot", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "dirs", nargs="*", type=Path, metavar="DIR", help="corpus folders (default: evals/bench/pages)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object of metrics")
     parser.add_argument("--repeat", type=int, default=3, help="warm snapshots per page (default 3)")
     parser.add_argument("--no-miniwob", action="store_true", help="leave out the MiniWoB++ pages")

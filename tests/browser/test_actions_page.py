@@ -12,6 +12,7 @@ from tests.browser.action_pages.harness import (
     kite,  # noqa: F401
     make_kite,
 )
+from tests.fixtures.browser import PagesServer
 
 
 async def test_navigate_history_and_refresh(kite: Kite, sites: SitesServer) -> None:
@@ -156,3 +157,30 @@ async def test_wait_action(kite: Kite, sites: SitesServer) -> None:
     await kite.goto(sites.url("/test/counter.html"))
     res = await kite.act(action="wait", ms=120)
     assert res.ok and res.duration_ms >= 120
+
+
+_CSP_PAGE = "<!doctype html><title>Strict</title><body><p id='x'>strict page</p></body>"
+_CSP = {"Content-Security-Policy": "default-src 'self'; script-src 'self'"}
+
+
+async def test_execute_js_on_a_strict_csp_page(kite: Kite, pages_server: PagesServer) -> None:
+    await kite.goto(pages_server.add("/csp.html", _CSP_PAGE, _CSP))
+    blocked = await kite.page.evaluate(
+        "() => { try { eval('1'); return 'ran'; } catch (e) { return e.name; } }"
+    )
+    assert blocked == "EvalError"  # the header is in force: new Function / eval are refused
+    res = await kite.act(action="executeJS", code="document.querySelector('#x').textContent")
+    assert res.ok and res.method == "cdp_evaluate" and res.data["value"] == "strict page"
+    body = await kite.act(
+        action="executeJS",
+        code="const n = [1, 2, 3]; return {sum: n.reduce((a, b) => a + b), el: document.body};",
+    )
+    assert body.ok and body.data["value"] == {"sum": 6, "el": "<body>"}
+    awaited = await kite.act(action="executeJS", code="await new Promise((r) => setTimeout(() => r(7), 10))")
+    assert awaited.ok and awaited.data["value"] == 7
+    err = await kite.act(action="executeJS", code="throw new Error('csp boom')")
+    assert err.error is not None and err.error.error == "js_error" and "csp boom" in err.message
+    k = make_kite(kite.session, kite.run_dir, KiteConfig.model_validate({"browser": {"js_timeout_ms": 300}}))
+    slow = await k.act(action="executeJS", code="while (true) {}")
+    assert slow.error is not None and slow.error.error == "js_timeout"
+    assert (await kite.act(action="executeJS", code="document.title")).data["value"] == "Strict"

@@ -23,7 +23,9 @@ async def test_click_by_index_uses_the_mouse_and_reports_added_elements(
 async def test_click_covered_element_names_the_cover_and_does_not_click(
     kite: Kite, sites: SitesServer
 ) -> None:
-    kite = mini(kite)  # the real engine skips covered elements; a model may hold an index from an earlier step
+    kite = mini(
+        kite
+    )  # the real engine skips covered elements; a model may hold an index from an earlier step
     await kite.goto(sites.url("/test/overlay.html"))
     idx = await kite.index_of("#buy-now")
     before = await kite.page.locator("#result").inner_text()

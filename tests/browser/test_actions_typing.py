@@ -10,6 +10,7 @@ from tests.browser.action_pages.harness import (
     kite,  # noqa: F401
     make_kite,
 )
+from tests.fixtures.browser import PagesServer
 
 
 async def test_type_appends_then_clear_replaces_and_reads_back(kite: Kite, sites: SitesServer) -> None:
@@ -105,3 +106,28 @@ async def test_press_key_with_modifiers(kite: Kite, sites: SitesServer) -> None:
     assert await kite.page.input_value("#full-name") == ""
     bad = await kite.act(action="pressKey", key="NotAKey")
     assert bad.error is not None and "unknown key" in bad.message
+
+
+_KEYS_PAGE = """<!doctype html><body><input id="f"><textarea id="t"></textarea><p id="log"></p><script>
+const seen = {keydown: [], keypress: [], keyup: [], input: 0};
+const f = document.getElementById('f');
+for (const type of ['keydown', 'keypress', 'keyup']) f.addEventListener(type, (e) => seen[type].push(e.key));
+f.addEventListener('input', () => { seen.input += 1; });
+window.seen = seen;</script></body>"""
+
+
+async def test_type_fires_real_key_events_for_every_character(kite: Kite, pages_server: PagesServer) -> None:
+    await kite.goto(pages_server.add("/type-keys.html", _KEYS_PAGE))
+    res = await kite.act(action="type", selector="#f", text="aB3 .@")
+    assert res.ok and res.effects.value == "aB3 .@"
+    seen = await kite.page.evaluate("window.seen")
+    assert seen["keydown"] == list("aB3 .@") and seen["keyup"] == list("aB3 .@")
+    assert seen["keypress"] == list("aB3 .@") and seen["input"] == 6
+    assert await kite.page.evaluate("window.seen.keydown.length") == 6  # no stray events after the read-back
+
+
+async def test_type_newlines_and_non_ascii(kite: Kite, pages_server: PagesServer) -> None:
+    await kite.goto(pages_server.add("/type-keys.html", _KEYS_PAGE))
+    res = await kite.act(action="type", selector="#t", text="héllo\nwörld 😀")
+    assert res.ok and res.effects.value == "héllo\nwörld 😀"
+    assert await kite.page.input_value("#t") == "héllo\nwörld 😀"

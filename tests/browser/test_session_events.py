@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent.browser.context import safe_filename
-from agent.browser.session import ContextSession
+from agent.browser.session import BrowserSession, ContextSession
+from agent.config import BrowserConfig
 from tests.fixtures.browser import PagesServer
 
 DIALOGS = """<title>Dialogs</title>
@@ -16,6 +17,14 @@ DIALOGS = """<title>Dialogs</title>
 <button id="prompt" onclick="document.title = 'prompt:' + prompt('name?', 'kite')">prompt</button>
 <input id="dirty" oninput="window.onbeforeunload = e => { e.preventDefault(); e.returnValue = ''; }">
 """
+
+
+def read(path: str) -> str:
+    return Path(path).read_text()
+
+
+def exists(path: str) -> bool:
+    return Path(path).exists()
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +153,20 @@ def test_safe_filename() -> None:
     assert safe_filename("") == "download"
     assert safe_filename(".hidden") == "hidden"
     assert safe_filename("résumé 2024.pdf") == "résumé 2024.pdf"
+
+
+async def test_without_a_downloads_dir_nothing_is_left(
+    browser_config: BrowserConfig, urls: dict[str, str]
+) -> None:
+    session = await BrowserSession(browser_config).start()  # no downloads_dir anywhere
+    try:
+        page = session.context.page
+        await page.goto(urls["downloads"])
+        async with page.expect_download():
+            await page.click("#dl")
+        saved = await session.context.wait_for_downloads()
+        assert len(saved) == 1
+        assert read(saved[0]) == "a,b\n1,2\n"  # reported, readable while the session runs
+    finally:
+        await session.close()
+    assert not exists(saved[0])  # Playwright's temporary copy went with the browser

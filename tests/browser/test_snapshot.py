@@ -114,7 +114,9 @@ async def test_resolve_refuses_stale_index(page: Page, base: str) -> None:
     resolved = await snap.resolve(page, idx)
     assert await resolved.handle.get_attribute("id") == "place"
     assert resolved.element.index == idx and resolved.frame == page.main_frame
-    await page.evaluate("() => { const o = document.getElementById('place'); o.replaceWith(o.cloneNode(true)); }")
+    await page.evaluate(
+        "() => { const o = document.getElementById('place'); o.replaceWith(o.cloneNode(true)); }"
+    )
     with pytest.raises(StaleElementError) as err:
         await snap.resolve(page, idx)
     ctx = err.value.to_dict()

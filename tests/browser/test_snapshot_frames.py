@@ -24,7 +24,9 @@ def urls() -> Iterator[list[str]]:
 
 @pytest_asyncio.fixture(scope="module")
 async def two_site_browser(pw_browser: Browser, chromium_path: str | None) -> AsyncIterator[Browser]:
-    browser = await pw_browser.browser_type.launch(executable_path=chromium_path, headless=True, args=[RESOLVER])
+    browser = await pw_browser.browser_type.launch(
+        executable_path=chromium_path, headless=True, args=[RESOLVER]
+    )
     yield browser
     await browser.close()
 

@@ -70,9 +70,13 @@ async def _frame_fully_in_view(frame: Frame, page: Page) -> bool:
     except Exception:
         return False
     vp = page.viewport_size or {"width": 1280, "height": 800}
-    return bool(box) and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= vp["width"] and box[
-        "y"
-    ] + box["height"] <= vp["height"]
+    return (
+        bool(box)
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= vp["width"]
+        and box["y"] + box["height"] <= vp["height"]
+    )
 
 
 async def check_page(page: Page, snap: Snapshotter) -> tuple[int, list[str], list[int]]:
@@ -82,7 +86,11 @@ async def check_page(page: Page, snap: Snapshotter) -> tuple[int, list[str], lis
     listed = {(by_index[e.index][1], by_index[e.index][2]) for e in obs.elements if e.in_viewport}
     truth, missing = 0, []
     for frame in page.frames:
-        if frame.is_detached() or frame.url.startswith("chrome-error:") or not await _frame_fully_in_view(frame, page):
+        if (
+            frame.is_detached()
+            or frame.url.startswith("chrome-error:")
+            or not await _frame_fully_in_view(frame, page)
+        ):
             continue
         try:
             res = await frame.evaluate(TRUTH_JS)
@@ -108,9 +116,20 @@ async def check_page(page: Page, snap: Snapshotter) -> tuple[int, list[str], lis
 
 
 SITE_PATHS = [
-    "/", "/shop/", "/shop/product/sky-blue-espresso-mug", "/shop/cart", "/account/login", "/account/register",
-    "/forms/", "/dynamic/", "/frames/", "/zh/shop/",
-    *(f"/test/{p.name}" for p in sorted((Path(__file__).parents[2] / "evals/sites/static/test").glob("*.html"))),
+    "/",
+    "/shop/",
+    "/shop/product/sky-blue-espresso-mug",
+    "/shop/cart",
+    "/account/login",
+    "/account/register",
+    "/forms/",
+    "/dynamic/",
+    "/frames/",
+    "/zh/shop/",
+    *(
+        f"/test/{p.name}"
+        for p in sorted((Path(__file__).parents[2] / "evals/sites/static/test").glob("*.html"))
+    ),
 ]
 
 
@@ -138,9 +157,16 @@ async def test_recall_on_bundled_sites(page: Page, sites: SitesServer) -> None:
 
 CORPUS = Path("/work/shared/pages")
 CORPUS_PAGES = [
-    "readability__wikipedia-3", "readability__aktualne", "readability__medium-2", "readability__yahoo-4",
-    "formasaurus__www.boston.com-3", "formasaurus__www.kupongkode.com-0", "formasaurus__www.pcgames.de-0",
-    "formasaurus__www.nieuwsblad.be-2", "formasaurus__entremuslims.fr-1", "readability__links-in-tables",
+    "readability__wikipedia-3",
+    "readability__aktualne",
+    "readability__medium-2",
+    "readability__yahoo-4",
+    "formasaurus__www.boston.com-3",
+    "formasaurus__www.kupongkode.com-0",
+    "formasaurus__www.pcgames.de-0",
+    "formasaurus__www.nieuwsblad.be-2",
+    "formasaurus__entremuslims.fr-1",
+    "readability__links-in-tables",
 ]
 
 

@@ -66,7 +66,7 @@ def test_name_tiers_and_filters() -> None:
 
 
 def test_progress_replays_history_and_skips_failures() -> None:
-    plan = [{"click": {"name": "Add to cart"}}, {"type": {"name": "Email", "text": "x"}}, "goBack"]
+    plan = [{"click": {"name": "Add to cart"}}, {"type": {"placeholder": "you@", "text": "x"}}, "goBack"]
     history = ['1. scroll direction="down" → ok', '2. click [12] button "Add to cart" → error covered: …',
                '3. click [12] button "Add to cart" → ok (mouse)']
     view = parse_prompt(_messages(history, []))

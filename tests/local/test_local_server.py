@@ -4,6 +4,7 @@ Asserts structure (a parseable click with an integer index), not that a 1.5B mod
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -11,6 +12,8 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +82,13 @@ async def test_start_call_reuse_stop(local_config: KiteConfig) -> None:
     action = _action(reply)
     assert action.get("action") == "click", action
     assert isinstance(action.get("index"), int), action
+
+    refused = urllib.request.Request(f"{server.api_base}/chat/completions", data=b'{"messages": []}')
+    with pytest.raises(urllib.error.HTTPError) as info:
+        await asyncio.to_thread(
+            urllib.request.urlopen, refused, timeout=30
+        )  # no API key: a page in the browser cannot use the model
+    assert info.value.code == 401
 
     again = await ensure_local_server(local_config, progress=False)
     assert (again.pid, again.port, again.owned) == (server.pid, server.port, False)

@@ -61,20 +61,20 @@ def make_app(tui_config: KiteConfig, tmp_path: Path, ctx_session: Any) -> Callab
     return make
 
 
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], Any], timeout: float = 60.0) -> None:
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], Any], within: float = 60.0) -> None:
     """Let the app process messages until ``condition()`` holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout}s: {condition}")
+            raise AssertionError(f"condition not met within {within}s: {condition}")
         await pilot.pause(0.05)
     await pilot.pause()
 
 
-async def wait_finished(pilot: Pilot[Any], app: KiteApp, timeout: float = 60.0) -> dict[str, Any]:
+async def wait_finished(pilot: Pilot[Any], app: KiteApp, within: float = 60.0) -> dict[str, Any]:
     """Wait until the run is over and the final view is shown; return the shown result."""
     await wait_until(
-        pilot, lambda: app.worker is not None and not app.running and app.run_screen.result, timeout
+        pilot, lambda: app.worker is not None and not app.running and app.run_screen.result, within
     )
     return app.run_screen.result
 

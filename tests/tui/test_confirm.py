@@ -45,7 +45,7 @@ async def open_modal(make_app, sites, turns):
 
 async def test_confirm_approve_places_the_order(make_app, sites, ctx_session):
     done = [("done", None, {"success": True, "answer": "order placed"})]
-    model, app = await open_modal(make_app, sites, [*CHECKOUT, done])
+    _, app = await open_modal(make_app, sites, [*CHECKOUT, done])
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
@@ -56,7 +56,6 @@ async def test_confirm_approve_places_the_order(make_app, sites, ctx_session):
         await pilot.press("y")
         result = await wait_finished(pilot, app)
     assert result["success"], result
-    print("\n".join(rows(app)))
     state = await site_state(ctx_session.page, sites)
     assert len(state["orders"]) == 1 and state["orders"][0]["card_last4"] == "4242"
     assert "/shop/order/" in ctx_session.page.url

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.llm.fakes import FakeReply, register_fake
-from tests.agent.plan_model import find_index, prompt_text
+from tests.agent.plan_model import LINE, find_index, prompt_text
 
 Step = tuple[str, str | None, dict[str, Any]]
 
@@ -30,12 +30,21 @@ class TurnsModel:
         for action, name, params in turn:
             args = dict(params)
             if name is not None:
-                index = find_index(text, name)
+                index = exact_index(text, name) or find_index(text, name)
                 if index is None:
                     return FakeReply(content=f"I cannot find {name!r} on the page.")
                 args["index"] = index
             calls.append(_call(action, args))
         return FakeReply(tool_calls=calls)
+
+
+def exact_index(text: str, name: str) -> int | None:
+    """The index of the first element whose name is exactly ``name`` (case-insensitive)."""
+    for line in text.splitlines():
+        m = LINE.match(line.strip())
+        if m and (m.group(3) or "").lower() == name.lower():
+            return int(m.group(1))
+    return None
 
 
 def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,8 @@ is quiet, no followed timer is pending and no navigation started, then reports w
 from __future__ import annotations
 
 FOLLOW_TIMER_MS = 250
-"""Timers scheduled by the action with at most this delay are waited for (longer ones, e.g. toasts, are not)."""
+"""Timers the action schedules with at most this delay are waited for (longer ones, e.g. a toast's, are not);
+so are timers those timers schedule, up to 8 deep (a polling loop cannot hold the settle forever)."""
 
 INSTALL_JS = """([followMax, gapCap]) => {
   let s = window.__kiteSettle;
@@ -19,7 +20,8 @@ INSTALL_JS = """([followMax, gapCap]) => {
       '[role=option],[role=menuitem],[role=tab],[role=combobox],[onclick],[contenteditable=""],[contenteditable=true],[tabindex]';
     const count = (n) => n.nodeType !== 1 ? 0 : (n.matches(SEL) ? 1 : 0) + n.querySelectorAll(SEL).length;
     s = window.__kiteSettle = {v: 2, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
-      timers: new Map(), follow: 0, nav: false, gapCap: 0};
+      timers: new Map(), follow: 0, nav: false, gapCap: 0, depth: 0};
+    const MAX_CHAIN = 8;
     new MutationObserver((records) => {
       const now = performance.now();
       const gap = now - s.last;
@@ -33,10 +35,14 @@ INSTALL_JS = """([followMax, gapCap]) => {
     const st = window.setTimeout, ct = window.clearTimeout;
     window.setTimeout = new Proxy(st, {apply(target, self, args) {
       const fn = args[0], delay = Number(args[1]) || 0;
-      if (typeof fn !== 'function' || delay > s.followMax || performance.now() > s.follow)
-        return Reflect.apply(target, window, args);
+      const depth = s.depth + 1;  // a timer set by a followed timer's callback is followed too (a chain)
+      const follow = performance.now() <= s.follow || (s.depth > 0 && depth <= MAX_CHAIN);
+      if (typeof fn !== 'function' || delay > s.followMax || !follow) return Reflect.apply(target, window, args);
       let id = 0;
-      const wrapped = function () { s.timers.delete(id); return fn.apply(this, arguments); };
+      const wrapped = function () {
+        s.timers.delete(id); const outer = s.depth; s.depth = depth;
+        try { return fn.apply(this, arguments); } finally { s.depth = outer; }
+      };
       id = Reflect.apply(target, window, [wrapped, ...args.slice(1)]);
       s.timers.set(id, performance.now() + delay);
       return id;
@@ -68,7 +74,7 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap]) => {
     if (s.nav) { reason = 'navigation'; break; }
     if (now - t0 >= cap) { reason = 'cap'; break; }
     let wait = 0;
-    for (const due of s.timers.values()) wait = Math.max(wait, due - now + 1);
+    for (const due of s.timers.values()) wait = Math.max(wait, due - now + 1, 1);  // until it has run
     if (s.count !== mark.count) {
       const win = Math.min(maxQuiet, Math.max(quiet, 2 * s.maxGap));
       wait = Math.max(wait, win - (now - s.last));

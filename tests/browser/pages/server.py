@@ -33,11 +33,15 @@ class _Handler(SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def serve(directory: Path = PAGES, hosts: tuple[str, ...] = ("127.0.0.1", "127.0.0.2")) -> Iterator[list[str]]:
+def serve(
+    directory: Path = PAGES, hosts: tuple[str, ...] = ("127.0.0.1", "127.0.0.2")
+) -> Iterator[list[str]]:
     """Serve ``directory`` on each host (free ports); yields the base URLs."""
     release = threading.Event()
     handler = type("Handler", (_Handler,), {"release": release})
-    servers = [ThreadingHTTPServer((h, 0), functools.partial(handler, directory=str(directory))) for h in hosts]
+    servers = [
+        ThreadingHTTPServer((h, 0), functools.partial(handler, directory=str(directory))) for h in hosts
+    ]
     for srv in servers:
         srv.daemon_threads = True
         threading.Thread(target=srv.serve_forever, daemon=True).start()

@@ -1,0 +1,72 @@
+# ruff: noqa: F811  (the kite fixture is imported into each module)
+"""Settle details: iframes, timer-started navigations, stepped updates, the bundled dynamic widgets."""
+
+from __future__ import annotations
+
+from evals.sites import SitesServer
+from tests.browser.action_pages.harness import (
+    Kite,
+    kite,  # noqa: F401
+)
+from tests.fixtures.browser import PagesServer
+
+_CHILD = """<!doctype html><body><button id="grow" type="button">Grow</button><div id="box"></div><script>
+document.getElementById('grow').addEventListener('click', () => {
+  let n = 0;
+  const step = () => { const b = document.createElement('button'); b.textContent = 'new ' + (++n);
+    document.getElementById('box').append(b); if (n < 5) setTimeout(step, 30); };
+  step();
+});</script></body>"""
+_PARENT = '<!doctype html><body><h1>Parent</h1><iframe src="/settle-child.html" width="400" height="300"></iframe></body>'
+_TIMER_NAV = """<!doctype html><body><button id="later" type="button">Go later</button><script>
+document.getElementById('later').addEventListener('click', () => {
+  setTimeout(() => { location.href = '/settle-landing.html'; }, 120); });</script></body>"""
+_LANDING = "<!doctype html><title>Landed</title><body><p id='landed'>here</p></body>"
+_FRAMES = """<!doctype html><body><button id="animate" type="button">Animate</button><ol id="steps"></ol><script>
+document.getElementById('animate').addEventListener('click', () => {
+  let n = 0;
+  const frame = () => { const li = document.createElement('li'); li.textContent = 'step ' + (++n);
+    document.getElementById('steps').append(li); if (n < 5) requestAnimationFrame(frame); };
+  requestAnimationFrame(frame);
+});</script></body>"""
+
+
+async def test_dom_quiet_watches_iframes(kite: Kite, pages_server: PagesServer) -> None:
+    pages_server.add("/settle-child.html", _CHILD)
+    await kite.goto(pages_server.add("/settle-parent.html", _PARENT))
+    frame = next(f for f in kite.page.frames if f.url.endswith("/settle-child.html"))
+    await frame.wait_for_selector("#grow")
+    res = await kite.act(action="click", index=await kite.index_of("#grow", "settle-child"))
+    assert res.ok and res.method == "mouse"
+    # The iframe grew in five steps, 30 ms apart: the settle waited for all of them and counted them.
+    assert await frame.locator("#box button").count() == 5
+    assert res.effects.added == 5
+
+
+async def test_navigation_started_by_a_timer_is_followed(kite: Kite, pages_server: PagesServer) -> None:
+    pages_server.add("/settle-landing.html", _LANDING)
+    await kite.goto(pages_server.add("/settle-timer-nav.html", _TIMER_NAV))
+    res = await kite.act(action="click", selector="#later")
+    assert res.ok and res.effects.navigated
+    assert res.effects.url_after == pages_server.url("/settle-landing.html")
+    assert await kite.page.title() == "Landed"
+
+
+async def test_update_over_several_animation_frames_settles_once_done(
+    kite: Kite, pages_server: PagesServer
+) -> None:
+    await kite.goto(pages_server.add("/settle-frames.html", _FRAMES))
+    res = await kite.act(action="click", selector="#animate")
+    assert res.ok
+    assert await kite.page.locator("#steps li").count() == 5
+
+
+async def test_toast_and_modal_settle_without_waiting_for_long_timers(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/dynamic/"))
+    toast = await kite.act(action="click", selector="#show-toast")
+    assert toast.ok and await kite.page.locator(".toast").count() == 1
+    # The toast removes itself after 3 s: a timer that long is not the click's reaction to wait for.
+    assert toast.data["settle_ms"] < 2500
+    modal = await kite.act(action="click", selector="#open-modal")
+    assert modal.ok and await kite.page.locator("#modal").is_visible()
+    assert modal.effects.focused and "modal-email" in modal.effects.focused

@@ -1,0 +1,47 @@
+"""``kite snapshot``: one browser for several URLs, text and JSON-lines output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from tests.browser.pages.server import serve
+from tests.fixtures.browser import OFFLINE_ARGS
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    with serve() as urls:
+        yield urls[0]
+
+
+def kite(*args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "agent.cli", "snapshot", *args, f"--browser-arg={OFFLINE_ARGS[0]}"]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def test_json_lines_for_two_urls(base: str) -> None:
+    proc = kite("--json", "--viewport", "1024x700", f"{base}/basic.html", f"{base}/shadow.html")
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert [x["url"] for x in lines] == [f"{base}/basic.html", f"{base}/shadow.html"]
+    first = lines[0]
+    assert first["summary"]["viewport"] == {"width": 1024, "height": 700}
+    el = next(e for e in first["elements"] if e["name"] == "Place order")
+    assert {"index", "tag", "role", "name", "rect", "in_viewport", "frame"} <= set(el)
+    assert set(el["rect"]) == {"x", "y", "width", "height"}
+    assert f'[{el["index"]}] button "Place order"' in first["text"]
+    assert first["tokens"] > 50 and first["timings"]["extract_ms"] > 0
+    assert not any(e["name"] == "Far below" for e in first["elements"])
+
+
+def test_text_all_and_bad_url(base: str) -> None:
+    proc = kite("--all", f"{base}/basic.html")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("URL: ") and 'button "Far below"' in proc.stdout
+    bad = kite("--json", "http://127.0.0.1:9/nothing")
+    assert bad.returncode == 1 and json.loads(bad.stdout)["error"]["error"] == "navigation_failed"
