@@ -185,7 +185,9 @@ class Snapshotter:
         state = self._state(page)
         top = infos[0].data or {}
         s = top.get("summary") or {}
-        vw, vh = s.get("vw") or (page.viewport_size or {}).get("width", 0), s.get("vh") or 0
+        size = page.viewport_size
+        vw = s.get("vw") or (size["width"] if size else 0)
+        vh = s.get("vh") or (size["height"] if size else 0)
         elements: list[Element] = []
         counts = Counts()
         above = below = 0

@@ -5,6 +5,7 @@ One harness run per module (a few sites tasks and MiniWoB episodes); the report 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from evals.tasks import find_suite, load_suite, parse_suite
 from tests.evals.conftest import make_config
 
 SITES_TASKS = ["shop-add-cheapest-blue-mug", "account-login", "frames-cross-origin", "dynamic-new-tab",
-               "shop-checkout-declined"]
+               "forms-upload"]
 MINIWOB = ["click-checkboxes#1", "enter-text#0", "click-tab-2#0", "use-slider#1"]
 
 
@@ -39,9 +40,12 @@ async def test_oracle_solves_sites_tasks(sites_report: EvalReport) -> None:
     assert all(t.steps >= 2 and t.tokens_in > 0 and t.run_dir for t in sites_report.tasks)
 
 
-async def test_declined_payment_is_scored_by_state_not_by_claim(sites_report: EvalReport) -> None:
-    declined = next(t for t in sites_report.tasks if t.id == "shop-checkout-declined")
-    assert declined.success and not declined.claimed_success  # the agent said "failed"; the check holds
+async def test_sensitive_step_was_confirmed(sites_report: EvalReport) -> None:
+    from evals.checks import confirmations
+
+    upload = next(t for t in sites_report.tasks if t.id == "forms-upload")
+    asked = confirmations(upload.run_dir)
+    assert [a["action"]["action"] for a in asked] == ["uploadFile"] and asked[0]["decision"]["allowed"]
 
 
 async def test_oracle_solves_miniwob_episodes(miniwob_report: EvalReport) -> None:
@@ -49,7 +53,7 @@ async def test_oracle_solves_miniwob_episodes(miniwob_report: EvalReport) -> Non
     assert sorted(by_id) == sorted(MINIWOB)
     for tid, t in by_id.items():
         assert t.success and t.score == 1.0, (tid, t.failures, t.message)
-        assert t.task and t.task in Path(t.run_dir or "", "run.json").read_text(encoding="utf-8")
+        assert t.task and json.loads(Path(t.run_dir or "", "run.json").read_text(encoding="utf-8"))["task"] == t.task
 
 
 async def test_missing_element_fails_the_oracle(eval_config: Any, tmp_path: Path) -> None:

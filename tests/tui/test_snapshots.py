@@ -1,0 +1,74 @@
+"""SVG snapshots of the main screens at 80x24 (and the wide run view): layout regressions show as diffs.
+
+Nothing here starts an agent: the run view is fed fixed events (fixed clock, no tmp paths), so the pictures
+are the same on every machine. Update with ``pytest tests/tui/test_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.config import load_config
+from agent.tui.app import KiteApp
+from agent.tui.confirm import ConfirmModal
+from agent.tui.history import TaskEntry, TaskHistory
+from tests.tui.screens import EVENTS, FINISH, fed_run_screen, place_order_request
+
+SMALL = (80, 24)
+
+
+def app(tmp_path: Any) -> KiteApp:
+    history = TaskHistory(tmp_path / "history.json")
+    for task, url in [
+        ("Find the cheapest blue mug and report its price", "http://127.0.0.1:8765/shop/"),
+        ("Buy the White Desk Lamp with the test card", "http://127.0.0.1:8765/shop/product/desk-lamp-white"),
+        ("Change my display name to Ada", ""),
+    ]:
+        history.add(TaskEntry(task=task, start_url=url, model="kite/scripted"))
+    config = load_config(overrides={"llm.model": "kite/scripted"}, env={})
+    return KiteApp(
+        config, history_path=tmp_path / "history.json", start=TaskEntry(task="", model="kite/scripted")
+    )
+
+
+def test_form(snap_compare, tmp_path):
+    assert snap_compare(app(tmp_path), terminal_size=SMALL)
+
+
+def test_form_with_missing_task(snap_compare, tmp_path):
+    assert snap_compare(app(tmp_path), terminal_size=SMALL, press=["ctrl+r"])
+
+
+async def push(pilot: Any, *screens: Any) -> None:
+    for screen in screens:
+        await pilot.app.push_screen(screen)
+    await pilot.pause()
+    await pilot.pause()
+
+
+def test_run_view(snap_compare, tmp_path):
+    async def before(pilot: Any) -> None:
+        await push(pilot, fed_run_screen(EVENTS))
+
+    assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=before)
+
+
+def test_run_view_finished(snap_compare, tmp_path):
+    async def before(pilot: Any) -> None:
+        await push(pilot, fed_run_screen([*EVENTS, FINISH]))
+
+    assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=before)
+
+
+def test_run_view_wide(snap_compare, tmp_path):
+    async def before(pilot: Any) -> None:
+        await push(pilot, fed_run_screen([*EVENTS, FINISH]))
+
+    assert snap_compare(app(tmp_path), terminal_size=(120, 30), run_before=before)
+
+
+def test_confirm_modal(snap_compare, tmp_path):
+    async def before(pilot: Any) -> None:
+        await push(pilot, fed_run_screen(EVENTS[:5]), ConfirmModal(place_order_request()))
+
+    assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=before)
