@@ -271,9 +271,9 @@ def _tree(v: PromptView) -> dict[str, Any] | None:
     exact = [e for e in items if e.name == target] or [e for e in items if e.name.split()[:1] == [target]]
     if exact:
         return click(exact[-1])
-    for el in items:  # open a folder (its name lists its children) not opened yet
-        if " " in el.name and not clicked(v, el):
-            return click(el)
+    folders = [e for e in items if " " in e.name and not clicked(v, e)]
+    folders.sort(key=lambda e: target not in e.name.split())  # folders that contain the target first
+    return click(folders[0]) if folders else None
     return None
 
 
@@ -510,12 +510,18 @@ def _guess(v: PromptView) -> dict[str, Any] | None:
 @solver("generate-number")
 def _generate(v: PromptView) -> dict[str, Any] | None:
     m = re.search(r"number (less|greater|more) than (-?\d+)", v.task)
+    parity = re.search(r"an (odd|even) number", v.task)
     shown = re.search(r"(-?\d+) Generate", page_words(v, v.task))
-    if not m:
+    if not m and not parity:
         return None
-    limit = int(m.group(2))
-    if shown and (int(shown.group(1)) < limit if m.group(1) == "less" else int(shown.group(1)) > limit):
-        return submit(v)
+    if shown:
+        n = int(shown.group(1))
+        if parity:
+            ok = (n % 2 == 1) == (parity.group(1) == "odd")
+        else:
+            ok = n < int(m.group(2)) if m.group(1) == "less" else n > int(m.group(2))
+        if ok:
+            return submit(v)
     return click(named(v, "Generate", ("button",)))
 
 

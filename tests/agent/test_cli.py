@@ -93,7 +93,7 @@ def test_ctrl_c_saves_the_record_and_exits_130(tmp_path, sites):
     while time.monotonic() < deadline and not steps_files[0].read_text().strip():
         time.sleep(0.2)  # wait for the start navigation to be recorded: the model call is in flight after it
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     run = json.loads((steps_files[0].parent / "run.json").read_text())
     assert run["result"]["stop_reason"] == "interrupted"
