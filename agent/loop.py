@@ -150,7 +150,6 @@ class Agent:
         t0 = time.perf_counter()
         shot = self.recorder.screenshots / f"step-{step:03d}.png" if self.config.run.screenshots else None
         obs = await observe(self.snapshotter, self.ctx, screenshot_to=shot, want_b64=self.model.vision)
-        self.memory_step = self.memory.begin(step, obs.url)
         await emit(
             self.on_event,
             "observe",
@@ -161,6 +160,7 @@ class Agent:
             text=obs.summary.visible_text[:200],
         )
         messages, prompt_tokens = self._messages(obs, step)
+        self.memory.begin(step, obs.url)
         record: dict[str, Any] = {
             "step": step,
             "url": obs.url,
@@ -322,8 +322,9 @@ class Agent:
 
 
 def _digest(obs: Observation) -> dict[str, Any]:
-    names = "|".join(f"{e.index}:{e.name}:{e.value}" for e in obs.elements)
-    h = hashlib.sha1(f"{obs.url}|{names}".encode()).hexdigest()[:12]
+    names = "|".join(f"{e.index}:{e.name}:{e.value}:{e.checked}" for e in obs.elements)
+    page = f"{obs.url}|{obs.summary.scroll}|{obs.summary.visible_text}|{names}"
+    h = hashlib.sha1(page.encode()).hexdigest()[:12]
     return {"url": obs.url, "title": obs.summary.title, "elements": len(obs.elements), "hash": h}
 
 

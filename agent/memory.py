@@ -111,9 +111,10 @@ class Memory:
 
     def render(self, compaction: int = 0) -> tuple[list[str], list[str]]:
         """(history lines, last-step result lines). Higher ``compaction`` keeps less."""
-        if not self.steps:
+        done = [mem for mem in self.steps if mem.lines]  # a step still in progress has no lines yet
+        if not done:
             return [], []
-        *older, last = self.steps
+        *older, last = done
         keep_full = max(0, self.full_steps - 1 - compaction)
         keep_lines = (None, 20, 6, 0)[min(compaction, 3)]
         history: list[str] = []

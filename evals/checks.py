@@ -148,5 +148,7 @@ async def _state_failures(check: Check, ctx: Any, base: str) -> list[str]:
             failures.append(f"state: {key} missing in {endpoint}")
             continue
         if actual != expected:
-            failures.append(f"state: {key} = {json.dumps(actual, ensure_ascii=False)[:200]}, expected {json.dumps(expected, ensure_ascii=False)}")
+            failures.append(
+                f"state: {key} = {json.dumps(actual, ensure_ascii=False)[:200]}, expected {json.dumps(expected, ensure_ascii=False)}"
+            )
     return failures

@@ -185,8 +185,13 @@ async def run_eval(
     from agent.browser.session import BrowserSession
 
     model = config.llm.model or ""
-    report = EvalReport(suite=suite.name, model=model, started_at=datetime.now(UTC).isoformat(),
-                        concurrency=concurrency, repeat=repeat)
+    report = EvalReport(
+        suite=suite.name,
+        model=model,
+        started_at=datetime.now(UTC).isoformat(),
+        concurrency=concurrency,
+        repeat=repeat,
+    )
     servers = _Servers()
     started = time.monotonic()
     try:
@@ -219,8 +224,15 @@ def _prepare_models(cases: list[Case], config: KiteConfig) -> None:
 
 
 class _Runner:
-    def __init__(self, suite: Suite, config: KiteConfig, browser: Any, servers: _Servers,
-                 gate: asyncio.Semaphore, on_result: OnResult | None) -> None:
+    def __init__(
+        self,
+        suite: Suite,
+        config: KiteConfig,
+        browser: Any,
+        servers: _Servers,
+        gate: asyncio.Semaphore,
+        on_result: OnResult | None,
+    ) -> None:
         self.suite, self.config, self.browser, self.servers = suite, config, browser, servers
         self.gate, self.on_result = gate, on_result
 
@@ -231,9 +243,14 @@ class _Runner:
             t = case.task
             if self.suite.path:
                 upload_dirs.append(str(Path(self.suite.path).resolve().parent))
-            over.update({"safety.approve": t.approve, "safety.secrets": {**self.config.safety.secrets, **t.secrets},
-                         "safety.allowed_domains": t.allowed_domains or self.config.safety.allowed_domains,
-                         "browser.upload_dirs": upload_dirs})
+            over.update(
+                {
+                    "safety.approve": t.approve,
+                    "safety.secrets": {**self.config.safety.secrets, **t.secrets},
+                    "safety.allowed_domains": t.allowed_domains or self.config.safety.allowed_domains,
+                    "browser.upload_dirs": upload_dirs,
+                }
+            )
             if t.model:
                 over["llm.model"] = t.model
             if t.max_steps:
@@ -256,8 +273,13 @@ class _Runner:
         from agent.loop import Agent
 
         t0 = time.monotonic()
-        base = TaskOutcome(id=case.id, repeat=rep, success=False, score=0.0,
-                           tags=case.task.tags if case.task else ["miniwob"])
+        base = TaskOutcome(
+            id=case.id,
+            repeat=rep,
+            success=False,
+            score=0.0,
+            tags=case.task.tags if case.task else ["miniwob"],
+        )
         if not self.browser.is_alive:
             await self.browser.restart()
         config = self._config(case)
@@ -266,24 +288,40 @@ class _Runner:
             if case.episode is not None:
                 assert self.suite.miniwob is not None
                 spec, mw = self.suite.miniwob, self.servers.mw()
-                text = await start_episode(ctx.page, mw.task_url(case.episode.task_type), case.episode.seed,
-                                           mode=spec.data_mode, max_time_s=spec.episode_max_time_s)
+                text = await start_episode(
+                    ctx.page,
+                    mw.task_url(case.episode.task_type),
+                    case.episode.seed,
+                    mode=spec.data_mode,
+                    max_time_s=spec.episode_max_time_s,
+                )
                 start_url = None
             else:
                 assert case.task is not None
                 text, start_url = case.task.task, case.task.start_url
             agent = Agent(config, context=ctx, label=_label(self.suite.name, case.id, rep))
             result = await agent.run(text, start_url=start_url)
-            out = base.model_copy(update={
-                "task": text, "claimed_success": result.success, "steps": result.steps,
-                "tokens_in": result.tokens_in, "tokens_out": result.tokens_out, "cost": result.cost_usd,
-                "model_latency_s": result.model_latency_s, "stop_reason": result.stop_reason,
-                "message": result.message, "answer": result.answer, "run_dir": result.run_dir,
-                "final_url": result.final_url,
-            })
+            out = base.model_copy(
+                update={
+                    "task": text,
+                    "claimed_success": result.success,
+                    "steps": result.steps,
+                    "tokens_in": result.tokens_in,
+                    "tokens_out": result.tokens_out,
+                    "cost": result.cost_usd,
+                    "model_latency_s": result.model_latency_s,
+                    "stop_reason": result.stop_reason,
+                    "message": result.message,
+                    "answer": result.answer,
+                    "run_dir": result.run_dir,
+                    "final_url": result.final_url,
+                }
+            )
             out = await self._score(case, out, ctx)
         except Exception as exc:  # one broken task never ends the eval
-            out = base.model_copy(update={"stop_reason": "harness_error", "message": f"{type(exc).__name__}: {exc}"[:500]})
+            out = base.model_copy(
+                update={"stop_reason": "harness_error", "message": f"{type(exc).__name__}: {exc}"[:500]}
+            )
         finally:
             try:
                 await ctx.close()
@@ -304,7 +342,8 @@ class _Runner:
         if case.task.check is None:
             out.success, out.score = out.claimed_success, float(out.claimed_success)
             return out
-        result = await evaluate(case.task.check, ctx, answer=out.answer, run_dir=out.run_dir,
-                                base_url=case.task.start_url)
+        result = await evaluate(
+            case.task.check, ctx, answer=out.answer, run_dir=out.run_dir, base_url=case.task.start_url
+        )
         out.success, out.score, out.failures = result.passed, float(result.passed), result.failures
         return out

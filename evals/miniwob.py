@@ -73,7 +73,9 @@ class MiniwobServer:
             handler = functools.partial(_Quiet, directory=str(self.root))
             self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
             self._httpd.daemon_threads = True
-            threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+            threading.Thread(
+                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
+            ).start()
         return self
 
     def stop(self) -> None:
@@ -125,7 +127,9 @@ def expand(spec: MiniwobSpec, ids: list[str] | None = None) -> list[Episode]:
     return chosen
 
 
-async def start_episode(page: Any, url: str, seed: int, *, mode: str = "train", max_time_s: float = 600) -> str:
+async def start_episode(
+    page: Any, url: str, seed: int, *, mode: str = "train", max_time_s: float = 600
+) -> str:
     """Open the task page, start a seeded episode and return its utterance."""
     await page.goto(url, wait_until="load")
     await page.wait_for_function("() => typeof core !== 'undefined' && typeof genProblem === 'function'")

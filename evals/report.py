@@ -23,7 +23,9 @@ def _fmt_cost(cost: float | None) -> str:
 def write_json(report: EvalReport, path: str | Path) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    p.write_text(
+        json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     return p
 
 
@@ -33,22 +35,27 @@ def load_json(path: str | Path) -> EvalReport:
 
 def headline(r: EvalReport) -> str:
     lo, hi = r.ci95
-    return (f"{r.suite} · {r.model}: {r.successes}/{r.n} = {r.success_rate:.1%} "
-            f"(95% CI {lo:.1%}–{hi:.1%}), {r.steps_mean} steps/task, {r.tokens_in}+{r.tokens_out} tokens, "
-            f"cost {_fmt_cost(r.cost)}, wall {r.wall_s:.1f}s, model {r.model_latency_s:.1f}s vs Kite "
-            f"{r.overhead_s:.1f}s ({r.overhead_per_step_ms:.0f} ms/step)")
+    return (
+        f"{r.suite} · {r.model}: {r.successes}/{r.n} = {r.success_rate:.1%} "
+        f"(95% CI {lo:.1%}–{hi:.1%}), {r.steps_mean} steps/task, {r.tokens_in}+{r.tokens_out} tokens, "
+        f"cost {_fmt_cost(r.cost)}, wall {r.wall_s:.1f}s, model {r.model_latency_s:.1f}s vs Kite "
+        f"{r.overhead_s:.1f}s ({r.overhead_per_step_ms:.0f} ms/step)"
+    )
 
 
 def markdown(r: EvalReport) -> str:
     lo, hi = r.ci95
     lines = [
-        f"# Eval: {r.suite}", "",
-        f"- model: `{r.model}`", f"- started: {r.started_at}, repeat {r.repeat}, concurrency {r.concurrency}",
+        f"# Eval: {r.suite}",
+        "",
+        f"- model: `{r.model}`",
+        f"- started: {r.started_at}, repeat {r.repeat}, concurrency {r.concurrency}",
         f"- success: **{r.successes}/{r.n} = {r.success_rate:.1%}** (95% Wilson interval {lo:.1%}–{hi:.1%})",
         f"- mean score {r.mean_score}, {r.steps_mean} steps per task, tokens {r.tokens_in} in / {r.tokens_out} out, "
         f"cost {_fmt_cost(r.cost)}",
         f"- time: {r.wall_s:.1f}s elapsed; model latency {r.model_latency_s:.1f}s vs Kite's own overhead "
-        f"{r.overhead_s:.1f}s ({r.overhead_per_step_ms:.0f} ms per step)", "",
+        f"{r.overhead_s:.1f}s ({r.overhead_per_step_ms:.0f} ms per step)",
+        "",
         "| task | ok | score | steps | tokens in/out | cost | wall s | model s | stop | why |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -99,9 +106,15 @@ def _action_html(item: dict[str, Any]) -> str:
     if ok and result.get("message"):
         res += f" — {result['message']}"
     level = decision.get("level")
-    badge = f' <span class="lvl lvl-{html.escape(str(level))}">{html.escape(str(level))}</span>' if level and level != "auto" else ""
-    return (f'<li class="{"ok" if ok else "err"}"><code>{html.escape(json.dumps(action, ensure_ascii=False))}</code>'
-            f"{badge}<br><span class=res>{html.escape(res[:600])}</span></li>")
+    badge = (
+        f' <span class="lvl lvl-{html.escape(str(level))}">{html.escape(str(level))}</span>'
+        if level and level != "auto"
+        else ""
+    )
+    return (
+        f'<li class="{"ok" if ok else "err"}"><code>{html.escape(json.dumps(action, ensure_ascii=False))}</code>'
+        f"{badge}<br><span class=res>{html.escape(res[:600])}</span></li>"
+    )
 
 
 def _task_html(t: TaskOutcome) -> str:
@@ -134,7 +147,8 @@ def _task_html(t: TaskOutcome) -> str:
         + (f"<p class=why><b>Why not:</b> {html.escape(why)}</p>" if not t.success else "")
         + f"<p class=meta>tokens {t.tokens_in}/{t.tokens_out} · cost {_fmt_cost(t.cost)} · model "
         f"{t.model_latency_s:.2f}s · Kite {t.overhead_s:.2f}s · final URL {html.escape(t.final_url or '')}</p>"
-        + "".join(parts) + "</details>"
+        + "".join(parts)
+        + "</details>"
     )
 
 
@@ -189,18 +203,39 @@ def compare(a: EvalReport, b: EvalReport) -> dict[str, Any]:
         sa = sum(x.steps for x in ta[tid]) / len(ta[tid])
         sb = sum(x.steps for x in tb[tid]) / len(tb[tid])
         if ra != rb or sa != sb:
-            changed.append({"id": tid, "success_a": round(ra, 3), "success_b": round(rb, 3),
-                            "steps_a": round(sa, 2), "steps_b": round(sb, 2)})
+            changed.append(
+                {
+                    "id": tid,
+                    "success_a": round(ra, 3),
+                    "success_b": round(rb, 3),
+                    "steps_a": round(sa, 2),
+                    "steps_b": round(sb, 2),
+                }
+            )
     return {
-        "a": {"suite": a.suite, "model": a.model, "success_rate": a.success_rate, "ci95": list(a.ci95), "n": a.n},
-        "b": {"suite": b.suite, "model": b.model, "success_rate": b.success_rate, "ci95": list(b.ci95), "n": b.n},
+        "a": {
+            "suite": a.suite,
+            "model": a.model,
+            "success_rate": a.success_rate,
+            "ci95": list(a.ci95),
+            "n": a.n,
+        },
+        "b": {
+            "suite": b.suite,
+            "model": b.model,
+            "success_rate": b.success_rate,
+            "ci95": list(b.ci95),
+            "n": b.n,
+        },
         "success_rate_delta": round(b.success_rate - a.success_rate, 4),
         "intervals_overlap": not (a.ci95[1] < b.ci95[0] or b.ci95[1] < a.ci95[0]),
         "steps_mean_delta": round(b.steps_mean - a.steps_mean, 2),
         "tokens_delta": (b.tokens_in + b.tokens_out) - (a.tokens_in + a.tokens_out),
         "cost_delta": None if a.cost is None or b.cost is None else round(b.cost - a.cost, 6),
         "wall_s_delta": round(b.wall_s - a.wall_s, 3),
-        "changed": changed, "only_in_a": only_a, "only_in_b": only_b,
+        "changed": changed,
+        "only_in_a": only_a,
+        "only_in_b": only_b,
     }
 
 
@@ -210,16 +245,28 @@ def compare_text(diff: dict[str, Any]) -> str:
         f"A: {a['suite']} · {a['model']}: {a['success_rate']:.1%} (95% CI {a['ci95'][0]:.1%}–{a['ci95'][1]:.1%}, n={a['n']})",
         f"B: {b['suite']} · {b['model']}: {b['success_rate']:.1%} (95% CI {b['ci95'][0]:.1%}–{b['ci95'][1]:.1%}, n={b['n']})",
         f"success rate {diff['success_rate_delta']:+.1%}"
-        + (" (intervals overlap: not a significant difference)" if diff["intervals_overlap"] else " (intervals do not overlap)"),
+        + (
+            " (intervals overlap: not a significant difference)"
+            if diff["intervals_overlap"]
+            else " (intervals do not overlap)"
+        ),
         f"steps/task {diff['steps_mean_delta']:+}, tokens {diff['tokens_delta']:+}, wall {diff['wall_s_delta']:+.1f}s"
         + (f", cost {diff['cost_delta']:+.4f}" if diff["cost_delta"] is not None else ""),
     ]
     if diff["changed"]:
         lines.append("changed tasks:")
         for c in diff["changed"]:
-            mark = "fixed" if c["success_b"] > c["success_a"] else "broke" if c["success_b"] < c["success_a"] else "steps"
-            lines.append(f"  {mark:6} {c['id']}: success {c['success_a']:.0%} → {c['success_b']:.0%}, "
-                         f"steps {c['steps_a']} → {c['steps_b']}")
+            mark = (
+                "fixed"
+                if c["success_b"] > c["success_a"]
+                else "broke"
+                if c["success_b"] < c["success_a"]
+                else "steps"
+            )
+            lines.append(
+                f"  {mark:6} {c['id']}: success {c['success_a']:.0%} → {c['success_b']:.0%}, "
+                f"steps {c['steps_a']} → {c['steps_b']}"
+            )
     else:
         lines.append("no task changed outcome or step count")
     for key, label in (("only_in_a", "only in A"), ("only_in_b", "only in B")):
@@ -228,5 +275,15 @@ def compare_text(diff: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["compare", "compare_text", "headline", "html_report", "load_json", "markdown", "wilson",
-           "write_html", "write_json", "write_markdown"]
+__all__ = [
+    "compare",
+    "compare_text",
+    "headline",
+    "html_report",
+    "load_json",
+    "markdown",
+    "wilson",
+    "write_html",
+    "write_json",
+    "write_markdown",
+]

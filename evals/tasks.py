@@ -164,7 +164,9 @@ class Suite(_Model):
                 raise ValueError(f"task #{i + 1} ({t.id}): id already used by task #{seen[t.id] + 1}")
             seen[t.id] = i
             if t.solution and t.task in texts:
-                raise ValueError(f"task #{i + 1} ({t.id}): same task text as {texts[t.task]} (the oracle keys plans by it)")
+                raise ValueError(
+                    f"task #{i + 1} ({t.id}): same task text as {texts[t.task]} (the oracle keys plans by it)"
+                )
             texts[t.task] = t.id
         if self.kind == "miniwob" and self.miniwob is None:
             raise ValueError("a miniwob suite needs a 'miniwob' section")

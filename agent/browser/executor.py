@@ -81,13 +81,16 @@ class ActionExecutor:
     async def execute(self, action: Action | dict[str, Any]) -> ActionResult:
         t0 = time.monotonic()
         if isinstance(action, dict):
+            raw = action
             try:
-                action = parse_action(action)
+                action = parse_action(raw)
             except ValidationError as exc:
                 err = exc.errors()[0]
                 loc = ".".join(str(p) for p in err["loc"][1:]) or "action"
-                name = str(action.get("action", "?"))
-                info = ErrorInfo(error="invalid_action", message=f"{name}: {loc}: {err['msg']}", field=loc)
+                name = str(raw.get("action", "?"))
+                info = ErrorInfo.model_validate(
+                    {"error": "invalid_action", "message": f"{name}: {loc}: {err['msg']}", "field": loc}
+                )
                 return ActionResult(action=name, ok=False, message=info.message, error=info)
         name = action.action
         try:

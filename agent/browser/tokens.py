@@ -12,7 +12,7 @@ import agent  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before litellm is
 DEFAULT_MODEL = "gpt-4o-mini"
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def count_tokens(text: str, model: str = DEFAULT_MODEL) -> int:
     """Tokens in ``text`` for ``model`` (litellm.token_counter), cached by text."""
     if not text:

@@ -145,7 +145,11 @@ class Settler:
         if tr is None:
             tr = self._trackers[page] = RequestTracker()
             tr.attach(page)
-            page.once("close", lambda _p: self._trackers.pop(page, None))
+
+            def drop(_page: Page) -> None:
+                self._trackers.pop(page, None)
+
+            page.once("close", drop)
         return tr
 
     async def mark(self, page: Page) -> PageMark:

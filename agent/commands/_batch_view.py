@@ -3,7 +3,7 @@ line per finished task above it, and a summary table at the end."""
 
 from __future__ import annotations
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
@@ -54,10 +54,13 @@ class BatchView:
             console=self.console,
             transient=False,
         )
-        self.task_id = self.progress.add_task("batch", total=total, completed=len(already), **self._fields())
+        self.task_id = self.progress.add_task("batch", total=total, completed=len(already))
+        self._show()
 
-    def _fields(self) -> dict[str, object]:
-        return {"ok": self.ok, "failed": self.failed, "cost": _cost(self.cost)}
+    def _show(self, advance: int = 0) -> None:
+        self.progress.update(
+            self.task_id, advance=advance, ok=self.ok, failed=self.failed, cost=_cost(self.cost)
+        )
 
     def __enter__(self) -> BatchView:
         self.progress.start()
@@ -78,13 +81,13 @@ class BatchView:
             f"{result.stop_reason}[/]  {why}",
             soft_wrap=True,
         )
-        self.progress.update(self.task_id, advance=1, **self._fields())
+        self._show(advance=1)
 
 
 def summary_table(jobs: list[BatchJob], results: dict[str, BatchResult]) -> Table:
     """One row per task of the file (in file order), then the totals."""
     table = Table(title="kite batch", show_lines=False)
-    for name, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("id", "left"),
         ("result", "left"),
         ("stop", "left"),
@@ -93,9 +96,10 @@ def summary_table(jobs: list[BatchJob], results: dict[str, BatchResult]) -> Tabl
         ("cost", "right"),
         ("wall s", "right"),
         ("answer / why", "left"),
-    ):
+    )
+    for name, justify in columns:
         wide = name == "answer / why"
-        table.add_column(  # type: ignore[arg-type]
+        table.add_column(
             name, justify=justify, no_wrap=True, overflow="ellipsis", max_width=70 if wide else None
         )
     for job in jobs:

@@ -19,10 +19,14 @@ from agent.errors import UsageError
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "eval", help="run an eval suite (sites, miniwob or a file); 'eval compare A.json B.json'",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "eval",
+        help="run an eval suite (sites, miniwob or a file); 'eval compare A.json B.json'",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("suite", nargs="+", metavar="SUITE", help="sites | miniwob | FILE, or: compare A.json B.json")
+    p.add_argument(
+        "suite", nargs="+", metavar="SUITE", help="sites | miniwob | FILE, or: compare A.json B.json"
+    )
     p.add_argument("--repeat", type=positive_int, default=1, help="run every task K times")
     p.add_argument("--concurrency", type=positive_int, default=1, help="tasks at once (one context each)")
     p.add_argument("--tasks", help="only these task ids (comma-separated; MiniWoB: a type or type#seed)")
@@ -76,17 +80,25 @@ async def run(args: argparse.Namespace) -> int:
     ids = [i.strip() for i in args.tasks.split(",") if i.strip()] if args.tasks else None
     done = {"n": 0, "ok": 0}
 
-    def progress(outcome) -> None:  # noqa: ANN001 - a TaskOutcome
+    def progress(outcome) -> None:
         done["n"] += 1
         done["ok"] += outcome.success
         why = "" if outcome.success else f"  ({'; '.join(outcome.failures) or outcome.message})"[:200]
-        print(f"[{done['n']}] {'ok  ' if outcome.success else 'FAIL'} {outcome.id} "
-              f"{outcome.steps} steps {outcome.wall_s:.1f}s {outcome.stop_reason}{why}", flush=True)
+        print(
+            f"[{done['n']}] {'ok  ' if outcome.success else 'FAIL'} {outcome.id} "
+            f"{outcome.steps} steps {outcome.wall_s:.1f}s {outcome.stop_reason}{why}",
+            flush=True,
+        )
 
-    report = await run_eval(suite, config, repeat=args.repeat, concurrency=args.concurrency, ids=ids,
-                            on_result=progress)
+    report = await run_eval(
+        suite, config, repeat=args.repeat, concurrency=args.concurrency, ids=ids, on_result=progress
+    )
     print(headline(report))
-    for out, writer in ((args.json_out, write_json), (args.md_out, write_markdown), (args.html_out, write_html)):
+    for out, writer in (
+        (args.json_out, write_json),
+        (args.md_out, write_markdown),
+        (args.html_out, write_html),
+    ):
         if out:
             print(f"wrote {writer(report, out)}")
     print(f"run records: {config.run.runs_dir}")

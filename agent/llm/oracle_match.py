@@ -33,7 +33,7 @@ def _attr_ok(el: El, spec: dict[str, Any]) -> bool:
         if want is not None and _norm(want) not in _norm(el.attrs.get(key, "")):
             return False
     frame = spec.get("frame")
-    if frame is True and el.frame is None or frame is False and el.frame is not None:
+    if (frame is True and el.frame is None) or (frame is False and el.frame is not None):
         return False
     if isinstance(frame, str) and el.frame != frame:
         return False

@@ -7,6 +7,7 @@ tell (the oracle then fails the task). The task type comes from the page URL (``
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -274,7 +275,6 @@ def _tree(v: PromptView) -> dict[str, Any] | None:
     folders = [e for e in items if " " in e.name and not clicked(v, e)]
     folders.sort(key=lambda e: target not in e.name.split())  # folders that contain the target first
     return click(folders[0]) if folders else None
-    return None
 
 
 # --- forms and typing --------------------------------------------------------------------------------
@@ -317,7 +317,7 @@ def _login(v: PromptView) -> dict[str, Any] | None:
     ]
     if not typed_at or (cancelled and cancelled[-1] > typed_at[-1]):
         return typed(pass_f, pw)
-    return click(named(v, "Login", ("button",)))
+    return click(named(v, "Login", ("button",)) or named(v, "OK", ("button",)))
 
 
 @solver("enter-date")
@@ -496,7 +496,7 @@ def _guess(v: PromptView) -> dict[str, Any] | None:
     if guesses and submitted < len(guesses):
         return submit(v)
     lo, hi = 0, 9
-    for a, b in zip(guesses, guesses[1:], strict=False):
+    for a, b in itertools.pairwise(guesses):
         lo, hi = (a + 1, hi) if b > a else (lo, a - 1)
     if guesses:
         text = page_words(v, v.task)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
+from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from agent.tui.form import TaskScreen
@@ -30,6 +31,8 @@ class KiteApp(App[None]):
     TITLE = "Kite"
     SUB_TITLE = "autonomous browser agent"
     ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [Binding("ctrl+q", "quit_kite", "Quit", show=False)]
+    """ctrl+q quits everywhere, like q on the run view: a running agent is stopped first."""
 
     def __init__(
         self,
@@ -75,12 +78,15 @@ class KiteApp(App[None]):
         if self.running:
             return
         entry = message.entry
-        self.history.add(entry)
+        try:
+            self.history.add(entry)
+        except OSError as exc:
+            self.notify(f"could not save the recent tasks: {exc}", severity="warning")
         self.defaults, self.result, self.agent = entry, None, None
         self.run_screen = RunScreen(entry.task)
         await self.switch_screen(self.run_screen)
         self.worker = self.run_worker(self._run(entry), group="agent", exit_on_error=False)
-        self.refresh_bindings()
+        self.call_after_refresh(self.refresh_bindings)
 
     async def _run(self, entry: TaskEntry) -> RunResult:
         config = await run_config(self.config, entry)
@@ -94,7 +100,10 @@ class KiteApp(App[None]):
 
     # --- the end of a run ---------------------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker is not self.worker or not event.worker.is_finished:
+        if event.worker is not self.worker:
+            return
+        self.refresh_bindings()
+        if not event.worker.is_finished:
             return
         if event.state == WorkerState.SUCCESS:
             self.result = event.worker.result
@@ -109,7 +118,6 @@ class KiteApp(App[None]):
                 screen.show_failure(getattr(err, "message", None) or f"{type(err).__name__}: {err}")
             else:
                 screen.show_failure("stopped before the run started")
-        self.refresh_bindings()
         if self._quit_when_stopped:
             self.exit()
 

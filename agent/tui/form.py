@@ -20,8 +20,7 @@ class RecentList(OptionList):
     BINDINGS = [Binding("r", "rerun", "Rerun")]
 
     def action_rerun(self) -> None:
-        if self.highlighted is not None:
-            self.post_message(self.OptionSelected(self, self.highlighted))
+        self.action_select()
 
 
 class TaskScreen(Screen[None]):

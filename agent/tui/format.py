@@ -48,7 +48,7 @@ class StepRow:
 
 def page_panel(data: dict[str, Any]) -> str:
     title = escape(data.get("title") or "(no title)")
-    text = escape(" ".join((data.get("text") or "").split())[:200])
+    text = escape(" ".join((data.get("text") or "").split())[:140])
     shot = f"\n[dim]screenshot {escape(str(data['screenshot']))}[/]" if data.get("screenshot") else ""
     return f"[b]{title}[/b]  [dim]{escape(data.get('url') or '')}[/]\n{text}{shot}"
 

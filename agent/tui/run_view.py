@@ -52,7 +52,7 @@ class RunScreen(Screen[None]):
         super().__init__()
         self.task_text, self.clock = task, clock
         self.rows: list[StepRow] = []
-        self.tokens, self.steps, self.cost = 0, 0, None
+        self.tokens, self.steps, self.actions, self.cost = 0, 0, 0, None
         self.result: dict[str, Any] | None = None
         self._t_step = clock()
         self._step_usage: tuple[int, float | None] | None = None
@@ -104,6 +104,7 @@ class RunScreen(Screen[None]):
                 self.cost = (self.cost or 0.0) + u["cost_usd"]
             self._step_usage = (tokens, u.get("cost_usd"))
         elif event.kind == "result":
+            self.actions += 1
             self.add_row(
                 event.step,
                 d.get("action") or "?",
@@ -135,12 +136,12 @@ class RunScreen(Screen[None]):
             self.query_one("#detail", Static).update(self.rows[event.cursor_row].detail())
 
     def _update_totals(self, note: str = "") -> None:
-        line = totals_line(self.steps, len(self.rows), self.tokens, self.cost)
+        line = totals_line(self.steps, self.actions, self.tokens, self.cost)
         self.query_one("#totals", Static).update(line + (f" · [yellow]{note}[/]" if note else ""))
 
     # --- the end ------------------------------------------------------------------------------------
     def show_stopping(self) -> None:
-        self._update_totals("stopping: closing the browser and saving the record…")
+        self._update_totals("stopping…")
 
     def show_result(self, result: dict[str, Any]) -> None:
         if self.result is not None:

@@ -79,6 +79,10 @@ async def run(reps: int) -> dict[str, list[float]]:
                     times.setdefault(f"{name}_settle", []).append(float(res.data.get("settle_ms", 0.0)))
 
             await page.goto(server.url("/test/counter.html"))
+            for _ in range(reps):  # the machine's yardstick: one bare round trip to the page
+                t0 = time.perf_counter()
+                await page.evaluate("1")
+                times.setdefault("roundtrip", []).append((time.perf_counter() - t0) * 1000)
             inc = await _index(snap, page, "#increment")
             await measure("click", lambda: _const({"action": "click", "index": inc}))
             await measure("hover", lambda: _const({"action": "hover", "index": inc}))

@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -28,7 +30,7 @@ from evals.batch import BatchRunner
 from evals.batch_jobs import BatchJob, TaskFile, build_jobs
 from evals.sites import SitesServer
 from evals.sites.catalog import PRODUCTS
-from evals.tasks import Task
+from evals.tasks import Check, Task
 
 MODEL = "bench-batch"
 
@@ -56,7 +58,8 @@ def make_tasks(n: int, sites: str, tag: str) -> list[Task]:
             id=f"{tag}-{i:02d}",
             task=f"[{tag} {i}] Look at the {PRODUCTS[i % len(PRODUCTS)].name}, then return to the shop.",
             start_url=f"{sites}/shop/",
-            check={"url": "/shop/"},
+            check=Check(url="/shop/"),
+            max_steps=8,
         )
         for i in range(n)
     ]
@@ -101,7 +104,7 @@ def chromium_memory_mb(session: BrowserSession) -> tuple[float, float]:
 class Sampler:
     """Samples (tasks running, RSS, PSS) every ``every_s`` while a runner works."""
 
-    def __init__(self, session: BrowserSession, every_s: float = 0.25) -> None:
+    def __init__(self, session: BrowserSession, every_s: float = 1.0) -> None:
         self.session, self.every_s = session, every_s
         self.runner: BatchRunner | None = None
         self.samples: list[tuple[int, float, float]] = []
@@ -128,7 +131,7 @@ async def _phase(
     tmp: Path,
 ) -> tuple[float, int, list[tuple[int, float, float]]]:
     jobs = await _jobs(tasks, config, tmp)
-    out = tmp / f"results-c{concurrency}.jsonl"
+    out = tmp / f"results-{tasks[0].id.rsplit('-', 1)[0]}.jsonl"
     runner = BatchRunner(
         jobs, out=out, browser_config=config.browser, concurrency=concurrency, browser=session
     )
@@ -142,6 +145,13 @@ async def _phase(
 
 async def run(n: int, concurrency: int, latency_s: float, screenshots: bool) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="kite-bench-batch-"))
+    try:
+        return await _run(tmp, n, concurrency, latency_s, screenshots)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def _run(tmp: Path, n: int, concurrency: int, latency_s: float, screenshots: bool) -> dict[str, Any]:
     model = ScriptsByTask()
     register_fake(MODEL, model)
     with SitesServer() as server:
@@ -198,6 +208,8 @@ async def run(n: int, concurrency: int, latency_s: float, screenshots: bool) -> 
         "rss_per_context_mb": round((rssN - rss0) / concurrency, 1),
         "pss_per_context_mb": round((pssN - pss0) / concurrency, 1),
         "memory_samples_count": len(full),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "cpu_count": os.cpu_count(),
     }
 
 
@@ -221,6 +233,7 @@ def table(r: dict[str, Any]) -> str:
             f"{r[f'chromium_rss_{c}_tasks_mb']} MB (PSS {r[f'chromium_pss_{c}_tasks_mb']} MB)",
         ),
         ("per concurrent context", f"RSS {r['rss_per_context_mb']} MB, PSS {r['pss_per_context_mb']} MB"),
+        ("machine", f"{r['cpu_count']} CPUs, load average {r['load_average_1m']} at the end"),
     ]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)

@@ -16,8 +16,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def kite(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "agent", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "agent", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )
 
 
 def test_help_lists_the_commands():
@@ -59,7 +65,10 @@ def _entry(tmp_path: Path, script: list, *kite_args: str, latency: float = 0.0) 
     path.write_text(json.dumps(script))
     return subprocess.Popen(
         [sys.executable, "-m", "tests.agent.cli_entry", str(path), str(latency), "--", *kite_args],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "KITE_RUNS_DIR": str(tmp_path / "runs"), "KITE_HOME": str(tmp_path / "home")},
     )
 
@@ -69,8 +78,17 @@ def test_kite_run_end_to_end(tmp_path, sites):
         {"name": "click", "arguments": {"selector": "#increment"}},
         {"name": "done", "arguments": {"success": True, "answer": "count is 1"}},
     ]
-    proc = _entry(tmp_path, script, "run", "press increment once", "--model", "kite/scripted",
-                  "--start-url", sites.url("/test/counter.html"), "--json")
+    proc = _entry(
+        tmp_path,
+        script,
+        "run",
+        "press increment once",
+        "--model",
+        "kite/scripted",
+        "--start-url",
+        sites.url("/test/counter.html"),
+        "--json",
+    )
     out, err = proc.communicate(timeout=180)
     assert proc.returncode == 0, err
     result = json.loads(out.strip().splitlines()[-1])
@@ -82,8 +100,17 @@ def test_kite_run_end_to_end(tmp_path, sites):
 
 def test_ctrl_c_saves_the_record_and_exits_130(tmp_path, sites):
     script = [{"name": "scroll", "arguments": {"direction": "down"}}] * 5
-    proc = _entry(tmp_path, script, "run", "scroll forever", "--model", "kite/scripted",
-                  "--start-url", sites.url("/shop/"), latency=60.0)
+    proc = _entry(
+        tmp_path,
+        script,
+        "run",
+        "scroll forever",
+        "--model",
+        "kite/scripted",
+        "--start-url",
+        sites.url("/shop/"),
+        latency=60.0,
+    )
     runs = tmp_path / "runs"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not list(runs.glob("*/steps.jsonl")):

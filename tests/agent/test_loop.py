@@ -167,3 +167,33 @@ async def test_unreachable_start_url(make_config, ctx_session):
     assert result.stop_reason == "start_url_unreachable" and not result.success
     run = json.loads((Path(result.run_dir) / "run.json").read_text())
     assert run["result"]["stop_reason"] == "start_url_unreachable"
+
+
+async def test_the_last_steps_results_are_shown_as_such(make_config, ctx_session, sites, scripted_model):
+    scripted_model.script(
+        [
+            {"name": "click", "arguments": {"selector": "#increment"}},
+            {"name": "click", "arguments": {"selector": "#increment"}},
+            {"name": "done", "arguments": {"success": True, "answer": "2"}},
+        ]
+    )
+    result = await Agent(make_config(**{"llm.model": "kite/scripted"}), context=ctx_session).run(
+        "count to two", start_url=sites.url("/test/counter.html")
+    )
+    assert result.success
+    third = prompt_text(scripted_model.calls[2].messages)
+    results = third.split("# Result of your last actions", 1)[1].split("# Current page", 1)[0]
+    history = third.split("# Earlier steps", 1)[1].split("# Result of your last actions", 1)[0]
+    assert "click" in results and "first step" not in results
+    assert history.strip().startswith("1.") and "2." not in history
+
+
+async def test_a_changing_page_is_not_a_loop(make_config, ctx_session, sites, scripted_model):
+    # The same click six times, but the counter text changes each time: not a loop.
+    scripted_model.script(
+        [{"name": "click", "arguments": {"selector": "#increment"}}] * 6
+        + [{"name": "done", "arguments": {"success": True, "answer": "6"}}]
+    )
+    config = make_config(**{"llm.model": "kite/scripted", "agent.loop_stop": 5})
+    result = await Agent(config, context=ctx_session).run("count", start_url=sites.url("/test/counter.html"))
+    assert result.stop_reason == "done", result

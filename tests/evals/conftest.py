@@ -15,7 +15,9 @@ def eval_config(chromium_path: str | None, tmp_path: Path, kite_home: Path) -> K
     return make_config(chromium_path, tmp_path / "runs", kite_home)
 
 
-def make_config(chromium_path: str | None, runs_dir: Path, home: Path, model: str = "kite/oracle") -> KiteConfig:
+def make_config(
+    chromium_path: str | None, runs_dir: Path, home: Path, model: str = "kite/oracle"
+) -> KiteConfig:
     return load_config(
         None,
         {

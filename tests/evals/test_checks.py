@@ -24,8 +24,19 @@ def test_dotted_paths() -> None:
 
 
 def _run_dir(tmp_path: Path, levels: list[tuple[str, str]]) -> str:
-    steps = [{"step": i + 1, "actions": [{"action": {"action": name}, "decision": {"level": level, "allowed": True},
-                                         "result": {"ok": True}}]} for i, (name, level) in enumerate(levels)]
+    steps = [
+        {
+            "step": i + 1,
+            "actions": [
+                {
+                    "action": {"action": name},
+                    "decision": {"level": level, "allowed": True},
+                    "result": {"ok": True},
+                }
+            ],
+        }
+        for i, (name, level) in enumerate(levels)
+    ]
     (tmp_path / "steps.jsonl").write_text("\n".join(json.dumps(s) for s in steps) + "\n", encoding="utf-8")
     return str(tmp_path)
 
@@ -37,23 +48,46 @@ async def test_checks_against_a_real_page(sites: Any, ctx_session: Any, tmp_path
     await page.wait_for_selector("#added-message")
     run_dir = _run_dir(tmp_path, [("click", "auto"), ("click", "confirm")])
 
-    good = Check(url=r"/shop/product/classic-blue-mug", text=["Added", "Classic Blue Mug"], not_text="Checkout failed",
-                 js="document.querySelector('#added-message') !== null", state={"cart_count": 1, "cart.0.qty": 1},
-                 confirmed="click", answer="12\\.99")
-    out = await evaluate(good, ctx_session, answer="It costs $12.99", run_dir=run_dir, base_url=sites.url("/shop/"))
+    good = Check(
+        url=r"/shop/product/classic-blue-mug",
+        text=["Added", "Classic Blue Mug"],
+        not_text="Checkout failed",
+        js="document.querySelector('#added-message') !== null",
+        state={"cart_count": 1, "cart.0.qty": 1},
+        confirmed="click",
+        answer="12\\.99",
+    )
+    out = await evaluate(
+        good, ctx_session, answer="It costs $12.99", run_dir=run_dir, base_url=sites.url("/shop/")
+    )
     assert out.passed, out.failures
 
-    bad = Check(url="/checkout", text="Thank you", js="1 === 2", state={"cart_count": 2, "nothing.here": 1},
-                confirmed="executeJS", answer="^7")
+    bad = Check(
+        url="/checkout",
+        text="Thank you",
+        js="1 === 2",
+        state={"cart_count": 2, "nothing.here": 1},
+        confirmed="executeJS",
+        answer="^7",
+    )
     out = await evaluate(bad, ctx_session, answer="12.99", run_dir=run_dir, base_url=sites.url("/shop/"))
     assert not out.passed
     joined = "\n".join(out.failures)
-    for part in ("url:", "text: 'Thank you'", "js: '1 === 2' is false", "cart_count = 1, expected 2",
-                 "nothing.here missing", "no executeJS asked", "answer:"):
+    for part in (
+        "url:",
+        "text: 'Thank you'",
+        "js: '1 === 2' is false",
+        "cart_count = 1, expected 2",
+        "nothing.here missing",
+        "no executeJS asked",
+        "answer:",
+    ):
         assert part in joined, part
 
 
-async def test_state_is_per_context(sites: Any, ctx_session: Any, browser_session: Any, tmp_path: Path) -> None:
+async def test_state_is_per_context(
+    sites: Any, ctx_session: Any, browser_session: Any, tmp_path: Path
+) -> None:
     """The state endpoint is fetched with the task's own cookies: another context sees an empty cart."""
     page = ctx_session.page
     await page.goto(sites.url("/shop/product/red-enamel-mug"))

@@ -15,19 +15,28 @@ from evals.harness import EvalReport, run_eval
 from evals.tasks import find_suite, load_suite, parse_suite
 from tests.evals.conftest import make_config
 
-SITES_TASKS = ["shop-add-cheapest-blue-mug", "account-login", "frames-cross-origin", "dynamic-new-tab",
-               "forms-upload"]
+SITES_TASKS = [
+    "shop-add-cheapest-blue-mug",
+    "account-login",
+    "frames-cross-origin",
+    "dynamic-new-tab",
+    "forms-upload",
+]
 MINIWOB = ["click-checkboxes#1", "enter-text#0", "click-tab-2#0", "use-slider#1"]
 
 
 @pytest.fixture(scope="module")
-async def sites_report(chromium_path: str | None, kite_home: Path, tmp_path_factory: pytest.TempPathFactory) -> EvalReport:
+async def sites_report(
+    chromium_path: str | None, kite_home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> EvalReport:
     config = make_config(chromium_path, tmp_path_factory.mktemp("runs"), kite_home)
     return await run_eval(load_suite(find_suite("sites")), config, concurrency=2, ids=SITES_TASKS)
 
 
 @pytest.fixture(scope="module")
-async def miniwob_report(chromium_path: str | None, kite_home: Path, tmp_path_factory: pytest.TempPathFactory) -> EvalReport:
+async def miniwob_report(
+    chromium_path: str | None, kite_home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> EvalReport:
     config = make_config(chromium_path, tmp_path_factory.mktemp("runs"), kite_home)
     return await run_eval(load_suite(find_suite("miniwob")), config, concurrency=2, ids=MINIWOB)
 
@@ -48,26 +57,45 @@ async def test_sensitive_step_was_confirmed(sites_report: EvalReport) -> None:
     assert [a["action"]["action"] for a in asked] == ["uploadFile"] and asked[0]["decision"]["allowed"]
 
 
-async def test_oracle_solves_miniwob_episodes(miniwob_report: EvalReport) -> None:
+def test_oracle_solves_miniwob_episodes(miniwob_report: EvalReport) -> None:
     by_id = {t.id: t for t in miniwob_report.tasks}
     assert sorted(by_id) == sorted(MINIWOB)
     for tid, t in by_id.items():
         assert t.success and t.score == 1.0, (tid, t.failures, t.message)
-        assert t.task and json.loads(Path(t.run_dir or "", "run.json").read_text(encoding="utf-8"))["task"] == t.task
+        assert (
+            t.task
+            and json.loads(Path(t.run_dir or "", "run.json").read_text(encoding="utf-8"))["task"] == t.task
+        )
 
 
 async def test_missing_element_fails_the_oracle(eval_config: Any, tmp_path: Path) -> None:
-    suite = parse_suite({"name": "broken", "tasks": [{
-        "id": "ghost", "task": "Press the ghost button.", "start_url": "{sites}/shop/",
-        "check": {"url": "/shop/"}, "solution": [{"click": {"name": "Ghost button", "role": "button"}}],
-    }, {
-        "id": "wrong-claim", "task": "Open the cart.", "start_url": "{sites}/shop/",
-        "check": {"url": "/shop/cart"}, "solution": [{"done": {"success": True, "answer": "opened"}}],
-    }]})
+    suite = parse_suite(
+        {
+            "name": "broken",
+            "tasks": [
+                {
+                    "id": "ghost",
+                    "task": "Press the ghost button.",
+                    "start_url": "{sites}/shop/",
+                    "check": {"url": "/shop/"},
+                    "solution": [{"click": {"name": "Ghost button", "role": "button"}}],
+                },
+                {
+                    "id": "wrong-claim",
+                    "task": "Open the cart.",
+                    "start_url": "{sites}/shop/",
+                    "check": {"url": "/shop/cart"},
+                    "solution": [{"done": {"success": True, "answer": "opened"}}],
+                },
+            ],
+        }
+    )
     report = await run_eval(suite, eval_config)
     ghost, claim = report.tasks
     assert ghost.success  # the URL check holds, but the oracle said why it could not act
-    assert not ghost.claimed_success and "no element matches" in ghost.answer and "Ghost button" in ghost.answer
+    assert (
+        not ghost.claimed_success and "no element matches" in ghost.answer and "Ghost button" in ghost.answer
+    )
     assert claim.claimed_success and not claim.success
     assert claim.failures and "url:" in claim.failures[0]
     assert report.success_rate == 0.5

@@ -23,7 +23,9 @@ Interactive elements:
 … 14 more below, 3 above (getElements visible=false lists them)"""
 
 
-def _messages(history: list[str], results: list[str], language: str = "en", task: str = "Buy the mug") -> list[dict]:
+def _messages(
+    history: list[str], results: list[str], language: str = "en", task: str = "Buy the mug"
+) -> list[dict]:
     builder = PromptBuilder(task, language, True, False, "auto", 30, [])
     text = builder.user(step=len(history) + 2, history=history, results=results, warnings=[], page=PAGE)
     return builder.messages(text)
@@ -41,8 +43,12 @@ def test_element_line_format() -> None:
 
 
 def test_parse_prompt_reads_task_page_and_history() -> None:
-    view = parse_prompt(_messages(['1. click [3] link "Mug" → ok (mouse); now at /shop/product/mug'],
-                                  ['type [5] input "Email" text="a@b.c" → ok; value now "a@b.c"']))
+    view = parse_prompt(
+        _messages(
+            ['1. click [3] link "Mug" → ok (mouse); now at /shop/product/mug'],
+            ['type [5] input "Email" text="a@b.c" → ok; value now "a@b.c"'],
+        )
+    )
     assert view.task == "Buy the mug"
     assert view.url.endswith("/shop/product/mug") and view.focused == 5
     assert [e.index for e in view.elements] == [5, 7, 9, 12, 13, 14]
@@ -67,8 +73,11 @@ def test_name_tiers_and_filters() -> None:
 
 def test_progress_replays_history_and_skips_failures() -> None:
     plan = [{"click": {"name": "Add to cart"}}, {"type": {"placeholder": "you@", "text": "x"}}, "goBack"]
-    history = ['1. scroll direction="down" → ok', '2. click [12] button "Add to cart" → error covered: …',
-               '3. click [12] button "Add to cart" → ok (mouse)']
+    history = [
+        '1. scroll direction="down" → ok',
+        '2. click [12] button "Add to cart" → error covered: …',
+        '3. click [12] button "Add to cart" → ok (mouse)',
+    ]
     view = parse_prompt(_messages(history, []))
     assert progress(view, plan) == (1, 0)
     assert plan_action(view, plan) == {"action": "type", "text": "x", "index": 5}
@@ -76,7 +85,10 @@ def test_progress_replays_history_and_skips_failures() -> None:
 
 def test_missing_element_scrolls_then_fails() -> None:
     view = parse_prompt(_messages([], []))
-    assert plan_action(view, [{"click": {"name": "Place order"}}]) == {"action": "scroll", "direction": "down"}
+    assert plan_action(view, [{"click": {"name": "Place order"}}]) == {
+        "action": "scroll",
+        "direction": "down",
+    }
     view.more_below = 0
     action = plan_action(view, [{"click": {"name": "Place order"}}])
     assert action["action"] == "done" and not action["success"] and "Place order" in action["answer"]
@@ -85,15 +97,21 @@ def test_missing_element_scrolls_then_fails() -> None:
 def test_plan_finished_and_answer_from() -> None:
     view = parse_prompt(_messages(['1. click [12] button "Add to cart" → ok'], []))
     assert plan_action(view, [{"click": {"name": "Add to cart"}}])["success"] is True
-    done = plan_action(view, [{"click": {"name": "Add to cart"}}, {"done": {"answer_from": r"Mug (\$[\d.]+)"}}])
+    done = plan_action(
+        view, [{"click": {"name": "Add to cart"}}, {"done": {"answer_from": r"Mug (\$[\d.]+)"}}]
+    )
     assert done == {"action": "done", "success": True, "answer": "$12.99"}
 
 
 def test_reply_forms() -> None:
     tools = [{"type": "function", "function": {"name": "click"}}]
-    assert to_reply_parts({"action": "click", "index": 3}, tools) == (None, [{"name": "click", "arguments": {"index": 3}}])
+    assert to_reply_parts({"action": "click", "index": 3}, tools) == (
+        None,
+        [{"name": "click", "arguments": {"index": 3}}],
+    )
     single = [{"type": "function", "function": {"name": "browser_action"}}]
     assert to_reply_parts({"action": "click", "index": 3}, single)[1] == [
-        {"name": "browser_action", "arguments": {"action": "click", "params": {"index": 3}}}]
+        {"name": "browser_action", "arguments": {"action": "click", "params": {"index": 3}}}
+    ]
     content, calls = to_reply_parts({"action": "click", "index": 3}, None)
     assert calls == [] and '```json\n{"action": "click", "index": 3}\n```' in content

@@ -20,12 +20,35 @@ def _report(tmp_path: Path, outcomes: list[tuple[str, bool, int]], model: str = 
         run = tmp_path / f"run-{model.replace('/', '_')}-{tid}"
         (run / "screenshots").mkdir(parents=True, exist_ok=True)
         (run / "screenshots" / "step-001.png").write_bytes(PNG)
-        step = {"step": 1, "url": "http://x/", "actions": [{"action": {"action": "click", "index": 3},
-                "decision": {"level": "confirm", "allowed": True}, "result": {"ok": ok, "message": "clicked <b>"}}]}
+        step = {
+            "step": 1,
+            "url": "http://x/",
+            "actions": [
+                {
+                    "action": {"action": "click", "index": 3},
+                    "decision": {"level": "confirm", "allowed": True},
+                    "result": {"ok": ok, "message": "clicked <b>"},
+                }
+            ],
+        }
         (run / "steps.jsonl").write_text(json.dumps(step) + "\n", encoding="utf-8")
-        tasks.append(TaskOutcome(id=tid, success=ok, score=float(ok), steps=steps, tokens_in=100, tokens_out=10,
-                                 wall_s=1.5, model_latency_s=0.5, overhead_s=1.0, stop_reason="done", run_dir=str(run), task=f"do {tid}",
-                                 failures=[] if ok else ["url: nope"]))
+        tasks.append(
+            TaskOutcome(
+                id=tid,
+                success=ok,
+                score=float(ok),
+                steps=steps,
+                tokens_in=100,
+                tokens_out=10,
+                wall_s=1.5,
+                model_latency_s=0.5,
+                overhead_s=1.0,
+                stop_reason="done",
+                run_dir=str(run),
+                task=f"do {tid}",
+                failures=[] if ok else ["url: nope"],
+            )
+        )
     return summarize(EvalReport(suite="sites", model=model, started_at="t", tasks=tasks))
 
 
@@ -41,14 +64,24 @@ def test_json_markdown_html(tmp_path: Path) -> None:
     report = _report(tmp_path, [("a", True, 3), ("b", False, 5)])
     data = json.loads(write_json(report, tmp_path / "out" / "r.json").read_text(encoding="utf-8"))
     assert {"suite", "model", "success_rate", "tasks"} <= set(data)
-    assert {"id", "success", "score", "steps", "tokens_in", "tokens_out", "cost", "wall_s", "stop_reason"} <= set(data["tasks"][0])
+    assert {
+        "id",
+        "success",
+        "score",
+        "steps",
+        "tokens_in",
+        "tokens_out",
+        "cost",
+        "wall_s",
+        "stop_reason",
+    } <= set(data["tasks"][0])
     assert data["success_rate"] == 0.5 and data["overhead_s"] == 2.0
     assert load_json(tmp_path / "out" / "r.json") == report
     md = markdown(report)
     assert "1/2 = 50.0%" in md and "| b | ❌ |" in md and "url: nope" in md
     page = write_html(report, tmp_path / "r.html").read_text(encoding="utf-8")
     assert page.count("data:image/png;base64,") == 2
-    assert "src=\"http" not in page and "<script" not in page and "<link" not in page
+    assert 'src="http' not in page and "<script" not in page and "<link" not in page
     assert "clicked &lt;b&gt;" in page and "confirm" in page and "do b" in page
 
 
@@ -56,8 +89,10 @@ def test_compare(tmp_path: Path) -> None:
     a = _report(tmp_path, [("a", True, 3), ("b", False, 5), ("c", True, 2)])
     b = _report(tmp_path, [("a", True, 4), ("b", True, 5), ("d", True, 1)], model="other")
     diff = compare(a, b)
-    assert diff["changed"] == [{"id": "a", "success_a": 1.0, "success_b": 1.0, "steps_a": 3.0, "steps_b": 4.0},
-                               {"id": "b", "success_a": 0.0, "success_b": 1.0, "steps_a": 5.0, "steps_b": 5.0}]
+    assert diff["changed"] == [
+        {"id": "a", "success_a": 1.0, "success_b": 1.0, "steps_a": 3.0, "steps_b": 4.0},
+        {"id": "b", "success_a": 0.0, "success_b": 1.0, "steps_a": 5.0, "steps_b": 5.0},
+    ]
     assert diff["only_in_a"] == ["c"] and diff["only_in_b"] == ["d"]
     assert diff["success_rate_delta"] == pytest.approx(1.0 - 2 / 3, abs=1e-3)
 
@@ -72,25 +107,64 @@ def test_cli_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main(["eval", "compare", str(tmp_path / "a.json"), str(tmp_path / "missing.json")]) == 2
 
 
-def test_cli_eval_custom_suite(tmp_path: Path, chromium_path: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_eval_custom_suite(
+    tmp_path: Path, chromium_path: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
     suite = tmp_path / "mine.yaml"
     suite.write_text(
         "name: mine\ntasks:\n  - id: cart\n    task: Open the cart.\n    start_url: '{sites}/shop/'\n"
         "    check: {url: /shop/cart}\n    solution: [{click: {name: 'Cart', role: link}}]\n"
-        "  - id: skipped\n    task: Not selected.\n", encoding="utf-8")
+        "  - id: skipped\n    task: Not selected.\n",
+        encoding="utf-8",
+    )
     out_json, out_html = tmp_path / "r.json", tmp_path / "r.html"
-    code = main(["eval", str(suite), "--model", "kite/oracle", "--tasks", "cart", "--json", str(out_json),
-                 "--html", str(out_html), "--md", str(tmp_path / "r.md"), "--runs-dir", str(tmp_path / "runs"),
-                 *(["--chromium", chromium_path] if chromium_path else [])])
+    code = main(
+        [
+            "eval",
+            str(suite),
+            "--model",
+            "kite/oracle",
+            "--tasks",
+            "cart",
+            "--json",
+            str(out_json),
+            "--html",
+            str(out_html),
+            "--md",
+            str(tmp_path / "r.md"),
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            *(["--chromium", chromium_path] if chromium_path else []),
+        ]
+    )
     assert code == 0, capsys.readouterr()
     data = json.loads(out_json.read_text(encoding="utf-8"))
-    assert data["suite"] == "mine" and [t["id"] for t in data["tasks"]] == ["cart"] and data["success_rate"] == 1.0
+    assert (
+        data["suite"] == "mine"
+        and [t["id"] for t in data["tasks"]] == ["cart"]
+        and data["success_rate"] == 1.0
+    )
     assert "data:image/png;base64," in out_html.read_text(encoding="utf-8")
     assert main(["eval", str(suite), "--tasks", "nope", "--model", "kite/oracle"]) == 2
 
 
 def test_html_escapes_and_handles_missing_run_dirs(tmp_path: Path) -> None:
-    report = summarize(EvalReport(suite="s<", model="m", started_at="t", tasks=[
-        TaskOutcome(id="x", success=False, score=0, stop_reason="harness_error", message="<boom>", run_dir=None)]))
+    report = summarize(
+        EvalReport(
+            suite="s<",
+            model="m",
+            started_at="t",
+            tasks=[
+                TaskOutcome(
+                    id="x",
+                    success=False,
+                    score=0,
+                    stop_reason="harness_error",
+                    message="<boom>",
+                    run_dir=None,
+                )
+            ],
+        )
+    )
     page = html_report(report)
     assert "&lt;boom&gt;" in page and "Kite eval: s&lt;" in page

@@ -35,13 +35,26 @@ def test_unknown_field_and_unknown_solution_action() -> None:
 
 
 def test_duplicate_ids_and_empty_checks_are_refused() -> None:
-    assert "id already used by task #1" in _error({"tasks": [{"id": "a", "task": "x"}, {"id": "a", "task": "y"}]})
+    assert "id already used by task #1" in _error(
+        {"tasks": [{"id": "a", "task": "x"}, {"id": "a", "task": "y"}]}
+    )
     assert "at least one of" in _error({"tasks": [{"id": "a", "task": "x", "check": {}}]})
 
 
 def test_defaults_apply_and_placeholders_resolve() -> None:
-    suite = parse_suite({"defaults": {"max_steps": 7}, "tasks": [
-        {"id": "a", "task": "Go", "start_url": "{sites}/shop/", "solution": [{"navigate": {"url": "{cross}/x"}}]}]})
+    suite = parse_suite(
+        {
+            "defaults": {"max_steps": 7},
+            "tasks": [
+                {
+                    "id": "a",
+                    "task": "Go",
+                    "start_url": "{sites}/shop/",
+                    "solution": [{"navigate": {"url": "{cross}/x"}}],
+                }
+            ],
+        }
+    )
     task = suite.tasks[0].resolve({"sites": "http://127.0.0.1:1", "cross": "http://127.0.0.1:2"})
     assert task.max_steps == 7
     assert task.start_url == "http://127.0.0.1:1/shop/"
@@ -50,7 +63,9 @@ def test_defaults_apply_and_placeholders_resolve() -> None:
 
 def test_jsonl_task_file(tmp_path: Path) -> None:
     path = tmp_path / "tasks.jsonl"
-    path.write_text('{"id": "one", "task": "a"}\n\n{"id": "two", "task": "b", "tags": ["x"]}\n', encoding="utf-8")
+    path.write_text(
+        '{"id": "one", "task": "a"}\n\n{"id": "two", "task": "b", "tags": ["x"]}\n', encoding="utf-8"
+    )
     suite = load_suite(path)
     assert [t.id for t in suite.tasks] == ["one", "two"] and suite.name == "tasks"
     path.write_text('{"id": "one", "task": "a"}\n{"id": "two", "task": \n', encoding="utf-8")
@@ -71,7 +86,17 @@ def test_bundled_sites_suite_covers_every_action() -> None:
     assert used == set(ACTION_NAMES)
     assert all(t.check is not None for t in suite.tasks)
     tags = {tag for t in suite.tasks for tag in t.tags}
-    assert {"upload", "drag", "iframe", "cross-origin", "shadow-dom", "tabs", "dialogs", "zh", "sensitive"} <= tags
+    assert {
+        "upload",
+        "drag",
+        "iframe",
+        "cross-origin",
+        "shadow-dom",
+        "tabs",
+        "dialogs",
+        "zh",
+        "sensitive",
+    } <= tags
 
 
 def test_bundled_miniwob_suite() -> None:

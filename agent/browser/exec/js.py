@@ -1,9 +1,13 @@
-"""executeJS: run code in the page, return a JSON-safe value, stop it after js_timeout_ms."""
+"""executeJS: run code in the page, return a JSON-safe value, stop it after js_timeout_ms.
+
+The code runs through CDP ``Runtime.evaluate`` (which a strict Content-Security-Policy without 'unsafe-eval'
+does not block); ``page.evaluate`` only when there is no CDP session."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Awaitable
 from typing import Any
 
@@ -15,8 +19,6 @@ from agent.browser.exec.base import ExecContext, JSError, JSTimeoutError, Outcom
 from agent.browser.exec.cdp import cdp_session
 
 MAX_CHARS = 20000
-
-CSP_MARK = "__kite_csp_blocked__"
 
 # Makes any value JSON-safe (DOM nodes named, cycles cut, depth and length bounded).
 _SAFE_JS = """(value) => {
@@ -44,18 +46,13 @@ _SAFE_JS = """(value) => {
   return safe(value, 0);
 }"""
 
-# Runs the user's code as an expression, or as a function body when it is not one. A page whose CSP forbids
-# eval makes ``new Function`` throw an EvalError before any user code ran: report that with CSP_MARK.
+# Runs the code as an expression, or as a function body when it is not one; the value made JSON-safe.
+# Through page.evaluate (no CDP session) ``new Function`` may be refused by the page's CSP; through CDP it is not.
 _RUN_JS = (
     """async (code) => {
   let fn;
-  const make = (src) => { try { return new Function(src); }
-    catch (e) { if (e instanceof EvalError) return null; throw e; } };
-  try { fn = make('return (async () => (' + code + '\\n))()'); }
-  catch (e) { fn = make('return (async () => {' + code + '\\n})()'); }
-  if (fn === null) return '"""
-    + CSP_MARK
-    + """';
+  try { fn = new Function('return (async () => (' + code + '\\n))()'); }
+  catch (e) { if (e instanceof EvalError) throw e; fn = new Function('return (async () => {' + code + '\\n})()'); }
   return ("""
     + _SAFE_JS
     + """)(await fn());
@@ -64,18 +61,15 @@ _RUN_JS = (
 
 
 async def _cdp_eval(cdp: CDPSession, code: str) -> Any:
-    """Run the code with Runtime.evaluate, which a page's CSP does not govern."""
-    as_expr = f"(async () => ({code}\n))()"
-    compiled = await cdp.send(
-        "Runtime.compileScript", {"expression": as_expr, "sourceURL": "", "persistScript": False}
-    )
-    wrapped = as_expr if "exceptionDetails" not in compiled else f"(async () => {{{code}\n}})()"
+    """Run ``_RUN_JS`` with Runtime.evaluate: DevTools may compile strings (``new Function``) even where the
+    page's CSP forbids eval (allowUnsafeEvalBlockedByCSP), so executeJS works on strict-CSP pages too."""
     res = await cdp.send(
         "Runtime.evaluate",
         {
-            "expression": f"(async () => ({_SAFE_JS})(await {wrapped}))()",
+            "expression": f"({_RUN_JS})({json.dumps(code)})",
             "awaitPromise": True,
             "returnByValue": True,
+            "allowUnsafeEvalBlockedByCSP": True,
         },
     )
     details = res.get("exceptionDetails")
@@ -112,16 +106,10 @@ async def execute_js(ec: ExecContext, action: ExecuteJS) -> Outcome:
     cdp = await cdp_session(
         page
     )  # opened before the script runs: attaching later can hang behind a busy page
-    value: Any = await _bounded(ec, cdp, page.evaluate(_RUN_JS, action.code))
-    method = "evaluate"
-    if value == CSP_MARK:
-        if cdp is None:
-            raise JSError("the page's Content-Security-Policy forbids eval and no CDP session is available")
-        value, method = await _bounded(ec, cdp, _cdp_eval(cdp, action.code)), "cdp_evaluate"
+    work = _cdp_eval(cdp, action.code) if cdp is not None else page.evaluate(_RUN_JS, action.code)
+    value: Any = await _bounded(ec, cdp, work)
     text = repr(value)
     truncated = len(text) > MAX_CHARS
     shown = text if len(text) <= 300 else text[:300] + "..."
     data: dict[str, Any] = {"value": value if not truncated else text[:MAX_CHARS], "truncated": truncated}
-    if method == "cdp_evaluate":
-        data["note"] = "the page's CSP forbids eval; ran through the DevTools protocol instead"
-    return Outcome(method, f"script returned {shown}", data=data)
+    return Outcome("evaluate", f"script returned {shown}", data=data)
