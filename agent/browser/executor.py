@@ -8,7 +8,6 @@ errors. ``execute`` never raises for an action's failure.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -181,8 +180,18 @@ class ActionExecutor:
 
 
 def _mask(result: ActionResult, secrets: list[str]) -> ActionResult:
-    """Replace every secret value anywhere in the result by ***."""
-    raw = json.dumps(result.model_dump(mode="json"))
-    for value in sorted(secrets, key=len, reverse=True):
-        raw = raw.replace(json.dumps(value)[1:-1], "***")
-    return ActionResult.model_validate(json.loads(raw))
+    """Replace every secret value inside the result's strings by *** (never inside numbers or keys)."""
+    ordered = sorted(secrets, key=len, reverse=True)
+
+    def scrub(value: Any) -> Any:
+        if isinstance(value, str):
+            for secret in ordered:
+                value = value.replace(secret, "***")
+            return value
+        if isinstance(value, dict):
+            return {k: scrub(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [scrub(v) for v in value]
+        return value
+
+    return ActionResult.model_validate(scrub(result.model_dump(mode="json")))

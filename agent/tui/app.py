@@ -103,8 +103,8 @@ class KiteApp(App[None]):
         if event.worker is not self.worker:
             return
         self.refresh_bindings()
-        if not event.worker.is_finished:
-            return
+        if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return  # (a RUNNING message may arrive after the worker has already finished)
         if event.state == WorkerState.SUCCESS:
             self.result = event.worker.result
         elif self.agent is not None:

@@ -131,3 +131,21 @@ async def test_type_newlines_and_non_ascii(kite: Kite, pages_server: PagesServer
     res = await kite.act(action="type", selector="#t", text="héllo\nwörld 😀")
     assert res.ok and res.effects.value == "héllo\nwörld 😀"
     assert await kite.page.input_value("#t") == "héllo\nwörld 😀"
+
+
+def test_masking_a_numeric_secret_never_corrupts_numbers():
+    from agent.browser.executor import _mask
+    from agent.browser.observation import ActionResult, Effects
+
+    result = ActionResult(
+        action="type",
+        ok=True,
+        message="typed 123 into [4]",
+        duration_ms=123.0,
+        effects=Effects(value="123", scroll={"x": 0.0, "y": 1230.0}),
+        data={"settle_ms": 12.3, "n": 123},
+    )
+    masked = _mask(result, ["123"])
+    assert masked.message == "typed *** into [4]" and masked.effects.value == "***"
+    assert masked.duration_ms == 123.0 and masked.data == {"settle_ms": 12.3, "n": 123}
+    assert masked.effects.scroll == {"x": 0.0, "y": 1230.0}

@@ -78,7 +78,7 @@ async def kite(pw_browser: Browser, tmp_path: Path) -> AsyncIterator[Kite]:
 
 
 def mini(k: Kite) -> Kite:
-    """The same session with the small stand-in indexer (indexes every draggable / covered element too)."""
+    """The same session with the small stand-in indexer, which also indexes draggable spans and sortable rows."""
     snap = MiniSnapshotter()
     ex = ActionExecutor(k.session, snap, KiteConfig(), run_dir=k.run_dir)
     return Kite(k.session, snap, ex, k.run_dir)

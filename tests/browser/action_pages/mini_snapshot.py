@@ -1,4 +1,5 @@
-"""A small stand-in for agent.browser.snapshot.Snapshotter (used until the real one lands).
+"""A small stand-in for agent.browser.snapshot.Snapshotter, for the two drag tests only: the real engine does
+not (yet) index draggable spans (``/dynamic/`` #task-a) nor sortable ``<li>`` rows (``/test/sortable.html``).
 
 It indexes interactive elements of every frame (and open shadow roots) with stable indexes, resolves an index
 to a live handle, and raises StaleElementError (with a fresh element list) when the element is gone.
