@@ -143,3 +143,25 @@ async def test_drag_sortable_list(kite: Kite, sites: SitesServer) -> None:
     assert res.ok, res.error
     order = await kite.page.locator("#sortable li").evaluate_all("els => els.map(e => e.dataset.id)")
     assert order[0] != "alpha" and order.index("alpha") >= 3
+
+
+async def test_click_lands_on_the_visible_part_of_a_partly_covered_button(
+    kite: Kite, sites: SitesServer
+) -> None:
+    await kite.goto(sites.url("/test/counter.html"))
+    idx = await kite.index_of("#increment")
+    # A sticker covers the centre of the button (but not its edges).
+    await kite.page.evaluate("""() => {
+        const b = document.querySelector('#increment').getBoundingClientRect();
+        const s = document.createElement('div');
+        s.id = 'sticker';
+        Object.assign(s.style, {position: 'fixed', left: (b.left + b.width * 0.4) + 'px', top: b.top + 'px',
+                                width: (b.width * 0.2) + 'px', height: b.height + 'px', background: 'red'});
+        document.body.appendChild(s);
+    }""")
+    covered = await kite.page.evaluate("""() => { const b = document.querySelector('#increment').getBoundingClientRect();
+        return document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2).id; }""")
+    assert covered == "sticker"
+    res = await kite.act(action="click", index=idx)
+    assert res.ok and res.method == "mouse", res.error
+    assert await kite.page.locator("#count").inner_text() == "1"

@@ -25,14 +25,18 @@ _PROBE_JS = """(el) => {
   };
   const up = (n) => n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentElement;
   const inside = (n, anc) => { for (let c = n; c; c = up(c)) if (c === anc) return true; return false; };
+  const labels = el.labels ? Array.from(el.labels) : [];
+  const lands = (h) => h && (inside(h, el) || labels.some((lab) => inside(h, lab)) || (h.tagName === 'LABEL' && h.control === el));
   const hit = deep(document, cx, cy);
   const base = {visible: true, cx, cy, left: r.left, top: r.top};
   if (!hit) return {...base, hit: 'none'};
-  if (inside(hit, el)) return {...base, hit: 'self'};
-  const labels = el.labels ? Array.from(el.labels) : [];
-  if (labels.some((lab) => inside(hit, lab))) return {...base, hit: 'self'};
-  if (hit.tagName === 'LABEL' && hit.control === el) return {...base, hit: 'self'};
+  if (lands(hit)) return {...base, hit: 'self'};
   if (inside(el, hit)) return {...base, hit: 'ancestor'};
+  // The centre is covered: any other visible part of the element will do (a partly covered button).
+  for (const [fx, fy] of [[.25,.5],[.75,.5],[.5,.25],[.5,.75],[.25,.25],[.75,.25],[.25,.75],[.75,.75],[.1,.5],[.9,.5],[.5,.1],[.5,.9]]) {
+    const x = l + (rt - l) * fx, y = t + (b - t) * fy;
+    if (lands(deep(document, x, y))) return {...base, cx: x, cy: y, hit: 'self'};
+  }
   let root = hit;
   while (up(root) && !inside(el, up(root)) && up(root) !== document.body && up(root) !== document.documentElement) root = up(root);
   const desc = (n) => { const b = n.getBoundingClientRect();
