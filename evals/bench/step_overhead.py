@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import statistics
 import tempfile
@@ -25,13 +26,19 @@ from evals.sites.server import SitesServer
 
 # (site path, the actions the fake model repeats: none of them navigates away)
 WORKLOADS: dict[str, list[dict[str, Any]]] = {
-    "shop": [{"name": "scroll", "arguments": {"direction": "down", "amount": 300}},
-             {"name": "scroll", "arguments": {"direction": "up", "amount": 300}}],
+    "shop": [
+        {"name": "scroll", "arguments": {"direction": "down", "amount": 300}},
+        {"name": "scroll", "arguments": {"direction": "up", "amount": 300}},
+    ],
     "counter": [{"name": "click", "arguments": {"selector": "#increment"}}],
-    "forms": [{"name": "type", "arguments": {"selector": "#full-name", "text": "Ada", "clear": True}},
-              {"name": "click", "arguments": {"selector": "#subscribe"}}],
-    "dynamic": [{"name": "hover", "arguments": {"selector": "#menu-trigger"}},
-                {"name": "scroll", "arguments": {"direction": "down", "amount": 200}}],
+    "forms": [
+        {"name": "type", "arguments": {"selector": "#full-name", "text": "Ada", "clear": True}},
+        {"name": "click", "arguments": {"selector": "#subscribe"}},
+    ],
+    "dynamic": [
+        {"name": "hover", "arguments": {"selector": "#menu-trigger"}},
+        {"name": "scroll", "arguments": {"direction": "down", "amount": 200}},
+    ],
 }
 PATHS = {"shop": "/shop/", "counter": "/test/counter.html", "forms": "/forms/", "dynamic": "/dynamic/"}
 
@@ -51,7 +58,7 @@ def _model(actions: list[dict[str, Any]], steps: int) -> Any:
 def step_overheads(result: RunResult) -> list[float]:
     lines = [json.loads(x) for x in (Path(result.run_dir or ".") / "steps.jsonl").read_text().splitlines()]
     out = []
-    for prev, cur in zip(lines, lines[1:], strict=False):
+    for prev, cur in itertools.pairwise(lines):
         if "usage" not in cur or cur.get("actions", [{}])[-1].get("action", {}).get("action") == "done":
             continue
         wall_ms = (cur["t"] - prev["t"]) * 1000
@@ -64,9 +71,17 @@ async def measure(steps: int, screenshots: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, SitesServer() as sites:
         for site, actions in WORKLOADS.items():
             register_fake("bench", _model(actions, steps))
-            config = load_config(env={}, overrides={
-                "llm.model": "kite/bench", "run.runs_dir": tmp, "run.screenshots": screenshots,
-                "browser.block_external_hosts": True, "agent.loop_stop": 10_000, "agent.max_steps": steps + 5})
+            config = load_config(
+                env={},
+                overrides={
+                    "llm.model": "kite/bench",
+                    "run.runs_dir": tmp,
+                    "run.screenshots": screenshots,
+                    "browser.block_external_hosts": True,
+                    "agent.loop_stop": 10_000,
+                    "agent.max_steps": steps + 5,
+                },
+            )
             result = await Agent(config).run(f"benchmark {site}", start_url=sites.url(PATHS[site]))
             if not result.success:
                 raise SystemExit(f"the {site} run failed: {result.stop_reason} {result.message}")
@@ -83,7 +98,9 @@ async def measure(steps: int, screenshots: bool) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evals.bench.step_overhead", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m evals.bench.step_overhead", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--steps", type=int, default=12, help="steps per site (default 12)")
     parser.add_argument("--screenshots", action="store_true", help="also save a screenshot per step")
