@@ -2,9 +2,12 @@
 // It is called as extractor(req) with req = {fn, ...}; on first use it installs itself on the frame's
 // window (non-enumerable) so later calls go through a small stub. Identity: a WeakMap element -> local id
 // per frame realm, plus a random document token; Python maps (token, local id) -> global index.
+// Interactive levels: STRONG (markup: native controls, widget roles, editable roots, tabindex >= 0, inline
+// handlers, draggable=true, an onclick property), LISTEN (a click-like listener added with addEventListener,
+// seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 3;
+  const VERSION = 4;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -13,6 +16,9 @@
     const _now = performance.now.bind(performance);
     const _gcs = window.getComputedStyle.bind(window);
     const _stringify = JSON.stringify.bind(JSON);
+    const listened = window.__kiteListeners || null;
+    const STRONG = 3, LISTEN = 2, POINT = 1;
+    const GRAB = new Set(["pointer", "move", "grab", "grabbing", "-webkit-grab", "-webkit-grabbing"]);
     const token = Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 10);
     const ids = new _WeakMap();
     const refs = new _Map();
@@ -47,12 +53,15 @@
     const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
     const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
 
-    // Text of a subtree, stopping once `limit` characters are collected (cheaper than textContent).
-    const textOf = (root, limit) => {
+    // Text of a subtree, stopping once `limit` characters are collected (cheaper than textContent). With
+    // `shown`, display:none parts are left out (a collapsed folder is not named after its hidden files).
+    const ALL_TEXT = { acceptNode: (n) => (n.nodeType === 1 && NO_TEXT.has(n.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT) };
+    const SHOWN_TEXT = {
+      acceptNode: (n) => (n.nodeType === 1 && (NO_TEXT.has(n.tagName) || !n.checkVisibility()) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    };
+    const textOf = (root, limit, shown) => {
       let out = "";
-      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
-        acceptNode: (n) => (n.nodeType === 1 && NO_TEXT.has(n.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
-      });
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, shown ? SHOWN_TEXT : ALL_TEXT);
       let n = walker.nextNode();
       while (n && out.length < limit) {
         if (n.nodeType === 3) out += n.data + " ";
@@ -60,7 +69,7 @@
         n = walker.nextNode();
       }
       out = norm(out);
-      if (!out && root.shadowRoot) out = textOf(root.shadowRoot, limit);
+      if (!out && root.shadowRoot) out = textOf(root.shadowRoot, limit, shown);
       return out;
     };
 
@@ -82,7 +91,7 @@
         else if (el.labels && el.labels.length) s = norm([...el.labels].map((l) => textOf(l, limit)).join(" "));
       } else if (!s && tag === "IMG") s = norm(el.alt);
       else if (!s) {
-        s = textOf(el, limit * 2);
+        s = textOf(el, limit * 2, true);
         if (!s) {
           const inner = el.querySelector("img[alt],[aria-label],svg title");
           if (inner) s = norm(inner.getAttribute("alt") || inner.getAttribute("aria-label") || inner.textContent);
@@ -98,8 +107,7 @@
     };
 
     // One pass over an element's attributes: role, whether it is hidden from everyone (aria-hidden, inert),
-    // and whether it is interactive by markup: 2 = strong (native, widget role, editable root, tabindex >= 0,
-    // inline handler), 0 = not by markup (a cursor:pointer origin may still make it 1 = pointer-only).
+    // and whether it is interactive by markup (strong = 2) or only by a tracked JS listener (listener).
     const HANDLER_SET = new Set(HANDLERS);
     const scan = (el, tag) => {
       let role = null, strong = 0, hidden = false;
@@ -111,7 +119,7 @@
         else if (name === "inert") hidden = true;
         else if (name === "tabindex") strong = strong || (parseInt(attrs[i].value, 10) >= 0 ? 2 : 0);
         else if (name === "contenteditable") strong = strong || (attrs[i].value !== "false" ? 3 : 0);
-        else if (HANDLER_SET.has(name)) strong = 2;
+        else if (HANDLER_SET.has(name) || (name === "draggable" && attrs[i].value === "true")) strong = 2;
       }
       if (strong === 3) strong = el.parentElement && el.parentElement.isContentEditable ? 0 : 2;
       if (tag === "A") strong = strong || (el.hasAttribute("href") ? 2 : 0);
@@ -120,7 +128,7 @@
       else if ((tag === "VIDEO" || tag === "AUDIO") && el.hasAttribute("controls")) strong = 2;
       if (!strong && role && WIDGET_ROLES.has(role)) strong = 2;
       if (!strong && el.onclick) strong = 2;
-      return { role, strong, hidden };
+      return { role, strong, hidden, listener: !strong && listened !== null && listened.has(el) };
     };
 
     // Is the rect outside the overflow clip of its ancestors? (Only asked for elements outside the viewport.)
@@ -200,18 +208,25 @@
         const v = el.getAttribute(a);
         if (v) attrs[a] = cut(v, 80);
       }
+      if (!r.name && typeof el.className === "string" && el.className) {
+        // A nameless target (an icon drawn by CSS): its class words are the only hint of what it does.
+        attrs.class = cut(norm(el.className).split(" ").slice(0, 2).join(" "), 40);
+      }
       r.attrs = attrs;
       return r;
     };
 
     // Does a hit-test at one of a few points inside the visible part of the rect land on el?
+    // The part of the rect that can be hit-tested: elementFromPoint answers null from vw - 0.5 / vh - 0.5 on
+    // (it rounds), so an element showing a sliver at the bottom edge is sampled inside that sliver.
+    const showing = (rect, vw, vh) => Math.min(rect.right, vw - 0.5) > Math.max(rect.left, 0) && Math.min(rect.bottom, vh - 0.5) > Math.max(rect.top, 0);
+    const PTS = [[0.5, 0.5], [0.25, 0.25], [0.75, 0.75], [0.25, 0.75], [0.75, 0.25]];
     const hits = (el, rect, vw, vh) => {
-      const x0 = Math.max(rect.left, 0), x1 = Math.min(rect.right, vw);
-      const y0 = Math.max(rect.top, 0), y1 = Math.min(rect.bottom, vh);
-      if (x1 - x0 < 1 || y1 - y0 < 1) return false;
+      const x0 = Math.max(rect.left, 0), x1 = Math.min(rect.right, vw - 0.5);
+      const y0 = Math.max(rect.top, 0), y1 = Math.min(rect.bottom, vh - 0.5);
+      if (x1 <= x0 || y1 <= y0) return false;
       const root = el.getRootNode();
-      const pts = [[0.5, 0.5], [0.25, 0.25], [0.75, 0.75], [0.25, 0.75], [0.75, 0.25]];
-      for (const [fx, fy] of pts) {
+      for (const [fx, fy] of PTS) {
         const hit = root.elementFromPoint(x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy);
         if (!hit) continue;
         if (hit === el || el.contains(hit)) return true;
@@ -220,15 +235,67 @@
       return false;
     };
 
+    // Which candidates stay. A POINT wrapper mostly filled by a STRONG or LISTEN descendant gives way to it;
+    // a LISTEN container mostly covered by candidates (or big, with any) is event delegation or a framework
+    // root, not a target; a LISTEN list with no candidate inside (delegation to plain rows, a sortable <ul>)
+    // gives way to its rows.
+    const LISTY = new Set(["UL", "OL", "TBODY", "DL"]);
+    const LISTY_ROLES = new Set(["list", "listbox", "menu", "tree", "grid", "rowgroup", "tablist"]);
+    const overlap = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) *
+      Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+    const rowsOf = (c, cands) => {
+      const kids = c.el.children;
+      if (kids.length < 2 || kids.length > 500 || !(LISTY.has(c.tag) || LISTY_ROLES.has(c.role))) return false;
+      const tag = kids[0].tagName;
+      if (SKIP.has(tag)) return false;
+      for (let i = 1; i < kids.length; i++) if (kids[i].tagName !== tag) return false;
+      for (const k of kids) {
+        if (k.getAttribute("aria-hidden") === "true") continue;
+        const rect = k.getBoundingClientRect();
+        cands.push({ el: k, tag, role: roleOf(k), s: LISTEN, anc: c.anc, rect, area: rect.width * rect.height, sub: 0, nsub: 0 });
+      }
+      return true;
+    };
+    const settle = (cands, vw, vh) => {
+      const n = cands.length;
+      for (let i = 0; i < n; i++) {
+        const c = cands[i];
+        c.rect = c.el.getBoundingClientRect();
+        c.area = c.rect.width * c.rect.height;
+      }
+      let listeners = false;
+      for (let i = 0; i < n; i++) {
+        const c = cands[i];
+        if (c.s === LISTEN) listeners = true;
+        if (c.rect.width < 2 || c.rect.height < 2) continue;
+        for (let a = c.anc; a; a = a.anc) {
+          if (a.s === POINT) {
+            if (c.s !== POINT && c.area >= 0.5 * a.area) a.dropped = true;
+          } else if (a.s === LISTEN) {
+            const o = overlap(c.rect, a.rect);
+            if (o > 0) { a.sub += o; a.nsub++; }
+          }
+        }
+      }
+      if (!listeners) return;
+      const big = 0.25 * vw * vh;
+      for (let i = 0; i < n; i++) {
+        const c = cands[i];
+        if (c.s !== LISTEN) continue;
+        if (c.nsub) {
+          if (c.sub >= 0.5 * c.area || c.area >= big) c.dropped = true;
+        } else if (rowsOf(c, cands)) c.dropped = true;
+      }
+    };
+
     const extract = (opts) => {
       const t0 = _now();
       const deadline = t0 + (opts.timeBudgetMs || 2000);
       const vw = window.innerWidth, vh = window.innerHeight;
       const out = { token, elements: [], frames: [], warnings: [], images: 0, forms: 0, above: 0, below: 0, truncated: false };
-      const strongByEl = new _Map();
       if (!document.documentElement) return out;
-      // Parallel stacks (no allocation per element): element, parent has cursor:pointer, candidate ancestor.
-      const stEl = [document.documentElement], stPtr = [false], stAnc = [null];
+      // Parallel stacks (no allocation per element): element, its parent's cursor, nearest candidate ancestor.
+      const stEl = [document.documentElement], stCur = [""], stAnc = [null];
       const cands = [];
       let visited = 0;
       while (stEl.length) {
@@ -237,7 +304,7 @@
           out.warnings.push(`time cap reached after ${visited} elements; the element list is partial`);
           break;
         }
-        const el = stEl.pop(), pointerParent = stPtr.pop(), anc = stAnc.pop();
+        const el = stEl.pop(), parentCursor = stCur.pop(), anc = stAnc.pop();
         const tag = el.tagName;
         if (SKIP.has(tag)) continue;
         let cs;
@@ -245,7 +312,7 @@
         if (cs.display === "none") continue;
         const info = scan(el, tag);
         if (info.hidden) continue;
-        const pointer = cs.cursor === "pointer";
+        const cursor = cs.cursor;
         if (tag === "IFRAME" || tag === "FRAME") {
           const rect = el.getBoundingClientRect();
           const bl = parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
@@ -256,34 +323,26 @@
         }
         if (tag === "IMG") out.images++;
         else if (tag === "FORM") out.forms++;
-        let s = info.strong;
-        if (!s && pointer && !pointerParent && !anc) s = 1;
+        // A listener inside a STRONG candidate, or a cursor run inside a STRONG or POINT one, is part of it.
+        let s = info.strong ? STRONG : 0;
+        if (!s && info.listener && !(anc && anc.inStrong) && tag !== "BODY" && tag !== "HTML") s = LISTEN;
+        if (!s && cursor !== parentCursor && GRAB.has(cursor) && !(anc && anc.inPoint)) s = POINT;
         let me = anc;
         if (s) {
-          me = { el, tag, role: info.role, s, anc };
+          const inStrong = s === STRONG || (anc !== null && anc.inStrong);
+          me = { el, tag, role: info.role, s, anc, inStrong, inPoint: s !== LISTEN || (anc !== null && anc.inPoint), sub: 0, nsub: 0 };
           cands.push(me);
         }
         if (tag === "svg" || tag === "SELECT") continue;
         const kids = el.children;
-        for (let i = kids.length - 1; i >= 0; i--) { stEl.push(kids[i]); stPtr.push(pointer); stAnc.push(me); }
+        for (let i = kids.length - 1; i >= 0; i--) { stEl.push(kids[i]); stCur.push(cursor); stAnc.push(me); }
         const sr = el.shadowRoot;
         if (sr) {
           const sk = sr.children;
-          for (let i = sk.length - 1; i >= 0; i--) { stEl.push(sk[i]); stPtr.push(pointer); stAnc.push(me); }
+          for (let i = sk.length - 1; i >= 0; i--) { stEl.push(sk[i]); stCur.push(cursor); stAnc.push(me); }
         }
       }
-      // Measure candidates; drop pointer-only wrappers mostly filled by a strong descendant.
-      for (const c of cands) {
-        c.rect = c.el.getBoundingClientRect();
-        c.area = c.rect.width * c.rect.height;
-        if (c.s === 2) strongByEl.set(c.el, c);
-      }
-      for (const c of cands) {
-        if (c.s !== 2) continue;
-        for (let a = c.anc; a; a = a.anc) {
-          if (a.s === 1 && c.area >= 0.5 * a.area) a.dropped = true;
-        }
-      }
+      settle(cands, vw, vh);
       const n = cands.length;
       for (let i = 0; i < n; i++) {
         const c = cands[i];
@@ -296,16 +355,18 @@
         const rect = c.rect;
         if (rect.width < 2 || rect.height < 2) continue;
         if (!c.el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
-        const inView = rect.bottom > 0 && rect.top < vh && rect.right > 0 && rect.left < vw;
+        // Listed as in the viewport when a piece of it shows and hit-tests to it. Otherwise an element wholly
+        // inside the viewport is covered (left out); one reaching past an edge is counted above/below (a scroll
+        // may show it) and listed with includeOffscreen: nothing vanishes from every view.
+        const shows = showing(rect, vw, vh);
         let where;
         try {
-          if (inView) {
-            if (!hits(c.el, rect, vw, vh)) continue;
-            where = "in";
-          } else {
+          if (shows && hits(c.el, rect, vw, vh)) where = "in";
+          else if (shows && rect.left >= 0 && rect.top >= 0 && rect.right <= vw && rect.bottom <= vh) continue;
+          else {
             const k = opts.includeOffscreen ? clipOf(c.el) : null;
             if (k && (rect.right <= k.l || rect.left >= k.r || rect.bottom <= k.t || rect.top >= k.b)) continue;
-            where = rect.bottom <= 0 ? "above" : "below";
+            where = rect.bottom <= 0 || (rect.top < 0 && rect.bottom <= vh) ? "above" : "below";
           }
           if (where === "above") out.above++;
           else if (where === "below") out.below++;

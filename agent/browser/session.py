@@ -41,6 +41,7 @@ from agent.browser.launch import (
     viewport,
 )
 from agent.browser.profiles import ProfileLockedError, check_profile_unlocked, profile_dir
+from agent.browser.snapshot import install_listener_tracking
 from agent.config import BrowserConfig, default_data_dir
 from agent.errors import BrowserCrashedError, BrowserError
 
@@ -163,6 +164,7 @@ class BrowserSession:
         if default_ctx is None:
             assert self._browser is not None
             default_ctx = await self._browser.new_context(**self._context_kwargs({}))
+        await install_listener_tracking(default_ctx)  # before the first page: JS click handlers get listed
         if self._default is None:
             self._default = ContextSession(
                 default_ctx,
@@ -253,6 +255,7 @@ class BrowserSession:
             raw = await self._browser.new_context(**kwargs)
         except PlaywrightError as exc:
             raise BrowserCrashedError(f"cannot open a browser context: {_first_line(exc)}") from exc
+        await install_listener_tracking(raw)
         ctx = ContextSession(
             raw,
             downloads_dir=self._downloads_for(downloads_dir),

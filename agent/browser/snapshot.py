@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import ElementHandle, Frame, Page
+from playwright.async_api import BrowserContext, ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from agent.browser.observation import Counts, Element, ElementDetails, Observation, PageSummary, Rect
@@ -25,12 +26,18 @@ from agent.config import SnapshotConfig
 from agent.errors import StaleElementError
 
 EXTRACTOR_JS = Path(__file__).with_name("extractor.js").read_text(encoding="utf-8")
+LISTENERS_JS = Path(__file__).with_name("listeners.js").read_text(encoding="utf-8")
+"""A function expression: wraps addEventListener to remember elements given click-like listeners."""
+_VERSION = int(re.search(r"const VERSION = (\d+);", EXTRACTOR_JS).group(1))  # type: ignore[union-attr]
 _MISSING = "__kite_missing__"
 _STUB = (
     "(req) => { const a = window.__kiteExtractor;"
-    f" if (!a || a.version !== 3) return {_MISSING!r};"
+    f" if (!a || a.version !== {_VERSION}) return {_MISSING!r};"
     " return req.json ? a.json(req) : a.call(req); }"
 )
+# First call in a document: start listener tracking (if the init script did not), then install the extractor.
+_INSTALL = f"(req) => {{ try {{ ({LISTENERS_JS})(); }} catch (e) {{}} return ({EXTRACTOR_JS})(req); }}"
+_tracked: weakref.WeakSet[BrowserContext] = weakref.WeakSet()
 _DETAIL_KEYS = ("attributes", "selector", "xpath", "parentText", "childCount")
 
 
@@ -72,13 +79,27 @@ async def _call(frame: Frame, req: dict[str, Any]) -> Any:
     req = {**req, "json": True}
     result = await frame.evaluate(_STUB, req)
     if result == _MISSING:
-        result = await frame.evaluate(EXTRACTOR_JS, req)
+        result = await frame.evaluate(_INSTALL, req)
     if isinstance(result, str):
         try:
             return json.loads(result)
         except ValueError:
             return result
     return result
+
+
+async def install_listener_tracking(context: BrowserContext) -> None:
+    """Track JS click listeners in every document ``context`` loads from now on (idempotent).
+
+    Without it, elements whose only sign of interactivity is a listener added by script are found only
+    once the extractor has run in their document (listeners added before that are not seen)."""
+    if context in _tracked:
+        return
+    _tracked.add(context)
+    try:
+        await context.add_init_script(f"({LISTENERS_JS})();")
+    except PlaywrightError:
+        _tracked.discard(context)
 
 
 def _frame_paths(page: Page) -> list[_FrameInfo]:
@@ -130,6 +151,8 @@ class Snapshotter:
         t0 = time.perf_counter()
         cap = self.config.time_cap_ms / 1000
         warnings: list[str] = []
+        if page.context not in _tracked:  # a context the session did not set up (tests, benchmarks)
+            await install_listener_tracking(page.context)
         infos = _frame_paths(page)
         req = {"fn": "extract", "opts": self._opts(include_all)}
 

@@ -12,17 +12,15 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
-
-from agent.browser.render import render_observation
-from agent.browser.session import BrowserSession
-from agent.browser.snapshot import Snapshotter
-from agent.browser.tokens import count_tokens, warm_up
 from agent.commands._browser_opts import parse_viewport
 from agent.config import KiteConfig, load_config
+
+if TYPE_CHECKING:  # Playwright and the engine load in run(): every other kite command starts without them
+    from playwright.async_api import Page
+
+    from agent.browser.snapshot import Snapshotter
 
 
 def register(subparsers: Any) -> None:
@@ -68,6 +66,11 @@ def _config(args: argparse.Namespace) -> KiteConfig:
 async def _one(
     page: Page, url: str, snap: Snapshotter, args: argparse.Namespace, budget: int
 ) -> dict[str, Any]:
+    from playwright.async_api import Error as PlaywrightError
+
+    from agent.browser.render import render_observation
+    from agent.browser.tokens import count_tokens
+
     warning = None
     try:
         await page.goto(url, wait_until="load")
@@ -94,6 +97,10 @@ async def _one(
 
 
 async def run(args: argparse.Namespace) -> int:
+    from agent.browser.session import BrowserSession
+    from agent.browser.snapshot import Snapshotter
+    from agent.browser.tokens import warm_up
+
     cfg = _config(args)
     budget = args.budget or cfg.snapshot.token_budget
     snap = Snapshotter(cfg.snapshot)

@@ -52,7 +52,8 @@ TRUTH_JS = """() => {
 CHECK_JS = """(ids) => ids.map((id) => {
   const el = window.__kiteExtractor.get(id);
   if (!el || !el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return false;
-  const r = el.getBoundingClientRect(), vw = innerWidth, vh = innerHeight;
+  // elementFromPoint answers null from innerWidth - 0.5 / innerHeight - 0.5 on (it rounds)
+  const r = el.getBoundingClientRect(), vw = innerWidth - 0.5, vh = innerHeight - 0.5;
   const x0 = Math.max(r.left, 0), x1 = Math.min(r.right, vw), y0 = Math.max(r.top, 0), y1 = Math.min(r.bottom, vh);
   for (const [fx, fy] of [[.5, .5], [.25, .25], [.75, .75], [.25, .75], [.75, .25]]) {
     const hit = el.getRootNode().elementFromPoint(x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy);
