@@ -235,10 +235,10 @@
       return false;
     };
 
-    // Which candidates stay. A POINT wrapper mostly filled by a STRONG or LISTEN descendant gives way to it;
-    // a LISTEN container mostly covered by candidates (or big, with any) is event delegation or a framework
-    // root, not a target; a LISTEN list with no candidate inside (delegation to plain rows, a sortable <ul>)
-    // gives way to its rows.
+    // Which candidates stay. A POINT wrapper mostly filled by a STRONG or LISTEN descendant gives way to it.
+    // A LISTEN element with candidates inside is kept only if it shows text of its own outside them (a tree
+    // folder's label) and is not big: else it is event delegation or a framework root, not a target. A LISTEN
+    // list with no candidate inside (delegation to plain rows: a sortable <ul>) gives way to its rows.
     const LISTY = new Set(["UL", "OL", "TBODY", "DL"]);
     const LISTY_ROLES = new Set(["list", "listbox", "menu", "tree", "grid", "rowgroup", "tablist"]);
     const overlap = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) *
@@ -252,9 +252,17 @@
       for (const k of kids) {
         if (k.getAttribute("aria-hidden") === "true") continue;
         const rect = k.getBoundingClientRect();
-        cands.push({ el: k, tag, role: roleOf(k), s: LISTEN, anc: c.anc, rect, area: rect.width * rect.height, sub: 0, nsub: 0 });
+        cands.push({ el: k, tag, role: roleOf(k), s: LISTEN, anc: c.anc, rect, area: rect.width * rect.height, nsub: 0 });
       }
       return true;
+    };
+    const ownText = (c, candSet) => {
+      const walker = document.createTreeWalker(c.el, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
+        acceptNode: (n) => (n.nodeType === 1 && n !== c.el && (candSet.has(n) || NO_TEXT.has(n.tagName) || !n.checkVisibility())
+          ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+      });
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) if (n.nodeType === 3 && n.data.trim()) return true;
+      return false;
     };
     const settle = (cands, vw, vh) => {
       const n = cands.length;
@@ -272,18 +280,22 @@
           if (a.s === POINT) {
             if (c.s !== POINT && c.area >= 0.5 * a.area) a.dropped = true;
           } else if (a.s === LISTEN) {
-            const o = overlap(c.rect, a.rect);
-            if (o > 0) { a.sub += o; a.nsub++; }
+            if (overlap(c.rect, a.rect) > 0) a.nsub++;
           }
         }
       }
       if (!listeners) return;
       const big = 0.25 * vw * vh;
+      let candSet = null;
       for (let i = 0; i < n; i++) {
         const c = cands[i];
         if (c.s !== LISTEN) continue;
         if (c.nsub) {
-          if (c.sub >= 0.5 * c.area || c.area >= big) c.dropped = true;
+          if (c.area >= big) c.dropped = true;
+          else {
+            candSet = candSet || new Set(cands.map((x) => x.el));
+            c.dropped = !ownText(c, candSet);
+          }
         } else if (rowsOf(c, cands)) c.dropped = true;
       }
     };
@@ -330,7 +342,7 @@
         let me = anc;
         if (s) {
           const inStrong = s === STRONG || (anc !== null && anc.inStrong);
-          me = { el, tag, role: info.role, s, anc, inStrong, inPoint: s !== LISTEN || (anc !== null && anc.inPoint), sub: 0, nsub: 0 };
+          me = { el, tag, role: info.role, s, anc, inStrong, inPoint: s !== LISTEN || (anc !== null && anc.inPoint), nsub: 0 };
           cands.push(me);
         }
         if (tag === "svg" || tag === "SELECT") continue;
