@@ -230,6 +230,19 @@ def user_config_path(env: Mapping[str, str]) -> Path | None:
     return path if path.is_file() else None
 
 
+def with_overrides(config: KiteConfig, overrides: Mapping[str, Any]) -> KiteConfig:
+    """A copy of ``config`` with dotted keys replaced, validated again (a ConfigError names a bad key)."""
+    tree = config.model_dump()
+    for dotted, value in overrides.items():
+        _set_dotted(tree, dotted, value)
+    try:
+        return KiteConfig.model_validate(tree)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(f"config key '{key}': {err['msg']}", key=key) from exc
+
+
 def load_config(
     user_file: str | Path | None = None,
     overrides: Mapping[str, Any] | None = None,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.config import KiteConfig
+from agent.config import KiteConfig, with_overrides
 from agent.errors import ConfigError, UsageError
 from evals.tasks import Task, load_suite
 from safety.confirm import BatchConfirmer
@@ -67,18 +67,6 @@ def read_task_file(path: str | Path) -> TaskFile:
     if not suite.tasks:
         raise UsageError(f"{p}: no tasks")
     return TaskFile(p, list(suite.tasks), [frozenset(t.model_fields_set) for t in suite.tasks])
-
-
-def with_overrides(config: KiteConfig, overrides: dict[str, Any]) -> KiteConfig:
-    """A copy of ``config`` with dotted keys replaced (validated again)."""
-    data = config.model_dump()
-    for dotted, value in overrides.items():
-        node = data
-        *parents, leaf = dotted.split(".")
-        for part in parents:
-            node = node[part]
-        node[leaf] = value
-    return KiteConfig.model_validate(data)
 
 
 def _where(tf: TaskFile, i: int) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.config import KiteConfig
+from agent.config import KiteConfig, with_overrides
 from evals.checks import evaluate
 from evals.miniwob import Episode, MiniwobServer, episode_result, expand, start_episode
 from evals.tasks import Suite, Task
@@ -114,17 +114,6 @@ class Case:
     id: str
     task: Task | None = None
     episode: Episode | None = None
-
-
-def _with(config: KiteConfig, overrides: dict[str, Any]) -> KiteConfig:
-    data = config.model_dump()
-    for dotted, value in overrides.items():
-        node = data
-        *parents, leaf = dotted.split(".")
-        for part in parents:
-            node = node[part]
-        node[leaf] = value
-    return KiteConfig.model_validate(data)
 
 
 def _label(suite: str, case_id: str, rep: int) -> str:
@@ -258,7 +247,7 @@ class _Runner:
         elif case.episode is not None and self.suite.miniwob is not None:
             over["agent.max_steps"] = min(self.config.agent.max_steps, self.suite.miniwob.max_steps)
             over["safety.approve"] = self.suite.miniwob.approve
-        return _with(self.config, over)
+        return with_overrides(self.config, over)
 
     async def run(self, case: Case, rep: int) -> TaskOutcome:
         async with self.gate:

@@ -8,4 +8,5 @@ pytest_plugins = [
     "tests.fixtures.sites",
     "tests.fixtures.browser",
     "tests.fixtures.llm",
+    "tests.fixtures.config",
 ]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.config import KiteConfig, load_config
+from agent.config import KiteConfig
 from evals.batch_jobs import BatchJob, build_jobs, read_task_file
 from tests.batch.fakes import StepsModel, register_steps
 
@@ -31,18 +31,9 @@ def steps_model() -> StepsModel:
 
 
 @pytest.fixture
-def base_config(tmp_path: Path, browser_config: Any) -> Callable[..., KiteConfig]:
+def base_config(kite_config: Callable[..., KiteConfig]) -> Callable[..., KiteConfig]:
     def make(**overrides: Any) -> KiteConfig:
-        values = {
-            "llm.model": "kite/steps",
-            "llm.max_attempts": 1,
-            "run.runs_dir": str(tmp_path / "runs"),
-            "run.screenshots": False,
-            "browser.block_external_hosts": True,
-            "browser.chromium_path": browser_config.chromium_path,
-            "browser.data_dir": browser_config.data_dir,
-        }
-        return load_config(overrides={**values, **overrides}, env={})
+        return kite_config(**{"llm.model": "kite/steps", **overrides})
 
     return make
 

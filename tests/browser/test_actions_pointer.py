@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from evals.sites import SitesServer
-from tests.browser.action_pages.harness import Kite, kite, mini  # noqa: F401
+from tests.browser.action_pages.harness import Kite, kite  # noqa: F401
 
 
 async def test_click_by_index_uses_the_mouse_and_reports_added_elements(
@@ -107,7 +107,6 @@ async def test_hover_opens_the_hover_menu(kite: Kite, sites: SitesServer) -> Non
 
 
 async def test_drag_html5_item_to_drop_zone(kite: Kite, sites: SitesServer) -> None:
-    kite = mini(kite)  # the real engine does not index draggable spans (yet)
     await kite.goto(sites.url("/dynamic/"))
     src = await kite.index_of("#task-a")
     await kite.page.locator("#drop-zone").scroll_into_view_if_needed()
@@ -136,7 +135,6 @@ async def test_drag_mouse_slider(kite: Kite, sites: SitesServer) -> None:
 
 
 async def test_drag_sortable_list(kite: Kite, sites: SitesServer) -> None:
-    kite = mini(kite)  # the real engine does not index sortable <li> rows (yet)
     await kite.goto(sites.url("/test/sortable.html"))
     first, last = await kite.index_of("li[data-id=alpha]"), await kite.index_of("li[data-id=echo]")
     res = await kite.act(action="dragDrop", **{"from": {"index": first}, "to": {"index": last}})

@@ -45,3 +45,13 @@ def test_text_all_and_bad_url(base: str) -> None:
     assert proc.stdout.startswith("URL: ") and 'button "Far below"' in proc.stdout
     bad = kite("--json", "http://127.0.0.1:9/nothing")
     assert bad.returncode == 1 and json.loads(bad.stdout)["error"]["error"] == "navigation_failed"
+
+
+def test_the_command_module_loads_without_playwright() -> None:
+    # every kite command imports all command modules at startup: Playwright must load only in run()
+    code = (
+        "import sys, agent.commands.snapshot; print([m for m in sys.modules if m.startswith('playwright')])"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from agent.config import KiteConfig, load_config
+from agent.config import KiteConfig
 from agent.loop import Agent
 from agent.tui.app import KiteApp
 from agent.tui.history import TaskEntry
@@ -20,19 +20,8 @@ SIZE = (100, 30)
 
 
 @pytest.fixture
-def tui_config(tmp_path: Path, browser_config: Any) -> KiteConfig:
-    return load_config(
-        overrides={
-            "llm.model": "kite/turns",
-            "llm.max_attempts": 1,
-            "run.runs_dir": str(tmp_path / "runs"),
-            "run.screenshots": False,
-            "browser.block_external_hosts": True,
-            "browser.chromium_path": browser_config.chromium_path,
-            "browser.data_dir": browser_config.data_dir,
-        },
-        env={},
-    )
+def tui_config(kite_config: Any) -> KiteConfig:
+    return kite_config(**{"llm.model": "kite/turns"})
 
 
 @pytest.fixture

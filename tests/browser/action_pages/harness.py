@@ -13,19 +13,14 @@ from playwright.async_api import Browser, Page
 from agent.browser.context import ContextSession
 from agent.browser.executor import ActionExecutor
 from agent.browser.observation import ActionResult, Element
+from agent.browser.snapshot import Snapshotter
 from agent.config import KiteConfig
-from tests.browser.action_pages.mini_snapshot import MiniSnapshotter
-
-try:  # the real snapshot engine, once it lands
-    from agent.browser.snapshot import Snapshotter as RealSnapshotter
-except ImportError:  # pragma: no cover
-    RealSnapshotter = None
 
 
 @dataclass
 class Kite:
     session: ContextSession
-    snap: Any
+    snap: Snapshotter
     ex: ActionExecutor
     run_dir: Path
 
@@ -61,7 +56,7 @@ class Kite:
 
 def make_kite(session: ContextSession, run_dir: Path, config: KiteConfig | None = None, **kw: Any) -> Kite:
     cfg = config or KiteConfig()
-    snap = RealSnapshotter(cfg.snapshot) if RealSnapshotter is not None else MiniSnapshotter()
+    snap = Snapshotter(cfg.snapshot)
     return Kite(session, snap, ActionExecutor(session, snap, cfg, run_dir=run_dir, **kw), run_dir)
 
 
@@ -75,10 +70,3 @@ async def kite(pw_browser: Browser, tmp_path: Path) -> AsyncIterator[Kite]:
         yield make_kite(session, tmp_path)
     finally:
         await context.close()
-
-
-def mini(k: Kite) -> Kite:
-    """The same session with the small stand-in indexer, which also indexes draggable spans and sortable rows."""
-    snap = MiniSnapshotter()
-    ex = ActionExecutor(k.session, snap, KiteConfig(), run_dir=k.run_dir)
-    return Kite(k.session, snap, ex, k.run_dir)
