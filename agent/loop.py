@@ -85,29 +85,7 @@ class Agent:
         )
         try:
             async with open_context(self.config, rec.run_dir, self._given_context) as ctx:
-                self.ctx = ctx
-                self.executor = ActionExecutor(
-                    ctx,
-                    self.snapshotter,
-                    self.config,
-                    run_dir=rec.run_dir,
-                    secret_resolver=self.safety.secrets.resolve,
-                )
-                if self.safety.domains is not None:
-                    await self.safety.domains.install(ctx.context)
-                if self.config.run.trace:
-                    await ctx.context.tracing.start(screenshots=True, snapshots=True)
-                rec.start(
-                    task=task,
-                    start_url=start_url,
-                    model=self.model.model,
-                    mode=self.model.mode,
-                    function_calling=self.model.function_calling,
-                    config=self.config.model_dump(mode="json"),
-                )
-                await emit(
-                    self.on_event, "start", 0, task=task, model=self.model.model, run_dir=str(rec.run_dir)
-                )
+                await self._prepare(ctx, task, start_url)
                 try:
                     if start_url:
                         await self._open(start_url)
@@ -115,10 +93,7 @@ class Agent:
                         await self._step(step)
                     raise Stop("max_steps", f"reached the limit of {self.config.agent.max_steps} steps")
                 finally:
-                    self.final_url = _current_url(ctx)
-                    await self.safety.gate.flush()
-                    if self.config.run.trace:
-                        await ctx.context.tracing.stop(path=str(rec.run_dir / "trace.zip"))
+                    await self._wind_down(ctx)
         except Stop as stop:
             result = self._result(stop, started)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -135,6 +110,36 @@ class Agent:
             rec.finish(result)
             await emit(self.on_event, "finish", self.steps_done, result=result.model_dump(mode="json"))
         return result
+
+    async def _prepare(self, ctx: ContextSession, task: str, start_url: str | None) -> None:
+        """Executor, domain limits, trace, and the run record's header."""
+        self.ctx, rec = ctx, self.recorder
+        self.executor = ActionExecutor(
+            ctx,
+            self.snapshotter,
+            self.config,
+            run_dir=rec.run_dir,
+            secret_resolver=self.safety.secrets.resolve,
+        )
+        if self.safety.domains is not None:
+            await self.safety.domains.install(ctx.context)
+        if self.config.run.trace:
+            await ctx.context.tracing.start(screenshots=True, snapshots=True)
+        rec.start(
+            task=task,
+            start_url=start_url,
+            model=self.model.model,
+            mode=self.model.mode,
+            function_calling=self.model.function_calling,
+            config=self.config.model_dump(mode="json"),
+        )
+        await emit(self.on_event, "start", 0, task=task, model=self.model.model, run_dir=str(rec.run_dir))
+
+    async def _wind_down(self, ctx: ContextSession) -> None:
+        self.final_url = _current_url(ctx)
+        await self.safety.gate.flush()
+        if self.config.run.trace:
+            await ctx.context.tracing.stop(path=str(self.recorder.run_dir / "trace.zip"))
 
     async def _open(self, url: str) -> None:
         result = await self.executor.execute(Navigate(url=url))

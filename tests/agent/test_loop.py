@@ -197,3 +197,14 @@ async def test_a_changing_page_is_not_a_loop(make_config, ctx_session, sites, sc
     config = make_config(**{"llm.model": "kite/scripted", "agent.loop_stop": 5})
     result = await Agent(config, context=ctx_session).run("count", start_url=sites.url("/test/counter.html"))
     assert result.stop_reason == "done", result
+
+
+async def test_trace_is_recorded_when_asked(make_config, ctx_session, sites, scripted_model):
+    import zipfile
+
+    scripted_model.script([{"name": "done", "arguments": {"success": True, "answer": "ok"}}])
+    config = make_config(**{"llm.model": "kite/scripted", "run.trace": True})
+    result = await Agent(config, context=ctx_session).run("look", start_url=sites.url("/shop/"))
+    trace = Path(result.run_dir) / "trace.zip"
+    assert result.success and zipfile.is_zipfile(trace)
+    assert any(name.endswith(".trace") for name in zipfile.ZipFile(trace).namelist())
