@@ -67,7 +67,8 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
         why = (
             "it is read-only or disabled"
             if prep.get("readonly")
-            else f"it is a {prep['tag']}{' type=' + prep['type'] if prep.get('type') else ''}"
+            else f"it is not a text field (<{prep['tag']}{' type=' + prep['type'] if prep.get('type') else ''}>); "
+            "type into an input, textarea or editable element"
         )
         raise NotInteractableError(f"cannot type into {target.label}: {why}", tag=prep["tag"])
     if not prep["focused"]:  # something (a frame, an overlay) kept the focus: click into it like a user would
