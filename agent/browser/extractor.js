@@ -35,6 +35,7 @@
     const TEXT_TYPES = new Set(["", "text", "email", "password", "search", "tel", "url", "number", "date",
       "datetime-local", "month", "week", "time"]);
     const BUTTON_TYPES = new Set(["button", "submit", "reset", "image"]);
+    const CLASS_WORD = /^[A-Za-z][A-Za-z-]{1,23}$/;
 
     const idOf = (el) => {
       let id = ids.get(el);
@@ -208,9 +209,11 @@
         const v = el.getAttribute(a);
         if (v) attrs[a] = cut(v, 80);
       }
-      if (!r.name && typeof el.className === "string" && el.className) {
-        // A nameless target (an icon drawn by CSS): its class words are the only hint of what it does.
-        attrs.class = cut(norm(el.className).split(" ").slice(0, 2).join(" "), 40);
+      if (!r.name && !r.href && typeof el.className === "string" && el.className) {
+        // A nameless target (an icon drawn by CSS): its class words are the only hint of what it does
+        // (the first two plain words; generated ones like "css-1x2y" or "Menu_0" say nothing).
+        const words = norm(el.className).split(" ").filter((w) => CLASS_WORD.test(w)).slice(0, 2);
+        if (words.length) attrs.class = words.join(" ");
       }
       r.attrs = attrs;
       return r;

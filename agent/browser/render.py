@@ -105,7 +105,7 @@ def element_line(el: Element, *, name_chars: int = 60, href_chars: int = 60, lev
         ident = el.attrs.get("name") or el.attrs.get("id")
         if ident:
             parts.append(f"{'name' if 'name' in el.attrs else 'id'}={_val(_cut(ident, 30))}")
-    elif not name and not el.placeholder and el.attrs.get("class"):  # a nameless icon: its class is the hint
+    elif not (name or el.placeholder or el.href) and el.attrs.get("class"):  # a nameless icon: class hints
         parts.append(f"class={_val(_cut(el.attrs['class'], 30))}")
     if el.value and el.value != el.name:
         parts.append(f"value={_val(_cut(el.value, name_chars))}")

@@ -107,3 +107,10 @@ def test_details_block() -> None:
     text = render_details([d])
     assert text.splitlines()[0] == "[4] input type=email"
     assert "selector: #email" in text and "xpath: /html/body/input[1]" in text and 'class="a b"' in text
+
+
+def test_nameless_element_shows_its_class_hint() -> None:
+    hint = {"class": "reply icon"}
+    assert element_line(el(2, "span", attrs=hint)) == '[2] span class="reply icon"'
+    assert element_line(el(2, "span", name="Reply", attrs=hint)) == '[2] span "Reply"'
+    assert element_line(el(3, "a", href="/home", attrs=hint)) == "[3] link href=/home"
