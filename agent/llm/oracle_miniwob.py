@@ -272,6 +272,11 @@ def _tree(v: PromptView) -> dict[str, Any] | None:
     exact = [e for e in items if e.name == target] or [e for e in items if e.name.split()[:1] == [target]]
     if exact:
         return click(exact[-1])
+    # Closed folders are the hit areas the page marks as expandable (their names no longer include the
+    # hidden children's text); older snapshots named a folder after its children, hence the fallback.
+    closed = [e for e in v.elements if "expandable-hitarea" in e.attrs.get("class", "") and not clicked(v, e)]
+    if closed:
+        return click(closed[0])
     folders = [e for e in items if " " in e.name and not clicked(v, e)]
     folders.sort(key=lambda e: target not in e.name.split())  # folders that contain the target first
     return click(folders[0]) if folders else None
