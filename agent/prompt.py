@@ -58,7 +58,11 @@ def action_catalog() -> tuple[dict[str, str], ...]:
 
 @dataclass
 class PromptBuilder:
-    """Everything about a run that shapes the prompt and does not change between steps."""
+    """Everything about a run that shapes the prompt and does not change between steps.
+
+    The system message holds nothing task-specific, so it is the same for every task of a model and mode:
+    providers' prompt caches and a local server's prefix cache reuse it across tasks. The task opens the
+    user message."""
 
     task: str
     language: str = "en"
@@ -74,7 +78,6 @@ class PromptBuilder:
             .get_template("system.j2")
             .render(
                 t=strings(self.language),
-                task=self.task,
                 observation_mode=self.observation_mode,
                 secret_names=self.secret_names,
                 vision=self.vision,
@@ -91,6 +94,7 @@ class PromptBuilder:
             .get_template("observation.j2")
             .render(
                 t=strings(self.language),
+                task=self.task,
                 step=step,
                 max_steps=self.max_steps,
                 history=history,

@@ -143,9 +143,9 @@ def _section(text: str, heading: str, headings: list[str]) -> str | None:
     return body[: min(ends)] if ends else body
 
 
-def _language(system: str) -> str:
+def _language(text: str) -> str:
     for lang in ("zh", "en"):
-        if f"# {strings(lang)['task_heading']}\n" in system:
+        if f"# {strings(lang)['task_heading']}\n" in text:
             return lang
     return "en"
 
@@ -153,11 +153,9 @@ def _language(system: str) -> str:
 def parse_prompt(messages: list[dict[str, Any]]) -> PromptView:
     system = "\n".join(_text(m.get("content")) for m in messages if m.get("role") == "system")
     user = _text(next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), ""))
-    lang = _language(system)
+    lang = _language(system + "\n" + user)
     t = strings(lang)
     view = PromptView(language=lang)
-    sys_heads = [t["task_heading"], t["rules_heading"]]
-    view.task = (_section(system, t["task_heading"], sys_heads) or "").strip()
     fence = user.find("<untrusted_page>")
     head = user[:fence] if fence >= 0 else user
     end = user.rfind("</untrusted_page>")
@@ -167,7 +165,14 @@ def parse_prompt(messages: list[dict[str, Any]]) -> PromptView:
     m = _STEP.search(step_line)
     if m:
         view.step, view.max_steps = int(m.group(1)), int(m.group(2))
-    heads = [t["history_heading"], t["results_heading"], t["warnings_heading"], t["page_heading"]]
+    heads = [
+        t["task_heading"],
+        t["history_heading"],
+        t["results_heading"],
+        t["warnings_heading"],
+        t["page_heading"],
+    ]
+    view.task = (_section(head, t["task_heading"], heads) or "").strip()
     history = _section(head, t["history_heading"], heads) or ""
     for line in history.splitlines():
         hm = re.match(r"^(\d+)\. (.*)$", line)
