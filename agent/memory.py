@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.browser.observation import ActionResult, Element
+from agent.browser.render import role_word
 
 MAX_LINE = 240
 
@@ -29,7 +30,7 @@ def describe_action(action: Any, element: Element | None = None) -> str:
     if index is not None:
         parts.append(f"[{index}]")
         if element is not None:
-            role = element.role or element.tag
+            role = role_word(element)
             parts.append(f'{role} "{_clip(element.name, 40)}"' if element.name else role)
     for key in ("button", "double", "clear", "full_page", "visible"):
         if data.get(key) in (False, "left", None):

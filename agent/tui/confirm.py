@@ -11,6 +11,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
+from agent.browser.render import role_word
+
 if TYPE_CHECKING:
     from safety.confirm import ConfirmAnswer, ConfirmRequest
 
@@ -22,7 +24,7 @@ def target_line(request: ConfirmRequest) -> str:
     if el is None:
         where = request.action.get("selector") or request.action.get("url") or "-"
         return f"(no element: {escape(str(where))})"
-    role = el.role or el.tag
+    role = role_word(el)
     extra = f" type={el.type}" if el.type else ""
     return f'[{el.index}] {escape(role)} "{escape(el.name)}"{escape(extra)}'
 
