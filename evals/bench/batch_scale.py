@@ -45,9 +45,9 @@ class ScriptsByTask:
         self.scripts[task] = script
 
     async def __call__(self, messages: list[dict], tools: list[dict] | None, kwargs: dict) -> FakeReply:
-        system = str(messages[0].get("content") or "")
+        user = str(messages[-1].get("content") or "")  # the task opens the user message
         for task, script in self.scripts.items():
-            if task in system:
+            if task in user:
                 return await script(messages, tools, kwargs)
         raise LookupError("no script for this task")
 

@@ -56,8 +56,10 @@ class StepsModel:
                 await asyncio.sleep(self.latency_s)
         finally:
             self.in_flight -= 1
-        system = _text(messages[0])
-        step_match = STEP.search(_text(messages[-1]))
+        user = _text(messages[-1])
+        task = user.split("# The task\n", 1)[1].split("\n", 1)[0] if "# The task\n" in user else ""
+        system = task  # the markers live in the task, which opens the user message
+        step_match = STEP.search(user)
         step = int(step_match.group(1)) if step_match else 1
         if "[model-error]" in system:
             raise litellm.BadRequestError("injected: this model refuses", "kite/steps", "kite")
@@ -68,7 +70,6 @@ class StepsModel:
                     tool_calls=[{"name": "executeJS", "arguments": {"code": "document.title = 'js ran'"}}]
                 )
             return FakeReply(tool_calls=[{"name": "scroll", "arguments": {"direction": "down"}}])
-        task = system.split("\n# ", 2)[1].split("\n", 2)[1] if "\n# " in system else ""
         answer = f"finished {task.split(' ', 1)[0]}"
         success = "[claim=false]" not in system
         return FakeReply(tool_calls=[{"name": "done", "arguments": {"success": success, "answer": answer}}])
