@@ -235,6 +235,10 @@ def with_overrides(config: KiteConfig, overrides: Mapping[str, Any]) -> KiteConf
     tree = config.model_dump()
     for dotted, value in overrides.items():
         _set_dotted(tree, dotted, value)
+    return _validate(tree)
+
+
+def _validate(tree: dict[str, Any]) -> KiteConfig:
     try:
         return KiteConfig.model_validate(tree)
     except ValidationError as exc:
@@ -260,9 +264,4 @@ def load_config(
     for dotted, value in (overrides or {}).items():
         if value is not None:
             _set_dotted(tree, dotted, value)
-    try:
-        return KiteConfig.model_validate(tree)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"])
-        raise ConfigError(f"config key '{key}': {err['msg']}", key=key) from exc
+    return _validate(tree)
