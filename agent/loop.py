@@ -166,11 +166,12 @@ class Agent:
         )
         messages, prompt_tokens = self._messages(obs, step)
         self.memory.begin(step, obs.url)
+        digest = _digest(obs)
         record: dict[str, Any] = {
             "step": step,
             "url": obs.url,
             "prompt_tokens_est": prompt_tokens,
-            "observation": _digest(obs),
+            "observation": digest,
             "overhead_ms": {"observe+prompt": _ms(t0)},
         }
         try:
@@ -214,7 +215,7 @@ class Agent:
                 break
         record["overhead_ms"]["act"] = _ms(t1)
         self.recorder.step({**record, "actions": outcomes, "thought": parsed.thought})
-        self._check_loop(actions, obs)
+        self._check_loop(actions, digest["hash"])
         self._failed(any_error)
 
     async def _complete(self, messages: list[dict[str, Any]], obs: Observation, step: int) -> Any:
@@ -287,8 +288,8 @@ class Agent:
         if self.failures >= self.config.agent.max_failures:
             raise Stop("max_failures", f"{self.failures} consecutive steps failed")
 
-    def _check_loop(self, actions: list[Action], obs: Observation) -> None:
-        key = repr([a.to_json() for a in actions]) + _digest(obs)["hash"]
+    def _check_loop(self, actions: list[Action], page_hash: str) -> None:
+        key = repr([a.to_json() for a in actions]) + page_hash
         self.repeats = self.repeats + 1 if key == self._last_key else 1
         self._last_key = key
         if self.repeats >= self.config.agent.loop_stop:

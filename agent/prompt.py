@@ -56,6 +56,24 @@ def action_catalog() -> tuple[dict[str, str], ...]:
     return tuple(out)
 
 
+@cache
+def _system(
+    language: str, mode: str, secret_names: tuple[str, ...], vision: bool, function_calling: bool
+) -> str:
+    return (
+        _env()
+        .get_template("system.j2")
+        .render(
+            t=strings(language),
+            observation_mode=mode,
+            secret_names=list(secret_names),
+            vision=vision,
+            function_calling=function_calling,
+            actions=action_catalog(),
+        )
+    )
+
+
 @dataclass
 class PromptBuilder:
     """Everything about a run that shapes the prompt and does not change between steps.
@@ -73,17 +91,9 @@ class PromptBuilder:
     secret_names: list[str] = field(default_factory=list)
 
     def system(self) -> str:
-        return (
-            _env()
-            .get_template("system.j2")
-            .render(
-                t=strings(self.language),
-                observation_mode=self.observation_mode,
-                secret_names=self.secret_names,
-                vision=self.vision,
-                function_calling=self.function_calling,
-                actions=action_catalog(),
-            )
+        """The system message; rendered once per distinct setting (it is the same for every step and task)."""
+        return _system(
+            self.language, self.observation_mode, tuple(self.secret_names), self.vision, self.function_calling
         )
 
     def user(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -140,7 +140,6 @@ class Totals:
     tokens_out: int = 0
     cost_usd: float | None = None
     model_latency_s: float = 0.0
-    errors: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, usage: Any) -> None:
         self.tokens_in += usage.prompt_tokens
