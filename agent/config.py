@@ -130,6 +130,8 @@ class AgentConfig(_Section):
     """Stop when the run's total tokens exceed this."""
     max_input_tokens: int | None = None
     """Override the model's input budget (else from capabilities)."""
+    module_tools: list[str] = Field(default_factory=list)
+    """Tools of enabled modules offered to the model next to the browser actions (e.g. [run_javascript])."""
 
 
 class SafetyConfig(_Section):
@@ -154,6 +156,34 @@ class RunConfig(_Section):
     """Save a screenshot per step in the run folder."""
 
 
+class ChromeModuleConfig(_Section):
+    max_browsers: int = Field(8, ge=1)
+    """Most browsers chrome_launch keeps open at once (a further launch is refused with a typed error)."""
+
+
+class BrowserModuleConfig(_Section):
+    profile: Literal["sandbox", "attach"] = "sandbox"
+    """What `browser start` does without a profile: sandbox = an isolated Chromium; attach = the user's Chrome."""
+    attach_endpoint: str = "http://127.0.0.1:9222"
+    """The running Chrome's DevTools endpoint for profile=attach (start it with --remote-debugging-port=9222)."""
+
+
+class ModuleSettings(_Section):
+    call_timeout_s: float = Field(120.0, gt=0)
+    """Upper bound on one tool call of any module; a call still running then answers tool_timeout."""
+    artifacts_dir: str | None = None
+    """Where modules write files they hand back; None = <data dir>/artifacts."""
+    chrome: ChromeModuleConfig = Field(default_factory=ChromeModuleConfig)
+    """Settings of the chrome module."""
+    browser: BrowserModuleConfig = Field(default_factory=BrowserModuleConfig)
+    """Settings of the browser module."""
+    extra: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Settings of third-party modules, by module name."""
+
+
+DEFAULT_MODULES = ["chrome", "browser", "playwright_browser", "javascript"]
+
+
 class KiteConfig(_Section):
     browser: BrowserConfig = Field(default_factory=BrowserConfig)
     waits: WaitConfig = Field(default_factory=WaitConfig)
@@ -162,6 +192,9 @@ class KiteConfig(_Section):
     agent: AgentConfig = Field(default_factory=AgentConfig)
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
     run: RunConfig = Field(default_factory=RunConfig)
+    modules: list[str] = Field(default_factory=lambda: list(DEFAULT_MODULES))
+    """Tool modules to enable (built-ins in agent/modules/, others through the kite.modules entry points)."""
+    module_settings: ModuleSettings = Field(default_factory=ModuleSettings)
 
     def data_dir(self) -> Path:
         return Path(self.browser.data_dir).expanduser() if self.browser.data_dir else default_data_dir()

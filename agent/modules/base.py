@@ -1,0 +1,324 @@
+"""The module interface: what a Kite tool module is, and the small pieces every module shares.
+
+A module is any object with (a ``typing.Protocol``, checked by the loader):
+
+* ``name: str`` — the name it is enabled by in config (``modules: [chrome, ...]``);
+* ``async init(runtime)`` — cheap: never start a browser here (start it on the first call that needs one);
+* ``tool_definitions()`` — OpenAI-style function definitions (``{"type": "function", "function": {...}}``);
+* ``async execute(ctx, tool_name, args)`` — run one call, return a JSON-serialisable dict, or raise
+  ``ToolError`` (the router turns it, and anything else, into ``{"error": ..., "message": ...}``);
+* ``async shutdown()`` — release everything (browsers, files); idempotent;
+* optional ``http_router()`` (a FastAPI ``APIRouter`` mounted at ``/api/modules/<name>``) and
+  ``web_component()`` (a ``WebComponent``: display name, icon, panel HTML/CSS/JS).
+
+Most modules subclass ``ToolModule``: declare ``Tool``s (name, pydantic parameter model, handler) and get
+generated definitions, argument validation and dispatch for free.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.errors import KiteError
+
+if TYPE_CHECKING:
+    from agent.config import KiteConfig
+    from agent.modules.gate import ToolGate
+    from safety.confirm import Confirmer
+
+ModuleStatus = Literal["loaded", "initialized", "error", "shutdown"]
+SafetyLevel = Literal["auto", "notify", "confirm", "block"]
+
+
+class ToolError(KiteError):
+    """A tool call failed. ``to_dict()`` is ``{"error": <snake_case>, "message": ..., **context}``."""
+
+    type = "tool_error"
+
+    def __init__(self, error: str, message: str, **context: Any) -> None:
+        super().__init__(message, **context)
+        self.error = error
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": self.error, "message": self.message, **self.context}
+
+
+def tool_error(error: str, message: str, **context: Any) -> dict[str, Any]:
+    """The wire form of a typed tool error (for code that returns rather than raises)."""
+    return {"error": error, "message": message, **context}
+
+
+def is_error(result: Any) -> bool:
+    return isinstance(result, dict) and isinstance(result.get("error"), str) and "message" in result
+
+
+# ----------------------------------------------------------------------------- data the system passes around
+
+
+@dataclass
+class ModuleRuntime:
+    """What ``init(runtime)`` receives: the config, the safety gate for tool calls, folders and a logger."""
+
+    config: KiteConfig
+    gate: ToolGate
+    artifacts_dir: Path
+    """Where modules write files they hand back (screenshots, canvases, saved pages)."""
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("kite.modules"))
+
+    def settings(self, module: str) -> dict[str, Any]:
+        """This module's settings: ``module_settings.<name>`` (third-party: ``module_settings.extra.<name>``)."""
+        ms = self.config.module_settings
+        section = getattr(ms, module, None)
+        if isinstance(section, BaseModel):
+            return section.model_dump()
+        return dict(ms.extra.get(module, {}))
+
+
+@dataclass
+class CallContext:
+    """Who is calling a tool. The HTTP and MCP faces bring their own confirmer; None = the runtime's default
+    (``safety.approve`` decides, like batch mode)."""
+
+    caller: str = "python"
+    """python | cli | http | mcp | agent: for logs and records."""
+    confirmer: Confirmer | None = None
+    message_id: str | None = None
+    agent_id: str | None = None
+
+
+class WebComponent(BaseModel):
+    """A module's panel in the web UI."""
+
+    model_config = ConfigDict(extra="forbid")
+    module_name: str
+    display_name: str
+    icon: str = "🧩"
+    """An emoji or an image URL."""
+    panel_html: str = ""
+    panel_css: str = ""
+    panel_js: str = ""
+
+
+class FunctionDef(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+class ToolDefinition(BaseModel):
+    """One OpenAI-style function definition, as every module must return them."""
+
+    model_config = ConfigDict(extra="allow")
+    type: Literal["function"] = "function"
+    function: FunctionDef
+
+
+class ModuleState(BaseModel):
+    """A module's state in the registry (``kite tools list``, ``GET /api/modules``)."""
+
+    name: str
+    status: ModuleStatus
+    source: Literal["builtin", "entry_point", "given"] = "builtin"
+    loaded_at: str | None = None
+    """ISO time the module object was created."""
+    error: dict[str, Any] | None = None
+    """The typed error that put it in ``error`` (module_not_found, invalid_module_interface, module_init_failed)."""
+    tool_count: int = 0
+    tools: list[str] = Field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- the protocol
+
+
+@runtime_checkable
+class KiteModule(Protocol):
+    name: str
+
+    async def init(self, runtime: ModuleRuntime) -> None: ...
+
+    def tool_definitions(self) -> list[dict[str, Any]]: ...
+
+    async def execute(self, ctx: CallContext, tool_name: str, args: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def shutdown(self) -> None: ...
+
+
+REQUIRED_MEMBERS: dict[str, str] = {
+    "init": "async",
+    "tool_definitions": "sync",
+    "execute": "async",
+    "shutdown": "async",
+}
+
+
+def interface_problems(obj: Any) -> list[str]:
+    """What is wrong with ``obj`` as a module (empty = a valid module)."""
+    problems = []
+    name = getattr(obj, "name", None)
+    if not isinstance(name, str) or not name.strip():
+        problems.append("'name' must be a non-empty string")
+    for member, kind in REQUIRED_MEMBERS.items():
+        fn = getattr(obj, member, None)
+        if fn is None or not callable(fn):
+            problems.append(f"'{member}' is missing")
+        elif kind == "async" and not inspect.iscoroutinefunction(fn):
+            problems.append(f"'{member}' must be an async function")
+    for member in ("http_router", "web_component"):
+        if getattr(obj, member, None) is not None and not callable(getattr(obj, member)):
+            problems.append(f"'{member}' must be a method")
+    return problems
+
+
+# ----------------------------------------------------------------------------- schemas from pydantic models
+
+
+def _deref(node: Any, defs: dict[str, Any]) -> Any:
+    """Inline ``$ref``s, drop titles, reduce ``anyOf [X, null]`` to X (leaving a field out means "not set")."""
+    if isinstance(node, list):
+        return [_deref(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target = dict(defs[node["$ref"].rsplit("/", 1)[-1]])
+        return _deref({**target, **{k: v for k, v in node.items() if k != "$ref"}}, defs)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("title", "$defs"):
+            continue
+        if key == "properties":
+            out[key] = {name: _deref(prop, defs) for name, prop in value.items()}
+        else:
+            out[key] = _deref(value, defs)
+    variants = out.get("anyOf")
+    if isinstance(variants, list) and {"type": "null"} in variants:
+        rest = [v for v in variants if v != {"type": "null"}]
+        if len(rest) == 1:
+            out.pop("anyOf")
+            if "default" in out and out["default"] is None:
+                out.pop("default")
+            out = {**rest[0], **out}
+    return out
+
+
+def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema of a parameter model, flattened for the widest LLM provider support."""
+    return copy.deepcopy(_schema(model))
+
+
+@functools.cache
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    schema = model.model_json_schema(by_alias=True)
+    params = _deref(schema, schema.get("$defs", {}))
+    params.pop("description", None)
+    params["type"] = "object"
+    params.setdefault("properties", {})
+    params.setdefault("required", [])
+    return params
+
+
+class Params(BaseModel):
+    """Base for tool parameter models: unknown arguments are an error, names may be given by alias."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+Handler = Callable[[CallContext, Any], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool: its name, one-line description, parameter model and handler ``async (ctx, params) -> dict``.
+
+    ``safety`` is the level a call gets when the module has nothing more specific to say (``read_only`` tools
+    are ``auto``); modules that map a call to a browser action let the safety policy judge it instead."""
+
+    name: str
+    description: str
+    params: type[BaseModel]
+    handler: Handler
+    safety: SafetyLevel = "auto"
+
+    def definition(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": parameters_schema(self.params),
+            },
+        }
+
+
+def validation_error(tool: str, exc: ValidationError) -> ToolError:
+    """A pydantic failure as ``invalid_arguments`` naming each bad field."""
+    problems = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        problems.append({"field": loc, "problem": err["msg"]})
+    text = "; ".join(f"{p['field']}: {p['problem']}" for p in problems[:5])
+    return ToolError("invalid_arguments", f"{tool}: {text}", tool=tool, problems=problems)
+
+
+def validate_args(tool: str, model: type[BaseModel], args: Any) -> Any:
+    if not isinstance(args, dict):
+        raise ToolError(
+            "invalid_arguments",
+            f"{tool}: arguments must be a JSON object, not {type(args).__name__}",
+            tool=tool,
+        )
+    try:
+        return model.model_validate(args)
+    except ValidationError as exc:
+        raise validation_error(tool, exc) from None
+
+
+class ToolModule:
+    """A convenient base: subclasses set ``name`` and return their ``Tool``s from ``tools()``."""
+
+    name: str = ""
+    runtime: ModuleRuntime | None = None
+
+    def tools(self) -> Sequence[Tool]:
+        raise NotImplementedError
+
+    def _tool_map(self) -> dict[str, Tool]:
+        cached = self.__dict__.get("_tools_by_name")
+        if cached is None:
+            cached = {t.name: t for t in self.tools()}
+            self.__dict__["_tools_by_name"] = cached
+        return cached
+
+    async def init(self, runtime: ModuleRuntime) -> None:
+        self.runtime = runtime
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        return [t.definition() for t in self._tool_map().values()]
+
+    def tool(self, name: str) -> Tool | None:
+        return self._tool_map().get(name)
+
+    async def execute(self, ctx: CallContext, tool_name: str, args: dict[str, Any]) -> dict[str, Any]:
+        tool = self._tool_map().get(tool_name)
+        if tool is None:
+            raise ToolError("unknown_tool", f"module {self.name} has no tool {tool_name!r}", tool=tool_name)
+        params = validate_args(tool_name, tool.params, args)
+        return await tool.handler(ctx, params)
+
+    async def shutdown(self) -> None:
+        return None
+
+    @property
+    def gate(self) -> ToolGate:
+        if self.runtime is None:
+            raise ToolError("module_not_initialized", f"module {self.name} was not initialised")
+        return self.runtime.gate

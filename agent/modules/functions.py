@@ -1,0 +1,132 @@
+"""A user's own tool from a plain Python function: type hints (or one pydantic model parameter) become the
+parameter schema, the docstring's first paragraph the description.
+
+    def word_count(text: str, unique: bool = False) -> int:
+        "Count the words of a text."
+        ...
+
+    Toolbox(config, tools=[word_count])          # or Agent(config, tools=[word_count])
+
+Such a tool runs at the safety level ``confirm`` (the caller's confirmer is asked) unless it is declared
+read-only: ``@tool(read_only=True)`` (level ``auto``) or ``@tool(safety="notify")``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, create_model
+
+from agent.modules.base import CallContext, SafetyLevel, Tool, ToolError, ToolModule, validate_args
+
+USER_MODULE = "user_tools"
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+    safety: SafetyLevel | None = None,
+) -> Any:
+    """Mark a function as a tool (all arguments optional): ``@tool`` or ``@tool(read_only=True)``."""
+
+    def mark(f: Callable[..., Any]) -> Callable[..., Any]:
+        f.__kite_tool__ = {  # type: ignore[attr-defined]
+            "name": name,
+            "description": description,
+            "safety": safety or ("auto" if read_only else "confirm"),
+        }
+        return f
+
+    return mark(fn) if fn is not None else mark
+
+
+def _model_param(fn: Callable[..., Any], hints: dict[str, Any]) -> tuple[str, type[BaseModel]] | None:
+    params = list(inspect.signature(fn).parameters.values())
+    if len(params) == 1:
+        hint = hints.get(params[0].name)
+        if inspect.isclass(hint) and issubclass(hint, BaseModel):
+            return params[0].name, hint
+    return None
+
+
+def _description(fn: Callable[..., Any]) -> str:
+    doc = inspect.getdoc(fn) or ""
+    first = doc.split("\n\n", 1)[0]
+    return " ".join(first.split()) or fn.__name__.replace("_", " ")
+
+
+def function_tool(fn: Callable[..., Any]) -> Tool:
+    """The ``Tool`` for a typed function (raises TypeError naming a parameter without a type hint)."""
+    meta = getattr(fn, "__kite_tool__", {})
+    tool_name = meta.get("name") or fn.__name__
+    hints = get_type_hints(fn)
+    single = _model_param(fn, hints)
+    if single is not None:
+        arg_name, model = single
+    else:
+        fields: dict[str, Any] = {}
+        for p in inspect.signature(fn).parameters.values():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TypeError(f"tool {tool_name}: *args/**kwargs cannot be described to a model")
+            if p.name not in hints:
+                raise TypeError(f"tool {tool_name}: parameter {p.name!r} needs a type hint")
+            default = ... if p.default is inspect.Parameter.empty else p.default
+            fields[p.name] = (hints[p.name], default)
+        model = create_model(  # type: ignore[call-overload]
+            f"{tool_name}_params", __config__=ConfigDict(extra="forbid"), **fields
+        )
+        arg_name = ""
+    level: SafetyLevel = meta.get("safety", "confirm")
+    is_async = inspect.iscoroutinefunction(fn)
+
+    async def run(ctx: CallContext, params: BaseModel) -> dict[str, Any]:
+        kwargs = (
+            {arg_name: params} if arg_name else {k: getattr(params, k) for k in type(params).model_fields}
+        )
+        if is_async:
+            value = await fn(**kwargs)
+        else:
+            value = await asyncio.to_thread(fn, **kwargs)
+        if isinstance(value, BaseModel):
+            value = value.model_dump(mode="json")
+        return value if isinstance(value, dict) else {"result": value}
+
+    return Tool(
+        name=tool_name,
+        description=meta.get("description") or _description(fn),
+        params=model,
+        handler=run,
+        safety=level,
+    )
+
+
+class FunctionModule(ToolModule):
+    """A module made of plain functions (``Toolbox(tools=[...])``, ``Agent(tools=[...])``)."""
+
+    def __init__(self, functions: Iterable[Callable[..., Any]], name: str = USER_MODULE) -> None:
+        self.name = name
+        self._tools = [function_tool(f) for f in functions]
+
+    def tools(self) -> Sequence[Tool]:
+        return self._tools
+
+    async def execute(self, ctx: CallContext, tool_name: str, args: dict[str, Any]) -> dict[str, Any]:
+        found = self.tool(tool_name)
+        if found is None:
+            raise ToolError("unknown_tool", f"no tool {tool_name!r}", tool=tool_name)
+        params = validate_args(tool_name, found.params, args)
+        await self.gate.check_level(ctx, tool_name, found.safety, params.model_dump(mode="json"))
+        try:
+            return await found.handler(ctx, params)
+        except ToolError:
+            raise
+        except Exception as exc:
+            raise ToolError(
+                "tool_failed", f"{tool_name} raised {type(exc).__name__}: {exc}", tool=tool_name
+            ) from exc

@@ -1,0 +1,70 @@
+"""Finding modules by name: built-ins in ``agent/modules/<name>/``, then the ``kite.modules`` entry points.
+
+A built-in package exposes ``create_module()``; an entry point names a module object, a class or a factory
+(``kite-module-foo``'s pyproject: ``[project.entry-points."kite.modules"] foo = "kite_foo:FooModule"``).
+Either way ``instantiate()`` gives a fresh module object, so two registries never share state.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any, Literal
+
+from agent.modules.base import ToolError
+
+ENTRY_POINT_GROUP = "kite.modules"
+Source = Literal["builtin", "entry_point", "given"]
+Factory = Callable[[], Any]
+
+
+def _builtin(name: str) -> Any | None:
+    if not name.isidentifier() or name in ("base", "gate", "loader", "registry", "toolbox"):
+        return None
+    if importlib.util.find_spec(f"agent.modules.{name}") is None:
+        return None
+    return importlib.import_module(f"agent.modules.{name}")
+
+
+def _entry_point(name: str) -> Any | None:
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            return ep.load()
+    return None
+
+
+def find(name: str) -> tuple[Any, Source]:
+    """The object that makes module ``name`` (raises ToolError module_not_found / module_import_failed)."""
+    try:
+        pkg = _builtin(name)
+        if pkg is not None:
+            return getattr(pkg, "create_module", pkg), "builtin"
+        target = _entry_point(name)
+    except ToolError:
+        raise
+    except Exception as exc:  # an ImportError or a crash at import: the module exists but cannot load
+        raise ToolError(
+            "module_not_found", f"module {name!r} failed to import: {type(exc).__name__}: {exc}", module=name
+        ) from exc
+    if target is None:
+        raise ToolError(
+            "module_not_found",
+            f"no module {name!r}: not a built-in (agent/modules/{name}/) and no '{ENTRY_POINT_GROUP}' "
+            "entry point of that name is installed",
+            module=name,
+        )
+    return target, "entry_point"
+
+
+def instantiate(target: Any) -> Any:
+    """A module object from a module object, a class or a zero-argument factory."""
+    if inspect.isclass(target):
+        return target()
+    if inspect.ismodule(target):
+        return target  # a plain Python module with the members at top level
+    if callable(target) and not hasattr(target, "execute"):
+        return target()
+    return target
