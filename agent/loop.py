@@ -19,8 +19,9 @@ from agent.browser.snapshot import Snapshotter
 from agent.config import KiteConfig
 from agent.errors import KiteError, UsageError
 from agent.events import EventSink, emit
-from agent.llm.client import LLMClient
+from agent.llm.client import LLMReply
 from agent.llm.errors import ContextWindowError, LLMError
+from agent.llm.model import Model, ModelView, PastAction, model_for
 from agent.llm.parsing import ParseError, parse_reply
 from agent.memory import Memory, describe_action, describe_result
 from agent.prompt import PromptBuilder
@@ -48,20 +49,26 @@ class Stop(Exception):
 
 
 class Agent:
+    """Runs tasks in a browser. ``model`` answers each step (default: the one ``config.llm`` names)."""
+
     def __init__(
         self,
         config: KiteConfig,
         *,
+        model: Model | None = None,
         confirmer: Confirmer | None = None,
         context: ContextSession | None = None,
         secrets: SecretStore | None = None,
         on_event: EventSink | None = None,
         label: str | None = None,
     ) -> None:
+        if model is not None and config.llm.model != model.name:
+            config = config.model_copy(update={"llm": config.llm.model_copy(update={"model": model.name})})
         self.config, self.on_event, self._given_context, self.label = config, on_event, context, label
         self.model = ModelSetup.from_config(config)
         self.safety = SafetySetup.from_config(config, confirmer, secrets)
-        self.llm = LLMClient(config.llm)
+        self.llm: Model = model or model_for(config.llm)
+        self.history: list[PastAction] = []
         self.snapshotter = Snapshotter(config.snapshot)
         self.memory = Memory(full_steps=config.agent.history_full_steps)
         self.totals = Totals()
@@ -218,12 +225,21 @@ class Agent:
         self._check_loop(actions, digest["hash"])
         self._failed(any_error)
 
-    async def _complete(self, messages: list[dict[str, Any]], obs: Observation, step: int) -> Any:
+    async def _complete(self, messages: list[dict[str, Any]], obs: Observation, step: int) -> LLMReply:
+        view = ModelView(
+            task=self.prompt.task,
+            step=step,
+            max_steps=self.config.agent.max_steps,
+            language=self.config.agent.language,
+            observation=obs,
+            tools=self.model.tools,
+            history=list(self.history),
+        )
         try:
-            return await self.llm.complete(messages, tools=self.model.tools)
+            return await self.llm.complete(messages, self.model.tools, view=view)
         except ContextWindowError:
             messages, _ = self._messages(obs, step, min_compaction=3)
-            return await self.llm.complete(messages, tools=self.model.tools)
+            return await self.llm.complete(messages, self.model.tools, view=view)
 
     async def _act(self, action: Action, obs: Observation, step: int) -> tuple[ActionResult, dict[str, Any]]:
         element = obs.element(action.target_index) if action.target_index is not None else None
@@ -247,9 +263,17 @@ class Agent:
             result = ActionResult(
                 action=action.action, ok=False, error=ErrorInfo(error=kind, message=gate.message)
             )
-        self.memory.add(
-            f"{describe_action(action, element)} → {describe_result(result)}",
-            f"{describe_action(action, element)} → {describe_result(result, full=False)}",
+        line = f"{describe_action(action, element)} → {describe_result(result)}"
+        self.memory.add(line, f"{describe_action(action, element)} → {describe_result(result, full=False)}")
+        self.history.append(
+            PastAction(
+                step=step,
+                action=action.to_json(),
+                ok=result.ok,
+                element=element,
+                error=result.error.error if result.error else None,
+                line=line,
+            )
         )
         await emit(
             self.on_event,

@@ -20,7 +20,6 @@ from evals.tasks import Task, load_suite
 from safety.confirm import BatchConfirmer
 from safety.secrets import SecretStore
 
-ORACLE = "kite/oracle"
 ModelResolver = Callable[[KiteConfig], Awaitable[KiteConfig]]
 
 
@@ -120,16 +119,8 @@ async def build_jobs(
 
 
 def _register_fakes(jobs: list[BatchJob]) -> None:
-    """Fake models (``kite/...``) must be registered with litellm; the oracle also needs the plans."""
-    models = {j.config.llm.model or "" for j in jobs}
-    if not any(m.startswith("kite/") for m in models):
-        return
-    from agent.llm import oracle
-    from agent.llm.fakes import register_fakes
+    """Fake models (``kite/...``) live in a litellm provider that must be installed first."""
+    if any((j.config.llm.model or "").startswith("kite/") for j in jobs):
+        from agent.llm.fakes import register_fakes
 
-    register_fakes()
-    if ORACLE in models:
-        oracle.register()
-    plans = {j.task.task: j.task.solution for j in jobs if j.task.solution}
-    if plans:
-        oracle.register_plans(plans)
+        register_fakes()

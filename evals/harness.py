@@ -17,11 +17,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent.config import KiteConfig, with_overrides
+from agent.llm.model import Model
 from evals.checks import evaluate
 from evals.miniwob import Episode, MiniwobServer, episode_result, expand, start_episode
+from evals.oracle import ORACLE, OracleModel
 from evals.tasks import Suite, Task
-
-ORACLE = "kite/oracle"
 
 
 class TaskOutcome(BaseModel):
@@ -185,7 +185,6 @@ async def run_eval(
     started = time.monotonic()
     try:
         cases = build_cases(suite, servers, ids)
-        _prepare_models(cases, config)
         runs_dir = Path(config.run.runs_dir)
         browser = BrowserSession(config.browser, downloads_dir=runs_dir / "_downloads")
         await browser.start()
@@ -203,13 +202,11 @@ async def run_eval(
     return summarize(report)
 
 
-def _prepare_models(cases: list[Case], config: KiteConfig) -> None:
-    models = {config.llm.model} | {c.task.model for c in cases if c.task and c.task.model}
-    if ORACLE in models:
-        from agent.llm import oracle
-
-        oracle.register()
-        oracle.register_plans({c.task.task: c.task.solution for c in cases if c.task and c.task.solution})
+def model_for_case(case: Case, config: KiteConfig) -> Model | None:
+    """The oracle (``kite/oracle``) for one case, with the case's own plan; None: the config's model."""
+    if config.llm.model != ORACLE:
+        return None
+    return OracleModel(case.task.solution if case.task is not None else None)
 
 
 class _Runner:
@@ -288,7 +285,12 @@ class _Runner:
             else:
                 assert case.task is not None
                 text, start_url = case.task.task, case.task.start_url
-            agent = Agent(config, context=ctx, label=_label(self.suite.name, case.id, rep))
+            agent = Agent(
+                config,
+                model=model_for_case(case, config),
+                context=ctx,
+                label=_label(self.suite.name, case.id, rep),
+            )
             result = await agent.run(text, start_url=start_url)
             out = base.model_copy(
                 update={

@@ -1,6 +1,6 @@
 """The text the LLM sees: pure functions of the observation models.
 
-Element line format (parsed by prompts and an oracle model — keep it exact)::
+Element line format (the prompts describe it)::
 
     [12] button "Place order"
     *[14] button "Close"                      (new since the previous snapshot)

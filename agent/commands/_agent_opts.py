@@ -87,6 +87,19 @@ def load_with_args(args: argparse.Namespace, extra: dict[str, Any] | None = None
     return config
 
 
+EVAL_ONLY_MODELS = frozenset({"kite/oracle"})
+
+
+def refuse_eval_models(*models: str | None) -> None:
+    """``kite/oracle`` solves the eval suites from their plans; it is not a model for ``kite run``/``batch``."""
+    for model in models:
+        if model in EVAL_ONLY_MODELS:
+            raise UsageError(
+                f"{model} is the eval suites' deterministic solver and only runs under 'kite eval' "
+                f"(e.g. kite eval sites --model {model}); pick a real model for this command"
+            )
+
+
 async def resolve_model(config: KiteConfig) -> KiteConfig:
     """Turn the model 'local' (the default when none is configured) into the bundled local server."""
     from agent.llm.local import configure_local_model, uses_local_model
@@ -96,7 +109,9 @@ async def resolve_model(config: KiteConfig) -> KiteConfig:
     try:
         return await configure_local_model(config)
     except KiteError as exc:
-        raise UsageError(f"{NO_MODEL_HELP}\n(the bundled local model could not start: {exc.message})") from exc
+        raise UsageError(
+            f"{NO_MODEL_HELP}\n(the bundled local model could not start: {exc.message})"
+        ) from exc
 
 
 NO_MODEL_HELP = """no model is configured.

@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from agent.commands._agent_opts import add_agent_options, load_with_args, positive_int, resolve_model
+from agent.commands._agent_opts import (
+    add_agent_options,
+    load_with_args,
+    positive_int,
+    refuse_eval_models,
+    resolve_model,
+)
 from agent.commands._browser_opts import add_browser_options
 
 if TYPE_CHECKING:
@@ -67,6 +73,7 @@ async def run(args: argparse.Namespace) -> int:
         jobs = await build_jobs(
             tf, config, placeholders=values, cli_secrets=args.secret, resolve_model=resolve_model
         )
+        refuse_eval_models(*(j.config.llm.model for j in jobs))
         runner = BatchRunner(
             jobs,
             out=out,

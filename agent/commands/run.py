@@ -6,7 +6,12 @@ import argparse
 import json
 import sys
 
-from agent.commands._agent_opts import add_agent_options, load_with_args, resolve_model
+from agent.commands._agent_opts import (
+    add_agent_options,
+    load_with_args,
+    refuse_eval_models,
+    resolve_model,
+)
 from agent.commands._browser_opts import add_browser_options
 from agent.commands._progress import ProgressPrinter
 
@@ -33,7 +38,9 @@ async def run(args: argparse.Namespace) -> int:
     from agent.loop import Agent
     from safety.secrets import SecretStore
 
-    config = await resolve_model(load_with_args(args))
+    config = load_with_args(args)
+    refuse_eval_models(config.llm.model)
+    config = await resolve_model(config)
     secrets = SecretStore.from_sources(config.safety, cli=args.secret)
     printer = ProgressPrinter()
     agent = Agent(config, confirmer=make_confirmer(config), secrets=secrets, on_event=printer)

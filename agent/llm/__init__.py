@@ -1,4 +1,5 @@
-"""The LLM layer: any model through litellm, capabilities, tool schemas, reply parsing and fakes.
+"""The LLM layer: the ``Model`` protocol, litellm (``LiteLLMModel``), capabilities, tool schemas, reply parsing
+and the testing models.
 
 Names are imported lazily so that ``import agent.llm`` stays cheap and never imports litellm by itself.
 """
@@ -9,6 +10,14 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
+    "Model": "model",
+    "ModelView": "model",
+    "PastAction": "model",
+    "model_for": "model",
+    "register_model": "model",
+    "FunctionModel": "testing",
+    "ScriptedModel": "testing",
+    "LiteLLMModel": "client",
     "LLMClient": "client",
     "LLMReply": "client",
     "ToolCall": "client",

@@ -18,7 +18,7 @@ import logging
 import random
 import time
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_before_delay
@@ -35,6 +35,10 @@ from agent.llm.errors import (
     LLMUnavailableError,
     LLMUnsupportedParamError,
 )
+
+if TYPE_CHECKING:
+    from agent.llm.capabilities import Capabilities
+    from agent.llm.model import ModelView
 
 log = logging.getLogger("kite.llm")
 
@@ -189,10 +193,13 @@ def _is_local(api_base: str | None) -> bool:
     return bool(api_base) and (urlparse(api_base).hostname or "") in _LOCAL_HOSTS
 
 
-class LLMClient:
-    """Calls one model through litellm. Build it with a resolved config (``local`` already resolved)."""
+class LiteLLMModel:
+    """The real ``Model``: calls one model through litellm. ``LiteLLMModel("openai/gpt-4o-mini")``, or a full
+    ``LLMConfig`` (with ``local`` already resolved)."""
 
-    def __init__(self, config: LLMConfig, *, backoff_s: float | None = None) -> None:
+    def __init__(self, config: LLMConfig | str, *, backoff_s: float | None = None) -> None:
+        if isinstance(config, str):
+            config = LLMConfig(model=config)
         if not config.model:
             raise LLMBadRequestError(
                 "no model configured: set llm.model, KITE_MODEL or --model "
@@ -205,13 +212,14 @@ class LLMClient:
             )
         self.config = config
         self.model = config.model
+        self.name = config.model
         # Backoff scales with the retry budget: about 0.9 s first wait at the default 90 s, tiny in tests.
         self.backoff_s = (
             backoff_s if backoff_s is not None else min(1.0, max(0.001, config.retry_max_s / 100))
         )
 
     @property
-    def capabilities(self) -> Any:
+    def capabilities(self) -> Capabilities:
         from agent.llm.capabilities import capabilities_for
 
         return capabilities_for(self.model, self.config.api_base, self.config)
@@ -273,9 +281,14 @@ class LLMClient:
         return response, (time.perf_counter() - started) * 1000
 
     async def complete(
-        self, messages: list[dict], *, tools: list[dict] | None = None, tool_choice: str | None = None
+        self,
+        messages: list[dict],
+        tools: list[dict] | None = None,
+        *,
+        view: ModelView | None = None,
+        tool_choice: str | None = None,
     ) -> LLMReply:
-        """One model call (with retries). Raises only ``LLMError`` subclasses."""
+        """One model call (with retries). Raises only ``LLMError`` subclasses. ``view`` is not sent."""
         kwargs = self._kwargs(messages, tools, tool_choice)
         started = time.monotonic()
         retrying = AsyncRetrying(
@@ -328,6 +341,10 @@ class LLMClient:
 
     def _cost(self, response: Any) -> float | None:
         return cost_of(response, self.model)
+
+
+LLMClient = LiteLLMModel
+"""The former name of ``LiteLLMModel``."""
 
 
 def cost_of(response: Any, model: str) -> float | None:

@@ -2,7 +2,8 @@
 
 They run through the real ``litellm.acompletion`` path (parameter handling, response objects, exception
 mapping), so what works with ``kite/scripted`` works with a real provider. ``register_fakes()`` installs the
-provider; ``register_fake(name, handler)`` adds a model ``kite/<name>`` (e.g. ``kite/oracle``).
+provider; ``register_fake(name, handler)`` adds a model ``kite/<name>``. (Test models that need no litellm and read
+the structured view instead of the prompt are in ``agent.llm.testing``.)
 
 ``kite/scripted`` replays a script set with ``set_script`` / ``scripted(...)``: each reply is a tool call
 ``{"name": "click", "arguments": {"index": 3}}``, a list of them, a ``FakeReply``, or plain text. ``errors``
@@ -177,7 +178,7 @@ def register_fakes() -> None:
 def register_fake(name: str, handler: FakeHandler) -> None:
     """Make ``kite/<name>`` answer with ``handler(messages, tools, kwargs)`` (sync or async)."""
     if not name or "/" in name:
-        raise ValueError(f"a fake's name is one path segment, e.g. 'oracle' (got {name!r})")
+        raise ValueError(f"a fake's name is one path segment, e.g. 'priced' (got {name!r})")
     register_fakes()
     _HANDLERS[name] = handler
 

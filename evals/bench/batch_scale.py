@@ -25,31 +25,36 @@ from typing import Any
 from agent.browser.procs import chromium_descendants
 from agent.browser.session import BrowserSession
 from agent.config import KiteConfig, load_config
-from agent.llm.fakes import FakeReply, Script, register_fake
+from agent.llm.client import LLMReply
+from agent.llm.model import ModelView, register_model
+from agent.llm.testing import FunctionModel, ScriptedModel
 from evals.batch import BatchRunner
 from evals.batch_jobs import BatchJob, TaskFile, build_jobs
 from evals.sites import SitesServer
 from evals.sites.catalog import PRODUCTS
 from evals.tasks import Check, Task
 
-MODEL = "bench-batch"
+MODEL = "kite/bench-batch"
 
 
-class ScriptsByTask:
-    """A fake model holding one ``Script`` per task (found by its text in the system prompt)."""
+class ScriptsByTask(FunctionModel):
+    """A fake model holding one script per task (found by the task of the step's view), answering every
+    call after ``latency_s``."""
 
-    def __init__(self) -> None:
-        self.scripts: dict[str, Script] = {}
+    def __init__(self, latency_s: float) -> None:
+        super().__init__(self._answer, name=MODEL)
+        self.latency_s = latency_s
+        self.scripts: dict[str, ScriptedModel] = {}
 
-    def add(self, task: str, script: Script) -> None:
+    def add(self, task: str, script: ScriptedModel) -> None:
         self.scripts[task] = script
 
-    async def __call__(self, messages: list[dict], tools: list[dict] | None, kwargs: dict) -> FakeReply:
-        user = str(messages[-1].get("content") or "")  # the task opens the user message
-        for task, script in self.scripts.items():
-            if task in user:
-                return await script(messages, tools, kwargs)
-        raise LookupError("no script for this task")
+    async def _answer(self, messages: list[dict[str, Any]], view: ModelView) -> LLMReply:
+        script = self.scripts.get(view.task)
+        if script is None:
+            raise LookupError("no script for this task")
+        await asyncio.sleep(self.latency_s)
+        return await script.complete(messages, view.tools, view=view)
 
 
 def make_tasks(n: int, sites: str, tag: str) -> list[Task]:
@@ -65,16 +70,15 @@ def make_tasks(n: int, sites: str, tag: str) -> list[Task]:
     ]
 
 
-def script_for(task: Task, sites: str, latency_s: float) -> Script:
+def script_for(task: Task, sites: str) -> ScriptedModel:
     product = PRODUCTS[int(task.id.rsplit("-", 1)[1]) % len(PRODUCTS)]
-    return Script(
+    return ScriptedModel(
         [
             {"name": "navigate", "arguments": {"url": f"{sites}/shop/product/{product.id}"}},
             {"name": "scroll", "arguments": {"direction": "down"}},
             {"name": "goBack", "arguments": {}},
             {"name": "done", "arguments": {"success": True, "answer": f"saw {product.name}"}},
         ],
-        latency_s=latency_s,
         name=MODEL,
     )
 
@@ -152,13 +156,13 @@ async def run(n: int, concurrency: int, latency_s: float, screenshots: bool) -> 
 
 
 async def _run(tmp: Path, n: int, concurrency: int, latency_s: float, screenshots: bool) -> dict[str, Any]:
-    model = ScriptsByTask()
-    register_fake(MODEL, model)
+    model = ScriptsByTask(latency_s)
+    register_model(MODEL, model)
     with SitesServer() as server:
         sites = server.url("/").rstrip("/")
         config = load_config(
             overrides={
-                "llm.model": f"kite/{MODEL}",
+                "llm.model": MODEL,
                 "llm.max_attempts": 1,
                 "run.runs_dir": str(tmp / "runs"),
                 "run.screenshots": screenshots,
@@ -169,7 +173,7 @@ async def _run(tmp: Path, n: int, concurrency: int, latency_s: float, screenshot
         phases["cN"] = make_tasks(n, sites, "cN")
         for tasks in phases.values():
             for t in tasks:
-                model.add(t.task, script_for(t, sites, latency_s))
+                model.add(t.task, script_for(t, sites))
         session = BrowserSession(config.browser)
         await session.start()
         sampler = Sampler(session)

@@ -1,19 +1,18 @@
-"""A fake model for loop tests that follows a plan by element *name*, reading indexes from its prompt.
+"""A fake model for loop tests that follows a plan by element *name*, picked from the structured view.
 
-It runs through the real litellm path (registered as ``kite/plan``). Each plan step is
-``(action, name_or_None, params)``; the index is looked up in the element list rendered in the prompt, so
-if the snapshot or the prompt loses an element, the test fails.
+It is a ``FunctionModel`` registered as ``kite/plan``. Each plan step is ``(action, name_or_None, params)``;
+the index is the first element in the viewport whose name (or placeholder, value, href) contains ``name``,
+so if the snapshot loses an element, the test fails.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from agent.llm.fakes import FakeReply, register_fake
-
-LINE = re.compile(r'^\*?\[(\d+)\]\s+(\S+)(?:\s+"((?:[^"\\]|\\.)*)")?(.*)$')
+from agent.browser.observation import Element
+from agent.llm.model import ModelView, register_model
+from agent.llm.testing import FunctionModel, Reply
 
 
 def prompt_text(messages: list[dict[str, Any]]) -> str:
@@ -27,24 +26,31 @@ def prompt_text(messages: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def find_index(text: str, name: str) -> int | None:
-    """The index of the first element whose name (or attributes) contains ``name``."""
-    for line in text.splitlines():
-        m = LINE.match(line.strip())
-        if m and (name.lower() in (m.group(3) or "").lower() or name.lower() in m.group(4).lower()):
-            return int(m.group(1))
+def _words(el: Element) -> list[str]:
+    return [w.lower() for w in (el.name, el.placeholder, el.value, el.href) if w]
+
+
+def find_index(view: ModelView, name: str, *, exact: bool = False) -> int | None:
+    """The index of the first listed element whose name (exactly) or attributes (contain) ``name``."""
+    want = name.lower()
+    for el in view.observation.elements:
+        if not el.in_viewport:
+            continue
+        if (el.name.lower() == want) if exact else any(want in w for w in _words(el)):
+            return el.index
     return None
 
 
-class PlanModel:
+class PlanModel(FunctionModel):
     def __init__(
         self, plan: list[tuple[str, str | None, dict[str, Any]]], *, json_mode: bool = False
     ) -> None:
+        super().__init__(self._answer, name="kite/plan")
         self.plan, self.json_mode, self.position = plan, json_mode, 0
         self.received: list[dict[str, Any]] = []
 
-    def __call__(self, messages: list[dict], tools: list[dict] | None, kwargs: dict) -> FakeReply:
-        self.received.append({"messages": messages, "tools": tools})
+    def _answer(self, messages: list[dict[str, Any]], view: ModelView) -> Reply:
+        self.received.append({"messages": messages, "tools": view.tools})
         if self.position >= len(self.plan):
             action, name, params = "done", None, {"success": False, "answer": "plan exhausted"}
         else:
@@ -52,17 +58,17 @@ class PlanModel:
             self.position += 1
         args = dict(params)
         if name is not None:
-            index = find_index(prompt_text(messages), name)
+            index = find_index(view, name)
             if index is None:
-                return FakeReply(content=f"I cannot find {name!r} on the page.")
+                return f"I cannot find {name!r} on the page."
             args["index"] = index
         if self.json_mode:
             body = json.dumps({"action": action, **args})
-            return FakeReply(content=f"Next I {action}.\n```json\n{body}\n```")
-        return FakeReply(tool_calls=[{"name": action, "arguments": args}])
+            return f"Next I {action}.\n```json\n{body}\n```"
+        return {"name": action, "arguments": args}
 
 
 def install(plan: list[tuple[str, str | None, dict[str, Any]]], *, json_mode: bool = False) -> PlanModel:
     model = PlanModel(plan, json_mode=json_mode)
-    register_fake("plan", model)
+    register_model("kite/plan", model)
     return model

@@ -53,6 +53,13 @@ def test_usage_errors_are_one_line_and_exit_2(args):
     assert "Traceback" not in out.stderr
 
 
+def test_the_oracle_is_for_kite_eval_only():
+    out = kite("run", "task", "--model", "kite/oracle")
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert out.returncode == 2 and len(lines) == 1 and "only runs under 'kite eval'" in lines[0]
+    assert "Provider NOT provided" not in out.stderr
+
+
 def test_bad_config_file_is_a_usage_error(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("agent:\n  max_steps: lots\n")

@@ -101,3 +101,12 @@ async def test_sites_placeholder_and_defaults(make_jobs, sites) -> None:
 async def test_a_bad_task_secret_is_reported_with_the_task(make_jobs) -> None:
     with pytest.raises(UsageError, match=r"task #1 \(s\)"):
         await make_jobs([{"id": "s", "task": "go", "secrets": {"9bad": "x"}}])
+
+
+def test_the_oracle_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_tasks(
+        tmp_path / "t.yaml", [{"id": "a", "task": "x"}, {"id": "b", "task": "y", "model": "kite/oracle"}]
+    )
+    assert main(["batch", str(path), "--model", "kite/steps"]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and "kite/oracle" in err[0] and "kite eval" in err[0]

@@ -1,90 +1,94 @@
-"""The oracle reads Kite's real prompt (rendered by agent/prompt.py) and answers by index."""
+"""The oracle reads the structured view the loop hands every model (no prompt parsing) and answers by index."""
 
 from __future__ import annotations
 
-from agent.llm.oracle import plan_action, progress, to_reply_parts
-from agent.llm.oracle_match import pick
-from agent.llm.oracle_prompt import parse_element, parse_prompt
-from agent.prompt import PromptBuilder
+from typing import Any
 
-PAGE = """URL: http://127.0.0.1:1/shop/product/mug
-Title: Mug
-Viewport: 1280x800, scroll 0,0 of page 1280x2000
-Elements: 2 buttons, 1 input, 1 link, 0 selects, 0 images, 0 forms
-Focused: [5]
-Text: Kite Shop Classic Blue Mug $12.99
-Interactive elements:
-[5] input type=email placeholder="you@example.com" value="a@b.c"
-*[7] link "Cart (2)" href=/shop/cart
-[9] checkbox "Remember me" checked
-[12] button "Add to cart"
-[13] button "Add to cart (gift)" frame=0
-[14] button "Say \\"hi\\""
-… 14 more below, 3 above (getElements visible=false lists them)"""
+from agent.browser.observation import Element, Observation, PageSummary, Rect
+from agent.llm.model import ModelView, PastAction
+from evals.oracle.match import pick
+from evals.oracle.miniwob import solve_miniwob
+from evals.oracle.model import OracleModel, to_reply_parts
+from evals.oracle.plan import plan_action, progress
+from evals.oracle.view import OracleView
+
+BOX = Rect(x=0, y=0, width=10, height=10)
 
 
-def _messages(
-    history: list[str], results: list[str], language: str = "en", task: str = "Buy the mug"
-) -> list[dict]:
-    builder = PromptBuilder(task, language, True, False, "auto", 30, [])
-    text = builder.user(step=len(history) + 2, history=history, results=results, warnings=[], page=PAGE)
-    return builder.messages(text)
+def _el(index: int, tag: str, name: str = "", **kw: Any) -> Element:
+    return Element(index=index, tag=tag, name=name, rect=BOX, **kw)
 
 
-def test_element_line_format() -> None:
-    el = parse_element('[5] input type=email placeholder="you@example.com" value="a@b.c"')
-    assert el is not None and (el.index, el.role, el.name) == (5, "input", "")
-    assert el.attrs == {"type": "email", "placeholder": "you@example.com", "value": "a@b.c"}
-    new = parse_element('*[7] link "Cart (2)" href=/shop/cart')
-    assert new is not None and new.new and new.name == "Cart (2)" and new.attrs["href"] == "/shop/cart"
-    assert parse_element('[9] checkbox "Remember me" checked').checked
-    assert parse_element('[14] button "Say \\"hi\\""').name == 'Say "hi"'
-    assert parse_element("… 14 more below") is None
+ELEMENTS = [
+    _el(5, "input", type="email", placeholder="you@example.com", value="a@b.c", editable=True),
+    _el(7, "a", "Cart (2)", href="http://127.0.0.1:1/shop/cart", is_new=True),
+    _el(9, "input", "Remember me", type="checkbox", checked=True),
+    _el(12, "button", "Add to cart"),
+    _el(13, "button", "Add to cart (gift)", frame="0"),
+    _el(14, "button", 'Say "hi"'),
+    _el(20, "button", "Place order", in_viewport=False),
+]
 
 
-def test_parse_prompt_reads_task_page_and_history() -> None:
-    view = parse_prompt(
-        _messages(
-            ['1. click [3] link "Mug" → ok (mouse); now at /shop/product/mug'],
-            ['type [5] input "Email" text="a@b.c" → ok; value now "a@b.c"'],
-        )
+def _obs(
+    url: str = "http://127.0.0.1:1/shop/product/mug", text: str = "Kite Shop Classic Blue Mug $12.99"
+) -> Observation:
+    summary = PageSummary(url=url, title="Mug", visible_text=text, focused=5, below=14, above=3)
+    return Observation(summary=summary, elements=ELEMENTS)
+
+
+def _done(step: int, action: dict[str, Any], ok: bool = True, line: str = "") -> PastAction:
+    return PastAction(
+        step=step, action=action, ok=ok, line=line or f"{action['action']} → {'ok' if ok else 'error'}"
     )
-    assert view.task == "Buy the mug"
-    assert view.url.endswith("/shop/product/mug") and view.focused == 5
-    assert [e.index for e in view.elements] == [5, 7, 9, 12, 13, 14]
-    assert (view.more_below, view.more_above) == (14, 3)
-    assert [(h.action, h.ok) for h in view.history] == [("click", True), ("type", True)]
 
 
-def test_chinese_prompt() -> None:
-    view = parse_prompt(_messages([], [], language="zh", task="把杯子加入购物车"))
-    assert view.language == "zh" and view.task == "把杯子加入购物车" and len(view.elements) == 6
+def _view(history: list[PastAction] | None = None, **kw: Any) -> OracleView:
+    model_view = ModelView(
+        task="Buy the mug", step=len(history or []) + 1, observation=_obs(**kw), history=history or []
+    )
+    return OracleView.of(model_view)
+
+
+def test_view_lists_the_elements_in_the_viewport() -> None:
+    view = _view()
+    assert [e.index for e in view.elements] == [5, 7, 9, 12, 13, 14]  # "Place order" is below the fold
+    email, cart, remember = view.elements[:3]
+    assert (email.role, email.attrs["type"], email.attrs["placeholder"], email.value) == (
+        "input",
+        "email",
+        "you@example.com",
+        "a@b.c",
+    )
+    assert cart.role == "link" and cart.new and remember.checked and view.elements[4].frame == "0"
+    assert view.more_below == 14 and view.focused == 5 and view.task == "Buy the mug"
 
 
 def test_name_tiers_and_filters() -> None:
-    view = parse_prompt(_messages([], []))
-    assert pick(view.elements, "Add to cart").index == 12  # exact beats prefix
-    assert pick(view.elements, {"name": "add to cart", "frame": True}).index == 13
-    assert pick(view.elements, {"name": "cart", "role": "link"}).index == 7  # substring
-    assert pick(view.elements, {"role": "button", "nth": -1}).index == 14
-    assert pick(view.elements, {"placeholder": "you@"}).index == 5
-    assert pick(view.elements, "Checkout") is None
+    els = _view().elements
+    assert pick(els, "Add to cart").index == 12  # exact beats prefix
+    assert pick(els, {"name": "add to cart", "frame": True}).index == 13
+    assert pick(els, {"name": "cart", "role": "link"}).index == 7  # substring
+    assert pick(els, {"role": "button", "nth": -1}).index == 14
+    assert pick(els, {"placeholder": "you@"}).index == 5
+    assert pick(els, 'Say "hi"').index == 14
+    assert pick(els, "Checkout") is None
 
 
 def test_progress_replays_history_and_skips_failures() -> None:
     plan = [{"click": {"name": "Add to cart"}}, {"type": {"placeholder": "you@", "text": "x"}}, "goBack"]
     history = [
-        '1. scroll direction="down" → ok',
-        '2. click [12] button "Add to cart" → error covered: …',
-        '3. click [12] button "Add to cart" → ok (mouse)',
+        _done(1, {"action": "scroll", "direction": "down"}),
+        _done(2, {"action": "click", "index": 12}, ok=False),
+        _done(3, {"action": "click", "index": 12}),
     ]
-    view = parse_prompt(_messages(history, []))
+    view = _view(history)
     assert progress(view, plan) == (1, 0)
     assert plan_action(view, plan) == {"action": "type", "text": "x", "index": 5}
 
 
 def test_missing_element_scrolls_then_fails() -> None:
-    view = parse_prompt(_messages([], []))
+    view = _view()
     assert plan_action(view, [{"click": {"name": "Place order"}}]) == {
         "action": "scroll",
         "direction": "down",
@@ -95,12 +99,21 @@ def test_missing_element_scrolls_then_fails() -> None:
 
 
 def test_plan_finished_and_answer_from() -> None:
-    view = parse_prompt(_messages(['1. click [12] button "Add to cart" → ok'], []))
-    assert plan_action(view, [{"click": {"name": "Add to cart"}}])["success"] is True
-    done = plan_action(
-        view, [{"click": {"name": "Add to cart"}}, {"done": {"answer_from": r"Mug (\$[\d.]+)"}}]
-    )
-    assert done == {"action": "done", "success": True, "answer": "$12.99"}
+    view = _view([_done(1, {"action": "executeJS", "code": "1"}, line="executeJS → ok; script returned 42")])
+    assert plan_action(view, [{"executeJS": {"code": "1"}}])["success"] is True
+    plan = [{"executeJS": {"code": "1"}}, {"done": {"answer_from": r"script returned (\d+)"}}]
+    assert plan_action(view, plan) == {"action": "done", "success": True, "answer": "42"}
+    price = [{"executeJS": {"code": "1"}}, {"done": {"answer_from": r"Mug (\$[\d.]+)"}}]
+    assert plan_action(view, price)["answer"] == "$12.99"  # from the page when the history has no match
+
+
+def test_miniwob_episode_over_and_solver() -> None:
+    from evals.miniwob import OVER_TEXT
+
+    url = "http://127.0.0.1:1/miniwob/click-button.html"
+    over = _view(url=url, text=OVER_TEXT)
+    assert solve_miniwob(over) == {"action": "done", "success": True, "answer": "episode finished"}
+    assert solve_miniwob(_view(url="http://127.0.0.1:1/shop/")) is None
 
 
 def test_reply_forms() -> None:
@@ -114,4 +127,12 @@ def test_reply_forms() -> None:
         {"name": "browser_action", "arguments": {"action": "click", "params": {"index": 3}}}
     ]
     content, calls = to_reply_parts({"action": "click", "index": 3}, None)
-    assert calls == [] and '```json\n{"action": "click", "index": 3}\n```' in content
+    assert calls == [] and content is not None and '```json\n{"action": "click", "index": 3}\n```' in content
+
+
+async def test_oracle_model_answers_a_view() -> None:
+    view = ModelView(
+        task="Buy the mug", observation=_obs(), tools=[{"type": "function", "function": {"name": "click"}}]
+    )
+    reply = await OracleModel([{"click": {"name": "Add to cart"}}]).complete([], view.tools, view=view)
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("click", '{"index": 12}')]

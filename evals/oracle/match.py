@@ -1,4 +1,4 @@
-"""Find elements in the rendered element list by what a person would say: name, role, attributes.
+"""Find elements of the observation by what a person would say: name, role, attributes.
 
 A spec is a mapping: ``{name: "Add to cart", role: button, nth: 0}``. Names match case-insensitively, best
 tier first: exact, then prefix, then substring (``exact: true`` keeps only exact matches). Other keys:
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.llm.oracle_prompt import El
+from evals.oracle.view import El
 
 SPEC_KEYS = frozenset(
     {"name", "role", "nth", "exact", "placeholder", "href", "type", "value", "frame", "checked", "new"}

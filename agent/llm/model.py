@@ -1,0 +1,99 @@
+"""The ``Model`` protocol: what the planner loop asks of a model, and the structured view it hands over.
+
+A model answers one step: ``await model.complete(messages, tools, view=view) -> LLMReply``. ``messages`` are
+the chat messages (system + user, as a real model sees them); ``view`` carries the same step as structure:
+the task, the step number, the observation, the tool definitions and the actions taken so far — what
+pydantic-ai's ``AgentInfo`` is to its ``FunctionModel``. Real models ignore the view; test models
+(``agent.llm.testing``) and the eval oracle read it instead of parsing the prompt.
+
+``LiteLLMModel`` (``agent.llm.client``) is the one real implementation. ``model_for(config)`` builds the model
+a config names: a model registered in-process under that name (``register_model``, e.g. a test fake run
+through the ``kite`` command line), else ``LiteLLMModel``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from agent.browser.observation import Element, Observation
+
+if TYPE_CHECKING:
+    from agent.config import LLMConfig
+    from agent.llm.client import LLMReply
+
+
+class PastAction(BaseModel):
+    """One action the run took, and how it went (the view's history; oldest first)."""
+
+    step: int
+    action: dict[str, Any]
+    """The action as JSON: ``{"action": "click", "index": 3}``."""
+    ok: bool
+    element: Element | None = None
+    """The target element as it was observed when the action was chosen (None without an index)."""
+    error: str | None = None
+    """The error type when the action failed (``stale_element``, ``declined`` ...)."""
+    line: str = ""
+    """The line the model was shown for it: ``click [3] button "Go" → ok (mouse); now at …``."""
+
+    @property
+    def name(self) -> str:
+        return str(self.action.get("action", ""))
+
+    @property
+    def index(self) -> int | None:
+        value = self.action.get("index")
+        return value if isinstance(value, int) else None
+
+
+class ModelView(BaseModel):
+    """One step as structure: what the prompt says, without parsing the prompt."""
+
+    task: str
+    step: int = 1
+    max_steps: int = 30
+    language: str = "en"
+    observation: Observation
+    tools: list[dict[str, Any]] | None = None
+    """The tool definitions sent with the call; None when the model gets the JSON fallback instead."""
+    history: list[PastAction] = Field(default_factory=list)
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that answers a step. ``name`` is the model string used for capabilities and the record."""
+
+    name: str
+
+    async def complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, *, view: ModelView | None
+    ) -> LLMReply: ...
+
+
+ModelFactory = Callable[["LLMConfig"], Model]
+_NAMED: dict[str, ModelFactory] = {}
+
+
+def register_model(name: str, model: Model | ModelFactory) -> None:
+    """Make the model string ``name`` build ``model`` (an instance, or a factory taking the LLM config)."""
+    if isinstance(model, Model) and not isinstance(model, type):
+        _NAMED[name] = lambda _config, m=model: m  # type: ignore[misc]
+    else:
+        _NAMED[name] = model
+
+
+def unregister_model(name: str) -> None:
+    _NAMED.pop(name, None)
+
+
+def model_for(config: LLMConfig) -> Model:
+    """The model a config names: a registered one, else litellm (``model`` must be resolved: not ``local``)."""
+    factory = _NAMED.get(config.model or "")
+    if factory is not None:
+        return factory(config)
+    from agent.llm.client import LiteLLMModel
+
+    return LiteLLMModel(config)

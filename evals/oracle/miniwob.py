@@ -1,0 +1,30 @@
+"""Solve a MiniWoB++ episode step by step: the solver of the page's task type (``/miniwob/<type>.html``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from evals.miniwob import OVER_TEXT
+from evals.oracle import miniwob_clicks, miniwob_forms
+from evals.oracle.miniwob_base import SOLVERS
+from evals.oracle.view import OracleView
+
+_MODULES = (miniwob_clicks, miniwob_forms)  # importing them registers their solvers
+
+
+def task_type(view: OracleView) -> str | None:
+    m = re.search(r"/miniwob/([a-z0-9-]+)\.html", view.url)
+    return m.group(1) if m else None
+
+
+def solve_miniwob(view: OracleView) -> dict[str, Any] | list[dict[str, Any]] | None:
+    kind = task_type(view)
+    if kind is None or kind not in SOLVERS:
+        return None
+    if OVER_TEXT in " ".join(view.text.split()):
+        return {"action": "done", "success": True, "answer": "episode finished"}
+    action = SOLVERS[kind](view)
+    if action is None:
+        return {"action": "done", "success": False, "answer": f"oracle: cannot solve this {kind} page"}
+    return action

@@ -1,0 +1,121 @@
+"""Follow a suite task's ``solution`` plan: ``[{click: {name: "Add to cart"}}, {type: {name: "Email", text: "…"}}]``.
+
+The plan's progress is replayed from the run's history (a plan step counts as done when an action of its kind
+succeeded while it was the current step); the current step's element is found by name/role among the
+elements the prompt lists. An element it cannot find is scrolled for, then reported as a failure:
+``done(success=false, answer="oracle: …")`` — the oracle is a test of the pipeline.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent.browser.actions import ACTION_MODELS
+from evals.oracle.match import SPEC_KEYS, describe, pick
+from evals.oracle.view import OracleView
+
+MAX_STALLS = 4
+"""Actions without progress (retries, scrolls, waits) before the oracle gives up on a step."""
+
+
+def _step_parts(step: Any) -> tuple[str, dict[str, Any]]:
+    if isinstance(step, str):
+        return step, {}
+    name, params = next(iter(step.items()))
+    return name, dict(params or {})
+
+
+def progress(view: OracleView, plan: list[Any]) -> tuple[int, int]:
+    """(index of the current plan step, actions since the last progress), replayed from the history."""
+    ptr, stalls = 0, 0
+    for entry in view.history:
+        if ptr < len(plan):
+            name, params = _step_parts(plan[ptr])
+            if entry.name == name and (entry.ok or params.get("expect_error")):
+                ptr, stalls = ptr + 1, 0
+                continue
+        stalls += 1
+    return ptr, stalls
+
+
+def fail(message: str) -> dict[str, Any]:
+    return {"action": "done", "success": False, "answer": f"oracle: {message}"}
+
+
+def _target(view: OracleView, spec: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """``({"index": n}, None)`` or ``(None, why)``; selectors and coordinates pass through."""
+    if isinstance(spec, dict) and ("selector" in spec or "x" in spec):
+        return {k: spec[k] for k in ("selector", "x", "y") if k in spec}, None
+    el = pick(view.elements, spec)
+    if el is None:
+        return None, f"no element matches {describe(spec)}"
+    return {"index": el.index}, None
+
+
+def _missing(view: OracleView, why: str, stalls: int) -> dict[str, Any]:
+    """The target is not in the list: scroll for it while there is more below, then give up."""
+    if stalls >= MAX_STALLS:
+        return fail(f"{why} (after {stalls} tries) on {view.url}")
+    if view.more_below:
+        return {"action": "scroll", "direction": "down"}
+    return fail(f"{why} on {view.url}")
+
+
+def plan_action(view: OracleView, plan: list[Any]) -> dict[str, Any]:
+    """The next action of ``plan`` given the step's view."""
+    ptr, stalls = progress(view, plan)
+    if ptr >= len(plan):
+        return {"action": "done", "success": True, "answer": "done"}
+    if stalls >= MAX_STALLS + 2:
+        return fail(f"no progress on step {ptr} ({_step_parts(plan[ptr])[0]}) after {stalls} actions")
+    name, params = _step_parts(plan[ptr])
+    params.pop("expect_error", None)
+    fields = {f.alias or k for k, f in ACTION_MODELS[name].model_fields.items()} - {
+        "action",
+        "index",
+        "selector",
+    }
+    out: dict[str, Any] = {"action": name}
+    if name == "done":
+        return _done(view, params)
+    if name == "dragDrop":
+        for end in ("from", "to"):
+            target, why = _target(view, params.get(end))
+            if target is None:
+                return _missing(view, f"{end}: {why}", stalls)
+            out[end] = target
+        return out
+    if name == "getElementDetails":
+        indices = []
+        for spec in params.get("targets", []):
+            target, why = _target(view, spec)
+            if target is None:
+                return _missing(view, str(why), stalls)
+            indices.append(target["index"])
+        return {**out, "indices": indices or params.get("indices", [])}
+    if name == "uploadFile" and "file" in params:
+        params["filePath"] = params.pop("file")
+    spec = {
+        k: v for k, v in params.items() if k not in fields and (k in SPEC_KEYS or k in ("selector", "x", "y"))
+    }
+    if "in" in params:  # scroll inside an element
+        spec = params.pop("in")
+    out.update({k: v for k, v in params.items() if k in fields})
+    if spec:
+        target, why = _target(view, spec)
+        if target is None:
+            return _missing(view, str(why), stalls)
+        out.update(target)
+    return out
+
+
+def _done(view: OracleView, params: dict[str, Any]) -> dict[str, Any]:
+    answer = str(params.get("answer", ""))
+    pattern = params.get("answer_from")
+    if pattern:
+        m = re.search(pattern, view.said, re.S) or re.search(pattern, view.page, re.S)
+        if not m:
+            return fail(f"answer_from /{pattern}/ found nothing in the history or on the page")
+        answer = m.group(1) if m.groups() else m.group(0)
+    return {"action": "done", "success": bool(params.get("success", True)), "answer": answer}
