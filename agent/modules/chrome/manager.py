@@ -1,0 +1,233 @@
+"""Browser and tab instances of the chrome module: unique ids, lifecycle, clean shutdown.
+
+One Playwright driver for the module, started by the first ``chrome_launch`` (never before). Each browser is
+its own Chromium process with one context (allowed/blocked domains installed on it); tabs are its pages,
+including tabs the page opens itself. JS dialogs are answered at once (alerts accepted, confirm/prompt
+dismissed) so no page ever blocks a call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+
+from agent.browser.chromium import require_chromium
+from agent.browser.launch import chromium_args, viewport
+from agent.config import KiteConfig
+from agent.errors import KiteError
+from agent.modules.base import ToolError
+from agent.modules.gate import ToolGate
+
+ACTION_TIMEOUT_MS = 5000
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+@dataclass
+class TabInstance:
+    id: str
+    browser_id: str
+    page: Page
+    created_at: str = field(default_factory=_now)
+    status: str = "active"
+
+    async def info(self) -> dict[str, Any]:
+        title = ""
+        if not self.page.is_closed():
+            with contextlib.suppress(PlaywrightError, TimeoutError):
+                title = await asyncio.wait_for(self.page.title(), 2)
+        return {
+            "tabId": self.id,
+            "browserId": self.browser_id,
+            "url": self.page.url,
+            "title": title,
+            "createdAt": self.created_at,
+            "status": "closed" if self.page.is_closed() else self.status,
+        }
+
+
+@dataclass
+class BrowserInstance:
+    id: str
+    browser: Browser
+    context: BrowserContext
+    headless: bool
+    created_at: str = field(default_factory=_now)
+    status: str = "running"
+    tabs: dict[str, TabInstance] = field(default_factory=dict)
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "browserId": self.id,
+            "createdAt": self.created_at,
+            "status": self.status,
+            "headless": self.headless,
+            "tabCount": len(self.tabs),
+        }
+
+
+async def _answer_dialog(dialog: Dialog) -> None:
+    with contextlib.suppress(PlaywrightError):
+        await (dialog.accept() if dialog.type == "alert" else dialog.dismiss())
+
+
+class BrowserManager:
+    def __init__(self, config: KiteConfig, gate: ToolGate) -> None:
+        self.config = config
+        self.gate = gate
+        self.browsers: dict[str, BrowserInstance] = {}
+        self.tabs: dict[str, TabInstance] = {}
+        self._closed_browsers: set[str] = set()
+        self._closed_tabs: set[str] = set()
+        self._pw: Playwright | None = None
+        self._lock = asyncio.Lock()
+
+    async def _driver(self) -> Playwright:
+        async with self._lock:
+            if self._pw is None:
+                self._pw = await async_playwright().start()
+            return self._pw
+
+    # ------------------------------------------------------------------ browsers
+    async def launch(self, headless: bool, args: list[str]) -> tuple[BrowserInstance, TabInstance]:
+        limit = self.config.module_settings.chrome.max_browsers
+        if len(self.browsers) >= limit:
+            raise ToolError(
+                "too_many_browsers",
+                f"{len(self.browsers)} browsers are open (module_settings.chrome.max_browsers = {limit}); "
+                "close one with chrome_close",
+                limit=limit,
+            )
+        cfg = self.config.browser
+        try:
+            exe = require_chromium(cfg.chromium_path)
+            pw = await self._driver()
+            browser = await pw.chromium.launch(
+                executable_path=exe,
+                headless=headless,
+                args=[*chromium_args(cfg), *args],
+                timeout=cfg.launch_timeout_ms,
+            )
+        except (PlaywrightError, KiteError, OSError) as exc:
+            msg = exc.message if isinstance(exc, KiteError) else first_line(exc)
+            raise ToolError("browser_launch_failed", f"Chromium did not start: {msg}", reason=msg) from exc
+        try:
+            context = await browser.new_context(viewport=viewport(cfg))
+            await self.gate.protect(context)
+        except PlaywrightError as exc:
+            with contextlib.suppress(PlaywrightError):
+                await browser.close()
+            raise ToolError("browser_launch_failed", f"no browser context: {first_line(exc)}") from exc
+        inst = BrowserInstance(_new_id("browser"), browser, context, headless)
+        self.browsers[inst.id] = inst
+        browser.on("disconnected", lambda _b: self._forget_browser(inst.id))
+        context.on("page", lambda page: self._adopt(inst, page))
+        try:
+            tab = self._adopt(inst, await context.new_page())
+        except PlaywrightError as exc:
+            await self.close(inst.id)
+            raise ToolError("browser_launch_failed", f"no first tab: {first_line(exc)}") from exc
+        return inst, tab
+
+    def _adopt(self, inst: BrowserInstance, page: Page) -> TabInstance:
+        for tab in inst.tabs.values():
+            if tab.page is page:
+                return tab
+        tab = TabInstance(_new_id("tab"), inst.id, page)
+        page.set_default_timeout(ACTION_TIMEOUT_MS)
+        page.on("dialog", _answer_dialog)
+        page.on("close", lambda _p: self._forget_tab(tab.id))
+        inst.tabs[tab.id] = tab
+        self.tabs[tab.id] = tab
+        return tab
+
+    def _forget_tab(self, tab_id: str) -> None:
+        tab = self.tabs.pop(tab_id, None)
+        if tab is not None:
+            tab.status = "closed"
+            self._closed_tabs.add(tab_id)
+            inst = self.browsers.get(tab.browser_id)
+            if inst is not None:
+                inst.tabs.pop(tab_id, None)
+
+    def _forget_browser(self, browser_id: str) -> None:
+        inst = self.browsers.pop(browser_id, None)
+        if inst is None:
+            return
+        inst.status = "closed"
+        self._closed_browsers.add(browser_id)
+        for tab_id in list(inst.tabs):
+            self._forget_tab(tab_id)
+
+    def browser(self, browser_id: str) -> BrowserInstance:
+        inst = self.browsers.get(browser_id)
+        if inst is None:
+            why = "was closed" if browser_id in self._closed_browsers else "does not exist"
+            raise ToolError(
+                "browser_not_found",
+                f"browser {browser_id!r} {why}; open ones: {sorted(self.browsers) or 'none'}",
+                browserId=browser_id,
+            )
+        return inst
+
+    async def close(self, browser_id: str) -> None:
+        inst = self.browser(browser_id)
+        self._forget_browser(browser_id)
+        with contextlib.suppress(PlaywrightError):
+            await inst.context.close()
+        with contextlib.suppress(PlaywrightError):
+            await inst.browser.close()
+
+    # ------------------------------------------------------------------ tabs
+    def tab(self, tab_id: str) -> TabInstance:
+        tab = self.tabs.get(tab_id)
+        if tab is None or tab.page.is_closed():
+            why = "was closed" if tab_id in self._closed_tabs or tab is not None else "does not exist"
+            raise ToolError("tab_not_found", f"tab {tab_id!r} {why}", tabId=tab_id)
+        return tab
+
+    async def new_tab(self, browser_id: str) -> TabInstance:
+        inst = self.browser(browser_id)
+        try:
+            page = await inst.context.new_page()
+        except PlaywrightError as exc:
+            raise ToolError(
+                "browser_not_found",
+                f"browser {browser_id!r} cannot open a tab: {first_line(exc)}",
+                browserId=browser_id,
+            ) from exc
+        return self._adopt(inst, page)
+
+    async def close_tab(self, tab_id: str) -> None:
+        tab = self.tab(tab_id)
+        self._forget_tab(tab_id)
+        with contextlib.suppress(PlaywrightError):
+            await tab.page.close(run_before_unload=False)
+
+    # ------------------------------------------------------------------ shutdown
+    async def shutdown(self) -> None:
+        for browser_id in list(self.browsers):
+            with contextlib.suppress(ToolError):
+                await self.close(browser_id)
+        if self._pw is not None:
+            with contextlib.suppress(Exception):
+                await self._pw.stop()
+            self._pw = None

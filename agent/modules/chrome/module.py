@@ -1,0 +1,178 @@
+"""The ``chrome`` module: 15 ``chrome_*`` tools over several browsers and tabs (seed 000).
+
+Safety: a navigation is judged as Kite's ``navigate`` (domains, schemes), ``chrome_evaluate`` as ``executeJS``
+(``confirm`` by default), clicks and typing as ``click``/``type`` on the probed target element (sensitive
+pages, submit/destructive buttons, password and card fields).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agent.browser.actions import Click, ExecuteJS, Navigate, Type
+from agent.modules.base import CallContext, ModuleRuntime, Tool, ToolModule, WebComponent
+from agent.modules.chrome import pages
+from agent.modules.chrome import params as p
+from agent.modules.chrome.manager import BrowserManager
+from agent.modules.chrome.probe import probe
+
+WEB = Path(__file__).with_name("web")
+
+
+class ChromeModule(ToolModule):
+    name = "chrome"
+
+    def __init__(self) -> None:
+        self.manager: BrowserManager | None = None
+
+    async def init(self, runtime: ModuleRuntime) -> None:
+        await super().init(runtime)
+        self.manager = BrowserManager(runtime.config, runtime.gate)  # no browser until chrome_launch
+
+    @property
+    def m(self) -> BrowserManager:
+        if self.manager is None:
+            raise RuntimeError("the chrome module was not initialised")
+        return self.manager
+
+    def tools(self) -> Sequence[Tool]:
+        T = Tool
+        return [
+            T("chrome_launch", "Start a new headless Chrome browser; returns its browserId and first tabId.", p.LaunchParams, self.launch),
+            T("chrome_close", "Close a browser instance and all its tabs.", p.BrowserParams, self.close),
+            T("chrome_new_tab", "Open a new tab in a browser (optionally at a URL).", p.NewTabParams, self.new_tab),
+            T("chrome_close_tab", "Close a tab.", p.TabParams, self.close_tab),
+            T("chrome_list_tabs", "List the tabs of a browser.", p.BrowserParams, self.list_tabs),
+            T("chrome_navigate", "Open a URL in a tab and wait for it to load.", p.NavigateParams, self.navigate),
+            T("chrome_get_url", "The current URL of a tab.", p.TabParams, self.get_url),
+            T("chrome_screenshot", "A PNG screenshot (base64) of a tab, the full page or one element.", p.ScreenshotParams, self.screenshot),
+            T("chrome_get_content", "The HTML of the page or of one element.", p.ContentParams, self.get_content),
+            T("chrome_get_text", "The visible text of the page or of one element.", p.ContentParams, self.get_text),
+            T("chrome_click", "Click an element (CSS selector) with a real mouse click.", p.ClickParams, self.click),
+            T("chrome_type", "Type text into an element; appends to its current value.", p.TypeParams, self.type),
+            T("chrome_fill", "Clear an input and fill in a new value.", p.FillParams, self.fill),
+            T("chrome_evaluate", "Run JavaScript in the page and return its JSON value.", p.EvaluateParams, self.evaluate, "confirm"),
+            T("chrome_wait_for", "Wait until an element is attached, detached, visible or hidden.", p.WaitForParams, self.wait_for),
+        ]  # fmt: skip
+
+    async def shutdown(self) -> None:
+        if self.manager is not None:
+            await self.manager.shutdown()
+
+    def web_component(self) -> WebComponent:
+        return WebComponent(
+            module_name=self.name,
+            display_name="Chrome browsers",
+            icon="🌐",
+            panel_html=(WEB / "panel.html").read_text(encoding="utf-8"),
+            panel_css=(WEB / "panel.css").read_text(encoding="utf-8"),
+            panel_js=(WEB / "panel.js").read_text(encoding="utf-8"),
+        )
+
+    # ------------------------------------------------------------------ browsers and tabs
+    async def launch(self, ctx: CallContext, a: p.LaunchParams) -> dict[str, Any]:
+        inst, tab = await self.m.launch(a.headless, a.args)
+        return {**inst.info(), "tabId": tab.id}
+
+    async def close(self, ctx: CallContext, a: p.BrowserParams) -> dict[str, Any]:
+        await self.m.close(a.browserId)
+        return {"browserId": a.browserId, "closed": True}
+
+    async def new_tab(self, ctx: CallContext, a: p.NewTabParams) -> dict[str, Any]:
+        self.m.browser(a.browserId)
+        if a.url:
+            url = await self._allowed_url(ctx, "chrome_new_tab", a.url)
+        tab = await self.m.new_tab(a.browserId)
+        if a.url:
+            await pages.navigate(tab.page, url, "load", 30000)
+        return await tab.info()
+
+    async def close_tab(self, ctx: CallContext, a: p.TabParams) -> dict[str, Any]:
+        await self.m.close_tab(a.tabId)
+        return {"tabId": a.tabId, "closed": True}
+
+    async def list_tabs(self, ctx: CallContext, a: p.BrowserParams) -> dict[str, Any]:
+        inst = self.m.browser(a.browserId)
+        return {"browserId": inst.id, "tabs": [await t.info() for t in list(inst.tabs.values())]}
+
+    # ------------------------------------------------------------------ navigation and reading
+    async def _allowed_url(self, ctx: CallContext, tool: str, url: str) -> str:
+        url = pages.check_url(url, self.gate_config())
+        self.gate.check_url(url, tool)
+        await self.gate.check_action(ctx, tool, Navigate(url=url), None, {"url": url})
+        return url
+
+    def gate_config(self) -> Any:
+        assert self.runtime is not None
+        return self.runtime.config.browser
+
+    async def navigate(self, ctx: CallContext, a: p.NavigateParams) -> dict[str, Any]:
+        tab = self.m.tab(a.tabId)
+        url = await self._allowed_url(ctx, "chrome_navigate", a.url)
+        out = await pages.navigate(tab.page, url, a.waitUntil, a.timeoutMs)
+        return {"tabId": tab.id, **out}
+
+    async def get_url(self, ctx: CallContext, a: p.TabParams) -> dict[str, Any]:
+        tab = self.m.tab(a.tabId)
+        return {"tabId": tab.id, "url": tab.page.url}
+
+    async def screenshot(self, ctx: CallContext, a: p.ScreenshotParams) -> dict[str, Any]:
+        tab = self.m.tab(a.tabId)
+        png = await pages.screenshot(tab.page, a.fullPage, a.selector)
+        return {"tabId": tab.id, "format": "png", "bytes": len(png), "data": pages.b64(png)}
+
+    async def get_content(self, ctx: CallContext, a: p.ContentParams) -> dict[str, Any]:
+        tab = self.m.tab(a.tabId)
+        return {"tabId": tab.id, "html": await pages.content(tab.page, a.selector)}
+
+    async def get_text(self, ctx: CallContext, a: p.ContentParams) -> dict[str, Any]:
+        tab = self.m.tab(a.tabId)
+        return {"tabId": tab.id, "text": await pages.text(tab.page, a.selector)}
+
+    # ------------------------------------------------------------------ interaction
+    async def click(self, ctx: CallContext, a: p.ClickParams) -> dict[str, Any]:
+        page = self.m.tab(a.tabId).page
+        if a.waitForSelector:
+            handle = await pages.wait_element(page, a.selector, a.timeoutMs)
+        else:
+            handle = await pages.query(page, a.selector)
+        obs = await probe(page, handle)
+        action = Click(index=0) if obs.elements else Click(selector=a.selector)
+        await self.gate.check_action(ctx, "chrome_click", action, obs, {"selector": a.selector})
+        url_before = page.url
+        await pages.click(page, handle, a.selector, a.timeoutMs)
+        return {"tabId": a.tabId, "clicked": a.selector, "urlBefore": url_before, "url": page.url}
+
+    async def _typing_target(
+        self, ctx: CallContext, tool: str, tab_id: str, selector: str, value: str
+    ) -> Any:
+        page = self.m.tab(tab_id).page
+        handle = await pages.wait_element(page, selector, pages.ACTION_TIMEOUT_MS)
+        obs = await probe(page, handle)
+        action = Type(index=0, text=value) if obs.elements else Type(selector=selector, text=value)
+        await self.gate.check_action(ctx, tool, action, obs, {"selector": selector})
+        return page, handle
+
+    async def type(self, ctx: CallContext, a: p.TypeParams) -> dict[str, Any]:
+        page, handle = await self._typing_target(ctx, "chrome_type", a.tabId, a.selector, a.text)
+        value = await pages.type_text(page, handle, a.selector, a.text, a.delay)
+        return {"tabId": a.tabId, "selector": a.selector, "value": value}
+
+    async def fill(self, ctx: CallContext, a: p.FillParams) -> dict[str, Any]:
+        _page, handle = await self._typing_target(ctx, "chrome_fill", a.tabId, a.selector, a.value)
+        value = await pages.fill(handle, a.selector, a.value)
+        return {"tabId": a.tabId, "selector": a.selector, "value": value}
+
+    async def evaluate(self, ctx: CallContext, a: p.EvaluateParams) -> dict[str, Any]:
+        page = self.m.tab(a.tabId).page
+        await self.gate.check_action(ctx, "chrome_evaluate", ExecuteJS(code=a.script), None)
+        assert self.runtime is not None
+        value = await pages.evaluate(page, a.script, self.runtime.config.browser.js_timeout_ms)
+        return {"tabId": a.tabId, "result": value}
+
+    async def wait_for(self, ctx: CallContext, a: p.WaitForParams) -> dict[str, Any]:
+        page = self.m.tab(a.tabId).page
+        await pages.wait_for(page, a.selector, a.state, a.timeoutMs)
+        return {"tabId": a.tabId, "selector": a.selector, "state": a.state}

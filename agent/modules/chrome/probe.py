@@ -1,0 +1,66 @@
+"""A one-element observation for the safety policy: what a selector-addressed tool call acts on.
+
+The policy judges elements from observations (never from what a caller claims). For ``chrome_click``,
+``chrome_type`` and ``chrome_fill`` one round trip reads the target's tag, role, accessible-ish name, type and
+identifying attributes, plus the page's URL and the start of its text (to tell a sensitive page); the call is
+then judged as the matching Kite action on element 0 of that observation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from playwright.async_api import ElementHandle, Page
+from playwright.async_api import Error as PlaywrightError
+
+from agent.browser.observation import Element, Observation, PageSummary, Rect
+
+_PROBE_JS = """(e) => {
+  const attr = (n) => e.getAttribute(n) || '';
+  const tag = e.tagName.toLowerCase();
+  let label = '';
+  if (e.labels && e.labels.length) label = e.labels[0].innerText;
+  const name = (attr('aria-label') || label || attr('placeholder') || attr('title') || attr('alt') ||
+                (tag === 'input' ? attr('value') : e.innerText) || '').trim().replace(/\\s+/g, ' ').slice(0, 80);
+  return {tag, role: attr('role') || null, name, type: tag === 'input' ? (e.type || 'text') : null,
+          href: tag === 'a' ? e.href || null : null, editable: !!(e.isContentEditable || ['input', 'textarea'].includes(tag)),
+          attrs: {id: e.id || '', name: attr('name'), autocomplete: attr('autocomplete')},
+          text: (document.body ? document.body.innerText : '').slice(0, 3000)};
+}"""
+
+
+def _kind(info: dict[str, Any]) -> str:
+    tag, role, typ = info["tag"], info.get("role") or "", (info.get("type") or "").lower()
+    if tag == "a" or role == "link":
+        return "link"
+    if tag == "button" or role == "button" or typ in ("submit", "button", "reset", "image"):
+        return "button"
+    if tag == "select":
+        return "select"
+    if tag in ("input", "textarea") or info.get("editable"):
+        return "input"
+    return "other"
+
+
+async def probe(page: Page, handle: ElementHandle) -> Observation:
+    """The page with just the target element (index 0); on failure an observation without elements."""
+    info: dict[str, Any] | None = None
+    with contextlib.suppress(PlaywrightError):
+        info = await handle.evaluate(_PROBE_JS)
+    summary = PageSummary(url=page.url, visible_text=(info or {}).get("text", ""))
+    if not info:
+        return Observation(summary=summary, elements=[])
+    el = Element(
+        index=0,
+        tag=info["tag"],
+        kind=_kind(info),  # type: ignore[arg-type]
+        role=info.get("role"),
+        name=info.get("name") or "",
+        type=info.get("type"),
+        href=info.get("href"),
+        editable=bool(info.get("editable")),
+        attrs={k: v for k, v in info.get("attrs", {}).items() if v},
+        rect=Rect(x=0, y=0, width=0, height=0),
+    )
+    return Observation(summary=summary, elements=[el])
