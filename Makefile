@@ -1,6 +1,6 @@
 # Kite: two commands do all the set-up on a fresh machine.
 #   make demo   run an agent task on the bundled shop (KITE_MODEL, or the bundled local model)
-#   make test   run the whole test suite
+#   make test   lint (ruff check, ruff format --check, mypy), then the whole test suite
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -16,8 +16,7 @@ $(STAMP): pyproject.toml
 chromium: $(STAMP)
 	@$(PY) -m agent.browser.chromium --ensure >/dev/null
 
-test: $(STAMP) chromium
-	$(PY) -m ruff check agent safety evals tests
+test: lint chromium
 	$(PY) -m pytest -q
 
 demo: $(STAMP) chromium

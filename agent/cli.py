@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         result: Any = args.func(args)
-        if inspect.isawaitable(result):
+        if inspect.iscoroutine(result):
             result = asyncio.run(result)
         return int(result or 0)
     except (UsageError, ConfigError) as exc:

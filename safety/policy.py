@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-from agent.browser.actions import Action
+from agent.browser.actions import Action, Click, Navigate, PressKey, Type
 from agent.browser.observation import Element, Observation
 from agent.config import SafetyConfig
 from agent.resources import resource_path
@@ -180,13 +180,13 @@ class SafetyPolicy:
         el = self.target(action, observation)
         if name in self._always:
             f.add("always_confirm", f"{name} always needs the user's confirmation")
-        if name == "navigate":
+        if isinstance(action, Navigate):
             self._check_url(f, action.url, observation, "navigating to")
-        elif name == "click":
+        elif isinstance(action, Click):
             self._check_click(f, el, observation, has_target=True)
-        elif name == "type":
+        elif isinstance(action, Type):
             self._check_type(f, action.text, el, observation)
-        elif name == "pressKey":
+        elif isinstance(action, PressKey):
             self._check_key(f, action.key, el, observation)
         elif name == "refresh" and (why := self.page_sensitivity(observation)):
             f.add("sensitive_refresh", f"reloading a sensitive page may resubmit a form ({why})")

@@ -11,6 +11,7 @@ import argparse
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from agent.commands._agent_opts import add_agent_options, load_with_args, positive_int, resolve_model
 from agent.commands._browser_opts import add_browser_options
@@ -71,7 +72,7 @@ async def run(args: argparse.Namespace) -> int:
             raise UsageError("--seeds applies to MiniWoB suites only")
         suite.miniwob.seeds = parse_seeds(args.seeds)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    extra = {"browser.block_external_hosts": True}
+    extra: dict[str, Any] = {"browser.block_external_hosts": True}
     if not args.runs_dir:
         extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"eval-{suite.name}-{stamp}")
     config = load_with_args(args, extra)

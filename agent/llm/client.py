@@ -240,7 +240,7 @@ class LiteLLMModel:
             kwargs["api_base"] = cfg.api_base
         if cfg.api_key:
             kwargs["api_key"] = cfg.api_key
-        elif _is_local(cfg.api_base) and cfg.model.split("/", 1)[0] in _KEYLESS_PROVIDERS:
+        elif _is_local(cfg.api_base) and self.model.split("/", 1)[0] in _KEYLESS_PROVIDERS:
             kwargs["api_key"] = (
                 "sk-no-key-needed"  # local OpenAI-compatible servers ignore it; the SDK wants one
             )

@@ -15,6 +15,7 @@ import pytest
 from playwright.async_api import Frame, Page
 
 from agent.browser.snapshot import Snapshotter
+from evals.bench.corpus import corpus_missing_message, find_corpus
 from evals.sites import SitesServer
 
 TRUTH_JS = """() => {
@@ -156,7 +157,7 @@ async def test_recall_on_bundled_sites(page: Page, sites: SitesServer) -> None:
     await _recall_over(page, [sites.url(p) for p in SITE_PATHS])
 
 
-CORPUS = Path("/work/shared/pages")
+CORPUS = find_corpus()
 CORPUS_PAGES = [
     "readability__wikipedia-3",
     "readability__aktualne",
@@ -172,9 +173,10 @@ CORPUS_PAGES = [
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the saved-page corpus is not on this machine")
 async def test_recall_on_saved_corpus(page: Page) -> None:
     from evals.bench.snapshot import serve
 
+    if CORPUS is None:
+        pytest.skip(corpus_missing_message())
     with serve(CORPUS) as base:
         await _recall_over(page, [f"{base}/{name}/index.html" for name in CORPUS_PAGES])
