@@ -1,0 +1,10 @@
+"""The ``browser`` module: one compound tool over a stateful browser (seed 001)."""
+
+from agent.modules.browser.module import BrowserModule
+
+
+def create_module() -> BrowserModule:
+    return BrowserModule()
+
+
+__all__ = ["BrowserModule", "create_module"]

@@ -1,0 +1,295 @@
+"""The ``browser`` module: one compound tool over a stateful browser (seed 001).
+
+``browser {action: status|start|stop|snapshot|act|navigate, target_url?, request?: {kind, target_id?, text?},
+profile?: sandbox|attach}``. ``snapshot`` gives Kite's compact element list (``[15] button "Submit"``);
+``act`` targets those ids with Kite's action engine (real mouse events, settle waits, verified effects); an id
+that is not on the page answers ``stale_element`` with a fresh list. The browser stays up between calls;
+``navigate``/``snapshot``/``act`` start a sandbox when none is running (lazily: never before).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from agent.browser.actions import (
+    Action,
+    Click,
+    ExecuteJS,
+    Hover,
+    Navigate,
+    PressKey,
+    Scroll,
+    Select,
+    Type,
+)
+from agent.browser.executor import ActionExecutor
+from agent.browser.observation import Observation
+from agent.browser.render import render_observation
+from agent.browser.session import BrowserSession
+from agent.browser.snapshot import Snapshotter
+from agent.browser.tokens import count_tokens
+from agent.errors import KiteError
+from agent.modules.base import CallContext, ModuleRuntime, Params, Tool, ToolError, ToolModule, WebComponent
+from agent.modules.chrome.pages import check_url
+
+Kind = Literal["click", "type", "fill", "hover", "press", "scroll", "evaluate", "select"]
+NEEDS_TARGET = frozenset({"click", "type", "fill", "hover", "select"})
+NEEDS_TEXT = frozenset({"type", "fill", "press", "evaluate", "select"})
+
+
+class ActRequest(Params):
+    kind: Kind = Field(description="What to do.")
+    target_id: str | int | None = Field(
+        None, description='Element id from the latest snapshot, e.g. "15" (click, type, fill, hover, select).'
+    )
+    text: str | None = Field(
+        None,
+        description="type/fill: the text; press: the key (Enter, Tab ...); select: the option; "
+        "evaluate: JavaScript; scroll: up|down (default down).",
+    )
+
+    @model_validator(mode="after")
+    def _complete(self) -> ActRequest:
+        if self.kind in NEEDS_TARGET and self.target_id is None:
+            raise ValueError(f"'{self.kind}' needs a target_id from the latest snapshot")
+        if self.kind in NEEDS_TEXT and self.text is None:
+            raise ValueError(f"'{self.kind}' needs text")
+        if self.target_id is not None and not str(self.target_id).strip().isdigit():
+            raise ValueError(f'target_id must be an element id such as "15", not {self.target_id!r}')
+        return self
+
+    @property
+    def index(self) -> int | None:
+        return int(str(self.target_id).strip()) if self.target_id is not None else None
+
+
+class BrowserToolParams(Params):
+    action: Literal["status", "start", "stop", "snapshot", "act", "navigate"] = Field(
+        description="status | start | stop | snapshot (the element list) | act (on an element id) | navigate"
+    )
+    target_url: str | None = Field(None, min_length=1, description="URL to open (navigate).")
+    request: ActRequest | None = Field(None, description="The action (act).")
+    profile: Literal["sandbox", "attach"] | None = Field(
+        None, description="start: sandbox = an isolated Chromium; attach = the user's running Chrome."
+    )
+
+    @model_validator(mode="after")
+    def _complete(self) -> BrowserToolParams:
+        if self.action == "navigate" and not self.target_url:
+            raise ValueError("navigate needs target_url")
+        if self.action == "act" and self.request is None:
+            raise ValueError("act needs request: {kind, target_id?, text?}")
+        return self
+
+
+def to_action(req: ActRequest) -> Action:
+    i, text = req.index, req.text or ""
+    match req.kind:
+        case "click":
+            return Click(index=i)
+        case "type":
+            return Type(index=i, text=text)
+        case "fill":
+            return Type(index=i, text=text, clear=True)
+        case "hover":
+            return Hover(index=i)
+        case "press":
+            return PressKey(key=text)
+        case "scroll":
+            direction = text.strip().lower() or "down"
+            if direction not in ("up", "down", "left", "right"):
+                raise ToolError(
+                    "invalid_arguments", f"scroll text must be up, down, left or right, not {text!r}"
+                )
+            return Scroll(direction=direction, index=i)  # type: ignore[arg-type]
+        case "evaluate":
+            return ExecuteJS(code=text)
+        case _:
+            return Select(index=i, value=text)
+
+
+class BrowserModule(ToolModule):
+    name = "browser"
+
+    def __init__(self) -> None:
+        self.session: BrowserSession | None = None
+        self.profile: str | None = None
+        self.snapshotter: Snapshotter | None = None
+        self.executor: ActionExecutor | None = None
+        self._lock = asyncio.Lock()
+
+    async def init(self, runtime: ModuleRuntime) -> None:
+        await super().init(runtime)
+        self.snapshotter = Snapshotter(runtime.config.snapshot)
+
+    def tools(self) -> list[Tool]:
+        return [
+            Tool(
+                "browser",
+                "Drive one stateful browser: start it, navigate, take a snapshot (interactive elements with ids "
+                "like [15]), act on an id (click, type, fill, hover, press, scroll, select, evaluate), stop.",
+                BrowserToolParams,
+                self.run,
+            )
+        ]
+
+    def web_component(self) -> WebComponent:
+        return WebComponent(
+            module_name=self.name,
+            display_name="Browser (snapshot + act)",
+            icon="🪁",
+            panel_html='<div class="browser-module-panel"><p>One stateful browser; see <code>kite tools call '
+            'browser \'{"action": "status"}\'</code>.</p></div>',
+        )
+
+    async def shutdown(self) -> None:
+        await self._stop()
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def running(self) -> bool:
+        return self.session is not None and self.session.is_alive
+
+    async def _start(self, profile: str | None) -> None:
+        assert self.runtime is not None
+        cfg = self.runtime.config
+        profile = profile or cfg.module_settings.browser.profile
+        if self.running and profile == self.profile:
+            return
+        await self._stop()
+        overrides: dict[str, Any] = {"profile": None, "attach": None}
+        if profile == "attach":
+            overrides["attach"] = cfg.module_settings.browser.attach_endpoint
+        session = BrowserSession(cfg.browser.model_copy(update=overrides))
+        try:
+            await session.start()
+            await self.gate.protect(session.context.context)
+        except KiteError as exc:
+            await session.close()
+            kind = "attach_failed" if profile == "attach" else "browser_launch_failed"
+            raise ToolError(kind, exc.message, profile=profile, **exc.context) from exc
+        self.session, self.profile = session, profile
+        self.executor = ActionExecutor(session.context, self.snapshotter, cfg)
+
+    async def _stop(self) -> None:
+        session, self.session, self.executor = self.session, None, None
+        if session is not None:
+            with contextlib.suppress(Exception):
+                await session.close()
+
+    async def _ensure(self) -> BrowserSession:
+        if not self.running:
+            await self._start(self.profile)
+        assert self.session is not None
+        return self.session
+
+    # ------------------------------------------------------------------ the tool
+    async def run(self, ctx: CallContext, a: BrowserToolParams) -> dict[str, Any]:
+        async with self._lock:  # one browser, one caller at a time: calls are applied in order
+            if a.action == "status":
+                return await self._status()
+            if a.action == "start":
+                await self._start(a.profile)
+                return await self._status()
+            if a.action == "stop":
+                was = self.running
+                await self._stop()
+                return {"running": False, "stopped": was}
+            if a.action == "snapshot":
+                await self._ensure()
+                return await self._snapshot()
+            if a.action == "navigate":
+                return await self._navigate(ctx, a.target_url or "")
+            assert a.request is not None
+            return await self._act(ctx, a.request)
+
+    async def _status(self) -> dict[str, Any]:
+        if not self.running or self.session is None:
+            return {"running": False, "profile": self.profile}
+        tabs = await self.session.context.tabs()
+        active = next((t for t in tabs if t.active), tabs[0] if tabs else None)
+        return {
+            "running": True,
+            "profile": self.profile,
+            "url": active.url if active else None,
+            "title": active.title if active else None,
+            "tabs": [t.model_dump() for t in tabs],
+        }
+
+    async def _observe(self) -> Observation:
+        assert self.session is not None and self.snapshotter is not None
+        page = self.session.context.page
+        obs = await self.snapshotter.snapshot(page)
+        obs.summary.tabs = await self.session.context.tabs()
+        return obs
+
+    def _render(self, obs: Observation) -> dict[str, Any]:
+        assert self.runtime is not None
+        text = render_observation(obs, budget_tokens=self.runtime.config.snapshot.token_budget)
+        return {
+            "url": obs.summary.url,
+            "title": obs.summary.title,
+            "snapshot": text,
+            "elements": len(obs.elements),
+            "tokens": count_tokens(text),
+        }
+
+    async def _snapshot(self) -> dict[str, Any]:
+        return self._render(await self._observe())
+
+    async def _navigate(self, ctx: CallContext, url: str) -> dict[str, Any]:
+        assert self.runtime is not None
+        url = check_url(url, self.runtime.config.browser)
+        self.gate.check_url(url, "browser")
+        await self._ensure()
+        assert self.executor is not None
+        action = Navigate(url=url)
+        await self.gate.check_action(ctx, "browser", action, self._last(), {"action": "navigate", "url": url})
+        result = await self.executor.execute(action)
+        if not result.ok and result.error is not None:
+            raise ToolError(result.error.error, result.error.message, url=url)
+        return {"ok": True, "message": result.message, **self._render(await self._observe())}
+
+    def _last(self) -> Observation | None:
+        if self.session is None or self.snapshotter is None:
+            return None
+        with contextlib.suppress(KiteError):
+            return self.snapshotter.last(self.session.context.page)
+        return None
+
+    async def _act(self, ctx: CallContext, req: ActRequest) -> dict[str, Any]:
+        await self._ensure()
+        assert self.executor is not None
+        obs = self._last()
+        if req.index is not None and (obs is None or obs.element(req.index) is None):
+            fresh = await self._observe()
+            raise ToolError(
+                "stale_element",
+                f"element [{req.index}] is not in the current page; use an id from this fresh snapshot",
+                target_id=str(req.index),
+                **self._render(fresh),
+            )
+        action = to_action(req)
+        await self.gate.check_action(ctx, "browser", action, obs, {"action": "act", **req.model_dump()})
+        result = await self.executor.execute(action)
+        if not result.ok and result.error is not None:
+            info = result.error.model_dump()
+            extra = {k: v for k, v in info.items() if k not in ("error", "message")}
+            if info["error"] == "stale_element":
+                extra["snapshot"] = extra.pop("elements", "")
+            raise ToolError(info["error"], info["message"], **extra)
+        out: dict[str, Any] = {
+            "ok": True,
+            "kind": req.kind,
+            "message": result.message,
+            "effects": result.effects.model_dump(exclude_defaults=True),
+        }
+        if result.data:
+            out["data"] = result.data
+        if result.page_changed:
+            out.update(self._render(await self._observe()))
+        return out
