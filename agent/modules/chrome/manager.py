@@ -139,7 +139,11 @@ class BrowserManager:
         inst = BrowserInstance(_new_id("browser"), browser, context, headless)
         self.browsers[inst.id] = inst
         browser.on("disconnected", lambda _b: self._forget_browser(inst.id))
-        context.on("page", lambda page: self._adopt(inst, page))
+
+        def adopt(page: Page) -> None:  # pages the site opens (popups, target=_blank)
+            self._adopt(inst, page)
+
+        context.on("page", adopt)
         try:
             tab = self._adopt(inst, await context.new_page())
         except PlaywrightError as exc:
