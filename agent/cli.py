@@ -15,7 +15,7 @@ from agent import __version__
 from agent.errors import ConfigError, KiteError, UsageError
 
 # Subcommand modules, in the order --help lists them. A module that is not there yet is skipped.
-COMMANDS = ("run", "tui", "batch", "eval", "snapshot", "sites", "local", "demo", "serve", "mcp")
+COMMANDS = ("run", "tui", "batch", "eval", "snapshot", "sites", "local", "demo", "serve", "mcp", "tools")
 
 
 class KiteArgumentParser(argparse.ArgumentParser):

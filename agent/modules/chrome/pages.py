@@ -14,9 +14,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from agent.browser.exec.cdp import cdp_session
-from agent.browser.exec.js import _RUN_JS, _cdp_eval
+from agent.browser.exec.js import _RUN_JS
 from agent.config import BrowserConfig
-from agent.errors import KiteError
 from agent.modules.base import ToolError
 from agent.modules.chrome.manager import first_line
 
@@ -273,12 +272,42 @@ async def _value(handle: ElementHandle) -> str:
     return ""
 
 
+_LIMITED = (
+    "async (code) => { const v = await ("
+    + _RUN_JS
+    + f""")(code); const s = JSON.stringify(v);
+  return (s && s.length > {MAX_RESULT_CHARS}) ? {{__kite_too_large__: s.length}} : v; }}"""
+)
+"""Runs the code like executeJS does and measures the JSON in the page: a huge value never crosses the wire."""
+
+
+async def _run(page: Page, script: str) -> Any:
+    cdp = await cdp_session(page)
+    if cdp is None:
+        return await page.evaluate(_LIMITED, script)
+    res = await cdp.send(
+        "Runtime.evaluate",
+        {
+            "expression": f"({_LIMITED})({json.dumps(script)})",
+            "awaitPromise": True,
+            "returnByValue": True,
+            "allowUnsafeEvalBlockedByCSP": True,
+        },
+    )
+    details = res.get("exceptionDetails")
+    if details:
+        exc = details.get("exception") or {}
+        raise ToolError(
+            "evaluate_error", str(exc.get("description") or details.get("text") or "error").splitlines()[0]
+        )
+    return res.get("result", {}).get("value")
+
+
 async def evaluate(page: Page, script: str, timeout_ms: int) -> Any:
     """Run ``script`` (an expression or a function body) and return its JSON-safe value; a runaway script is
     terminated after ``timeout_ms`` and the tab keeps working."""
     cdp = await cdp_session(page)
-    work = _cdp_eval(cdp, script) if cdp is not None else page.evaluate(_RUN_JS, script)
-    task = asyncio.ensure_future(work)
+    task = asyncio.ensure_future(_run(page, script))
     try:
         value = await asyncio.wait_for(asyncio.shield(task), timeout_ms / 1000)
     except TimeoutError:
@@ -292,9 +321,14 @@ async def evaluate(page: Page, script: str, timeout_ms: int) -> Any:
             f"the script did not finish within {timeout_ms} ms and was stopped",
             timeoutMs=timeout_ms,
         ) from None
-    except KiteError as exc:
-        raise ToolError("evaluate_error", exc.message.removeprefix("the script threw: ")) from exc
     except PlaywrightError as exc:
         raise ToolError("evaluate_error", first_line(exc).removeprefix("Error: ")) from exc
-    _bounded(json.dumps(value, ensure_ascii=False), "result")
+    if isinstance(value, dict) and "__kite_too_large__" in value:
+        size = int(value["__kite_too_large__"])
+        raise ToolError(
+            "result_too_large",
+            f"the result is {size} characters of JSON; the limit is {MAX_RESULT_CHARS}",
+            size=size,
+            limit=MAX_RESULT_CHARS,
+        )
     return value

@@ -1,0 +1,247 @@
+"""Bad input, safety and lifecycle of the chrome and browser modules, and ``kite tools``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.cli import main as kite
+from safety.confirm import ConfirmAnswer, ConfirmRequest
+from tests.modules.conftest import ToolboxHarness
+
+
+class Recorder:
+    """A confirmer that approves or refuses and remembers what it was asked."""
+
+    def __init__(self, approve: bool) -> None:
+        self.approve = approve
+        self.asked: list[ConfirmRequest] = []
+
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        self.asked.append(request)
+        return ConfirmAnswer(approved=self.approve, reason="" if self.approve else "test says no")
+
+    async def notify(self, request: ConfirmRequest) -> None:
+        return None
+
+
+@pytest.fixture(scope="module")
+def chrome(harness_factory: Any) -> tuple[ToolboxHarness, str, str]:
+    h = harness_factory(["chrome"], **{"safety.blocked_domains": ["blocked.test"]})
+    launched = h.ok("chrome_launch", {})
+    return h, launched["browserId"], launched["tabId"]
+
+
+def _err(result: dict[str, Any], kind: str) -> dict[str, Any]:
+    assert result.get("error") == kind, result
+    assert isinstance(result.get("message"), str) and result["message"]
+    return result
+
+
+def test_chrome_bad_input_is_typed_and_the_module_keeps_working(chrome: Any, sites: Any) -> None:
+    h, browser_id, tab = chrome
+    _err(h.call("chrome_fly", {}), "unknown_tool")
+    bad = _err(h.call("chrome_navigate", {"tabId": tab, "url": 5, "timeoutMs": "soon"}), "invalid_arguments")
+    assert {p["field"] for p in bad["problems"]} == {"url", "timeoutMs"}
+    missing = _err(h.call("chrome_click", {"tabId": tab}), "invalid_arguments")
+    assert missing["problems"][0]["field"] == "selector"
+    _err(h.call("chrome_get_url", ["not", "an", "object"]), "invalid_arguments")
+    assert _err(h.call("chrome_list_tabs", {"browserId": "nope"}), "browser_not_found")["browserId"] == "nope"
+    assert _err(h.call("chrome_get_text", {"tabId": "tab-nope"}), "tab_not_found")["tabId"] == "tab-nope"
+    for url in ("javascript:alert(1)", "file:///etc/passwd", "ftp://example.org/"):
+        _err(h.call("chrome_navigate", {"tabId": tab, "url": url}), "invalid_url")
+    _err(h.call("chrome_navigate", {"tabId": tab, "url": "http://shop.blocked.test/"}), "blocked")
+    h.ok("chrome_navigate", {"tabId": tab, "url": sites.url("/shop/")})
+    miss = _err(
+        h.call("chrome_click", {"tabId": tab, "selector": "#nowhere", "timeoutMs": 200}), "element_not_found"
+    )
+    assert miss["selector"] == "#nowhere"
+    _err(h.call("chrome_get_text", {"tabId": tab, "selector": "a[["}), "invalid_selector")
+    _err(h.call("chrome_wait_for", {"tabId": tab, "selector": "#nowhere", "timeoutMs": 200}), "wait_timeout")
+    t0 = time.monotonic()
+    hang = _err(
+        h.call("chrome_navigate", {"tabId": tab, "url": sites.url("/test/hang.html"), "timeoutMs": 1500}),
+        "navigation_timeout",
+    )
+    assert hang["timeoutMs"] == 1500 and time.monotonic() - t0 < 10
+    assert h.ok("chrome_get_text", {"tabId": tab, "selector": "#title"})["text"]  # the tab still works
+    h.ok("chrome_navigate", {"tabId": tab, "url": sites.url("/shop/")})
+    ok = Recorder(approve=True)
+    big = h.call("chrome_evaluate", {"tabId": tab, "script": "'x'.repeat(10 * 1024 * 1024)"}, confirmer=ok)
+    _err(big, "result_too_large")
+    t0 = time.monotonic()
+    _err(
+        h.call("chrome_evaluate", {"tabId": tab, "script": "while (true) {}"}, confirmer=ok),
+        "evaluate_timeout",
+    )
+    assert time.monotonic() - t0 < 1.5 + 5
+    _err(
+        h.call("chrome_evaluate", {"tabId": tab, "script": "throw new Error('boom')"}, confirmer=ok),
+        "evaluate_error",
+    )
+    assert h.ok("chrome_evaluate", {"tabId": tab, "script": "return 6 * 7"}, confirmer=ok)["result"] == 42
+    closed = h.ok("chrome_launch", {})
+    h.ok("chrome_close", {"browserId": closed["browserId"]})
+    assert (
+        "was closed"
+        in _err(h.call("chrome_new_tab", {"browserId": closed["browserId"]}), "browser_not_found")["message"]
+    )
+    _err(h.call("chrome_get_url", {"tabId": closed["tabId"]}), "tab_not_found")
+    assert h.ok("chrome_list_tabs", {"browserId": browser_id})["tabs"]
+
+
+def test_chrome_safety_policy(chrome: Any, sites: Any) -> None:
+    h, _, tab = chrome
+    refused = _err(
+        h.call("chrome_evaluate", {"tabId": tab, "script": "1"}), "declined"
+    )  # no approval configured
+    assert refused["level"] == "confirm"
+    yes = Recorder(approve=True)
+    assert h.ok("chrome_evaluate", {"tabId": tab, "script": "1 + 1"}, confirmer=yes)["result"] == 2
+    assert yes.asked[-1].action["tool"] == "chrome_evaluate" and yes.asked[-1].action["action"] == "executeJS"
+    # a submit button on a sensitive page (checkout) goes to the confirmer with the element the page shows
+    h.ok("chrome_navigate", {"tabId": tab, "url": sites.url("/shop/product/sky-blue-espresso-mug")})
+    h.ok("chrome_click", {"tabId": tab, "selector": "#add-to-cart"})
+    h.ok("chrome_wait_for", {"tabId": tab, "selector": "#added-message"})
+    h.ok("chrome_navigate", {"tabId": tab, "url": sites.url("/shop/checkout")})
+    no = Recorder(approve=False)
+    _err(h.call("chrome_click", {"tabId": tab, "selector": "#place-order"}, confirmer=no), "declined")
+    assert no.asked and no.asked[0].element is not None and "order" in no.asked[0].element.name.lower()
+    # a literal into a card field needs confirmation too; a plain name field does not
+    _err(
+        h.call(
+            "chrome_fill",
+            {"tabId": tab, "selector": "#card-number", "value": "4242 4242 4242 4242"},
+            confirmer=no,
+        ),
+        "declined",
+    )
+    assert (
+        h.ok("chrome_fill", {"tabId": tab, "selector": "#name", "value": "Ada"}, confirmer=no)["value"]
+        == "Ada"
+    )
+
+
+def test_several_browsers_and_clean_shutdown(harness_factory: Any) -> None:
+    marker = f"--kite-test-marker={uuid.uuid4().hex}"
+    h: ToolboxHarness = harness_factory(["chrome"])
+    first = h.ok("chrome_launch", {"args": [marker]})
+    second = h.ok("chrome_launch", {"args": [marker]})
+    assert first["browserId"] != second["browserId"] and first["tabId"] != second["tabId"]
+    extra = h.ok("chrome_new_tab", {"browserId": second["browserId"]})
+    assert {t["tabId"] for t in h.ok("chrome_list_tabs", {"browserId": second["browserId"]})["tabs"]} == {
+        second["tabId"],
+        extra["tabId"],
+    }
+    assert _processes(marker)
+    h.run(h.toolbox.close())
+    assert _wait_gone(marker), "Chromium left behind after shutdown"
+    assert all(s.status == "shutdown" for s in h.toolbox.states())
+
+
+def _processes(marker: str) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    out.append(int(entry.name))
+            except OSError:
+                continue
+    return out
+
+
+def _wait_gone(marker: str, timeout_s: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not _processes(marker):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+SIGTERM_SCRIPT = """
+import asyncio, sys
+from agent.config import load_config
+from agent.modules import Toolbox
+
+async def main():
+    cfg = load_config(env={}, overrides={"modules": ["chrome"], "browser.chromium_path": sys.argv[2]})
+    async with Toolbox(cfg) as tb:
+        out = await tb.call("chrome_launch", {"args": [sys.argv[1]]})
+        print("ready" if "browserId" in out else out, flush=True)
+        await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_sigterm_leaves_no_chromium(chromium_path: str | None, tmp_path: Path) -> None:
+    marker = f"--kite-test-marker={uuid.uuid4().hex}"
+    env = {**os.environ, "KITE_HOME": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SIGTERM_SCRIPT, marker, chromium_path or ""],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        assert _processes(marker)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == -signal.SIGTERM
+        assert _wait_gone(marker)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_browser_module_bad_input_and_safety(harness_factory: Any, sites: Any) -> None:
+    h: ToolboxHarness = harness_factory(["browser"])
+    _err(h.call("browser", {"action": "fly"}), "invalid_arguments")
+    _err(h.call("browser", {"action": "navigate"}), "invalid_arguments")
+    _err(h.call("browser", {"action": "act", "request": {"kind": "click"}}), "invalid_arguments")
+    _err(
+        h.call("browser", {"action": "act", "request": {"kind": "click", "target_id": "first"}}),
+        "invalid_arguments",
+    )
+    _err(h.call("browser", {"action": "navigate", "target_url": "javascript:alert(1)"}), "invalid_url")
+    assert h.ok("browser", {"action": "status"})["running"] is False  # nothing started by refused calls
+    page = h.ok("browser", {"action": "navigate", "target_url": sites.url("/test/counter.html")})
+    assert page["tokens"] > 0 and "[" in page["snapshot"]
+    stale = _err(
+        h.call("browser", {"action": "act", "request": {"kind": "click", "target_id": "999"}}),
+        "stale_element",
+    )
+    assert stale["target_id"] == "999" and "Increment" in stale["snapshot"]
+    _err(h.call("browser", {"action": "act", "request": {"kind": "evaluate", "text": "1"}}), "declined")
+    yes = Recorder(approve=True)
+    out = h.ok(
+        "browser", {"action": "act", "request": {"kind": "evaluate", "text": "return 2 + 3"}}, confirmer=yes
+    )
+    assert out["data"]["value"] == 5
+    h.ok("browser", {"action": "stop"})
+    assert h.ok("browser", {"action": "status"})["running"] is False
+
+
+def test_kite_tools_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    assert kite(["tools", "list", "--modules", "chrome,browser,nowhere"]) == 0
+    out = capsys.readouterr().out
+    assert "chrome [initialized] 15 tool(s)" in out and "chrome_wait_for" in out
+    assert "nowhere [error]" in out and "module_not_found" in out
+    assert kite(["tools", "call", "chrome_get_url", '{"tabId": "t-1"}', "--modules", "chrome"]) == 1
+    assert '"error": "tab_not_found"' in capsys.readouterr().out
+    assert kite(["tools", "call", "chrome_get_url", "{oops", "--modules", "chrome"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith("kite: error: the arguments are not valid JSON") and len(err.strip().splitlines()) == 1
+    )
