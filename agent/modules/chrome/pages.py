@@ -13,7 +13,7 @@ from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from agent.browser.exec.cdp import cdp_session
+from agent.browser.exec.cdp import cdp_session, type_keys
 from agent.browser.exec.js import _RUN_JS
 from agent.config import BrowserConfig
 from agent.modules.base import ToolError
@@ -226,6 +226,7 @@ async def text(page: Page, selector: str | None) -> str:
 # ---------------------------------------------------------------------------- interaction
 
 _CARET_END = """(e) => {
+  e.focus();
   try { if (typeof e.value === 'string' && e.setSelectionRange) { e.setSelectionRange(e.value.length, e.value.length); return; } } catch (_) {}
   if (e.isContentEditable) { const r = document.createRange(); r.selectNodeContents(e); r.collapse(false);
     const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
@@ -246,9 +247,11 @@ async def click(page: Page, handle: ElementHandle, selector: str, timeout_ms: in
 async def type_text(page: Page, handle: ElementHandle, selector: str, value: str, delay: int) -> str:
     """Focus the element, put the caret at the end, type (appends); returns the element's value after."""
     try:
-        await handle.focus()
-        await handle.evaluate(_CARET_END)
-        await page.keyboard.type(value, delay=delay)
+        await handle.evaluate(_CARET_END)  # focus and caret at the end: one round trip
+        if delay:
+            await page.keyboard.type(value, delay=delay)
+        else:
+            await type_keys(page, value)  # real key events, pipelined
     except PlaywrightError as exc:
         raise ToolError(
             "element_not_interactable", f"cannot type into {selector!r}: {first_line(exc)}", selector=selector

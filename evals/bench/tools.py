@@ -1,0 +1,202 @@
+"""Benchmark: the modules' tools side by side with the same operation in plain Playwright, in one run.
+
+    python -m evals.bench.tools [--reps N] [--json] [--pages DIR] [--no-pages]
+
+Per operation (navigate, click, type, fill, get_text on the bundled forms page) the plain Playwright call
+and the ``chrome_*`` tool call (through ``Toolbox.call``: argument validation, safety gate, typed errors)
+alternate, each in its own browser, so both see the same machine load; medians, p95 and the ratio
+kite/plain are reported (target: ratio <= 1.2 for navigate/click/type/get_text). The ``browser`` module's
+navigate/snapshot/act are timed too. Token parity: on each saved page of ``--pages`` (default
+``../shared/pages``) the ``browser`` snapshot's tokens are compared with ``kite snapshot``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Page, async_playwright
+
+from agent.browser.chromium import require_chromium
+from agent.config import load_config
+from agent.modules import Toolbox
+from evals.bench.snapshot import OFFLINE, pages_in, pct, serve
+from evals.sites import SitesServer
+
+_ROOT = Path(__file__).resolve().parents[2]
+SHARED_PAGES = next(
+    (p for p in (_ROOT.parent / "shared" / "pages", _ROOT.parent.parent / "shared" / "pages") if p.is_dir()),
+    _ROOT.parent / "shared" / "pages",
+)
+"""``../shared/pages`` next to the checkout (or next to the worktrees' folder)."""
+Op = Callable[[], Awaitable[Any]]
+
+
+def _check(result: dict[str, Any]) -> dict[str, Any]:
+    if "error" in result:
+        raise RuntimeError(f"tool call failed: {result}")
+    return result
+
+
+async def _time(fn: Op) -> float:
+    t0 = time.perf_counter()
+    await fn()
+    return (time.perf_counter() - t0) * 1000
+
+
+def _plain_ops(page: Page, url: str) -> dict[str, Op]:
+    return {
+        "navigate": lambda: page.goto(url, wait_until="load"),
+        "click": lambda: page.click("#subscribe"),
+        "type": lambda: page.locator("#full-name").press_sequentially("abc"),
+        "fill": lambda: page.fill("#email", "ada@example.org"),
+        "get_text": lambda: page.inner_text("#submit"),
+    }
+
+
+def _chrome_ops(tb: Toolbox, tab: str, url: str) -> dict[str, Op]:
+    async def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        return _check(await tb.call(tool, {"tabId": tab, **args}))
+
+    return {
+        "navigate": lambda: call("chrome_navigate", {"url": url}),
+        "click": lambda: call("chrome_click", {"selector": "#subscribe"}),
+        "type": lambda: call("chrome_type", {"selector": "#full-name", "text": "abc"}),
+        "fill": lambda: call("chrome_fill", {"selector": "#email", "value": "ada@example.org"}),
+        "get_text": lambda: call("chrome_get_text", {"selector": "#submit"}),
+    }
+
+
+async def side_by_side(reps: int, sites: SitesServer) -> dict[str, dict[str, list[float]]]:
+    url = sites.url("/forms/")
+    config = load_config(
+        env={}, overrides={"modules": ["chrome", "browser"], "browser.block_external_hosts": True}
+    )
+    times: dict[str, dict[str, list[float]]] = {"plain": {}, "chrome": {}, "browser": {}}
+    async with async_playwright() as pw, Toolbox(config, handle_signals=False) as tb:
+        browser = await pw.chromium.launch(executable_path=require_chromium(), headless=True, args=[OFFLINE])
+        page = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()
+        tab = _check(await tb.call("chrome_launch", {}))["tabId"]
+        plain, chrome = _plain_ops(page, url), _chrome_ops(tb, tab, url)
+        await plain["navigate"]()
+        await chrome["navigate"]()
+        for _ in range(reps):
+            for name in plain:
+                times["plain"].setdefault(name, []).append(await _time(plain[name]))
+                times["chrome"].setdefault(name, []).append(await _time(chrome[name]))
+        await browser.close()
+
+        async def b(args: dict[str, Any]) -> dict[str, Any]:
+            return _check(await tb.call("browser", args))
+
+        def checkbox(snapshot: str) -> str:
+            lines = [re.match(r"[\s*]*\[(\d+)\] (.*)", line) for line in snapshot.splitlines()]
+            return next(m.group(1) for m in lines if m and m.group(2).startswith("checkbox"))
+
+        bt = times["browser"]
+        for _ in range(reps):
+            bt.setdefault("navigate", []).append(
+                await _time(lambda: b({"action": "navigate", "target_url": url}))
+            )
+            t0 = time.perf_counter()
+            snap = await b({"action": "snapshot"})
+            bt.setdefault("snapshot", []).append((time.perf_counter() - t0) * 1000)
+            act = {"action": "act", "request": {"kind": "click", "target_id": checkbox(snap["snapshot"])}}
+            bt.setdefault("act_click", []).append(await _time(lambda a=act: b(a)))  # type: ignore[misc]
+    return times
+
+
+async def token_parity(directory: Path) -> dict[str, Any]:
+    """browser-module snapshot tokens vs ``kite snapshot``'s, page by page."""
+    from agent.browser.snapshot import Snapshotter
+    from agent.commands.snapshot import _one
+
+    names = pages_in(directory)
+    config = load_config(env={}, overrides={"modules": ["browser"], "browser.block_external_hosts": True})
+    same, rows = 0, []
+    with serve(directory) as base:
+        async with async_playwright() as pw, Toolbox(config, handle_signals=False) as tb:
+            browser = await pw.chromium.launch(
+                executable_path=require_chromium(), headless=True, args=[OFFLINE]
+            )
+            page = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()
+            snap = Snapshotter(config.snapshot)
+            args = argparse.Namespace(all=False)
+            for name in names:
+                url = f"{base}/{name}"
+                ref = await _one(page, url, snap, args, config.snapshot.token_budget)
+                got = await tb.call("browser", {"action": "navigate", "target_url": url})
+                if "error" in got or "error" in ref:
+                    rows.append((name, ref.get("tokens"), got.get("tokens")))
+                    continue
+                same += ref["tokens"] == got["tokens"]
+                rows.append((name, ref["tokens"], got["tokens"]))
+            await browser.close()
+    return {"pages": len(names), "equal": same, "rows": rows}
+
+
+def summarise(times: dict[str, dict[str, list[float]]]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for who, ops in times.items():
+        for name, xs in ops.items():
+            out[f"{who}_{name}_median_ms"] = round(statistics.median(xs), 2)
+            out[f"{who}_{name}_p95_ms"] = round(pct(xs, 0.95), 2)
+    for name in times["plain"]:
+        out[f"chrome_{name}_ratio_x"] = round(
+            out[f"chrome_{name}_median_ms"] / max(out[f"plain_{name}_median_ms"], 1e-6), 2
+        )
+    return out
+
+
+async def run(reps: int, pages: Path | None) -> dict[str, Any]:
+    with SitesServer() as sites:
+        result: dict[str, Any] = summarise(await side_by_side(reps, sites))
+    if pages is not None:
+        parity = await token_parity(pages)
+        result["browser_snapshot_pages_count"] = parity["pages"]
+        result["browser_snapshot_tokens_equal_count"] = parity["equal"]
+        result["_parity_rows"] = parity["rows"]
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--reps", type=int, default=20, help="repetitions per operation (default 20)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object of metrics")
+    ap.add_argument("--pages", type=Path, default=SHARED_PAGES, help="saved pages for the token parity check")
+    ap.add_argument("--no-pages", action="store_true", help="skip the token parity check")
+    args = ap.parse_args(argv)
+    pages = None if args.no_pages or not args.pages.is_dir() else args.pages
+    result = asyncio.run(run(max(1, args.reps), pages))
+    rows = result.pop("_parity_rows", [])
+    if args.json:
+        print(json.dumps(result))
+        return
+    print(f"{'operation':<12} {'plain ms':>10} {'chrome ms':>10} {'ratio':>6}   (medians; p95 in --json)")
+    for key in [k for k in result if k.startswith("plain_") and k.endswith("_median_ms")]:
+        name = key[len("plain_") : -len("_median_ms")]
+        print(
+            f"{name:<12} {result[key]:>10.1f} {result[f'chrome_{name}_median_ms']:>10.1f} "
+            f"{result[f'chrome_{name}_ratio_x']:>5.2f}x"
+        )
+    for key in [k for k in result if k.startswith("browser_") and k.endswith("_median_ms")]:
+        print(f"browser module {key[len('browser_') : -len('_median_ms')]:<10} {result[key]:>8.1f} ms")
+    if "browser_snapshot_pages_count" in result:
+        print(
+            f"browser snapshot tokens equal to kite snapshot's on {result['browser_snapshot_tokens_equal_count']}"
+            f"/{result['browser_snapshot_pages_count']} pages"
+        )
+        for name, ref, got in rows:
+            if ref != got:
+                print(f"  differs: {name}: kite snapshot {ref}, browser {got}")
+
+
+if __name__ == "__main__":
+    main()
