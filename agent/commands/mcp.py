@@ -1,0 +1,90 @@
+"""``kite mcp``: Kite's browser as an MCP server (stdio by default; ``--http`` for streamable HTTP)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from agent.commands._agent_opts import agent_overrides, positive_int
+from agent.commands._browser_opts import add_browser_options, browser_overrides
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got '{text}'") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got '{text}'")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "mcp",
+        help="serve Kite's browser as an MCP server (stdio, or --http)",
+        description="Serve Kite's browser tools over MCP: compact snapshots, stable refs, real confirmations.",
+    )
+    g = add_browser_options(p)
+    g.add_argument("--headless", dest="headed", action="store_false", help="no browser window (the default)")
+    g.add_argument("--isolated", action="store_true", help="a fresh browser context per client session")
+    s = p.add_argument_group("safety")
+    s.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a secret clients type as <secret>NAME</secret> (NAME@domain=VALUE limits it)",
+    )
+    s.add_argument("--allowed-domain", action="append", default=None, metavar="DOMAIN", help="only these")
+    s.add_argument("--blocked-domain", action="append", default=None, metavar="DOMAIN", help="never these")
+    s.add_argument(
+        "--approve",
+        action="append",
+        default=None,
+        metavar="LEVEL|ACTION",
+        help="approve without asking (confirm, or an action name such as executeJS)",
+    )
+    h = p.add_argument_group("transport")
+    h.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    h.add_argument(
+        "--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1; others need --token)"
+    )
+    h.add_argument("--port", type=_port, default=8931, help="HTTP port (default 8931; 0 = any free port)")
+    h.add_argument("--token", help="bearer token HTTP clients must send")
+    p.add_argument("--runs-dir", help="where the server's run record goes (default: runs/)")
+    p.add_argument(
+        "--snapshot-budget", type=positive_int, metavar="TOKENS", help="token budget of a snapshot"
+    )
+    p.set_defaults(func=run)
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from agent.config import load_config
+
+    overrides = {**browser_overrides(args), **agent_overrides(args)}
+    if args.headed is False:
+        overrides["browser.headless"] = True
+    if args.snapshot_budget:
+        overrides["snapshot.token_budget"] = args.snapshot_budget
+    return load_config(getattr(args, "config", None), overrides)
+
+
+async def run(args: argparse.Namespace) -> int:
+    from agent.mcp.app import serve
+
+    if args.http:
+        from agent.mcp.transport import check_http_options
+
+        check_http_options(args.host, args.token)
+    config = _config(args)
+    await serve(
+        config,
+        secrets_cli=args.secret,
+        isolated=args.isolated,
+        http=args.http,
+        host=args.host,
+        port=args.port,
+        token=args.token,
+    )
+    return 0

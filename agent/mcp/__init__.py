@@ -1,0 +1,1 @@
+"""``kite mcp``: Kite's browser as an MCP server (see server.py)."""

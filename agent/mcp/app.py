@@ -1,0 +1,53 @@
+"""Putting ``kite mcp`` together: secrets, confirmer, record, browser hub, server; closed in ``finally``."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable
+
+from agent.config import KiteConfig
+from agent.mcp.confirm import ElicitConfirmer
+from agent.mcp.hub import BrowserHub
+from agent.mcp.record import Record
+from agent.mcp.server import KiteMCP
+from safety.secrets import SecretStore
+
+
+@contextlib.asynccontextmanager
+async def kite_mcp(
+    config: KiteConfig, *, secrets_cli: Iterable[str] = (), isolated: bool = False
+) -> AsyncIterator[KiteMCP]:
+    """The server with its browser hub; the browser (if started) is closed on exit."""
+    secrets = SecretStore.from_sources(config.safety, cli=secrets_cli)
+    confirmer = ElicitConfirmer(config.safety.approve)
+    record = Record.create(config.run.runs_dir, secrets)
+    hub = BrowserHub(config, secrets=secrets, confirmer=confirmer, isolated=isolated, run_dir=record.run_dir)
+    record.write("start", isolated=isolated, approve=list(config.safety.approve))
+    try:
+        yield KiteMCP(hub, record)
+    finally:
+        await hub.close()
+        record.write("stop")
+
+
+async def serve(
+    config: KiteConfig,
+    *,
+    secrets_cli: Iterable[str] = (),
+    isolated: bool = False,
+    http: bool = False,
+    host: str = "127.0.0.1",
+    port: int = 8931,
+    token: str | None = None,
+    ready: Callable[[str], None] | None = None,
+) -> None:
+    from agent.mcp.transport import run_http, run_stdio
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="kite mcp: %(message)s")
+    async with kite_mcp(config, secrets_cli=secrets_cli, isolated=isolated) as kite:
+        if http:
+            await run_http(kite, host=host, port=port, token=token, ready=ready)
+        else:
+            await run_stdio(kite)

@@ -1,0 +1,234 @@
+"""What each MCP tool does, on one client's state. Page actions go through the same path as the agent's:
+the safety gate (block / confirm / notify), the ActionExecutor (verified effects, typed stale errors), then
+the new compact snapshot only when the page changed (a diff when that is smaller).
+
+``ToolFailure`` carries a typed error ``{"error", "message", ...}``; every other outcome is text or an image.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import mcp_types as types
+from playwright.async_api import Error as PlaywrightError
+
+from agent.browser import actions as A
+from agent.browser.observation import ActionResult
+from agent.errors import StaleElementError
+from agent.mcp import render
+from agent.mcp import tools as T
+from agent.mcp.hub import BrowserHub, ClientState
+from agent.mcp.record import Record
+
+Content = list[types.ContentBlock]
+
+
+class ToolFailure(Exception):
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(error.get("message", ""))
+        self.error = error
+
+
+def _text(text: str) -> Content:
+    return [types.TextContent(type="text", text=text)]
+
+
+class Calls:
+    def __init__(self, hub: BrowserHub, record: Record) -> None:
+        self.hub = hub
+        self.record = record
+
+    @property
+    def budget(self) -> int:
+        return self.hub.config.snapshot.token_budget
+
+    # ------------------------------------------------------------ gated page actions
+
+    async def act(self, state: ClientState, action: Any, tool: str, client: str) -> Content:
+        obs = await self.hub.observation(state)
+        gate = await state.gate.check(action, obs)
+        level = str(gate.decision.level)
+        if level != "auto":
+            self.record.write(
+                "decision",
+                client=client,
+                tool=tool,
+                action=action.to_json(),
+                url=obs.url,
+                level=level,
+                reasons=gate.decision.reasons,
+                allowed=gate.allowed,
+                answer=gate.answer.reason if gate.answer else None,
+            )
+        if not gate.allowed:
+            kind = "blocked" if level == "block" else "declined"
+            raise ToolFailure({"error": kind, "message": gate.message, "reasons": gate.decision.reasons})
+        before = len(self.hub.domains.blocked_log)
+        result = await state.executor.execute(action)
+        note = self.hub.domains.last_block_message(since=before)
+        if not result.ok and result.error is not None:
+            error = result.error.model_dump()
+            if note:
+                error["message"] = f"{note}: {error['message']}"
+            raise ToolFailure(error)
+        text = render.effects_text(result)
+        if note:
+            text = f"{note}. {text}"
+        return _text(await self._with_update(state, result, text))
+
+    async def _with_update(self, state: ClientState, result: ActionResult, text: str) -> str:
+        if not result.page_changed:
+            return text
+        obs = await self.hub.snapshot(state)
+        update, lines = render.page_update(obs, state.shown, state.shown_url, budget=self.budget)
+        state.shown, state.shown_url = lines, obs.url
+        return f"{text}\n{update}"
+
+    # ------------------------------------------------------------ the tools
+
+    async def navigate(self, s: ClientState, a: T.NavigateArgs, client: str) -> Content:
+        return await self.act(s, A.Navigate(url=a.url), "navigate", client)
+
+    async def click(self, s: ClientState, a: T.ClickArgs, client: str) -> Content:
+        return await self.act(s, A.Click(index=a.ref, button=a.button, double=a.double), "click", client)
+
+    async def type(self, s: ClientState, a: T.TypeArgs, client: str) -> Content:
+        return await self.act(s, A.Type(index=a.ref, text=a.text, clear=a.clear), "type", client)
+
+    async def select(self, s: ClientState, a: T.SelectArgs, client: str) -> Content:
+        return await self.act(s, A.Select(index=a.ref, value=a.value), "select", client)
+
+    async def hover(self, s: ClientState, a: T.HoverArgs, client: str) -> Content:
+        return await self.act(s, A.Hover(index=a.ref), "hover", client)
+
+    async def press_key(self, s: ClientState, a: T.PressKeyArgs, client: str) -> Content:
+        return await self.act(s, A.PressKey(key=a.key, modifiers=a.modifiers), "press_key", client)
+
+    async def scroll(self, s: ClientState, a: T.ScrollArgs, client: str) -> Content:
+        return await self.act(
+            s, A.Scroll(direction=a.direction, amount=a.amount, index=a.ref), "scroll", client
+        )
+
+    async def go_back(self, s: ClientState, a: T.GoBackArgs, client: str) -> Content:
+        return await self.act(s, A.GoBack(), "go_back", client)
+
+    async def evaluate(self, s: ClientState, a: T.EvaluateArgs, client: str) -> Content:
+        return await self.act(s, A.ExecuteJS(code=a.code), "evaluate", client)
+
+    async def upload_file(self, s: ClientState, a: T.UploadFileArgs, client: str) -> Content:
+        return await self.act(s, A.UploadFile(index=a.ref, filePath=a.path), "upload_file", client)
+
+    async def drag(self, s: ClientState, a: T.DragArgs, client: str) -> Content:
+        action = A.DragDrop.model_validate({"from": {"index": a.from_ref}, "to": {"index": a.to_ref}})
+        return await self.act(s, action, "drag", client)
+
+    async def snapshot(self, s: ClientState, a: T.SnapshotArgs, client: str) -> Content:
+        obs = await self.hub.snapshot(s, include_all=not a.visible_only)
+        text, lines = render.snapshot_text(
+            obs, visible_only=a.visible_only, query=a.query, budget=None if a.query else self.budget
+        )
+        if a.visible_only and not a.query:
+            s.shown, s.shown_url = lines, obs.url
+        return _text(text)
+
+    async def tabs(self, s: ClientState, a: T.TabsArgs, client: str) -> Content:
+        ctx = s.ctx
+        if a.action == "switch":
+            if (a.index is None) == (a.url is None):
+                raise ToolFailure(
+                    {"error": "invalid_arguments", "message": "switch needs one of index or url"}
+                )
+            await ctx.switch_tab(a.index, a.url)
+        elif a.action == "close":
+            if a.index is None:
+                raise ToolFailure({"error": "invalid_arguments", "message": "close needs the tab index"})
+            await ctx.close_tab(a.index)
+        elif a.action == "new":
+            if a.url:
+                obs = await self.hub.observation(s)
+                gate = await s.gate.check(A.Navigate(url=a.url), obs)
+                if not gate.allowed:
+                    self.record.write(
+                        "decision",
+                        client=client,
+                        tool="tabs",
+                        url=a.url,
+                        allowed=False,
+                        level=str(gate.decision.level),
+                        reasons=gate.decision.reasons,
+                    )
+                    kind = "blocked" if gate.decision.level.value == "block" else "declined"
+                    raise ToolFailure({"error": kind, "message": gate.message})
+            await ctx.open_tab(a.url)
+        listing = "\n".join(
+            f"{t.index}{'*' if t.active else ' '} {t.title[:60]!r} {t.url}" for t in await ctx.tabs()
+        )
+        out = f"Tabs (* = active):\n{listing}"
+        if a.action != "list":
+            obs = await self.hub.snapshot(s)
+            text, lines = render.snapshot_text(obs, budget=self.budget)
+            s.shown, s.shown_url = lines, obs.url
+            out += "\nActive tab:\n" + text
+        return _text(out)
+
+    async def screenshot(self, s: ClientState, a: T.ScreenshotArgs, client: str) -> Content:
+        page = s.ctx.page
+        if a.ref is not None:
+            resolved = await self.hub.snapshotter.resolve(page, a.ref)
+            png = await resolved.handle.screenshot(type="png", timeout=10000)
+        else:
+            png = await page.screenshot(type="png", full_page=a.full_page, timeout=10000)
+        data = base64.b64encode(png).decode()
+        return [types.ImageContent(type="image", data=data, mime_type="image/png")]
+
+    async def wait_for(self, s: ClientState, a: T.WaitForArgs, client: str) -> Content:
+        page = s.ctx.page
+        if (a.text is None) == (a.ref is None):
+            raise ToolFailure({"error": "invalid_arguments", "message": "give one of text or ref"})
+        try:
+            if a.text is not None:
+                state = "visible" if a.state == "appear" else "hidden"
+                await page.get_by_text(a.text).first.wait_for(state=state, timeout=a.timeout_ms)
+                what = f"text {a.text!r}"
+            else:
+                if a.state == "appear":
+                    raise ToolFailure(
+                        {
+                            "error": "invalid_arguments",
+                            "message": "a ref is already on the page; wait for text",
+                        }
+                    )
+                what = f"element [{a.ref}]"
+                try:
+                    resolved = await self.hub.snapshotter.resolve(page, a.ref)  # type: ignore[arg-type]
+                    await resolved.handle.wait_for_element_state("hidden", timeout=a.timeout_ms)
+                except StaleElementError:
+                    pass  # already gone
+        except PlaywrightError as exc:
+            if "Timeout" in str(exc):
+                raise ToolFailure(
+                    {"error": "timeout", "message": f"{a.state} did not happen within {a.timeout_ms} ms"}
+                ) from None
+            raise
+        return _text(f"{what} did {a.state}.")
+
+    async def read(self, s: ClientState, a: T.ReadArgs, client: str) -> Content:
+        try:
+            from agent.browser.reader import read_page  # type: ignore[import-not-found]
+        except ImportError:
+            raise ToolFailure(
+                {
+                    "error": "unavailable",
+                    "message": "read is not available in this Kite version; use snapshot",
+                }
+            ) from None
+        text = await read_page(s.ctx.page, query=a.query, page=a.page)
+        return _text(str(text))
+
+    async def dialog(self, s: ClientState, a: T.DialogArgs, client: str) -> Content:
+        s.ctx.dialog_policy = a.action
+        s.ctx.prompt_text = a.prompt_text
+        last = s.ctx.last_dialog
+        seen = f' The last dialog was a {last.type} "{last.message[:120]}" ({last.handled}).' if last else ""
+        return _text(f"From now on confirm and prompt dialogs are {a.action}ed (alerts are accepted).{seen}")

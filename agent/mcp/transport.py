@@ -1,0 +1,110 @@
+"""Running the server: stdio, or streamable HTTP on loopback (a token is required for any other address).
+
+HTTP rules (as ``kite serve``): the default host is 127.0.0.1; a non-loopback host without ``--token`` is
+refused (UsageError); with a token every request needs ``Authorization: Bearer <token>``. On loopback the
+SDK's DNS-rebinding protection (Host / Origin checks) is on.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agent.errors import UsageError
+from agent.mcp.server import KiteMCP
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_http_options(host: str, token: str | None) -> None:
+    if not is_loopback(host) and not token:
+        raise UsageError(
+            f"--host {host} is reachable from other machines: give --token SECRET (clients then send "
+            "'Authorization: Bearer SECRET'), or keep the default 127.0.0.1"
+        )
+
+
+class BearerToken:
+    """ASGI middleware: 401 unless the request carries ``Authorization: Bearer <token>``."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = b'{"error": "unauthorized", "message": "missing or wrong bearer token"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(kite: KiteMCP, *, host: str, token: str | None) -> Any:
+    app = kite.server.streamable_http_app(host=host)
+    return BearerToken(app, token) if token else app
+
+
+async def run_stdio(kite: KiteMCP) -> None:
+    """Serve one client over stdin/stdout in the handshake era (see server.py); returns when stdin closes."""
+    from mcp.server.runner import serve_loop
+    from mcp.server.stdio import stdio_server
+
+    server = kite.server
+    try:
+        async with stdio_server() as (read, write), server.lifespan(server) as state:
+            await serve_loop(
+                server, read, write, lifespan_state=state, init_options=server.create_initialization_options()
+            )
+    except* (BrokenPipeError, ConnectionResetError):
+        pass  # the client went away while an answer was being written: nothing to tell anyone
+
+
+async def run_http(
+    kite: KiteMCP, *, host: str, port: int, token: str | None, ready: Callable[[str], None] | None = None
+) -> None:
+    import asyncio
+
+    import uvicorn
+
+    check_http_options(host, token)
+    config = uvicorn.Config(http_app(kite, host=host, token=token), host=host, port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    task = asyncio.ensure_future(server.serve())
+    while not server.started:
+        if task.done():  # the port is taken, or the address cannot be bound
+            task.result()
+            raise UsageError(f"cannot listen on {host}:{port} (in use or not an address of this machine)")
+        await asyncio.sleep(0.05)
+    bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
+    url = f"http://{host if ':' not in host else f'[{host}]'}:{bound}/mcp"
+    if ready is not None:
+        ready(url)
+    else:
+        print(f"kite mcp: listening on {url}", file=sys.stderr, flush=True)
+    try:
+        await task
+    finally:
+        if not task.done():
+            server.should_exit = True
+            await asyncio.wait([task], timeout=5)

@@ -1,0 +1,109 @@
+"""Scenarios run through the SDK's own client, over stdio and over streamable HTTP alike."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import mcp_types as types
+from mcp import Client
+
+from evals.sites import SitesServer
+from tests.mcp.conftest import error_of, ref, text_of
+
+TOOL_NAMES = {
+    "navigate",
+    "snapshot",
+    "click",
+    "type",
+    "select",
+    "hover",
+    "press_key",
+    "scroll",
+    "go_back",
+    "tabs",
+    "screenshot",
+    "wait_for",
+    "read",
+    "evaluate",
+    "upload_file",
+    "drag",
+    "dialog",
+}
+
+
+class Answers:
+    """An elicitation callback answering from a script: True approve, False decline; records the messages."""
+
+    def __init__(self, *answers: bool) -> None:
+        self.answers = list(answers)
+        self.messages: list[str] = []
+
+    async def __call__(self, ctx: Any, params: Any) -> types.ElicitResult:
+        self.messages.append(params.message)
+        if self.answers.pop(0):
+            return types.ElicitResult(action="accept", content={"approve": True})
+        return types.ElicitResult(action="decline")
+
+
+async def check_tools(c: Client) -> None:
+    tools = {t.name: t for t in (await c.list_tools()).tools}
+    assert set(tools) >= TOOL_NAMES
+    snap, click = tools["snapshot"], tools["click"]
+    assert snap.annotations and snap.annotations.read_only_hint is True
+    assert snap.input_schema["properties"]["visible_only"]["default"] is True
+    assert click.annotations and click.annotations.destructive_hint is True
+    assert click.annotations.read_only_hint is False and click.annotations.open_world_hint is True
+    assert click.input_schema["required"] == ["ref"]
+    assert all(t.description and "\n" not in t.description for t in tools.values())
+
+
+async def shop_task(c: Client, sites: SitesServer, product: str = "Sky Blue Espresso Mug") -> str:
+    """Search, open a product, add it to the cart, read the cart total — MCP calls only. Returns the total."""
+    home = text_of(await c.call_tool("navigate", {"url": sites.url("/shop/")}))
+    assert "Kite Shop" in home
+    red = ref(home, "link", "Red Enamel Mug")
+    typed = await c.call_tool("type", {"ref": ref(home, "input", "Search"), "text": "blue mug"})
+    assert not typed.is_error and 'value is now "blue mug"' in text_of(typed)
+    results = text_of(await c.call_tool("click", {"ref": ref(home, "button", "Search")}))
+    assert "q=blue+mug" in results and "new snapshot" in results  # the page changed: the answer carries it
+
+    stale = error_of(await c.call_tool("click", {"ref": red}))  # a ref of the previous page
+    assert stale["error"] == "stale_element" and product in stale["elements"]
+
+    page = text_of(await c.call_tool("click", {"ref": ref(results, "link", product)}))
+    added = text_of(await c.call_tool("click", {"ref": ref(page, "button", "Add to cart")}))
+    assert f"Added 1 × {product}" in added
+    cart = text_of(await c.call_tool("click", {"ref": ref(added, "link", "View cart")}))
+    assert "/shop/cart" in cart
+    snap = text_of(await c.call_tool("snapshot", {}))
+    m = re.search(r"Total:?\s*(\$[\d.]+)", snap)
+    assert m, snap
+    total = m.group(1)
+    again = text_of(await c.call_tool("snapshot", {"query": "checkout"}))
+    assert "Proceed to checkout" in again and "Add to cart" not in again
+    return total
+
+
+async def confirmations(c: Client, answers: Answers) -> None:
+    """evaluate is confirm-level: asked through elicitation; one approved, one declined."""
+    ok = await c.call_tool("evaluate", {"code": "return 6 * 7"})
+    assert not ok.is_error and "42" in text_of(ok)
+    no = error_of(await c.call_tool("evaluate", {"code": "return 1"}))
+    assert no["error"] == "declined" and "declined" in no["message"]
+    assert len(answers.messages) == 2
+    assert "executeJS" in answers.messages[0] and "/shop/cart" in answers.messages[0]
+    assert "confirmation" in answers.messages[0]  # the reason
+
+
+async def bad_input(c: Client) -> None:
+    blocked = error_of(await c.call_tool("navigate", {"url": "http://blocked.test/"}))
+    assert blocked["error"] == "blocked" and "blocked.test" in blocked["message"]
+    unknown = error_of(await c.call_tool("teleport", {"to": "mars"}))
+    assert unknown["error"] == "unknown_tool" and "snapshot" in unknown["message"]
+    wrong = error_of(await c.call_tool("click", {"ref": "the blue one"}))
+    assert wrong["error"] == "invalid_arguments" and wrong["fields"] == ["ref"]
+    missing = error_of(await c.call_tool("type", {"ref": 1}))
+    assert missing["error"] == "invalid_arguments" and "text" in missing["fields"]
+    extra = error_of(await c.call_tool("go_back", {"steps": 3}))
+    assert extra["error"] == "invalid_arguments"

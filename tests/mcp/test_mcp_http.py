@@ -1,0 +1,54 @@
+"""``kite mcp --http`` (streamable HTTP, ``--isolated``) driven by the MCP SDK's own client."""
+
+from __future__ import annotations
+
+import re
+
+import anyio
+from mcp import Client
+
+from evals.sites import SitesServer
+from tests.mcp.conftest import HttpServer, error_of, records, ref, text_of
+from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, shop_task
+
+
+async def test_http_task_stale_ref_confirmations_and_bad_input(
+    http_server: HttpServer, sites: SitesServer
+) -> None:
+    answers = Answers(True, False)
+    async with Client(http_server.url, elicitation_callback=answers) as c:
+        await check_tools(c)
+        assert await shop_task(c, sites, "Navy Travel Mug") == "$18.50"
+        await confirmations(c, answers)
+        await bad_input(c)
+
+
+async def test_two_isolated_sessions_at_once(http_server: HttpServer, sites: SitesServer) -> None:
+    carts: dict[str, str] = {}
+
+    async def shopper(product: str) -> None:
+        async with Client(http_server.url) as c:
+            carts[product] = await shop_task(c, sites, product)
+            snap = text_of(await c.call_tool("snapshot", {}))
+            assert re.search(r'link "Cart \( ?1 ?\)"', snap), snap  # only this session's item
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(shopper, "Classic Blue Mug")
+        tg.start_soon(shopper, "Ocean Blue Mug XL")
+    assert carts == {"Classic Blue Mug": "$12.99", "Ocean Blue Mug XL": "$15.00"}
+    calls = [r for r in records(http_server.home) if r["event"] == "call"]
+    assert len({r["client"] for r in calls}) >= 2  # told apart by their MCP session ids
+
+
+async def test_client_without_elicitation_is_refused_with_how_to_allow(
+    http_server: HttpServer, sites: SitesServer
+) -> None:
+    async with Client(http_server.url) as c:  # no elicitation callback: the capability is not declared
+        home = text_of(await c.call_tool("navigate", {"url": sites.url("/dynamic/")}))
+        assert "Show alert" not in home and "below the viewport" in home
+        error = error_of(await c.call_tool("evaluate", {"code": "return 1"}))
+        assert error["error"] == "declined" and "--approve confirm" in error["message"]
+        whole = text_of(await c.call_tool("snapshot", {"visible_only": False}))
+        shown = ref(whole, "button", "Show alert")
+        clicked = text_of(await c.call_tool("click", {"ref": shown}))
+        assert 'alert dialog "Hello from Kite!" was accepted' in clicked
