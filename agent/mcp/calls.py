@@ -188,8 +188,11 @@ class Calls:
             raise ToolFailure({"error": "invalid_arguments", "message": "give one of text or ref"})
         try:
             if a.text is not None:
-                state = "visible" if a.state == "appear" else "hidden"
-                await page.get_by_text(a.text).first.wait_for(state=state, timeout=a.timeout_ms)
+                locator = page.get_by_text(a.text).first
+                if a.state == "appear":
+                    await locator.wait_for(state="visible", timeout=a.timeout_ms)
+                else:
+                    await locator.wait_for(state="hidden", timeout=a.timeout_ms)
                 what = f"text {a.text!r}"
             else:
                 if a.state == "appear":

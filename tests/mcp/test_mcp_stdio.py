@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client, StdioServerParameters
 
 from agent.browser.procs import with_env
@@ -53,6 +54,7 @@ def _answer(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
     return json.loads(proc.stdout.readline())
 
 
+@pytest.mark.slow
 def test_closed_browser_is_restarted_and_a_vanished_client_leaves_no_chromium(
     mcp_home: Path, sites: SitesServer
 ) -> None:

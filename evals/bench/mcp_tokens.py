@@ -1,0 +1,242 @@
+"""MCP token benchmark: what ``kite mcp`` answers vs what Playwright MCP answers, same pages, same run.
+
+    python -m evals.bench.mcp_tokens [--json] [--no-sites] [DIR ...]
+
+Kite's side goes through the MCP SDK's own client (in-process) to Kite's MCP server: the tokens of the
+``snapshot`` answer on each page, and of a ``click`` that changes the page (bundled sites). Playwright MCP
+answers both with the page's ``locator("body").aria_snapshot()``, taken here on the same page in the same
+browser. Recall: every visible interactive element (hit-test ground truth, as in the snapshot tests) must
+appear as ``[N]`` in Kite's snapshot answer. DIR: folders of saved pages (``<name>/index.html`` or
+``<name>.html``); default ``/work/shared/pages`` when present. Tokens: the gpt-4o-mini tokenizer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp import Client
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from agent.browser.launch import OFFLINE_RESOLVER
+from agent.browser.tokens import count_tokens, warm_up
+from agent.config import load_config
+from agent.mcp.app import kite_mcp
+from agent.mcp.server import KiteMCP
+from evals.bench.snapshot import pages_in, pct, serve
+from evals.sites import SitesServer
+
+SHARED_PAGES = Path("/work/shared/pages")
+SITE_PAGES = [
+    "/",
+    "/shop/",
+    "/shop/?q=mug",
+    "/shop/product/sky-blue-espresso-mug",
+    "/account/login",
+    "/account/register",
+    "/forms/",
+    "/dynamic/",
+    "/frames/",
+    "/zh/shop/",
+]
+CLICKS = [  # (page, role, name) of a click that changes the page
+    ("/shop/", "link", "Sky Blue Espresso Mug"),
+    ("/shop/", "button", "Search"),
+    ("/shop/product/sky-blue-espresso-mug", "button", "Add to cart"),
+    ("/account/login", "link", "Create an account"),
+    ("/dynamic/", "button", "Open modal"),
+    ("/dynamic/", "button", "Show toast"),
+    ("/forms/", "combobox", "Fruit"),
+    ("/zh/shop/", "link", "English"),
+]
+
+TRUTH_JS = """() => {
+  const SEL = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[contenteditable=""],' +
+    '[contenteditable=true],[tabindex]:not([tabindex^="-"]),[onclick],[role=button],[role=link],[role=checkbox],' +
+    '[role=radio],[role=tab],[role=menuitem],[role=option],[role=switch],[role=textbox],[role=combobox],[role=slider]';
+  const all = [];
+  const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+    if (el.matches(SEL)) all.push(el); if (el.shadowRoot) walk(el.shadowRoot); } };
+  walk(document);
+  const hidden = (el) => { for (let n = el; n; n = n.parentElement || (n.getRootNode() && n.getRootNode().host) || null)
+    if (n.getAttribute && (n.getAttribute('aria-hidden') === 'true' || n.hasAttribute('inert'))) return true;
+    return false; };
+  const vw = innerWidth, vh = innerHeight, out = [];
+  for (const el of all) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2) continue;
+    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true}) || hidden(el)) continue;
+    const x0 = Math.max(r.left, 0), x1 = Math.min(r.right, vw), y0 = Math.max(r.top, 0), y1 = Math.min(r.bottom, vh);
+    if (x1 - x0 < 1 || y1 - y0 < 1) continue;
+    const hit = el.getRootNode().elementFromPoint((x0 + x1) / 2, (y0 + y1) / 2);
+    if (!hit || !(hit === el || el.contains(hit))) continue;
+    out.push(window.__kiteExtractor.idOf(el));
+  }
+  return {token: window.__kiteExtractor.token, ids: out};
+}"""
+
+
+def _text(result: types.CallToolResult) -> str:
+    return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
+
+async def _aria(page: Page) -> int | None:
+    try:
+        return count_tokens(await page.locator("body").aria_snapshot(timeout=20000))
+    except PlaywrightError:
+        return None
+
+
+async def _recall(kite: KiteMCP, page: Page, text: str) -> tuple[int, int]:
+    """(visible interactive elements in the main frame, how many of them the answer lists as [N])."""
+    try:
+        truth = await page.evaluate(TRUTH_JS)
+    except PlaywrightError:
+        return 0, 0
+    by_key = kite.hub.snapshotter._state(page).by_key
+    listed = {int(n) for n in re.findall(r"\[(\d+)\]", text)}
+    hits = sum(1 for local in truth["ids"] if by_key.get((truth["token"], local)) in listed)
+    return len(truth["ids"]), hits
+
+
+async def measure_snapshot(c: Client, kite: KiteMCP, url: str, label: str) -> dict[str, Any]:
+    nav = await c.call_tool("navigate", {"url": url})
+    if nav.is_error:
+        return {"page": label, "error": _text(nav)[:120]}
+    answer = _text(await c.call_tool("snapshot", {}))
+    page = kite.hub.clients["shared"].ctx.page
+    truth, hits = await _recall(kite, page, answer)
+    return {
+        "page": label,
+        "kind": "snapshot",
+        "tokens": count_tokens(answer),
+        "aria_tokens": await _aria(page),
+        "truth": truth,
+        "listed": hits,
+    }
+
+
+async def measure_click(
+    c: Client, kite: KiteMCP, base: str, path: str, role: str, name: str
+) -> dict[str, Any]:
+    label = f'click {role} "{name}" on {path}'
+    shown = _text(await c.call_tool("navigate", {"url": base + path}))
+    m = re.search(rf"\[(\d+)\] {re.escape(role)} \"{re.escape(name)}\"", shown)
+    if not m:
+        shown = _text(await c.call_tool("snapshot", {"visible_only": False}))
+        m = re.search(rf"\[(\d+)\] {re.escape(role)} \"{re.escape(name)}\"", shown)
+    if not m:
+        return {"page": label, "error": "element not found"}
+    answer = await c.call_tool("click", {"ref": int(m.group(1))})
+    text = _text(answer)
+    page = kite.hub.clients["shared"].ctx.page
+    return {
+        "page": label,
+        "kind": "click",
+        "tokens": count_tokens(text),
+        "aria_tokens": await _aria(page),
+        "changed": "Page changed" in text,
+        "diff": "since your last snapshot" in text,
+    }
+
+
+async def run(dirs: list[Path], sites: bool) -> list[dict[str, Any]]:
+    warm_up()
+    config = load_config(
+        overrides={
+            "browser.headless": True,
+            "browser.args": [OFFLINE_RESOLVER],
+            "run.runs_dir": str(Path("/tmp") / "kite-bench-mcp"),
+        },
+        env={},
+    )
+    rows: list[dict[str, Any]] = []
+    async with kite_mcp(config) as kite, Client(kite.server, mode="legacy") as c:
+        if sites:
+            with SitesServer() as srv:
+                base = srv.base_url
+                for path in SITE_PAGES:
+                    rows.append(await measure_snapshot(c, kite, base + path, f"sites{path}"))
+                for path, role, name in CLICKS:
+                    rows.append(await measure_click(c, kite, base, path, role, name))
+                print("measured the bundled sites", file=sys.stderr, flush=True)
+        for root in dirs:
+            with serve(root) as base:
+                for rel in pages_in(root):
+                    rows.append(await measure_snapshot(c, kite, f"{base}/{rel}", f"{root.name}/{rel}"))
+                    print(f"measured {rel}", file=sys.stderr, flush=True)
+    return rows
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"pages_count": sum(1 for r in rows if r.get("kind") == "snapshot")}
+    for kind in ("snapshot", "click"):
+        ok = [r for r in rows if r.get("kind") == kind and r.get("aria_tokens")]
+        ratios = [r["tokens"] / r["aria_tokens"] for r in ok]
+        out[f"{kind}_tokens_median"] = statistics.median(r["tokens"] for r in ok) if ok else 0
+        out[f"{kind}_tokens_p95"] = pct([r["tokens"] for r in ok], 0.95)
+        out[f"{kind}_aria_tokens_median"] = statistics.median(r["aria_tokens"] for r in ok) if ok else 0
+        out[f"{kind}_aria_tokens_p95"] = pct([r["aria_tokens"] for r in ok], 0.95)
+        out[f"{kind}_ratio_median"] = round(statistics.median(ratios), 3) if ratios else 0.0
+        out[f"{kind}_ratio_p95"] = round(pct(ratios, 0.95), 3)
+    snaps = [r for r in rows if r.get("kind") == "snapshot"]
+    truth = sum(r["truth"] for r in snaps)
+    out["recall_pct"] = round(100 * sum(r["listed"] for r in snaps) / truth, 2) if truth else 100.0
+    out["errors_count"] = sum(1 for r in rows if "error" in r)
+    return out
+
+
+def table(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
+    head = f"{'page':64} {'kite tok':>8} {'aria tok':>8} {'ratio':>6} {'recall':>7}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"{r['page'][:64]:64} error: {r['error']}")
+            continue
+        aria = r["aria_tokens"]
+        ratio = f"{r['tokens'] / aria:.3f}" if aria else "-"
+        recall = (
+            f"{r['listed']}/{r['truth']}" if r["kind"] == "snapshot" else ("diff" if r["diff"] else "full")
+        )
+        lines.append(
+            f"{r['page'][:64]:64} {r['tokens']:>8} {aria if aria else 'timeout':>8} {ratio:>6} {recall:>7}"
+        )
+    lines += [
+        "-" * len(head),
+        f"snapshot: kite median {s['snapshot_tokens_median']} tokens (p95 {s['snapshot_tokens_p95']}) vs aria "
+        f"{s['snapshot_aria_tokens_median']} (p95 {s['snapshot_aria_tokens_p95']}); ratio median "
+        f"{s['snapshot_ratio_median']}, p95 {s['snapshot_ratio_p95']}",
+        f"click:    kite median {s['click_tokens_median']} tokens (p95 {s['click_tokens_p95']}) vs aria "
+        f"{s['click_aria_tokens_median']} (p95 {s['click_aria_tokens_p95']}); ratio median "
+        f"{s['click_ratio_median']}, p95 {s['click_ratio_p95']}",
+        f"recall of visible interactive elements in the snapshot answers: {s['recall_pct']}% "
+        f"({s['pages_count']} pages, {s['errors_count']} errors)",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m evals.bench.mcp_tokens", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("dirs", nargs="*", type=Path, metavar="DIR", help="folders of saved pages")
+    parser.add_argument("--json", action="store_true", help="print one JSON object of metrics")
+    parser.add_argument("--no-sites", action="store_true", help="skip the bundled sites")
+    args = parser.parse_args(argv)
+    dirs = args.dirs or ([SHARED_PAGES] if SHARED_PAGES.is_dir() else [])
+    rows = asyncio.run(run(dirs, not args.no_sites))
+    summary = summarise(rows)
+    print(json.dumps(summary) if args.json else table(rows, summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""The parts of ``kite mcp`` that need no browser: tool schemas and annotations, diffs, confirmer, HTTP rules."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from agent.browser.observation import Counts, Element, Observation, PageSummary, Rect
+from agent.cli import main
+from agent.errors import UsageError
+from agent.mcp.confirm import ElicitConfirmer
+from agent.mcp.render import page_update
+from agent.mcp.tools import TOOLS, ClickArgs
+from agent.mcp.transport import BearerToken, check_http_options
+from safety.confirm import ConfirmRequest
+from safety.rules import ConfirmLevel, Decision
+
+
+def test_schemas_come_from_the_models_and_annotations_are_true() -> None:
+    click = TOOLS["click"].tool()
+    expected = {k: v for k, v in ClickArgs.model_json_schema()["properties"]["ref"].items() if k != "title"}
+    assert click.input_schema["properties"]["ref"] == expected
+    read_only = {n for n, s in TOOLS.items() if s.tool().annotations.read_only_hint}  # type: ignore[union-attr]
+    assert read_only == {"snapshot", "screenshot", "wait_for", "read"}
+    destructive = {n for n, s in TOOLS.items() if s.tool().annotations.destructive_hint}  # type: ignore[union-attr]
+    assert destructive == {"click", "press_key", "evaluate", "upload_file", "drag"}
+    assert all(not (s.read_only and s.open_world) for s in TOOLS.values())
+
+
+def _obs(url: str, names: list[str]) -> Observation:
+    summary = PageSummary(url=url, title="t", counts=Counts(), visible_text="some text " * 30)
+    els = [
+        Element(index=i + 1, tag="button", kind="button", name=n, rect=Rect(x=0, y=0, width=10, height=10))
+        for i, n in enumerate(names)
+    ]
+    return Observation(summary=summary, elements=els)
+
+
+def test_a_changed_page_answers_with_a_diff_when_smaller_and_in_full_after_navigation() -> None:
+    names = [f"Button number {i}" for i in range(30)]
+    first, shown = page_update(_obs("http://a/", names), None, None, budget=None)
+    assert first.startswith("Page changed; new snapshot") and len(shown) == 30
+    second, _ = page_update(_obs("http://a/", [*names, "Close dialog"]), shown, "http://a/", budget=None)
+    assert "since your last snapshot" in second and '+ [31] button "Close dialog"' in second
+    assert "Button number 3" not in second
+    moved, _ = page_update(_obs("http://b/", names), shown, "http://a/", budget=None)
+    assert moved.startswith("Page changed; new snapshot") and "URL: http://b/" in moved
+
+
+def _request(action: str = "executeJS") -> ConfirmRequest:
+    decision = Decision(
+        level=ConfirmLevel.CONFIRM, reasons=["executeJS always needs the user's confirmation"]
+    )
+    return ConfirmRequest(action={"action": action, "code": "1"}, decision=decision, url="http://a/")
+
+
+async def test_confirmer_approves_by_flag_and_otherwise_says_how_to_allow() -> None:
+    assert (await ElicitConfirmer(["confirm"]).confirm(_request())).approved
+    assert (await ElicitConfirmer(["executeJS"]).confirm(_request())).approved
+    refused = await ElicitConfirmer().confirm(_request())  # no MCP request in flight: cannot ask anyone
+    assert not refused.approved and "--approve confirm" in refused.reason
+    with pytest.raises(UsageError):
+        ElicitConfirmer(["block"])
+
+
+def test_http_needs_a_token_off_loopback(capsys: pytest.CaptureFixture[str]) -> None:
+    check_http_options("127.0.0.1", None)
+    check_http_options("::1", None)
+    check_http_options("0.0.0.0", "s3cret")
+    with pytest.raises(UsageError, match="--token"):
+        check_http_options("0.0.0.0", None)
+    assert main(["mcp", "--http", "--host", "192.168.1.5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("kite: error:") and "--token" in err and len(err.splitlines()) == 1
+
+
+async def test_bearer_token_is_required_when_given() -> None:
+    async def app(scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
+        await send({"type": "http.response.start", "status": 200, "headers": []})  # type: ignore[operator]
+        await send({"type": "http.response.body", "body": b"ok"})  # type: ignore[operator]
+
+    transport = httpx.ASGITransport(app=BearerToken(app, "s3cret"))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        assert (await client.post("/mcp")).status_code == 401
+        assert (await client.post("/mcp", headers={"Authorization": "Bearer nope"})).status_code == 401
+        ok = await client.post("/mcp", headers={"Authorization": "Bearer s3cret"})
+        assert ok.status_code == 200 and ok.text == "ok"
