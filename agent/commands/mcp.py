@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agent.commands._agent_opts import agent_overrides, positive_int
+from agent.commands._agent_opts import agent_overrides
 from agent.commands._browser_opts import add_browser_options, browser_overrides
 
 
@@ -53,9 +53,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     h.add_argument("--port", type=_port, default=8931, help="HTTP port (default 8931; 0 = any free port)")
     h.add_argument("--token", help="bearer token HTTP clients must send")
     p.add_argument("--runs-dir", help="where the server's run record goes (default: runs/)")
-    p.add_argument(
-        "--snapshot-budget", type=positive_int, metavar="TOKENS", help="token budget of a snapshot"
-    )
     p.set_defaults(func=run)
 
 
@@ -65,8 +62,6 @@ def _config(args: argparse.Namespace) -> Any:
     overrides = {**browser_overrides(args), **agent_overrides(args)}
     if args.headed is False:
         overrides["browser.headless"] = True
-    if args.snapshot_budget:
-        overrides["snapshot.token_budget"] = args.snapshot_budget
     return load_config(getattr(args, "config", None), overrides)
 
 

@@ -39,10 +39,6 @@ class Calls:
         self.hub = hub
         self.record = record
 
-    @property
-    def budget(self) -> int:
-        return self.hub.config.snapshot.token_budget
-
     # ------------------------------------------------------------ gated page actions
 
     async def act(self, state: ClientState, action: Any, tool: str, client: str) -> Content:
@@ -72,18 +68,20 @@ class Calls:
             if note:
                 error["message"] = f"{note}: {error['message']}"
             raise ToolFailure(error)
-        text = render.effects_text(result)
+        update = await self._update(state, result)
+        text = render.effects_text(result, changed=result.page_changed or bool(update))
         if note:
             text = f"{note}. {text}"
-        return _text(await self._with_update(state, result, text))
+        return _text(f"{text}\n{update}" if update else text)
 
-    async def _with_update(self, state: ClientState, result: ActionResult, text: str) -> str:
-        if not result.page_changed:
-            return text
+    async def _update(self, state: ClientState, result: ActionResult) -> str:
+        """What changed on the page for this client ("" when nothing did), checked on a new snapshot: some
+        changes (a modal shown by CSS, a field's value) add no element and move no URL."""
         obs = await self.hub.snapshot(state)
-        update, lines = render.page_update(obs, state.shown, state.shown_url, budget=self.budget)
-        state.shown, state.shown_url = lines, obs.url
-        return f"{text}\n{update}"
+        update, lines = render.page_update(obs, state.shown, state.shown_url, changed=result.page_changed)
+        if update:
+            state.shown, state.shown_url = lines, obs.url
+        return update
 
     # ------------------------------------------------------------ the tools
 
@@ -125,9 +123,7 @@ class Calls:
 
     async def snapshot(self, s: ClientState, a: T.SnapshotArgs, client: str) -> Content:
         obs = await self.hub.snapshot(s, include_all=not a.visible_only)
-        text, lines = render.snapshot_text(
-            obs, visible_only=a.visible_only, query=a.query, budget=None if a.query else self.budget
-        )
+        text, lines = render.snapshot_text(obs, visible_only=a.visible_only, query=a.query)
         if a.visible_only and not a.query:
             s.shown, s.shown_url = lines, obs.url
         return _text(text)
@@ -167,7 +163,7 @@ class Calls:
         out = f"Tabs (* = active):\n{listing}"
         if a.action != "list":
             obs = await self.hub.snapshot(s)
-            text, lines = render.snapshot_text(obs, budget=self.budget)
+            text, lines = render.snapshot_text(obs)
             s.shown, s.shown_url = lines, obs.url
             out += "\nActive tab:\n" + text
         return _text(out)

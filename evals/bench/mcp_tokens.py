@@ -51,10 +51,12 @@ CLICKS = [  # (page, role, name) of a click that changes the page
     ("/shop/", "link", "Sky Blue Espresso Mug"),
     ("/shop/", "button", "Search"),
     ("/shop/product/sky-blue-espresso-mug", "button", "Add to cart"),
-    ("/account/login", "link", "Create an account"),
+    ("/account/login", "link", "Register"),
     ("/dynamic/", "button", "Open modal"),
     ("/dynamic/", "button", "Show toast"),
-    ("/forms/", "combobox", "Fruit"),
+    ("/forms/", "combobox", "Favourite fruit"),
+    ("/dynamic/", "button", "Read more"),
+    ("/dynamic/", "link", "Open help in a new tab"),
     ("/zh/shop/", "link", "English"),
 ]
 
@@ -129,10 +131,11 @@ async def measure_click(
 ) -> dict[str, Any]:
     label = f'click {role} "{name}" on {path}'
     shown = _text(await c.call_tool("navigate", {"url": base + path}))
-    m = re.search(rf"\[(\d+)\] {re.escape(role)} \"{re.escape(name)}\"", shown)
+    pattern = rf"\[(\d+)\] {re.escape(role)} \"{re.escape(name)}[^\"]*\""
+    m = re.search(pattern, shown)
     if not m:
         shown = _text(await c.call_tool("snapshot", {"visible_only": False}))
-        m = re.search(rf"\[(\d+)\] {re.escape(role)} \"{re.escape(name)}\"", shown)
+        m = re.search(pattern, shown)
     if not m:
         return {"page": label, "error": "element not found"}
     answer = await c.call_tool("click", {"ref": int(m.group(1))})
@@ -187,6 +190,12 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         out[f"{kind}_aria_tokens_p95"] = pct([r["aria_tokens"] for r in ok], 0.95)
         out[f"{kind}_ratio_median"] = round(statistics.median(ratios), 3) if ratios else 0.0
         out[f"{kind}_ratio_p95"] = round(pct(ratios, 0.95), 3)
+    saved = [
+        r["tokens"] / r["aria_tokens"]
+        for r in rows
+        if r.get("kind") == "snapshot" and r.get("aria_tokens") and not r["page"].startswith("sites/")
+    ]
+    out["saved_pages_snapshot_ratio_median"] = round(statistics.median(saved), 3) if saved else 0.0
     snaps = [r for r in rows if r.get("kind") == "snapshot"]
     truth = sum(r["truth"] for r in snaps)
     out["recall_pct"] = round(100 * sum(r["listed"] for r in snaps) / truth, 2) if truth else 100.0
@@ -217,6 +226,7 @@ def table(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
         f"click:    kite median {s['click_tokens_median']} tokens (p95 {s['click_tokens_p95']}) vs aria "
         f"{s['click_aria_tokens_median']} (p95 {s['click_aria_tokens_p95']}); ratio median "
         f"{s['click_ratio_median']}, p95 {s['click_ratio_p95']}",
+        f"snapshot on saved pages only: ratio median {s['saved_pages_snapshot_ratio_median']}",
         f"recall of visible interactive elements in the snapshot answers: {s['recall_pct']}% "
         f"({s['pages_count']} pages, {s['errors_count']} errors)",
     ]
