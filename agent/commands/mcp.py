@@ -52,6 +52,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     h.add_argument("--port", type=_port, default=8931, help="HTTP port (default 8931; 0 = any free port)")
     h.add_argument("--token", help="bearer token HTTP clients must send")
+    m = p.add_argument_group("modules")
+    m.add_argument(
+        "--module",
+        action="append",
+        dest="modules",
+        metavar="NAME",
+        help="offer this tool module's tools too (repeatable; default: the config's modules)",
+    )
+    m.add_argument("--no-modules", action="store_true", help="offer Kite's browser tools only")
     p.add_argument("--runs-dir", help="where the server's run record goes (default: runs/)")
     p.set_defaults(func=run)
 
@@ -60,6 +69,10 @@ def _config(args: argparse.Namespace) -> Any:
     from agent.config import load_config
 
     overrides = {**browser_overrides(args), **agent_overrides(args)}
+    if args.no_modules:
+        overrides["modules"] = []
+    elif args.modules:
+        overrides["modules"] = list(args.modules)
     if args.headed is False:
         overrides["browser.headless"] = True
     return load_config(getattr(args, "config", None), overrides)

@@ -12,23 +12,35 @@ from agent.mcp.confirm import ElicitConfirmer
 from agent.mcp.hub import BrowserHub
 from agent.mcp.record import Record
 from agent.mcp.server import KiteMCP
+from agent.modules.gate import ToolGate
+from agent.modules.registry import ModuleRegistry
 from safety.secrets import SecretStore
 
 
 @contextlib.asynccontextmanager
 async def kite_mcp(
-    config: KiteConfig, *, secrets_cli: Iterable[str] = (), isolated: bool = False
+    config: KiteConfig,
+    *,
+    secrets_cli: Iterable[str] = (),
+    isolated: bool = False,
+    registry: ModuleRegistry | None = None,
 ) -> AsyncIterator[KiteMCP]:
-    """The server with its browser hub; the browser (if started) is closed on exit."""
+    """The server with its browser hub and the enabled modules (``config.modules``, or ``registry``);
+    the browser (if started) and the modules are closed on exit."""
     secrets = SecretStore.from_sources(config.safety, cli=secrets_cli)
     confirmer = ElicitConfirmer(config.safety.approve)
     record = Record.create(config.run.runs_dir, secrets)
     hub = BrowserHub(config, secrets=secrets, confirmer=confirmer, isolated=isolated, run_dir=record.run_dir)
-    record.write("start", isolated=isolated, approve=list(config.safety.approve))
+    modules = registry or ModuleRegistry(config, gate=ToolGate.from_config(config, confirmer))
+    record.write("start", isolated=isolated, approve=list(config.safety.approve), modules=modules.names)
     try:
-        yield KiteMCP(hub, record)
+        await modules.load()
+        yield KiteMCP(hub, record, modules)
     finally:
-        await hub.close()
+        try:
+            await modules.shutdown()
+        finally:
+            await hub.close()
         record.write("stop")
 
 

@@ -115,7 +115,7 @@ class Calls:
         return await self.act(s, A.ExecuteJS(code=a.code), "evaluate", client)
 
     async def upload_file(self, s: ClientState, a: T.UploadFileArgs, client: str) -> Content:
-        return await self.act(s, A.UploadFile(index=a.ref, filePath=a.path), "upload_file", client)
+        return await self.act(s, A.UploadFile(index=a.ref, file_path=a.path), "upload_file", client)
 
     async def drag(self, s: ClientState, a: T.DragArgs, client: str) -> Content:
         action = A.DragDrop.model_validate({"from": {"index": a.from_ref}, "to": {"index": a.to_ref}})

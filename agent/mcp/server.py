@@ -11,6 +11,7 @@ logged to stderr and answered as ``internal_error``).
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -28,6 +29,9 @@ from agent.mcp.confirm import current_request
 from agent.mcp.hub import BrowserHub
 from agent.mcp.record import Record
 from agent.mcp.tools import TOOLS
+from agent.modules.base import CallContext, is_error
+from agent.modules.registry import ModuleRegistry
+from safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
 
 log = logging.getLogger("kite.mcp")
 
@@ -55,12 +59,39 @@ def _client_key(ctx: Any) -> str | None:
     return getattr(conn, "session_id", None)
 
 
-class KiteMCP:
-    """The server object: ``server`` is the SDK Server; ``hub`` the browser; ``record`` the run record."""
+class _RecordingConfirmer:
+    """Writes a module tool's confirmation (asked through the server's confirmer) to the run record."""
 
-    def __init__(self, hub: BrowserHub, record: Record) -> None:
+    def __init__(self, inner: Confirmer, record: Record, client: str, tool: str) -> None:
+        self.inner, self.record, self.client, self.tool = inner, record, client, tool
+
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        answer = await self.inner.confirm(request)
+        self.record.write(
+            "decision",
+            client=self.client,
+            tool=self.tool,
+            action=request.action,
+            url=request.url,
+            level=request.decision.level.value,
+            reasons=request.decision.reasons,
+            allowed=answer.approved,
+            answer=answer.reason,
+        )
+        return answer
+
+    async def notify(self, request: ConfirmRequest) -> None:
+        await self.inner.notify(request)
+
+
+class KiteMCP:
+    """The server object: ``server`` is the SDK Server; ``hub`` the browser; ``record`` the run record;
+    ``modules`` the enabled tool modules, whose tools are offered next to Kite's own."""
+
+    def __init__(self, hub: BrowserHub, record: Record, modules: ModuleRegistry | None = None) -> None:
         self.hub = hub
         self.record = record
+        self.modules = modules
         self.calls = Calls(hub, record)
         self.server: Server[Any] = Server(
             "kite",
@@ -78,8 +109,31 @@ class KiteMCP:
             instructions=INSTRUCTIONS,
         )
 
+    def module_tools(self) -> list[types.Tool]:
+        """The enabled modules' tools (a name Kite's own tools use is left out)."""
+        if self.modules is None:
+            return []
+        out = []
+        for definition in self.modules.tool_definitions():
+            fn = definition["function"]
+            if fn["name"] in TOOLS:
+                continue
+            schema = fn.get("parameters") or {"type": "object", "properties": {}}
+            out.append(
+                types.Tool(name=fn["name"], description=fn.get("description", ""), input_schema=schema)
+            )
+        return out
+
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[spec.tool() for spec in TOOLS.values()])
+        return types.ListToolsResult(tools=[spec.tool() for spec in TOOLS.values()] + self.module_tools())
+
+    async def _module_call(self, name: str, raw: dict[str, Any], client: str) -> list[types.ContentBlock]:
+        assert self.modules is not None
+        confirmer = _RecordingConfirmer(self.hub.confirmer, self.record, client, name)
+        result = await self.modules.call(name, raw, CallContext(caller="mcp", confirmer=confirmer))
+        if is_error(result):
+            raise ToolFailure(result)
+        return [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, default=str))]
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         name, raw = params.name, params.arguments or {}
@@ -117,11 +171,19 @@ class KiteMCP:
         text = self.hub.secrets.redact(render.error_text(error))
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
+    def _names(self) -> list[str]:
+        return [*TOOLS, *(t.name for t in self.module_tools())]
+
     async def _dispatch(self, ctx: Any, name: str, raw: dict[str, Any]) -> list[types.ContentBlock]:
         spec = TOOLS.get(name)
+        if spec is None and self.modules is not None and self.modules.owner(name) is not None:
+            return await self._module_call(name, raw, _client_key(ctx) or "stdio")
         if spec is None:
             raise ToolFailure(
-                {"error": "unknown_tool", "message": f"no tool named {name!r}; tools: {', '.join(TOOLS)}"}
+                {
+                    "error": "unknown_tool",
+                    "message": f"no tool named {name!r}; tools: {', '.join(self._names())}",
+                }
             )
         try:
             args = spec.args.model_validate(raw)

@@ -37,6 +37,7 @@ def mcp_home(tmp_path_factory: pytest.TempPathFactory, browser_config: BrowserCo
             "data_dir": browser_config.data_dir,
         },
         "run": {"runs_dir": str(home / "runs")},
+        "modules": [],
     }
     (home / "kite.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return home

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
+from mcp import Client
 
 from agent.browser.observation import Counts, Element, Observation, PageSummary, Rect
 from agent.cli import main
 from agent.errors import UsageError
+from agent.mcp.app import kite_mcp
 from agent.mcp.confirm import ElicitConfirmer
 from agent.mcp.render import page_update
 from agent.mcp.tools import TOOLS, ClickArgs
 from agent.mcp.transport import BearerToken, check_http_options
+from agent.modules.functions import USER_MODULE, FunctionModule, tool
+from agent.modules.gate import ToolGate
+from agent.modules.registry import ModuleRegistry
 from safety.confirm import ConfirmRequest
 from safety.rules import ConfirmLevel, Decision
+from tests.mcp.conftest import error_of, text_of
+from tests.mcp.scenarios import Answers
 
 
 def test_schemas_come_from_the_models_and_annotations_are_true() -> None:
@@ -85,3 +94,35 @@ async def test_bearer_token_is_required_when_given() -> None:
         assert (await client.post("/mcp", headers={"Authorization": "Bearer nope"})).status_code == 401
         ok = await client.post("/mcp", headers={"Authorization": "Bearer s3cret"})
         assert ok.status_code == 200 and ok.text == "ok"
+
+
+def greet(name: str) -> str:
+    """Say hello to someone."""
+    return f"hello {name}"
+
+
+def forget(name: str) -> str:
+    """Forget someone (asks first)."""
+    return f"forgot {name}"
+
+
+async def test_enabled_modules_tools_are_offered_and_confirmed_by_elicitation(kite_config: Any) -> None:
+    config = kite_config()
+    module = FunctionModule([tool(greet, read_only=True), forget])
+    registry = ModuleRegistry(
+        config, gate=ToolGate.from_config(config), given={USER_MODULE: module}, names=[USER_MODULE]
+    )
+    answers = Answers(True, False)
+    async with kite_mcp(config, registry=registry) as kite:
+        async with Client(kite.server, mode="legacy", elicitation_callback=answers) as c:
+            names = [t.name for t in (await c.list_tools()).tools]
+            assert names[: len(TOOLS)] == list(TOOLS) and {"greet", "forget"} <= set(names)
+            hello = await c.call_tool("greet", {"name": "Ada"})
+            assert not hello.is_error and "hello Ada" in text_of(hello)
+            assert "forgot Ada" in text_of(await c.call_tool("forget", {"name": "Ada"}))
+            assert error_of(await c.call_tool("forget", {"name": "Bob"}))["error"] == "declined"
+            assert error_of(await c.call_tool("greet", {"name": 3}))["error"] == "invalid_arguments"
+        assert kite.hub.session is None  # no browser was started for module tools
+    decisions = [r for r in kite.record.read() if r["event"] == "decision"]
+    assert [(d["tool"], d["allowed"]) for d in decisions] == [("forget", True), ("forget", False)]
+    assert "forget" in answers.messages[0]
