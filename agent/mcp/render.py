@@ -94,7 +94,7 @@ def effects_text(result: ActionResult, *, changed: bool | None = None) -> str:
     if e.scroll is not None:
         facts.append(f"scroll {e.scroll.get('x', 0):.0f},{e.scroll.get('y', 0):.0f}")
     if not (result.page_changed if changed is None else changed) and result.ok and not facts:
-        facts.append("the page did not change")
+        facts.append("no interactive element changed")
     data = {k: v for k, v in result.data.items() if k not in ("settle_ms", "path", "base64")}
     if "result" in data:
         facts.append("result: " + json.dumps(data["result"], ensure_ascii=False)[:4000])

@@ -60,8 +60,24 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
+class SessionEnd:
+    """ASGI middleware: when a client ends its MCP session (HTTP DELETE), close its isolated context."""
+
+    def __init__(self, app: Any, kite: KiteMCP) -> None:
+        self.app = app
+        self.kite = kite
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Any) -> None:
+        await self.app(scope, receive, send)
+        if scope["type"] == "http" and scope.get("method") == "DELETE":
+            sid = dict(scope.get("headers") or []).get(b"mcp-session-id", b"").decode(errors="replace")
+            if sid and sid in self.kite.hub.clients:
+                await self.kite.hub.drop_client(sid)
+                self.kite.record.write("session_end", client=sid)
+
+
 def http_app(kite: KiteMCP, *, host: str, token: str | None) -> Any:
-    app = kite.server.streamable_http_app(host=host)
+    app: Any = SessionEnd(kite.server.streamable_http_app(host=host), kite)
     return BearerToken(app, token) if token else app
 
 

@@ -8,7 +8,7 @@ import anyio
 from mcp import Client
 
 from evals.sites import SitesServer
-from tests.mcp.conftest import HttpServer, error_of, records, ref, text_of
+from tests.mcp.conftest import HttpServer, error_of, records, ref, text_of, wait_until
 from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, shop_task
 
 
@@ -37,7 +37,13 @@ async def test_two_isolated_sessions_at_once(http_server: HttpServer, sites: Sit
         tg.start_soon(shopper, "Ocean Blue Mug XL")
     assert carts == {"Classic Blue Mug": "$12.99", "Ocean Blue Mug XL": "$15.00"}
     calls = [r for r in records(http_server.home) if r["event"] == "call"]
-    assert len({r["client"] for r in calls}) >= 2  # told apart by their MCP session ids
+    shoppers = {r["client"] for r in calls if r["tool"] == "snapshot"}
+    assert len(shoppers) >= 2  # told apart by their MCP session ids
+
+    def ended() -> bool:  # each client's DELETE closed its own browser context
+        return shoppers <= {r["client"] for r in records(http_server.home) if r["event"] == "session_end"}
+
+    wait_until(ended, 10, "both sessions to end")
 
 
 async def test_client_without_elicitation_is_refused_with_how_to_allow(
@@ -45,7 +51,7 @@ async def test_client_without_elicitation_is_refused_with_how_to_allow(
 ) -> None:
     async with Client(http_server.url) as c:  # no elicitation callback: the capability is not declared
         home = text_of(await c.call_tool("navigate", {"url": sites.url("/dynamic/")}))
-        assert "Show alert" not in home and "below the viewport" in home
+        assert 'button "Show alert"' not in home and "9 below (visible_only=false" in home
         error = error_of(await c.call_tool("evaluate", {"code": "return 1"}))
         assert error["error"] == "declined" and "--approve confirm" in error["message"]
         whole = text_of(await c.call_tool("snapshot", {"visible_only": False}))
