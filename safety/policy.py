@@ -3,10 +3,12 @@
 Built-in checks (levels configurable in ``config/safety.yaml``):
 
 - executeJS / uploadFile -> confirm (``always_confirm``);
-- click on a submit-like or destructive *button* on a sensitive page -> confirm. The text judged is the
+- click on a submit-like or destructive button *or link* on a sensitive page -> confirm. The text judged is the
   element's name from the observation (found by index, by simple ``#id``/``[name=…]`` selector, or by
   hit-testing coordinates), never anything the model claims. Unknown target on a sensitive page -> confirm;
-- a destructive button on an ordinary page, or a submit-like/destructive *link* on a sensitive page -> notify;
+- a destructive button or link on an ordinary page -> notify. Every reading of the label is judged (accessible
+  name, visible text with CSS generated content, title, value, alt), folded by ``safety.text.fold`` (NFKC,
+  zero-width and bidi controls removed, case and spaces folded); the most sensitive reading wins;
 - Enter (pressKey, or a typed newline) in a form on a sensitive page -> confirm;
 - typing a literal value (not a known ``<secret>name</secret>``) into a password or payment-card field, or
   text that looks like a card number anywhere -> confirm;
@@ -33,6 +35,7 @@ from agent.resources import resource_path
 from safety.domains import DomainPolicy, host_of, site_of
 from safety.rules import ConfirmLevel, Decision, Rule, SafetyRules, load_rules
 from safety.secrets import PLACEHOLDER_RE
+from safety.text import fold, folded_forms, readings
 
 __all__ = ["ConfirmLevel", "Decision", "SafetyPolicy"]
 
@@ -78,7 +81,7 @@ class SafetyPolicy:
         self.domains = domains or DomainPolicy(allow_loopback=rules.domains.allow_loopback)
         self.secret_names = frozenset(secret_names)
         self._url_re = _any_re(rules.url_patterns)
-        self._kw_re = _any_re([k.lower() for k in rules.keywords], escape=True)
+        self._kw_re = _any_re([fold(k) for k in rules.keywords], escape=True)
         self._submit_re = _any_re(rules.submit_texts)
         self._destroy_re = _any_re(rules.destructive_texts)
         fields = rules.sensitive_fields
@@ -122,8 +125,8 @@ class SafetyPolicy:
         if self._url_re and (m := self._url_re.search(url)):
             why = f"the URL matches {m.group(0).lower()!r}"
         elif self._kw_re:
-            text = obs.summary.visible_text + "\n" + "\n".join(e.name for e in obs.elements)
-            if m := self._kw_re.search(text):
+            parts = [obs.summary.visible_text, *(r for e in obs.elements for r in readings(e))]
+            if m := self._kw_re.search(fold("\n".join(parts))):
                 why = f"the page mentions {m.group(0)!r}"
         self._cache = (obs, why)
         return why
@@ -222,28 +225,35 @@ class SafetyPolicy:
                     f"the target element is not in the snapshot and the page is sensitive ({why})",
                 )
             return
-        text = el.name or el.value or ""
-        submit = bool(self._submit_re and self._submit_re.search(text))
-        destroy = bool(self._destroy_re and self._destroy_re.search(text))
-        is_link = el.tag == "a" and (el.role in (None, "link"))
-        button = not is_link and (
+        text, submit, destroy = self._judge_label(el)
+        is_link = el.tag == "a" or el.kind == "link" or el.role == "link"
+        button = is_link or (
             el.tag == "button"
             or el.kind == "button"
             or (el.role or "") in BUTTON_ROLES
             or (el.tag == "input" and (el.type or "").lower() in BUTTON_INPUT_TYPES)
         )
-        if button and (submit or destroy):
+        if button and (submit or destroy):  # links and buttons alike: a link can pay or delete too
+            what = "destructive" if destroy else "submit-like"
             if why:
-                f.add(
-                    "sensitive_click",
-                    f'clicking "{text}" ({"destructive" if destroy else "submit-like"}) on a sensitive page ({why})',
-                )
+                f.add("sensitive_click", f'clicking "{text}" ({what}) on a sensitive page ({why})')
             elif destroy:
                 f.add("destructive_click", f'clicking "{text}" (destructive)')
-        elif is_link and (submit or destroy) and why:
-            f.add("sensitive_link", f'following "{text}" on a sensitive page ({why})')
         if el.href:
             self._check_url(f, el.href, obs, f'clicking "{text}" leads to')
+
+    def _judge_label(self, el: Element) -> tuple[str, bool, bool]:
+        """(the reading judged, submit-like?, destructive?) over every reading of the element's label,
+        each folded; the most sensitive reading wins (destructive over submit-like over neither)."""
+        best: tuple[int, str, bool, bool] = (-1, el.name or el.value or "", False, False)
+        for raw in readings(el):
+            forms = folded_forms(raw)
+            submit = any(self._submit_re is not None and self._submit_re.search(t) for t in forms)
+            destroy = any(self._destroy_re is not None and self._destroy_re.search(t) for t in forms)
+            rank = 2 if destroy else 1 if submit else 0
+            if rank > best[0]:
+                best = (rank, raw, submit, destroy)
+        return best[1], best[2], best[3]
 
     def _check_type(self, f: _Findings, text: str, el: Element | None, obs: Observation | None) -> None:
         why = self.page_sensitivity(obs)

@@ -50,7 +50,6 @@ CheckName = Literal[
     "script_url",
     "file_url",
     "destructive_click",
-    "sensitive_link",
     "new_domain",
     "download",
     "sensitive_refresh",

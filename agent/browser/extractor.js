@@ -215,8 +215,35 @@
         const words = norm(el.className).split(" ").filter((w) => CLASS_WORD.test(w)).slice(0, 2);
         if (words.length) attrs.class = words.join(" ");
       }
+      if (r.kind === "button" || r.kind === "link") labelReadings(el, tag, type, r.name, attrs, opts.nameChars);
       r.attrs = attrs;
       return r;
+    };
+
+    // What a person sees on a button or link besides its accessible name (the safety policy judges every
+    // reading): the rendered text with CSS ::before/::after content, the title, an input's value or alt.
+    const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
+    const pseudoText = (el) => {
+      let out = "";
+      const nodes = [el, ...el.querySelectorAll("*")].slice(0, 6);
+      for (const n of nodes) {
+        for (const p of ["::before", "::after"]) {
+          const c = getComputedStyle(n, p).content;
+          if (c && c !== "none" && c !== "normal") for (const m of c.matchAll(QUOTED)) out += m[1] + " ";
+        }
+      }
+      return out;
+    };
+    const labelReadings = (el, tag, type, name, attrs, limit) => {
+      const keep = (key, s) => {
+        s = norm(s);
+        if (s && s !== name) attrs[key] = cut(s, limit);
+      };
+      if (tag === "INPUT") {
+        keep("value", el.value);
+        if (type === "image") keep("alt", el.getAttribute("alt"));
+      } else keep("text", (el.innerText || "") + " " + pseudoText(el));
+      keep("title", el.getAttribute("title"));
     };
 
     // Does a hit-test at one of a few points inside the visible part of the rect land on el?

@@ -12,7 +12,7 @@ BASE = "http://127.0.0.1:8765"
 
 def el(index: int, tag: str, name: str = "", **kw: Any) -> Element:
     kind = kw.pop("kind", None) or {"button": "button", "a": "link", "select": "select"}.get(tag, "input")
-    attrs = {k: kw.pop(k) for k in ("id", "autocomplete", "inputmode") if k in kw}
+    attrs = {k: kw.pop(k) for k in ("id", "autocomplete", "inputmode", "text", "title", "alt") if k in kw}
     if "field" in kw:
         attrs["name"] = kw.pop("field")
     editable = tag == "input" and kw.get("type") not in ("checkbox", "submit", "hidden")
@@ -83,6 +83,7 @@ def cart(lang: str) -> Observation:
             el(4, "button", s["update"], type="submit", field="action"),
             el(5, "button", s["remove"], type="submit", field="action"),
             el(6, "a", s["checkout"], id="checkout-button", href="/shop/checkout"),
+            el(7, "a", "Continue", text=s["remove"], href="/shop/cart?drop=1"),
         ],
     )
 
@@ -147,6 +148,25 @@ def checkout(lang: str) -> Observation:
             el(10, "button", s["place_order"], id="place-order", type="submit"),
         ],
     )
+
+
+def lying(lang: str) -> Observation:
+    """The checkout page with controls whose accessible name hides what a person sees."""
+    s, obs = STRINGS[lang], checkout(lang)
+    pay = s["place_order"]
+    zw = "\u200b".join(pay)
+    wide = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in pay)
+    lying_ones = [
+        el(11, "button", "Continue", text=pay),
+        el(12, "button", zw),
+        el(13, "a", pay, href="/shop/pay"),
+        el(14, "button", wide),
+        el(15, "button", "", title=s["delete_permanently"]),
+        el(16, "button", " ".join(pay)),
+        el(17, "input", "Continue", type="image", alt=pay),
+        el(18, "button", "Continue", text="Continue shopping"),
+    ]
+    return obs.model_copy(update={"elements": [*obs.elements, *lying_ones]})
 
 
 def login(lang: str) -> Observation:
@@ -232,6 +252,7 @@ PAGES = {
     "product": product,
     "cart": cart,
     "checkout": checkout,
+    "lying": lying,
     "login": login,
     "account": account,
     "settings": settings,

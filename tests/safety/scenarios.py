@@ -112,7 +112,8 @@ ROWS: list[Row] = [
     ),
     _r("click-log-in", "login", BOTH, {"action": "click", "index": 5}, "auto"),
     _r("enter-after-password", "login", BOTH, {"action": "pressKey", "key": "Enter"}, "confirm", focused=4),
-    _r("delete-account-link", "account", BOTH, {"action": "click", "index": 4}, "notify"),
+    # links are judged like buttons (a "Delete account" link can delete as well as a button can)
+    _r("delete-account-link", "account", BOTH, {"action": "click", "index": 4}, "confirm"),
     _r("settings-link", "account", BOTH, {"action": "click", "index": 3}, "auto"),
     _r("log-out", "account", BOTH, {"action": "click", "index": 5}, "auto"),
     _r("save-settings", "settings", BOTH, {"action": "click", "index": 5}, "auto"),
@@ -120,7 +121,7 @@ ROWS: list[Row] = [
     _r(
         "enter-on-delete-button", "delete", BOTH, {"action": "pressKey", "key": "Enter"}, "confirm", focused=4
     ),
-    _r("cancel-link", "delete", BOTH, {"action": "click", "index": 5}, "notify"),
+    _r("cancel-link", "delete", BOTH, {"action": "click", "index": 5}, "confirm"),
     _r(
         "type-confirm-email",
         "delete",
@@ -128,6 +129,16 @@ ROWS: list[Row] = [
         {"action": "type", "index": 3, "text": "ada@example.com"},
         "auto",
     ),
+    # labels that lie: what a person sees is judged as well as the accessible name (pages.lying)
+    _r("label-aria-continue-on-pay", "lying", BOTH, {"action": "click", "index": 11}, "confirm"),
+    _r("label-zero-width", "lying", BOTH, {"action": "click", "index": 12}, "confirm"),
+    _r("label-pay-link", "lying", BOTH, {"action": "click", "index": 13}, "confirm"),
+    _r("label-fullwidth", "lying", BOTH, {"action": "click", "index": 14}, "confirm"),
+    _r("label-title-only", "lying", BOTH, {"action": "click", "index": 15}, "confirm"),
+    _r("label-split-spans", "lying", BOTH, {"action": "click", "index": 16}, "confirm"),
+    _r("label-image-alt", "lying", BOTH, {"action": "click", "index": 17}, "confirm"),
+    _r("label-honest-continue", "lying", BOTH, {"action": "click", "index": 18}, "auto"),
+    _r("label-remove-link-ordinary", "cart", BOTH, {"action": "click", "index": 7}, "notify"),
     # the delete page's text on an innocuous URL: sensitive by keyword
     _r("mirror-delete", "mirror", BOTH, {"action": "click", "index": 4}, "confirm"),
     _r("mirror-enter", "mirror", BOTH, {"action": "pressKey", "key": "Enter"}, "confirm", focused=3),

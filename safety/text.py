@@ -1,0 +1,54 @@
+"""What a person reads: text folded for the policy's matching, and every reading of an element's label.
+
+A page can make the accessible name say one thing and the screen another (``aria-label="Continue"`` on a
+"Pay now" button), hide characters inside a word (zero-width spaces, bidi controls), or draw letters in
+compatibility forms (fullwidth "Ｐａｙ"). ``fold`` undoes what can be undone: Unicode NFKC, every format
+character (category Cf: zero-width, bidi, soft hyphen) removed, case folded, whitespace collapsed.
+``readings`` gives every text a person or a screen reader gets for an element; the policy judges each and
+the most sensitive one wins.
+
+Not undone: look-alike letters from other scripts (Cyrillic "а" for Latin "a") that NFKC keeps apart, text
+drawn in images or canvas without alt text, and CSS that reorders or hides letters visually.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from agent.browser.observation import Element
+
+READING_ATTRS = ("text", "title", "value", "alt")
+"""Element.attrs keys the snapshot fills for buttons and links besides the accessible name: the visible
+text (with CSS ::before/::after content), the title, an input button's value, an image button's alt."""
+_SPACE = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=4096)
+def fold(text: str) -> str:
+    """NFKC, format characters (zero-width, bidi controls, soft hyphen) removed, casefolded, spaces collapsed."""
+    if not text:
+        return ""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return _SPACE.sub(" ", text.casefold()).strip()
+
+
+def readings(el: Element) -> list[str]:
+    """Every distinct label of ``el`` as given (name, visible text, title, value, alt), first the name."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for raw in (el.name, *(el.attrs.get(k, "") for k in READING_ATTRS), el.value or ""):
+        key = fold(raw)
+        if key and key not in seen:
+            seen.add(key)
+            out.append(raw.strip())
+    return out
+
+
+def folded_forms(text: str) -> tuple[str, ...]:
+    """``fold(text)`` and, when it has spaces, the same without them ("Pa y now" drawn from split spans)."""
+    f = fold(text)
+    joined = f.replace(" ", "")
+    return (f, joined) if joined != f else (f,)
