@@ -300,8 +300,16 @@ class Agent:
             if level == 4:  # last resort: cut the page text to what fits
                 room = max(200, (self.model.input_budget - fixed) * 3)
                 page = page[: room // 2] + "\n… (page text cut to fit the model's input budget)"
-            text = self.prompt.user(step=step, history=history, results=results, warnings=warnings, page=page)
-            text = self.safety.secrets.redact(text)
+            r = (
+                self.safety.secrets.redact
+            )  # what the page and the steps say; the task is the user's own words
+            text = self.prompt.user(
+                step=step,
+                history=[r(h) for h in history],
+                results=[r(x) for x in results],
+                warnings=warnings,
+                page=r(page),
+            )
             total = fixed + count_tokens(self.model.model, text)
             if total <= self.model.input_budget:
                 break

@@ -85,12 +85,9 @@ class SafetySetup:
         secrets = secrets or SecretStore.from_sources(config.safety)
         policy = SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
         confirmer = confirmer or BatchConfirmer(config.safety.approve)
-        s = config.safety
-        domains = (
-            DomainPolicy(s.allowed_domains, s.blocked_domains)
-            if (s.allowed_domains or s.blocked_domains)
-            else None
-        )
+        # One DomainPolicy, built from the whole config (lists and the rules' allow_loopback), guards both the
+        # action policy and the network layer.
+        domains = policy.domains if policy.domains.active else None
         return cls(policy, Gate(policy, confirmer), secrets, domains)
 
 

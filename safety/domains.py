@@ -9,7 +9,9 @@ set, because Kite's bundled sites and local development servers live there (``al
 makes them follow the allow list like any host).
 
 Enforcement (``install``): ``context.route("**/*")`` sees the first request of every navigation,
-subresource and popup. Playwright does not route redirect hops, so for a response that redirects, the
+subresource, popup, fetch/XHR/beacon/EventSource and form post; ``context.route_web_socket`` closes a page's
+WebSocket to a forbidden host before it connects. A service worker's WebSockets pass neither, so under an
+active policy no service worker is installed (its script request is refused). Playwright does not route redirect hops, so for a response that redirects, the
 handler fetches it itself (``route.fetch(max_redirects=0)``) and checks each ``Location`` of the chain
 (probing further GET hops) before handing the first response to the browser.
 """
@@ -147,10 +149,18 @@ class DomainPolicy:
         """Enforce the policy on a Playwright BrowserContext (navigations, subresources, redirects, popups)."""
         if self.active:
             await context.route("**/*", lambda route, request: self._handle(route, request, context))
+            await context.route_web_socket(lambda url: not self.allows(url), self._refuse_websocket)
 
-    def _record(self, url: str, resource_type: str, redirect_from: str | None = None) -> None:
+    async def _refuse_websocket(self, ws: Any) -> None:
+        """A page's WebSocket to a forbidden host: never connected to the server, closed at once."""
+        self._record(ws.url, "websocket")
+        await ws.close(code=1008, reason="blocked by domain policy")
+
+    def _record(
+        self, url: str, resource_type: str, redirect_from: str | None = None, why: str | None = None
+    ) -> None:
         host = host_of(url) or url[:60]
-        entry = BlockedRequest(url, host, self.reason(url) or "", resource_type, redirect_from)
+        entry = BlockedRequest(url, host, why or self.reason(url) or "", resource_type, redirect_from)
         self.blocked_log.append(entry)
         log.info("%s (%s)", entry.message(), entry.reason)
 
@@ -158,6 +168,11 @@ class DomainPolicy:
         url = request.url
         if not self.allows(url):
             self._record(url, request.resource_type)
+            await route.abort("blockedbyclient")
+            return
+        if request.headers.get("service-worker") == "script":
+            # A service worker's own WebSockets pass no route, so none may be installed under a domain policy.
+            self._record(url, "serviceworker", why="service workers are not allowed under a domain policy")
             await route.abort("blockedbyclient")
             return
         if urlsplit(url).scheme not in ("http", "https"):

@@ -5,7 +5,8 @@ Sources, later ones win: ``safety.secrets`` in the config, ``KITE_SECRET_<NAME>`
 (name lower-cased), ``--secret name=value`` / ``--secret name@example.com=value`` on the command line. A
 ``name@a.com,b.com`` key limits the secret to those domains and their subdomains.
 
-Redaction guarantee: a value never survives ``redact``. To make that hold, a value that is part of the
+Redaction guarantee: a value never survives ``redact``, nor do its common transforms (``safety.redact``);
+a value shorter than 6 characters is redacted only as a whole token, one shorter than 3 is refused. To make that hold, a value that is part of the
 ``<secret>…</secret>`` markup or of a secret's name, or that could straddle the markup, is refused up front.
 """
 
@@ -16,13 +17,13 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 from pydantic import BaseModel
 
 from agent.config import SafetyConfig
 from agent.errors import KiteError, UsageError
 from safety.domains import DomainPolicy
+from safety.redact import MIN_LENGTH, secret_pattern
 
 NAME_RE = r"[A-Za-z_][A-Za-z0-9_.-]*"
 PLACEHOLDER_RE = re.compile(rf"<secret>({NAME_RE})</secret>")
@@ -71,14 +72,10 @@ class SecretStore:
         for secret in secrets:
             self._secrets[secret.name] = secret
         self._check()
-        values = {s.value: s.name for s in self._secrets.values()}
-        for s in self._secrets.values():  # encoded forms seen in URLs and form bodies
-            for variant in (quote(s.value, safe=""), quote_plus(s.value)):
-                if variant not in values and self._markup_safe(variant):
-                    values[variant] = s.name
-        self._by_value = values
-        ordered = sorted(values, key=len, reverse=True)
-        self._value_re = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        ordered = sorted(self._secrets.values(), key=lambda s: len(s.value), reverse=True)
+        self._names = [s.name for s in ordered]
+        alternatives = [f"(?P<s{i}>{secret_pattern(s.value)})" for i, s in enumerate(ordered)]
+        self._value_re = re.compile("|".join(alternatives)) if alternatives else None
 
     # ------------------------------------------------------------ construction
 
@@ -105,8 +102,11 @@ class SecretStore:
 
     @staticmethod
     def _make(name: str, value: str, domains: tuple[str, ...], where: str) -> Secret:
-        if not value:
-            raise UsageError(f"{where}: secret {name!r} has an empty value")
+        if len(value) < MIN_LENGTH:
+            raise UsageError(
+                f"{where}: secret {name!r} is too short ({len(value)} characters; at least {MIN_LENGTH}): "
+                "so short a value cannot be told apart from ordinary text"
+            )
         try:
             DomainPolicy(allowed=domains)
         except ValueError as exc:
@@ -126,8 +126,9 @@ class SecretStore:
         return True
 
     def _check(self) -> None:
+        marks = "\n".join(self._markup())
         for s in self._secrets.values():
-            if not self._markup_safe(s.value):
+            if not self._markup_safe(s.value) or re.search(secret_pattern(s.value), marks):
                 raise UsageError(
                     f"secret {s.name!r}: its value is part of a secret name or of the <secret> markup, "
                     "so it could not be redacted reliably; rename the secret or use another value"
@@ -160,10 +161,13 @@ class SecretStore:
         return PLACEHOLDER_RE.sub(sub, text)
 
     def redact(self, text: str) -> str:
-        """Every secret value (and its URL-encoded forms) -> ``<secret>name</secret>``."""
+        """Every secret value and its common transforms (``safety.redact``) -> ``<secret>name</secret>``."""
         if self._value_re is None or not text:
             return text
-        return self._value_re.sub(lambda m: placeholder(self._by_value[m.group(0)]), text)
+        return self._value_re.sub(self._placeholder_for, text)
+
+    def _placeholder_for(self, match: re.Match[str]) -> str:
+        return placeholder(self._names[int((match.lastgroup or "s0")[1:])])
 
     def redact_obj(self, obj: Any) -> Any:
         """Deep redaction of dicts (keys and values), lists, tuples, sets and pydantic models."""

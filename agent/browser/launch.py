@@ -22,7 +22,8 @@ from agent.errors import BrowserError, UsageError
 if TYPE_CHECKING:
     from agent.browser.session import BrowserSession
 
-OFFLINE_RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
+OFFLINE_RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE 127.0.0.2"
+"""Nothing resolves but loopback: 127.0.0.1 and 127.0.0.2 (the second loopback host the domain-policy tests use)."""
 ATTACH_PROBE_CAP_S = 5.0
 
 

@@ -169,6 +169,16 @@ def lying(lang: str) -> Observation:
     return obs.model_copy(update={"elements": [*obs.elements, *lying_ones]})
 
 
+def loopback(lang: str) -> Observation:
+    """The shop home with a link to another loopback host and one to its own origin."""
+    obs = home(lang)
+    links = [
+        el(3, "a", "管理" if lang == "zh" else "Admin", href="http://127.0.0.2:8765/admin"),
+        el(4, "a", "购物车" if lang == "zh" else "Cart", href=BASE + "/shop/cart"),
+    ]
+    return obs.model_copy(update={"elements": [*obs.elements[:3], *links]})
+
+
 def login(lang: str) -> Observation:
     s = STRINGS[lang]
     return _obs(
@@ -253,6 +263,7 @@ PAGES = {
     "cart": cart,
     "checkout": checkout,
     "lying": lying,
+    "loopback": loopback,
     "login": login,
     "account": account,
     "settings": settings,

@@ -145,6 +145,37 @@ ROWS: list[Row] = [
 ]
 
 
+# Domains under ``domains.allow_loopback: false`` with the page's own host and port allowed (LOOPBACK_ALLOWED):
+# other loopback hosts and ports follow the allow list like any host. (page "loopback" = home + two links)
+LOOPBACK_ALLOWED = ("127.0.0.1:8765",)
+DOMAIN_ROWS: list[Row] = [
+    _r("loopback-same-origin", "loopback", BOTH, {"action": "navigate", "url": "/shop/cart"}, "auto"),
+    _r(
+        "loopback-other-ip",
+        "loopback",
+        BOTH,
+        {"action": "navigate", "url": "http://127.0.0.2:8765/"},
+        "block",
+    ),
+    _r(
+        "loopback-other-port", "loopback", BOTH, {"action": "navigate", "url": "http://127.0.0.1:9/"}, "block"
+    ),
+    _r(
+        "loopback-localhost", "loopback", EN, {"action": "navigate", "url": "http://localhost:8765/"}, "block"
+    ),
+    _r("loopback-ipv6", "loopback", EN, {"action": "navigate", "url": "http://[::1]:8765/x"}, "block"),
+    _r(
+        "loopback-websocket", "loopback", EN, {"action": "navigate", "url": "ws://127.0.0.2:8765/ws"}, "block"
+    ),
+    _r("loopback-link-other-host", "loopback", BOTH, {"action": "click", "index": 3}, "block"),
+    _r("loopback-link-same-origin", "loopback", BOTH, {"action": "click", "index": 4}, "auto"),
+]
+
+
 def cases() -> list[tuple[str, str, str, dict[str, Any], str, dict[str, Any]]]:
     """One case per (row, language): (id, page, lang, action, expected, page kwargs)."""
-    return [(f"{lang}-{i}", page, lang, a, lvl, kw) for i, page, langs, a, lvl, kw in ROWS for lang in langs]
+    return expand(ROWS)
+
+
+def expand(rows: list[Row]) -> list[tuple[str, str, str, dict[str, Any], str, dict[str, Any]]]:
+    return [(f"{lang}-{i}", page, lang, a, lvl, kw) for i, page, langs, a, lvl, kw in rows for lang in langs]

@@ -12,6 +12,7 @@ from agent.browser.actions import parse_action
 from agent.config import SafetyConfig
 from agent.errors import KiteError, UsageError
 from safety.policy import SafetyPolicy
+from safety.redact import WHOLE_TOKEN_BELOW
 from safety.secrets import SecretStore
 from tests.safety.pages import page
 from tests.safety.scenarios import cases
@@ -84,11 +85,14 @@ def test_a_secret_value_never_survives_redaction(
         assume(False)
         return
     vals = list(secrets.values())
-    text = before + vals[0] + after + "".join(vals)
+    long_ones = [v for v in vals if len(v) >= WHOLE_TOKEN_BELOW]
+    text = before + vals[0] + after + "".join(vals) + "\n" + "\n".join(vals) + "\n"
     record = {"message": text, vals[-1]: [obj, text, (vals[0],)], "n": 1}
     strings = [store.redact(text), *_strings(store.redact_obj(record))]
-    for v in vals:
+    for v in long_ones:  # a long value never survives, wherever it is
         assert all(v not in s for s in strings)
+    for v in vals:  # a short one never survives as a whole token (alone on its line here)
+        assert all(f"\n{v}\n" not in s for s in strings)
 
 
 def _strings(obj: object) -> list[str]:

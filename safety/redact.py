@@ -1,0 +1,76 @@
+"""The patterns that find a secret's value in text, including the common ways a page or a URL transforms it.
+
+For a value of at least ``WHOLE_TOKEN_BELOW`` characters, one case-insensitive pattern matches:
+
+* the value with any case and with separators (spaces, ``-``, ``_``, ``.``, ``·``) between its characters
+  ("HUNTER22", "h u n t e r 2 2", "4242-4242-4242-4242" for "4242 4242 4242 4242");
+* its URL encodings (``%XX`` and ``+`` for spaces) and HTML encodings (``&amp;`` and numeric entities);
+* its base64 (standard and URL-safe), on its own or inside a longer encoded string (each of the three byte
+  alignments, so ``btoa("user:" + password)`` is caught; the one or two characters at the edges of such a
+  run, which also carry neighbouring bytes, are left).
+
+A shorter value ("wrong", "123", "12/30") would rewrite ordinary words and numbers, so it is matched only
+exactly (with its URL encodings) and only as a whole token: not inside a longer word or number. A value
+shorter than ``MIN_LENGTH`` is refused.
+
+What no pattern catches is written in the README (Secrets): encryption or hashing, other encodings (hex,
+rot13, reversed, JSON ``\\u`` escapes), a value split across separate strings, or a page that shows part of it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from urllib.parse import quote, quote_plus
+
+MIN_LENGTH = 3
+WHOLE_TOKEN_BELOW = 6
+SEPARATORS = r"[\s\-_.·]{0,2}"
+_SEPARATOR_CHARS = re.compile(r"[\s\-_.·]")
+MIN_B64_CORE = 8
+
+
+def _b64_cores(value: str) -> list[str]:
+    """Base64 runs that any text containing ``value`` encodes to, for each of the 3 byte alignments."""
+    raw = value.encode("utf-8")
+    out: set[str] = set()
+    for shift in range(3):
+        enc = base64.b64encode(b"\0" * shift + raw).decode()
+        whole = enc if shift == 0 else ""
+        end = 4 * ((shift + len(raw)) // 3)
+        core = enc[4 if shift else 0 : end]
+        if shift == 0 and len(raw) % 3 == 0:
+            core = enc
+        for text in (whole.rstrip("="), core):
+            if len(text) >= MIN_B64_CORE:
+                out.add(text)
+                out.add(text.replace("+", "-").replace("/", "_"))
+    return sorted(out, key=len, reverse=True)
+
+
+def _literal_forms(value: str) -> list[str]:
+    forms = {
+        value,
+        quote(value, safe=""),
+        quote(value),
+        quote_plus(value),
+        html.escape(value),
+        "".join(f"&#{ord(c)};" for c in value),
+        "".join(f"&#x{ord(c):x};" for c in value),
+    }
+    return sorted(forms, key=len, reverse=True)
+
+
+def secret_pattern(value: str) -> str:
+    """A regular expression (no capturing groups) matching ``value`` and its common transforms."""
+    if len(value) < WHOLE_TOKEN_BELOW:
+        forms = sorted({value, quote(value, safe=""), quote_plus(value)}, key=len, reverse=True)
+        before = r"(?<!\w)" if re.match(r"\w", value) else ""
+        after = r"(?!\w)" if re.search(r"\w$", value) else ""
+        return before + "(?:" + "|".join(map(re.escape, forms)) + ")" + after
+    alternatives = [*map(re.escape, _literal_forms(value)), *map(re.escape, _b64_cores(value))]
+    chars = [c for c in value if not _SEPARATOR_CHARS.fullmatch(c)]
+    if len(chars) >= WHOLE_TOKEN_BELOW:  # spaced-out / re-separated forms, only for values long enough
+        alternatives.append(SEPARATORS.join(re.escape(c) for c in chars))
+    return "(?i:" + "|".join(alternatives) + ")"

@@ -1,0 +1,105 @@
+"""Redaction of a secret's common transforms, short values only as whole tokens, too-short values refused;
+end to end: a page that re-displays the typed secret transformed never gets it to the model or the disk."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from urllib.parse import quote, quote_plus
+
+import pytest
+
+from agent.config import SafetyConfig
+from agent.errors import UsageError
+from agent.loop import Agent
+from safety.secrets import SecretStore
+from tests.agent.test_safety_e2e import everything_on_disk
+from tests.fixtures.browser import PagesServer
+
+VALUE = "Tr0ub4dor&3x"
+
+
+def _store(**secrets: str) -> SecretStore:
+    return SecretStore.from_sources(SafetyConfig(secrets=secrets), env={})
+
+
+def transforms(v: str) -> dict[str, str]:
+    return {
+        "upper": v.upper(),
+        "lower": v.lower(),
+        "spaced": " ".join(v),
+        "dashed": "-".join(v),
+        "base64": base64.b64encode(v.encode()).decode(),
+        "base64-in-basic-auth": base64.b64encode(f"user:{v}".encode()).decode(),
+        "base64-url": base64.urlsafe_b64encode(f"ab{v}".encode()).decode(),
+        "url": quote(v, safe=""),
+        "url-plus": quote_plus(v + " x"),
+        "html": html.escape(v),
+        "html-numeric": "".join(f"&#{ord(c)};" for c in v),
+    }
+
+
+@pytest.mark.parametrize(("kind", "form"), list(transforms(VALUE).items()))
+def test_common_transforms_are_redacted(kind: str, form: str) -> None:
+    out = _store(pw=VALUE).redact(f"before {form} after")
+    assert "<secret>pw</secret>" in out, (kind, out)
+    core = form[4:-4] if kind.startswith("base64-") else form  # edge chars also carry neighbouring bytes
+    assert core not in out, (kind, out)
+
+
+def test_short_values_are_redacted_only_as_whole_tokens() -> None:
+    store = _store(attempt="wrong", cvc="123", expiry="12/30")
+    task = "Try the wrong password; CVC 123, expiry 12/30; the price is $1234 and 12/305 is not a date."
+    assert store.redact(task) == (
+        "Try the <secret>attempt</secret> password; CVC <secret>cvc</secret>, expiry <secret>expiry</secret>;"
+        " the price is $1234 and 12/305 is not a date."
+    )
+    assert store.redact("Wrong wrongly wrong.") == "Wrong wrongly <secret>attempt</secret>."
+    assert store.redact("q=12%2F30") == "q=<secret>expiry</secret>"
+
+
+def test_too_short_values_are_refused_with_a_clear_message() -> None:
+    with pytest.raises(UsageError, match=r"secret 'pin' is too short \(2 characters; at least 3\)"):
+        SecretStore.from_sources(SafetyConfig(), cli=["pin=42"], env={})
+
+
+PAGE = """<!doctype html><meta charset=utf-8><title>Profile</title>
+<label>Passphrase <input id=pw name=pw autocomplete=off></label>
+<pre id=out></pre>
+<script>
+document.getElementById('pw').addEventListener('input', (e) => {
+  const v = e.target.value;
+  document.getElementById('out').textContent = [
+    'shouting: ' + v.toUpperCase(), 'spaced: ' + v.split('').join(' '), 'b64: ' + btoa(v),
+    'auth: Basic ' + btoa('user:' + v), 'url: ' + encodeURIComponent(v), 'lower: ' + v.toLowerCase(),
+  ].join('\\n');
+});
+</script>"""
+
+
+async def test_a_page_that_transforms_the_secret_never_gets_it_to_the_model(
+    kite_config, ctx_session, pages_server: PagesServer, scripted_model
+) -> None:
+    url = pages_server.add("/transform", PAGE)
+    store = SecretStore.from_sources(kite_config().safety, cli=[f"phrase={VALUE}"], env={})
+    scripted_model.script(
+        [
+            {"name": "type", "arguments": {"selector": "#pw", "text": "<secret>phrase</secret>"}},
+            {"name": "done", "arguments": {"success": True, "answer": "typed"}},
+        ]
+    )
+    result = await Agent(kite_config(), context=ctx_session, secrets=store).run(
+        "type the passphrase", start_url=url
+    )
+    assert result.success, result
+    shown = await ctx_session.page.inner_text("#out")
+    forms = [VALUE.upper(), " ".join(VALUE), base64.b64encode(VALUE.encode()).decode(), quote(VALUE, safe="")]
+    assert all(f in shown for f in forms), shown  # the page really displays every transform
+    sent = json.dumps([c.model_dump() for c in scripted_model.calls], ensure_ascii=False)
+    disk = everything_on_disk(result.run_dir).decode("utf-8", "replace")
+    basic = base64.b64encode(f"user:{VALUE}".encode()).decode()
+    for text in (sent, disk):
+        for form in (*forms, VALUE.lower(), basic[4:-4]):
+            assert form not in text
+    assert "<secret>phrase</secret>" in sent
