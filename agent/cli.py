@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KiteError as exc:
         print(f"kite: {exc.type}: {exc.message}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         print("kite: interrupted", file=sys.stderr)
         return 130
 

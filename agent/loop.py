@@ -9,6 +9,7 @@ import asyncio
 import hashlib
 import time
 import traceback
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agent.browser.actions import Action, Navigate
@@ -41,6 +42,9 @@ from safety.secrets import SecretStore
 
 MAX_ACTIONS_PER_REPLY = 10
 
+StopWhen = Callable[[ContextSession], Awaitable[str | None]]
+"""Asked after every step: a reason when the task has ended by itself (a MiniWoB episode is over), else None."""
+
 
 class Stop(Exception):
     def __init__(self, reason: str, message: str = "", *, success: bool = False, answer: str = "") -> None:
@@ -61,10 +65,12 @@ class Agent:
         secrets: SecretStore | None = None,
         on_event: EventSink | None = None,
         label: str | None = None,
+        stop_when: StopWhen | None = None,
     ) -> None:
         if model is not None and config.llm.model != model.name:
             config = config.model_copy(update={"llm": config.llm.model_copy(update={"model": model.name})})
         self.config, self.on_event, self._given_context, self.label = config, on_event, context, label
+        self.stop_when = stop_when
         self.model = ModelSetup.from_config(config)
         self.safety = SafetySetup.from_config(config, confirmer, secrets)
         self.llm: Model = model or model_for(config.llm)
@@ -98,6 +104,8 @@ class Agent:
                         await self._open(start_url)
                     for step in range(1, self.config.agent.max_steps + 1):
                         await self._step(step)
+                        if self.stop_when is not None and (why := await self.stop_when(ctx)):
+                            raise Stop("task_ended", why)
                     raise Stop("max_steps", f"reached the limit of {self.config.agent.max_steps} steps")
                 finally:
                     await self._wind_down(ctx)
@@ -345,6 +353,7 @@ class Agent:
         t = self.totals
         return RunResult(
             success=stop.success,
+            claimed_success=stop.success,
             answer=stop.answer,
             stop_reason=stop.reason,
             message=stop.message,

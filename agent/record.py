@@ -23,9 +23,12 @@ class RunResult(BaseModel):
     """What ``Agent.run`` returns."""
 
     success: bool
+    claimed_success: bool = False
+    """What the model said (``done(success=...)``); ``success`` is Kite's reading of the run."""
     answer: str = ""
     stop_reason: str
-    """done | max_steps | max_failures | loop_detected | max_cost | max_tokens | interrupted | start_url_unreachable | error"""
+    """done | max_steps | max_failures | loop_detected | max_cost | max_tokens | interrupted | start_url_unreachable |
+    task_ended | error"""
     message: str = ""
     steps: int = 0
     tokens_in: int = 0

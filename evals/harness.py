@@ -1,55 +1,33 @@
-"""Run a suite: one browser, one context per task, N tasks at once; score each task independently of the
-model's claim; return an ``EvalReport`` (written as JSON / Markdown / HTML by ``evals/report.py``).
+"""An eval = the one task runner (agent/batch/) + a scorer + a report.
+
+Run a suite: its tasks become jobs exactly as ``kite batch`` builds them (scored by their checks; MiniWoB
+episodes by their reward), the runner runs them on a backend (one browser, one context per task, N at once),
+and the results become an ``EvalReport`` (written as JSON / Markdown / HTML by ``evals/report.py``). A run cut
+short (Ctrl-C, SIGTERM) still gives a report of the tasks that finished: ``partial_report``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent.batch.backend import Backend
+from agent.batch.jobs import Job, build_jobs, register_models, safe_label
+from agent.batch.results import TaskResult
+from agent.batch.runner import BatchRunner
 from agent.config import KiteConfig, with_overrides
-from agent.llm.model import Model
-from evals.checks import evaluate
-from evals.miniwob import Episode, MiniwobServer, episode_result, expand, start_episode
+from evals.miniwob import MiniwobScorer, MiniwobServer, expand
 from evals.oracle import ORACLE, OracleModel
 from evals.tasks import Suite, Task
 
-
-class TaskOutcome(BaseModel):
-    """One task (one repetition) of an eval."""
-
-    id: str
-    repeat: int = 0
-    success: bool
-    score: float
-    claimed_success: bool = False
-    """What the agent said (done success=…); success itself comes from the check or the reward."""
-    steps: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float | None = None
-    wall_s: float = 0.0
-    model_latency_s: float = 0.0
-    overhead_s: float = 0.0
-    """Kite's own time: wall time minus the model's latency."""
-    stop_reason: str = ""
-    message: str = ""
-    answer: str = ""
-    task: str = ""
-    failures: list[str] = Field(default_factory=list)
-    """Why the check failed (empty on success)."""
-    run_dir: str | None = None
-    final_url: str | None = None
-    tags: list[str] = Field(default_factory=list)
+OnResult = Callable[[TaskResult], Awaitable[None] | None]
 
 
 class EvalReport(BaseModel):
@@ -59,6 +37,10 @@ class EvalReport(BaseModel):
     finished_at: str = ""
     concurrency: int = 1
     repeat: int = 1
+    planned: int = 0
+    """Tasks (times repetitions) the eval set out to run."""
+    interrupted: bool = False
+    """Stopped early (Ctrl-C, SIGTERM): the report holds the tasks that finished."""
     n: int = 0
     successes: int = 0
     success_rate: float = 0.0
@@ -76,7 +58,7 @@ class EvalReport(BaseModel):
     model_latency_s: float = 0.0
     overhead_s: float = 0.0
     overhead_per_step_ms: float = 0.0
-    tasks: list[TaskOutcome] = Field(default_factory=list)
+    tasks: list[TaskResult] = Field(default_factory=list)
 
 
 def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -93,9 +75,10 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
 def summarize(report: EvalReport) -> EvalReport:
     t = report.tasks
     n = len(t)
-    costs = [x.cost for x in t if x.cost is not None]
+    costs = [x.cost_usd for x in t if x.cost_usd is not None]
     steps = sum(x.steps for x in t)
     report.n, report.successes = n, sum(x.success for x in t)
+    report.planned = max(report.planned, n)
     report.success_rate = round(report.successes / n, 4) if n else 0.0
     report.ci95 = wilson(report.successes, n)
     report.mean_score = round(sum(x.score for x in t) / n, 4) if n else 0.0
@@ -107,17 +90,6 @@ def summarize(report: EvalReport) -> EvalReport:
     report.overhead_s = round(sum(x.overhead_s for x in t), 3)
     report.overhead_per_step_ms = round(1000 * report.overhead_s / steps, 1) if steps else 0.0
     return report
-
-
-@dataclass
-class Case:
-    id: str
-    task: Task | None = None
-    episode: Episode | None = None
-
-
-def _label(suite: str, case_id: str, rep: int) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{suite}-{case_id}-r{rep}")
 
 
 class _Servers:
@@ -147,18 +119,95 @@ class _Servers:
             self.miniwob.stop()
 
 
-def build_cases(suite: Suite, servers: _Servers, ids: list[str] | None) -> list[Case]:
-    if suite.kind == "miniwob":
-        assert suite.miniwob is not None
-        return [Case(e.id, episode=e) for e in expand(suite.miniwob, ids)]
-    suite_dir = str(Path(suite.path).resolve().parent) if suite.path and Path(suite.path).exists() else "."
-    tasks = suite.select(ids)
-    uses_sites = any("{sites}" in t.model_dump_json() or "{cross}" in t.model_dump_json() for t in tasks)
-    values = servers.placeholders(suite_dir) if uses_sites else {"suite_dir": suite_dir}
-    return [Case(t.id, task=t.resolve(values)) for t in tasks]
+async def suite_jobs(
+    suite: Suite,
+    config: KiteConfig,
+    servers: _Servers,
+    *,
+    ids: list[str] | None = None,
+    repeat: int = 1,
+    max_steps: int | None = None,
+) -> list[Job]:
+    """The suite's jobs, in the order of ``ids`` when given. ``max_steps`` (``--max-steps``) beats the suite's."""
+    jobs = await _jobs(suite, config, servers, ids=ids, repeat=repeat, max_steps=max_steps)
+    for job in jobs:  # the oracle is an object with the task's own plan, not a registered model
+        if job.config.llm.model == ORACLE:
+            job.model = OracleModel(job.task.solution if suite.miniwob is None else None)
+    return jobs
 
 
-OnResult = Callable[[TaskOutcome], Awaitable[None] | None]
+async def _jobs(
+    suite: Suite,
+    config: KiteConfig,
+    servers: _Servers,
+    *,
+    ids: list[str] | None,
+    repeat: int,
+    max_steps: int | None,
+) -> list[Job]:
+    prefix = f"{suite.name}-"
+    if suite.miniwob is None:
+        suite_dir = str(suite.folder())
+        values = servers.placeholders(suite_dir) if suite.uses_sites() else {"suite_dir": suite_dir}
+        return await build_jobs(
+            suite,
+            config,
+            placeholders=values,
+            ids=ids,
+            max_steps=max_steps,
+            repeat=repeat,
+            label_prefix=prefix,
+        )
+    spec, mw = suite.miniwob, servers.mw()
+    episode_config = with_overrides(
+        config, {"agent.max_steps": max_steps or spec.max_steps, "safety.approve": spec.approve}
+    )
+    from safety.secrets import SecretStore
+
+    secrets = SecretStore.from_sources(episode_config.safety)
+    jobs = [
+        Job(
+            i + 1,
+            Task(id=e.id, task=f"MiniWoB++ {e.task_type}, seed {e.seed}", tags=["miniwob"]),
+            episode_config,
+            secrets,
+            list(spec.approve),
+            rep,
+            MiniwobScorer(mw.task_url(e.task_type), e.seed, spec.data_mode, spec.episode_max_time_s),
+            safe_label(f"{prefix}{e.id}-r{rep}"),
+        )
+        for i, e in enumerate(expand(spec, ids))
+        for rep in range(repeat)
+    ]
+    register_models(jobs)
+    return jobs
+
+
+def new_report(suite: Suite, config: KiteConfig, *, concurrency: int = 1, repeat: int = 1) -> EvalReport:
+    return EvalReport(
+        suite=suite.name,
+        model=config.llm.model or "",
+        started_at=datetime.now(UTC).isoformat(),
+        concurrency=concurrency,
+        repeat=repeat,
+    )
+
+
+def finish_report(
+    report: EvalReport,
+    results: list[TaskResult],
+    order: list[Job],
+    started: float,
+    *,
+    interrupted: bool = False,
+) -> EvalReport:
+    """The report of ``results`` (in job order), however many of the planned jobs finished."""
+    rank = {j.key: i for i, j in enumerate(order)}
+    report.tasks = sorted(results, key=lambda r: rank.get(r.key, len(rank)))
+    report.planned, report.interrupted = len(order), interrupted
+    report.finished_at = datetime.now(UTC).isoformat()
+    report.wall_s = round(time.monotonic() - started, 3)
+    return summarize(report)
 
 
 async def run_eval(
@@ -168,173 +217,46 @@ async def run_eval(
     repeat: int = 1,
     concurrency: int = 1,
     ids: list[str] | None = None,
+    max_steps: int | None = None,
     on_result: OnResult | None = None,
+    backend: Backend | None = None,
+    on_runner: Callable[[BatchRunner], None] | None = None,
 ) -> EvalReport:
-    """Run every case of ``suite`` ``repeat`` times, ``concurrency`` at once, in one browser."""
-    from agent.browser.session import BrowserSession
+    """Run every case of ``suite`` ``repeat`` times, ``concurrency`` at once (default: in one local browser).
 
-    model = config.llm.model or ""
-    report = EvalReport(
-        suite=suite.name,
-        model=model,
-        started_at=datetime.now(UTC).isoformat(),
-        concurrency=concurrency,
-        repeat=repeat,
-    )
+    ``on_result`` hears of every result as it arrives (a caller keeps them to write a partial report if the
+    run is cut short); ``on_runner`` is handed the runner before it starts (to ``interrupt()`` it)."""
+    from agent.batch.local import LocalBackend
+
+    report = new_report(suite, config, concurrency=concurrency, repeat=repeat)
     servers = _Servers()
     started = time.monotonic()
     try:
-        cases = build_cases(suite, servers, ids)
-        runs_dir = Path(config.run.runs_dir)
-        browser = BrowserSession(config.browser, downloads_dir=runs_dir / "_downloads")
-        await browser.start()
+        jobs = await suite_jobs(suite, config, servers, ids=ids, repeat=repeat, max_steps=max_steps)
+        if backend is None:
+            downloads = Path(config.run.runs_dir) / "_downloads"
+            backend = LocalBackend(config.browser, concurrency=concurrency, downloads_dir=downloads)
+
+        done: list[TaskResult] = []
+
+        async def heard(job: Job, result: TaskResult) -> None:
+            done.append(result)
+            if on_result is not None:
+                maybe = on_result(result)
+                if maybe is not None:
+                    await maybe
+
+        runner = BatchRunner(jobs, backend, on_result=heard)
+        if on_runner is not None:
+            on_runner(runner)
         try:
-            gate = asyncio.Semaphore(max(1, concurrency))
-            runner = _Runner(suite, config, browser, servers, gate, on_result)
-            jobs = [runner.run(case, rep) for rep in range(repeat) for case in cases]
-            report.tasks = list(await asyncio.gather(*jobs))
-        finally:
-            await browser.close()
+            await runner.run()
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if not runner.interrupted or current is None:
+                raise
+            current.uncancel()  # interrupt() + cancel: stop, and report what finished
+            return finish_report(report, done, jobs, started, interrupted=True)
     finally:
         servers.stop()
-    report.finished_at = datetime.now(UTC).isoformat()
-    report.wall_s = round(time.monotonic() - started, 3)
-    return summarize(report)
-
-
-def model_for_case(case: Case, config: KiteConfig) -> Model | None:
-    """The oracle (``kite/oracle``) for one case, with the case's own plan; None: the config's model."""
-    if config.llm.model != ORACLE:
-        return None
-    return OracleModel(case.task.solution if case.task is not None else None)
-
-
-class _Runner:
-    def __init__(
-        self,
-        suite: Suite,
-        config: KiteConfig,
-        browser: Any,
-        servers: _Servers,
-        gate: asyncio.Semaphore,
-        on_result: OnResult | None,
-    ) -> None:
-        self.suite, self.config, self.browser, self.servers = suite, config, browser, servers
-        self.gate, self.on_result = gate, on_result
-
-    def _config(self, case: Case) -> KiteConfig:
-        over: dict[str, Any] = {}
-        upload_dirs = list(self.config.browser.upload_dirs)
-        if case.task is not None:
-            t = case.task
-            if self.suite.path:
-                upload_dirs.append(str(Path(self.suite.path).resolve().parent))
-            over.update(
-                {
-                    "safety.approve": t.approve,
-                    "safety.secrets": {**self.config.safety.secrets, **t.secrets},
-                    "safety.allowed_domains": t.allowed_domains or self.config.safety.allowed_domains,
-                    "browser.upload_dirs": upload_dirs,
-                }
-            )
-            if t.model:
-                over["llm.model"] = t.model
-            if t.max_steps:
-                over["agent.max_steps"] = t.max_steps
-        elif case.episode is not None and self.suite.miniwob is not None:
-            over["agent.max_steps"] = min(self.config.agent.max_steps, self.suite.miniwob.max_steps)
-            over["safety.approve"] = self.suite.miniwob.approve
-        return with_overrides(self.config, over)
-
-    async def run(self, case: Case, rep: int) -> TaskOutcome:
-        async with self.gate:
-            outcome = await self._run(case, rep)
-        if self.on_result is not None:
-            maybe = self.on_result(outcome)
-            if asyncio.iscoroutine(maybe):
-                await maybe
-        return outcome
-
-    async def _run(self, case: Case, rep: int) -> TaskOutcome:
-        from agent.loop import Agent
-
-        t0 = time.monotonic()
-        base = TaskOutcome(
-            id=case.id,
-            repeat=rep,
-            success=False,
-            score=0.0,
-            tags=case.task.tags if case.task else ["miniwob"],
-        )
-        if not self.browser.is_alive:
-            await self.browser.restart()
-        config = self._config(case)
-        ctx = await self.browser.new_context(downloads_dir=Path(config.run.runs_dir) / "_downloads")
-        try:
-            if case.episode is not None:
-                assert self.suite.miniwob is not None
-                spec, mw = self.suite.miniwob, self.servers.mw()
-                text = await start_episode(
-                    ctx.page,
-                    mw.task_url(case.episode.task_type),
-                    case.episode.seed,
-                    mode=spec.data_mode,
-                    max_time_s=spec.episode_max_time_s,
-                )
-                start_url = None
-            else:
-                assert case.task is not None
-                text, start_url = case.task.task, case.task.start_url
-            agent = Agent(
-                config,
-                model=model_for_case(case, config),
-                context=ctx,
-                label=_label(self.suite.name, case.id, rep),
-            )
-            result = await agent.run(text, start_url=start_url)
-            out = base.model_copy(
-                update={
-                    "task": text,
-                    "claimed_success": result.success,
-                    "steps": result.steps,
-                    "tokens_in": result.tokens_in,
-                    "tokens_out": result.tokens_out,
-                    "cost": result.cost_usd,
-                    "model_latency_s": result.model_latency_s,
-                    "stop_reason": result.stop_reason,
-                    "message": result.message,
-                    "answer": result.answer,
-                    "run_dir": result.run_dir,
-                    "final_url": result.final_url,
-                }
-            )
-            out = await self._score(case, out, ctx)
-        except Exception as exc:  # one broken task never ends the eval
-            out = base.model_copy(
-                update={"stop_reason": "harness_error", "message": f"{type(exc).__name__}: {exc}"[:500]}
-            )
-        finally:
-            try:
-                await ctx.close()
-            except Exception:
-                pass
-        out.wall_s = round(time.monotonic() - t0, 3)
-        out.overhead_s = round(max(0.0, out.wall_s - out.model_latency_s), 3)
-        return out
-
-    async def _score(self, case: Case, out: TaskOutcome, ctx: Any) -> TaskOutcome:
-        if case.episode is not None:
-            ended, raw, reason = await episode_result(ctx.page)
-            out.score, out.success = raw, ended and raw > 0
-            if not out.success:
-                out.failures = [f"reward {raw}" + (f" ({reason})" if reason else "")]
-            return out
-        assert case.task is not None
-        if case.task.check is None:
-            out.success, out.score = out.claimed_success, float(out.claimed_success)
-            return out
-        result = await evaluate(
-            case.task.check, ctx, answer=out.answer, run_dir=out.run_dir, base_url=case.task.start_url
-        )
-        out.success, out.score, out.failures = result.passed, float(result.passed), result.failures
-        return out
+    return finish_report(report, done, jobs, started)

@@ -14,7 +14,11 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from agent.batch.checks import CheckOutcome
+from agent.batch.scoring import Verdict
+from agent.batch.tasks import Task
 from agent.errors import UsageError
+from agent.record import RunResult
 from evals.tasks import MiniwobSpec
 
 OVER_TEXT = "This episode has ended. The task is finished: call done."
@@ -120,11 +124,11 @@ def expand(spec: MiniwobSpec, ids: list[str] | None = None) -> list[Episode]:
     episodes = [Episode(t, s) for t in spec.tasks for s in spec.seeds]
     if not ids:
         return episodes
-    chosen = [e for e in episodes if e.id in ids or e.task_type in ids]
     missing = [i for i in ids if not any(e.id == i or e.task_type == i for e in episodes)]
     if missing:
         raise UsageError(f"not in the MiniWoB suite: {', '.join(missing)}")
-    return chosen
+    chosen = [e for i in ids for e in episodes if e.id == i or e.task_type == i]  # in the order given
+    return list(dict.fromkeys(chosen))
 
 
 async def start_episode(
@@ -147,3 +151,29 @@ async def episode_result(page: Any) -> tuple[bool, float, str | None]:
     if not state or not state.get("done"):
         return False, 0.0, "the episode did not end"
     return True, float(state.get("raw") or 0.0), state.get("reason")
+
+
+@dataclass(frozen=True)
+class MiniwobScorer:
+    """A MiniWoB++ episode as a job's scorer: ``prepare`` starts the seeded episode (its utterance is the
+    task), the agent stops as soon as the episode has ended, and the first reward is the score."""
+
+    url: str
+    seed: int
+    mode: str = "train"
+    max_time_s: float = 600
+
+    async def prepare(self, task: Task, ctx: Any) -> tuple[str, str | None]:
+        return await start_episode(
+            ctx.page, self.url, self.seed, mode=self.mode, max_time_s=self.max_time_s
+        ), None
+
+    async def ended(self, ctx: Any) -> str | None:
+        over, raw, _ = await episode_result(ctx.page)
+        return f"the MiniWoB episode ended with reward {raw:g}" if over else None
+
+    async def score(self, task: Task, ctx: Any, run: RunResult) -> Verdict:
+        over, raw, reason = await episode_result(ctx.page)
+        success = over and raw > 0
+        failures = [] if success else [f"reward {raw:g}" + (f" ({reason})" if reason else "")]
+        return Verdict(success, raw, CheckOutcome(passed=success, failures=failures))

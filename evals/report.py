@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evals.harness import EvalReport, TaskOutcome, wilson
+from agent.batch.results import TaskResult
+from evals.harness import EvalReport, summarize, wilson
 
 SCREENSHOT_LIMIT = 40
 """Screenshots inlined per task (the last ones are kept)."""
@@ -33,10 +34,14 @@ def load_json(path: str | Path) -> EvalReport:
     return EvalReport.model_validate_json(Path(path).read_text(encoding="utf-8"))
 
 
+def _interrupted(r: EvalReport) -> str:
+    return f" [interrupted: {r.n} of {r.planned} tasks finished]" if r.interrupted else ""
+
+
 def headline(r: EvalReport) -> str:
     lo, hi = r.ci95
     return (
-        f"{r.suite} · {r.model}: {r.successes}/{r.n} = {r.success_rate:.1%} "
+        f"{r.suite} · {r.model}: {r.successes}/{r.n} = {r.success_rate:.1%}{_interrupted(r)} "
         f"(95% CI {lo:.1%}–{hi:.1%}), {r.steps_mean} steps/task, {r.tokens_in}+{r.tokens_out} tokens, "
         f"cost {_fmt_cost(r.cost)}, wall {r.wall_s:.1f}s, model {r.model_latency_s:.1f}s vs Kite "
         f"{r.overhead_s:.1f}s ({r.overhead_per_step_ms:.0f} ms/step)"
@@ -50,7 +55,8 @@ def markdown(r: EvalReport) -> str:
         "",
         f"- model: `{r.model}`",
         f"- started: {r.started_at}, repeat {r.repeat}, concurrency {r.concurrency}",
-        f"- success: **{r.successes}/{r.n} = {r.success_rate:.1%}** (95% Wilson interval {lo:.1%}–{hi:.1%})",
+        f"- success: **{r.successes}/{r.n} = {r.success_rate:.1%}** (95% Wilson interval {lo:.1%}–{hi:.1%})"
+        + _interrupted(r),
         f"- mean score {r.mean_score}, {r.steps_mean} steps per task, tokens {r.tokens_in} in / {r.tokens_out} out, "
         f"cost {_fmt_cost(r.cost)}",
         f"- time: {r.wall_s:.1f}s elapsed; model latency {r.model_latency_s:.1f}s vs Kite's own overhead "
@@ -66,7 +72,7 @@ def markdown(r: EvalReport) -> str:
         name = t.id if r.repeat == 1 else f"{t.id} (r{t.repeat})"
         lines.append(
             f"| {name} | {'✅' if t.success else '❌'} | {t.score:g} | {t.steps} | {t.tokens_in}/{t.tokens_out} | "
-            f"{_fmt_cost(t.cost)} | {t.wall_s:.1f} | {t.model_latency_s:.1f} | {t.stop_reason} | "
+            f"{_fmt_cost(t.cost_usd)} | {t.wall_s:.1f} | {t.model_latency_s:.1f} | {t.stop_reason} | "
             f"{why.replace('|', '/')} |"
         )
     return "\n".join(lines) + "\n"
@@ -117,7 +123,7 @@ def _action_html(item: dict[str, Any]) -> str:
     )
 
 
-def _task_html(t: TaskOutcome) -> str:
+def _task_html(t: TaskResult) -> str:
     steps = _steps(t.run_dir)
     shots_dir = Path(t.run_dir) / "screenshots" if t.run_dir else None
     shots = sorted(shots_dir.glob("step-*.png")) if shots_dir and shots_dir.is_dir() else []
@@ -145,7 +151,7 @@ def _task_html(t: TaskOutcome) -> str:
         f"<p><b>Task:</b> {html.escape(t.task)}</p>"
         f"<p><b>Answer:</b> {html.escape(t.answer)}</p>"
         + (f"<p class=why><b>Why not:</b> {html.escape(why)}</p>" if not t.success else "")
-        + f"<p class=meta>tokens {t.tokens_in}/{t.tokens_out} · cost {_fmt_cost(t.cost)} · model "
+        + f"<p class=meta>tokens {t.tokens_in}/{t.tokens_out} · cost {_fmt_cost(t.cost_usd)} · model "
         f"{t.model_latency_s:.2f}s · Kite {t.overhead_s:.2f}s · final URL {html.escape(t.final_url or '')}</p>"
         + "".join(parts)
         + "</details>"
@@ -164,7 +170,7 @@ def html_report(r: EvalReport) -> str:
     rows = "".join(
         f"<tr><td><a href='#{html.escape(t.id)}-{t.repeat}'>{html.escape(t.id)}</a></td>"
         f"<td>{'✅' if t.success else '❌'}</td><td>{t.score:g}</td><td>{t.steps}</td>"
-        f"<td>{t.tokens_in}/{t.tokens_out}</td><td>{_fmt_cost(t.cost)}</td><td>{t.wall_s:.1f}</td>"
+        f"<td>{t.tokens_in}/{t.tokens_out}</td><td>{_fmt_cost(t.cost_usd)}</td><td>{t.wall_s:.1f}</td>"
         f"<td>{html.escape(t.stop_reason)}</td></tr>"
         for t in r.tasks
     )
@@ -186,18 +192,34 @@ def write_html(report: EvalReport, path: str | Path) -> Path:
     return p
 
 
-def _by_id(r: EvalReport) -> dict[str, list[TaskOutcome]]:
-    out: dict[str, list[TaskOutcome]] = {}
+def _by_id(r: EvalReport) -> dict[str, list[TaskResult]]:
+    out: dict[str, list[TaskResult]] = {}
     for t in r.tasks:
         out.setdefault(t.id, []).append(t)
     return out
 
 
+def _subset(r: EvalReport, ids: set[str]) -> EvalReport:
+    return summarize(r.model_copy(update={"tasks": [t for t in r.tasks if t.id in ids]}))
+
+
+def _side(r: EvalReport) -> dict[str, Any]:
+    return {
+        "suite": r.suite,
+        "model": r.model,
+        "success_rate": r.success_rate,
+        "ci95": list(r.ci95),
+        "n": r.n,
+    }
+
+
 def compare(a: EvalReport, b: EvalReport) -> dict[str, Any]:
-    """What changed from A to B: overall numbers and the tasks whose outcome differs."""
+    """What changed from A to B, over the tasks both reports ran (the others are listed, not compared)."""
     ta, tb = _by_id(a), _by_id(b)
-    changed, only_a, only_b = [], sorted(set(ta) - set(tb)), sorted(set(tb) - set(ta))
-    for tid in sorted(set(ta) & set(tb)):
+    shared = [tid for tid in ta if tid in tb]
+    only_a, only_b = sorted(set(ta) - set(tb)), sorted(set(tb) - set(ta))
+    changed = []
+    for tid in sorted(shared):
         ra = sum(x.success for x in ta[tid]) / len(ta[tid])
         rb = sum(x.success for x in tb[tid]) / len(tb[tid])
         sa = sum(x.steps for x in ta[tid]) / len(ta[tid])
@@ -212,27 +234,17 @@ def compare(a: EvalReport, b: EvalReport) -> dict[str, Any]:
                     "steps_b": round(sb, 2),
                 }
             )
+    sa_, sb_ = _subset(a, set(shared)), _subset(b, set(shared))
     return {
-        "a": {
-            "suite": a.suite,
-            "model": a.model,
-            "success_rate": a.success_rate,
-            "ci95": list(a.ci95),
-            "n": a.n,
-        },
-        "b": {
-            "suite": b.suite,
-            "model": b.model,
-            "success_rate": b.success_rate,
-            "ci95": list(b.ci95),
-            "n": b.n,
-        },
-        "success_rate_delta": round(b.success_rate - a.success_rate, 4),
-        "intervals_overlap": not (a.ci95[1] < b.ci95[0] or b.ci95[1] < a.ci95[0]),
-        "steps_mean_delta": round(b.steps_mean - a.steps_mean, 2),
-        "tokens_delta": (b.tokens_in + b.tokens_out) - (a.tokens_in + a.tokens_out),
-        "cost_delta": None if a.cost is None or b.cost is None else round(b.cost - a.cost, 6),
-        "wall_s_delta": round(b.wall_s - a.wall_s, 3),
+        "a": _side(sa_),
+        "b": _side(sb_),
+        "shared": len(shared),
+        "success_rate_delta": round(sb_.success_rate - sa_.success_rate, 4),
+        "intervals_overlap": not (sa_.ci95[1] < sb_.ci95[0] or sb_.ci95[1] < sa_.ci95[0]),
+        "steps_mean_delta": round(sb_.steps_mean - sa_.steps_mean, 2),
+        "tokens_delta": (sb_.tokens_in + sb_.tokens_out) - (sa_.tokens_in + sa_.tokens_out),
+        "cost_delta": None if sa_.cost is None or sb_.cost is None else round(sb_.cost - sa_.cost, 6),
+        "wall_s_delta": round(sb_.task_wall_s - sa_.task_wall_s, 3),
         "changed": changed,
         "only_in_a": only_a,
         "only_in_b": only_b,
@@ -242,6 +254,7 @@ def compare(a: EvalReport, b: EvalReport) -> dict[str, Any]:
 def compare_text(diff: dict[str, Any]) -> str:
     a, b = diff["a"], diff["b"]
     lines = [
+        f"compared on the {diff['shared']} task(s) both reports ran",
         f"A: {a['suite']} · {a['model']}: {a['success_rate']:.1%} (95% CI {a['ci95'][0]:.1%}–{a['ci95'][1]:.1%}, n={a['n']})",
         f"B: {b['suite']} · {b['model']}: {b['success_rate']:.1%} (95% CI {b['ci95'][0]:.1%}–{b['ci95'][1]:.1%}, n={b['n']})",
         f"success rate {diff['success_rate_delta']:+.1%}"
@@ -269,7 +282,7 @@ def compare_text(diff: dict[str, Any]) -> str:
             )
     else:
         lines.append("no task changed outcome or step count")
-    for key, label in (("only_in_a", "only in A"), ("only_in_b", "only in B")):
+    for key, label in (("only_in_a", "only in A, not compared"), ("only_in_b", "only in B, not compared")):
         if diff[key]:
             lines.append(f"{label}: {', '.join(diff[key])}")
     return "\n".join(lines)

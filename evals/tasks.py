@@ -1,135 +1,29 @@
-"""Task and suite models, shared by ``kite batch`` (task files) and ``kite eval`` (suites).
+"""Eval suites: a task file (agent/batch/tasks.py) that may instead be a MiniWoB++ suite.
 
-A task file or suite is YAML (or JSONL: one task per line)::
+    name: miniwob
+    kind: miniwob
+    miniwob: {tasks: [click-button, enter-text], seeds: [0, 1, 2], max_steps: 15}
 
-    name: sites
-    defaults: {max_steps: 20, approve: [confirm]}
-    tasks:
-      - id: shop-add-to-cart
-        task: Add the blue mug to the cart.
-        start_url: "{sites}/shop/"
-        check: {url: "/shop/cart", state: {"cart.count": 1}}
-        solution: [{click: {name: "Blue mug"}}, {click: {name: "Add to cart"}}, done]
-
-``start_url``, ``task``, ``check`` and ``solution`` may use ``{sites}`` / ``{cross}`` (the bundled sites'
-two origins) and ``{suite_dir}`` (the folder of the suite file); ``resolve`` fills them in. Validation
-errors name the file, the task (id and position) and the field.
+``find_suite("sites")`` is the bundled suite file; ``load_suite`` reads any suite or task file.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agent.browser.actions import ACTION_NAMES
+from agent.batch.tasks import Check, SolutionStep, Task, TaskFile, parse_tasks, read_raw
 from agent.errors import UsageError
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#-]*$")
-PLACEHOLDERS = ("sites", "cross", "suite_dir")
+__all__ = ["Check", "MiniwobSpec", "SolutionStep", "Suite", "Task", "find_suite", "load_suite", "parse_suite"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Check(_Model):
-    """Success, scored independently of what the model claims. Every field given must hold."""
-
-    url: str | None = None
-    """A regular expression searched in the final URL of the active tab."""
-    text: str | list[str] | None = None
-    """Text the final page must contain (all frames' visible text; every item of a list)."""
-    not_text: str | list[str] | None = None
-    """Text the final page must NOT contain."""
-    js: str | list[str] | None = None
-    """JavaScript expressions evaluated in the final page; each must be truthy."""
-    state: dict[str, Any] | None = None
-    """Dotted keys of the JSON state endpoint and the values they must equal, e.g. {"cart.count": 2}."""
-    state_url: str = "/api/state"
-    """The state endpoint, fetched inside the task's browser context (so its cookies apply)."""
-    confirmed: bool | str | None = None
-    """true: some action needed the user's confirmation; a name: an action of that name did; false: none did."""
-    answer: str | None = None
-    """A regular expression (case-insensitive) searched in the agent's final answer."""
-
-    @model_validator(mode="after")
-    def _something(self) -> Check:
-        fields = ("url", "text", "not_text", "js", "state", "confirmed", "answer")
-        if all(getattr(self, f) is None for f in fields):
-            raise ValueError(f"a check needs at least one of: {', '.join(fields)}")
-        for pattern in (self.url, self.answer):
-            if pattern is not None:
-                try:
-                    re.compile(pattern)
-                except re.error as exc:
-                    raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from exc
-        if isinstance(self.confirmed, str) and self.confirmed not in ACTION_NAMES:
-            raise ValueError(f"confirmed: unknown action {self.confirmed!r}")
-        return self
-
-
-SolutionStep = dict[str, Any] | str
-"""One step of an oracle plan: ``{click: {name: "Add to cart"}}`` or a bare action name (``goBack``)."""
-
-
-class Task(_Model):
-    """One task: what to do, where to start, how to score it, and optionally a plan for the oracle model."""
-
-    id: str
-    """Unique within its file; letters, digits and _ . : # -."""
-    task: str = Field(min_length=1)
-    """The task in plain language."""
-    start_url: str | None = None
-    """Where the browser starts ({sites} and {cross} are the bundled sites)."""
-    model: str | None = None
-    """A model for this task only (else the run's model)."""
-    max_steps: int | None = Field(None, ge=1)
-    """Step limit for this task (else the run's)."""
-    secrets: dict[str, str] = Field(default_factory=dict)
-    """Secrets the agent may type as <secret>name</secret>."""
-    allowed_domains: list[str] = Field(default_factory=list)
-    """If given, only these domains may load."""
-    tags: list[str] = Field(default_factory=list)
-    approve: list[str] = Field(default_factory=list)
-    """Batch confirmer: levels or actions approved without asking (e.g. [confirm], [executeJS])."""
-    check: Check | None = None
-    """How success is scored; without one, the agent's own claim (done success=true) is used."""
-    solution: list[SolutionStep] = Field(default_factory=list)
-    """The oracle's plan: one action per step, elements found by name/role in the rendered element list."""
-
-    @field_validator("id")
-    @classmethod
-    def _id(cls, value: str) -> str:
-        if not _ID.match(value):
-            raise ValueError("use letters, digits and _ . : # - (starting with a letter or digit)")
-        return value
-
-    @field_validator("solution")
-    @classmethod
-    def _solution(cls, steps: list[SolutionStep]) -> list[SolutionStep]:
-        for i, step in enumerate(steps):
-            name = step if isinstance(step, str) else (next(iter(step)) if len(step) == 1 else None)
-            if name is None:
-                raise ValueError(f"step {i}: write one action per step, as {{action: {{params}}}}")
-            if name not in ACTION_NAMES:
-                raise ValueError(f"step {i}: unknown action {name!r}; valid: {', '.join(ACTION_NAMES)}")
-            if isinstance(step, dict) and not isinstance(step[name], dict | type(None)):
-                raise ValueError(f"step {i}: the parameters of {name!r} must be a mapping")
-        return steps
-
-    def resolve(self, values: dict[str, str]) -> Task:
-        """A copy with {sites}/{cross}/{suite_dir} filled in everywhere."""
-        data = _fill(self.model_dump(), values)
-        return Task.model_validate(data)
-
-
-class MiniwobSpec(_Model):
+class MiniwobSpec(BaseModel):
     """A MiniWoB++ suite: episodes of these task types, one per seed."""
+
+    model_config = ConfigDict(extra="forbid")
 
     tasks: list[str] = Field(min_length=1)
     """Task type names (the HTML file names without .html), e.g. click-button."""
@@ -143,112 +37,27 @@ class MiniwobSpec(_Model):
     would otherwise make the safety policy ask before every submit."""
 
 
-class Suite(_Model):
-    """A named list of tasks, with defaults applied to each task."""
+class Suite(TaskFile):
+    """A task file, or a MiniWoB++ suite (``kind: miniwob`` with a ``miniwob`` section)."""
 
-    name: str
-    description: str = ""
     kind: Literal["tasks", "miniwob"] = "tasks"
-    defaults: dict[str, Any] = Field(default_factory=dict)
-    tasks: list[Task] = Field(default_factory=list)
     miniwob: MiniwobSpec | None = None
-    path: str | None = None
-    """Where the suite was read from (set by the loader)."""
 
     @model_validator(mode="after")
-    def _unique(self) -> Suite:
-        seen: dict[str, int] = {}
-        for i, t in enumerate(self.tasks):
-            if t.id in seen:
-                raise ValueError(f"task #{i + 1} ({t.id}): id already used by task #{seen[t.id] + 1}")
-            seen[t.id] = i
+    def _miniwob(self) -> Suite:
         if self.kind == "miniwob" and self.miniwob is None:
             raise ValueError("a miniwob suite needs a 'miniwob' section")
         return self
 
-    def select(self, ids: list[str] | None) -> list[Task]:
-        if not ids:
-            return list(self.tasks)
-        known = {t.id for t in self.tasks}
-        missing = [i for i in ids if i not in known]
-        if missing:
-            raise UsageError(f"unknown task id(s) in suite {self.name}: {', '.join(missing)}")
-        return [t for t in self.tasks if t.id in ids]
-
-
-def _fill(node: Any, values: dict[str, str]) -> Any:
-    if isinstance(node, str):
-        for key in PLACEHOLDERS:
-            if key in values:
-                node = node.replace("{" + key + "}", values[key])
-        return node
-    if isinstance(node, list):
-        return [_fill(x, values) for x in node]
-    if isinstance(node, dict):
-        return {k: _fill(v, values) for k, v in node.items()}
-    return node
-
-
-def _where(err: dict[str, Any], raw_tasks: list[Any], path: str) -> str:
-    loc = list(err["loc"])
-    if len(loc) >= 2 and loc[0] == "tasks" and isinstance(loc[1], int):
-        i = loc[1]
-        raw = raw_tasks[i] if i < len(raw_tasks) else {}
-        tid = raw.get("id") if isinstance(raw, dict) else None
-        field = ".".join(str(p) for p in loc[2:]) or "(the task)"
-        return f"{path}: task #{i + 1}{f' ({tid})' if tid else ''}, field '{field}'"
-    return f"{path}: field '{'.'.join(str(p) for p in loc) or '(top level)'}'"
-
-
-def _read_raw(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
-    if path.suffix == ".jsonl":
-        tasks = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    tasks.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise UsageError(f"{path} line {n}: invalid JSON ({exc.msg})") from exc
-        return {"name": path.stem, "tasks": tasks}
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise UsageError(f"{path}{f' line {mark.line + 1}' if mark else ''}: invalid YAML") from exc
-    if isinstance(data, list):
-        data = {"tasks": data}
-    if not isinstance(data, dict):
-        raise UsageError(f"{path}: expected a mapping with 'tasks' or a list of tasks")
-    data.setdefault("name", path.stem)
-    return data
-
 
 def parse_suite(data: dict[str, Any], path: str = "<suite>") -> Suite:
     """Validate a suite given as plain data; errors name the task and field."""
-    data = {"name": Path(path).stem, **data}
-    raw_tasks = data.get("tasks") or []
-    if not isinstance(raw_tasks, list):
-        raise UsageError(f"{path}: 'tasks' must be a list")
-    defaults = data.get("defaults") or {}
-    if not isinstance(defaults, dict):
-        raise UsageError(f"{path}: 'defaults' must be a mapping")
-    merged = [{**defaults, **t} if isinstance(t, dict) else t for t in raw_tasks]
-    try:
-        return Suite.model_validate({**data, "tasks": merged, "path": path})
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        msg = err["msg"].removeprefix("Value error, ")
-        raise UsageError(f"{_where(err, raw_tasks, path)}: {msg}") from exc
+    return parse_tasks(data, path, Suite)
 
 
 def load_suite(path: str | Path) -> Suite:
     """Read a suite or task file (YAML or JSONL)."""
-    p = Path(path)
-    return parse_suite(_read_raw(p), str(p))
+    return parse_suite(read_raw(path), str(path))
 
 
 SUITES_DIR = Path(__file__).parent / "suites"

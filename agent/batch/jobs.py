@@ -1,9 +1,10 @@
-"""Turn a task file into batch jobs: validated tasks (evals/tasks.py), placeholders filled, and per task the
-config, secrets and approvals it runs with.
+"""Turn tasks into jobs: validated tasks (agent/batch/tasks.py), placeholders filled, and per task the config,
+secrets, approvals and scorer it runs with.
 
 A task's own ``model``, ``max_steps``, ``secrets``, ``allowed_domains`` and ``approve`` override the command's
-(``secrets`` are merged by name, the task's winning). Every problem is a one-line ``UsageError`` that names
-the file, the task (position and id) and, where pydantic found it, the field.
+(``secrets`` are merged by name, the task's winning); a ``max_steps`` given to ``build_jobs`` (``kite eval
+--max-steps``) overrides every task's. Every problem is a one-line ``UsageError`` that names the file, the
+task (position and id) and, where pydantic found it, the field.
 """
 
 from __future__ import annotations
@@ -14,18 +15,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.batch.scoring import CheckScorer, Scorer
+from agent.batch.tasks import Task, TaskFile, parse_tasks, read_raw
 from agent.config import KiteConfig, with_overrides
 from agent.errors import ConfigError, UsageError
-from evals.tasks import Task, load_suite
+from agent.llm.model import Model
 from safety.confirm import BatchConfirmer
 from safety.secrets import SecretStore
 
 ModelResolver = Callable[[KiteConfig], Awaitable[KiteConfig]]
 
 
+def safe_label(text: str) -> str:
+    """A run folder's label: letters, digits and _ . - only."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text)
+
+
 @dataclass
-class BatchJob:
-    """One task, ready to run."""
+class Job:
+    """One task (one repetition), ready to run anywhere: every part is plain picklable data."""
 
     position: int
     """1-based position in the task file."""
@@ -34,45 +42,45 @@ class BatchJob:
     config: KiteConfig
     secrets: SecretStore
     approve: list[str] = field(default_factory=list)
+    repeat: int = 0
+    scorer: Scorer = field(default_factory=CheckScorer)
+    label: str = ""
+    """The run folder's label (default: the id)."""
+    model: Model | None = None
+    """The model object to run with (an eval's oracle); None: the one ``config.llm`` names."""
+
+    def __post_init__(self) -> None:
+        self.label = self.label or safe_label(self.task.id)
 
     @property
     def id(self) -> str:
         return self.task.id
 
     @property
-    def label(self) -> str:
-        return re.sub(r"[^A-Za-z0-9_.-]+", "-", self.task.id)
-
-
-@dataclass
-class TaskFile:
-    path: Path
-    tasks: list[Task]
-    fields_set: list[frozenset[str]]
-    """Which fields each task (or the file's defaults) gave explicitly."""
-
-    def uses_sites(self) -> bool:
-        return any("{sites}" in t.model_dump_json() or "{cross}" in t.model_dump_json() for t in self.tasks)
+    def key(self) -> str:
+        """Unique within a batch: the id, with the repetition when there are several."""
+        return self.id if self.repeat == 0 else f"{self.id}#r{self.repeat}"
 
 
 def read_task_file(path: str | Path) -> TaskFile:
-    """Load and validate a YAML or JSONL task file (the task model is evals/tasks.py's)."""
+    """Load and validate a YAML or JSONL task file."""
     p = Path(path)
     if p.is_dir():
         raise UsageError(f"{p} is a folder: give a YAML or JSONL task file")
-    suite = load_suite(p)
-    if suite.kind == "miniwob":
+    data = read_raw(p)
+    if data.get("kind") == "miniwob":
         raise UsageError(f"{p} is a MiniWoB suite: run it with 'kite eval {p}'")
-    if not suite.tasks:
+    tf: TaskFile = parse_tasks(data, str(p))
+    if not tf.tasks:
         raise UsageError(f"{p}: no tasks")
-    return TaskFile(p, list(suite.tasks), [frozenset(t.model_fields_set) for t in suite.tasks])
+    return tf
 
 
 def _where(tf: TaskFile, i: int) -> str:
     return f"{tf.path}: task #{i + 1} ({tf.tasks[i].id})"
 
 
-def _overrides(task: Task, given: frozenset[str], base: KiteConfig, upload_dir: str) -> dict[str, Any]:
+def _overrides(task: Task, given: set[str], base: KiteConfig, upload_dir: str) -> dict[str, Any]:
     over: dict[str, Any] = {"browser.upload_dirs": [*base.browser.upload_dirs, upload_dir]}
     if task.model:
         over["llm.model"] = task.model
@@ -92,15 +100,24 @@ async def build_jobs(
     placeholders: dict[str, str],
     cli_secrets: Iterable[str] = (),
     resolve_model: ModelResolver | None = None,
-) -> list[BatchJob]:
-    """One job per task; models that need resolving (``local`` or none) are resolved once, on demand."""
-    upload_dir = str(tf.path.resolve().parent)
+    ids: list[str] | None = None,
+    max_steps: int | None = None,
+    repeat: int = 1,
+    label_prefix: str = "",
+) -> list[Job]:
+    """One job per task (and repetition); models that need resolving (``local`` or none) are resolved once."""
+    folder = tf.folder()
     resolved: dict[str | None, KiteConfig] = {}
+    chosen = tf.select(ids)
     jobs = []
-    for i, raw in enumerate(tf.tasks):
+    for raw in chosen:
+        i = tf.tasks.index(raw)
         task = raw.resolve(placeholders)
         try:
-            config = with_overrides(base, _overrides(task, tf.fields_set[i], base, upload_dir))
+            over = _overrides(task, set(raw.model_fields_set), base, str(folder))
+            if max_steps is not None:
+                over["agent.max_steps"] = max_steps
+            config = with_overrides(base, over)
             model = config.llm.model
             if resolve_model is not None and (not model or model == "local"):
                 if model not in resolved:
@@ -113,12 +130,14 @@ async def build_jobs(
             BatchConfirmer(config.safety.approve)  # validates the approvals
         except (UsageError, ConfigError) as exc:
             raise UsageError(f"{_where(tf, i)}: {exc.message}") from exc
-        jobs.append(BatchJob(i + 1, task, config, secrets, list(config.safety.approve)))
-    _register_fakes(jobs)
+        for rep in range(repeat):
+            label = safe_label(f"{label_prefix}{task.id}" + (f"-r{rep}" if label_prefix else ""))
+            jobs.append(Job(i + 1, task, config, secrets, list(config.safety.approve), rep, label=label))
+    register_models(jobs)
     return jobs
 
 
-def _register_fakes(jobs: list[BatchJob]) -> None:
+def register_models(jobs: list[Job]) -> None:
     """Fake models (``kite/...``) live in a litellm provider that must be installed first."""
     if any((j.config.llm.model or "").startswith("kite/") for j in jobs):
         from agent.llm.fakes import register_fakes

@@ -1,4 +1,5 @@
-"""The results file of ``kite batch``: one JSON line per finished task, appended and flushed as it finishes.
+"""The one per-task result model, and the results file of ``kite batch``: one JSON line per finished task,
+appended and flushed as it finishes.
 
 Resuming reads it back: every id with a complete line is finished. A torn last line (the runner was killed
 while writing it) is tolerated: it is not counted, and it is cut off before new lines are appended, so the
@@ -12,46 +13,74 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
-from evals.checks import CheckOutcome
+from agent.batch.checks import CheckOutcome
+from agent.record import RunResult
+
+RUNNER_ERROR = "runner_error"
+"""The stop reason of a task Kite could not run at all (no browser context, a bug): no agent run behind it."""
+
+ERROR_STOPS = frozenset({"error", "model_error", "start_url_unreachable", RUNNER_ERROR})
+"""Stop reasons that mean Kite or its surroundings failed, not the agent's work (→ ``error`` is set)."""
 
 
-class BatchResult(BaseModel):
-    """One line of the results file."""
+class TaskResult(RunResult):
+    """One task of a batch or an eval: the agent's run (every field of ``RunResult``, as ``Agent.run`` returned
+    it) plus the task's verdict. One line of ``kite batch``'s results file; one row of an eval report.
+
+    ``success`` is the verdict: the task's check (or MiniWoB's reward) when it has one, else the agent's claim;
+    ``claimed_success`` stays what the agent said."""
+
+    model_config = ConfigDict(extra="ignore")
 
     id: str
-    success: bool
-    """From the task's check when it has one, else the agent's own claim."""
-    claimed_success: bool = False
-    """What the agent said (done success=...)."""
+    repeat: int = 0
+    """Which repetition (``kite eval --repeat K``): 0 .. K-1."""
+    task: str = ""
+    """The task text the agent was given (for MiniWoB: the episode's utterance)."""
+    score: float = 0.0
+    """1.0 / 0.0 from a check or the claim; MiniWoB's raw reward (may be negative or fractional)."""
     check: CheckOutcome | None = None
-    """The check's outcome (None when the task has no check, or the run never got that far)."""
-    answer: str = ""
-    stop_reason: str = ""
-    """The loop's stop reason (done, max_steps, model_error ...), or batch_error when Kite could not run it."""
-    message: str = ""
-    steps: int = 0
-    tokens: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float | None = None
-    """USD, when the model's price is known."""
+    """How the verdict was reached (None when the task has no check, or the run never got that far)."""
     wall_s: float = 0.0
-    run_dir: str | None = None
+    """The whole task: browser context, agent run and check."""
     error: str | None = None
     """Set when the task failed for a reason other than the agent's own work (browser, model, start URL)."""
     model: str | None = None
-    final_url: str | None = None
     tags: list[str] = Field(default_factory=list)
+    attempts: int = 1
+    """How many times the task was started (a backend may retry a task whose worker died)."""
     finished_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    @property
+    def key(self) -> str:
+        """Unique within a results file: the id, with the repetition when there are several."""
+        return self.id if self.repeat == 0 else f"{self.id}#r{self.repeat}"
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tokens(self) -> int:
+        return self.tokens_in + self.tokens_out
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def overhead_s(self) -> float:
+        """Kite's own time: wall time minus the model's latency."""
+        return round(max(0.0, self.wall_s - self.model_latency_s), 3)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def failures(self) -> list[str]:
+        """Why the verdict is a failure (the check's lines; empty on success)."""
+        return [] if self.success or self.check is None else list(self.check.failures)
 
 
 class ResultsFile(BaseModel):
     """What an existing results file holds."""
 
-    results: dict[str, BatchResult] = Field(default_factory=dict)
-    """The last complete result per id."""
+    results: dict[str, TaskResult] = Field(default_factory=dict)
+    """The last complete result per key (the id; ``id#rN`` for a repetition)."""
     lines: int = 0
     skipped: int = 0
     """Complete lines that are not results."""
@@ -75,20 +104,20 @@ def read_results(path: str | Path) -> ResultsFile:
         if result is None:
             out.skipped += 1
         else:
-            out.results[result.id] = result
+            out.results[result.key] = result
     if tail.strip():
         result = _parse(tail)
         if result is None:
             out.torn = True
         else:  # complete JSON, only the newline is missing
             out.lines += 1
-            out.results[result.id] = result
+            out.results[result.key] = result
     return out
 
 
-def _parse(raw: bytes) -> BatchResult | None:
+def _parse(raw: bytes) -> TaskResult | None:
     try:
-        return BatchResult.model_validate(json.loads(raw))
+        return TaskResult.model_validate(json.loads(raw))
     except (ValueError, ValidationError):
         return None
 
@@ -117,7 +146,7 @@ class ResultWriter:
         with self.path.open("r+b") as f:
             f.truncate(cut)
 
-    def write(self, result: BatchResult) -> None:
+    def write(self, result: TaskResult) -> None:
         line = (json.dumps(result.model_dump(mode="json"), ensure_ascii=False) + "\n").encode()
         view = memoryview(line)
         while view:

@@ -1,6 +1,7 @@
-"""Task and suite models, shared by ``kite batch`` (task files) and ``kite eval`` (suites).
+"""The task model and task files, shared by ``kite batch`` (task files) and ``kite eval`` (suites extend
+``TaskFile`` in evals/tasks.py).
 
-A task file or suite is YAML (or JSONL: one task per line)::
+A task file is YAML (or JSONL: one task per line)::
 
     name: sites
     defaults: {max_steps: 20, approve: [confirm]}
@@ -12,7 +13,7 @@ A task file or suite is YAML (or JSONL: one task per line)::
         solution: [{click: {name: "Blue mug"}}, {click: {name: "Add to cart"}}, done]
 
 ``start_url``, ``task``, ``check`` and ``solution`` may use ``{sites}`` / ``{cross}`` (the bundled sites'
-two origins) and ``{suite_dir}`` (the folder of the suite file); ``resolve`` fills them in. Validation
+two origins) and ``{suite_dir}`` (the folder of the task file); ``resolve`` fills them in. Validation
 errors name the file, the task (id and position) and the field.
 """
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Self, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -31,6 +32,7 @@ from agent.errors import UsageError
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#-]*$")
 PLACEHOLDERS = ("sites", "cross", "suite_dir")
+T = TypeVar("T", bound="TaskFile")
 
 
 class _Model(BaseModel):
@@ -128,58 +130,42 @@ class Task(_Model):
         return Task.model_validate(data)
 
 
-class MiniwobSpec(_Model):
-    """A MiniWoB++ suite: episodes of these task types, one per seed."""
-
-    tasks: list[str] = Field(min_length=1)
-    """Task type names (the HTML file names without .html), e.g. click-button."""
-    seeds: list[int] = Field(default_factory=lambda: list(range(10)))
-    max_steps: int = Field(12, ge=1)
-    episode_max_time_s: float = Field(600.0, gt=0)
-    """The episode's own time limit (MiniWoB's default 10 s is far too short for real models)."""
-    data_mode: Literal["train", "test", "default"] = "train"
-    approve: list[str] = Field(default_factory=lambda: ["confirm"])
-    """Batch confirmer for the episodes: MiniWoB pages are games, and words in their URLs (e.g. 'transfer')
-    would otherwise make the safety policy ask before every submit."""
-
-
-class Suite(_Model):
-    """A named list of tasks, with defaults applied to each task."""
+class TaskFile(_Model):
+    """A named list of tasks, with defaults applied to each task (a batch file; eval suites extend it)."""
 
     name: str
     description: str = ""
-    kind: Literal["tasks", "miniwob"] = "tasks"
     defaults: dict[str, Any] = Field(default_factory=dict)
     tasks: list[Task] = Field(default_factory=list)
-    miniwob: MiniwobSpec | None = None
     path: str | None = None
-    """Where the suite was read from (set by the loader)."""
+    """Where the file was read from (set by the loader)."""
 
     @model_validator(mode="after")
-    def _unique(self) -> Suite:
+    def _unique(self) -> Self:
         seen: dict[str, int] = {}
-        texts: dict[str, str] = {}
         for i, t in enumerate(self.tasks):
             if t.id in seen:
                 raise ValueError(f"task #{i + 1} ({t.id}): id already used by task #{seen[t.id] + 1}")
             seen[t.id] = i
-            if t.solution and t.task in texts:
-                raise ValueError(
-                    f"task #{i + 1} ({t.id}): same task text as {texts[t.task]} (the oracle keys plans by it)"
-                )
-            texts[t.task] = t.id
-        if self.kind == "miniwob" and self.miniwob is None:
-            raise ValueError("a miniwob suite needs a 'miniwob' section")
         return self
 
     def select(self, ids: list[str] | None) -> list[Task]:
+        """The tasks with these ids, in the order given (all of them, in file order, without ids)."""
         if not ids:
             return list(self.tasks)
-        known = {t.id for t in self.tasks}
-        missing = [i for i in ids if i not in known]
+        by_id = {t.id: t for t in self.tasks}
+        missing = [i for i in ids if i not in by_id]
         if missing:
-            raise UsageError(f"unknown task id(s) in suite {self.name}: {', '.join(missing)}")
-        return [t for t in self.tasks if t.id in ids]
+            raise UsageError(f"unknown task id(s) in {self.name}: {', '.join(missing)}")
+        return [by_id[i] for i in dict.fromkeys(ids)]
+
+    def folder(self) -> Path:
+        """The folder of the file (task paths such as uploads are relative to it); else the working folder."""
+        return Path(self.path).resolve().parent if self.path and Path(self.path).exists() else Path.cwd()
+
+    def uses_sites(self) -> bool:
+        """Whether a task names the bundled sites ({sites} or {cross}), which must then be started."""
+        return any("{sites}" in t.model_dump_json() or "{cross}" in t.model_dump_json() for t in self.tasks)
 
 
 def _fill(node: Any, values: dict[str, str]) -> Any:
@@ -233,8 +219,8 @@ def _read_raw(path: Path) -> dict[str, Any]:
     return data
 
 
-def parse_suite(data: dict[str, Any], path: str = "<suite>") -> Suite:
-    """Validate a suite given as plain data; errors name the task and field."""
+def parse_tasks(data: dict[str, Any], path: str = "<tasks>", model: type[T] = TaskFile) -> T:  # type: ignore[assignment]
+    """Validate a task file (or a suite: ``model``) given as plain data; errors name the task and field."""
     data = {"name": Path(path).stem, **data}
     raw_tasks = data.get("tasks") or []
     if not isinstance(raw_tasks, list):
@@ -244,29 +230,13 @@ def parse_suite(data: dict[str, Any], path: str = "<suite>") -> Suite:
         raise UsageError(f"{path}: 'defaults' must be a mapping")
     merged = [{**defaults, **t} if isinstance(t, dict) else t for t in raw_tasks]
     try:
-        return Suite.model_validate({**data, "tasks": merged, "path": path})
+        return model.model_validate({**data, "tasks": merged, "path": path})
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = err["msg"].removeprefix("Value error, ")
-        raise UsageError(f"{_where(err, raw_tasks, path)}: {msg}") from exc
+        raise UsageError(f"{_where(dict(err), raw_tasks, path)}: {msg}") from exc
 
 
-def load_suite(path: str | Path) -> Suite:
-    """Read a suite or task file (YAML or JSONL)."""
-    p = Path(path)
-    return parse_suite(_read_raw(p), str(p))
-
-
-SUITES_DIR = Path(__file__).parent / "suites"
-
-
-def find_suite(name_or_path: str) -> Path:
-    """``sites`` / ``miniwob`` → the bundled suite file; anything else is a path."""
-    bundled = SUITES_DIR / f"{name_or_path}.yaml"
-    if bundled.is_file():
-        return bundled
-    p = Path(name_or_path)
-    if not p.is_file():
-        names = sorted(f.stem for f in SUITES_DIR.glob("*.yaml"))
-        raise UsageError(f"no suite '{name_or_path}': give a file, or one of {', '.join(names)}")
-    return p
+def read_raw(path: str | Path) -> dict[str, Any]:
+    """A task file's plain data (YAML: a mapping or a list of tasks; JSONL: one task per line)."""
+    return _read_raw(Path(path))

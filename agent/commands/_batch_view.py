@@ -16,11 +16,11 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from evals.batch_jobs import BatchJob
-from evals.batch_results import BatchResult
+from agent.batch.jobs import Job
+from agent.batch.results import TaskResult
 
 
-def _why(result: BatchResult) -> str:
+def _why(result: TaskResult) -> str:
     if result.success:
         return result.answer
     if result.error:
@@ -35,11 +35,11 @@ def _cost(cost: float | None) -> str:
 
 
 class BatchView:
-    def __init__(self, total: int, already: list[BatchResult], console: Console | None = None) -> None:
+    def __init__(self, total: int, already: list[TaskResult], console: Console | None = None) -> None:
         self.console = console or Console(stderr=True, highlight=False)
         self.ok = sum(r.success for r in already)
         self.failed = len(already) - self.ok
-        known = [r.cost for r in already if r.cost is not None]
+        known = [r.cost_usd for r in already if r.cost_usd is not None]
         self.cost: float | None = sum(known) if known else None
         self.progress = Progress(
             SpinnerColumn(),
@@ -69,11 +69,11 @@ class BatchView:
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()
 
-    def finished(self, job: BatchJob, result: BatchResult) -> None:
+    def finished(self, job: Job, result: TaskResult) -> None:
         self.ok += result.success
         self.failed += not result.success
-        if result.cost is not None:
-            self.cost = (self.cost or 0.0) + result.cost
+        if result.cost_usd is not None:
+            self.cost = (self.cost or 0.0) + result.cost_usd
         mark = "[green]✓[/]" if result.success else "[red]✗[/]"
         why = escape(_why(result)[:160])
         self.progress.console.print(
@@ -84,7 +84,7 @@ class BatchView:
         self._show(advance=1)
 
 
-def summary_table(jobs: list[BatchJob], results: dict[str, BatchResult]) -> Table:
+def summary_table(jobs: list[Job], results: dict[str, TaskResult]) -> Table:
     """One row per task of the file (in file order), then the totals."""
     table = Table(title="kite batch", show_lines=False)
     columns: tuple[tuple[str, JustifyMethod], ...] = (
@@ -113,17 +113,17 @@ def summary_table(jobs: list[BatchJob], results: dict[str, BatchResult]) -> Tabl
             r.stop_reason,
             str(r.steps),
             str(r.tokens),
-            _cost(r.cost),
+            _cost(r.cost_usd),
             f"{r.wall_s:.1f}",
             escape(_why(r)[:120]),
         )
     return table
 
 
-def totals_line(jobs: list[BatchJob], results: dict[str, BatchResult], wall_s: float) -> str:
+def totals_line(jobs: list[Job], results: dict[str, TaskResult], wall_s: float) -> str:
     mine = [results[j.id] for j in jobs if j.id in results]
     ok = sum(r.success for r in mine)
-    costs = [r.cost for r in mine if r.cost is not None]
+    costs = [r.cost_usd for r in mine if r.cost_usd is not None]
     missing = len(jobs) - len(mine)
     return (
         f"{ok}/{len(jobs)} succeeded, {len(mine) - ok} failed"

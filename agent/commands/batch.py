@@ -13,6 +13,8 @@ starts the bundled local sites.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +31,7 @@ from agent.commands._agent_opts import (
 from agent.commands._browser_opts import add_browser_options
 
 if TYPE_CHECKING:
-    from evals.batch import BatchRunner
+    from agent.batch.runner import BatchRunner
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,20 +51,24 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    from agent.batch.jobs import build_jobs, read_task_file
+    from agent.batch.local import LocalBackend
+    from agent.batch.results import read_results
+    from agent.batch.runner import BatchRunner
     from agent.commands._batch_view import BatchView, summary_table, totals_line
-    from evals.batch import BatchRunner
-    from evals.batch_jobs import build_jobs, read_task_file
-    from evals.batch_results import read_results
+    from agent.commands._interrupt import interruptible
 
     tf = read_task_file(args.tasks)
+    path = Path(args.tasks)
     extra = {}
     if not args.runs_dir:
-        extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"batch-{tf.path.stem}")
+        extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"batch-{path.stem}")
     config = load_with_args(args, extra)
-    out = Path(args.out or f"{tf.path.stem}.results.jsonl")
+    out = Path(args.out or f"{path.stem}.results.jsonl")
     err = Console(stderr=True, highlight=False)
-    values = {"suite_dir": str(tf.path.resolve().parent)}
+    values = {"suite_dir": str(tf.folder())}
     sites = None
+    interrupted = False
     started = time.monotonic()
     try:
         if tf.uses_sites():
@@ -74,19 +80,20 @@ async def run(args: argparse.Namespace) -> int:
             tf, config, placeholders=values, cli_secrets=args.secret, resolve_model=resolve_model
         )
         refuse_eval_models(*(j.config.llm.model for j in jobs))
-        runner = BatchRunner(
-            jobs,
-            out=out,
-            browser_config=config.browser,
-            concurrency=args.concurrency,
-            retry_failed=args.retry_failed,
-        )
+        backend = LocalBackend(config.browser, concurrency=args.concurrency)
+        runner = BatchRunner(jobs, backend, out=out, retry_failed=args.retry_failed)
         _report_start(err, runner, out)
-        pending = {j.id for j in runner.pending}
-        already = [runner.existing.results[j.id] for j in jobs if j.id not in pending]
-        with BatchView(len(jobs), already, err) as view:
+        pending = {j.key for j in runner.pending}
+        already = [runner.existing.results[j.key] for j in jobs if j.key not in pending]
+        with BatchView(len(jobs), already, err) as view, interruptible(runner.interrupt):
             runner.on_result = view.finished
-            await runner.run()
+            try:
+                await runner.run()
+            except asyncio.CancelledError:
+                if not runner.interrupted:
+                    raise
+                _uncancel()
+                interrupted = True
     finally:
         if sites is not None:
             sites.stop()
@@ -97,7 +104,17 @@ async def run(args: argparse.Namespace) -> int:
     console.print(summary_table(jobs, results))
     print(totals_line(jobs, results, time.monotonic() - started))
     print(f"results: {out} · run records: {config.run.runs_dir}")
+    if interrupted:
+        print("kite: interrupted (the tasks that were running run again on resume)", file=sys.stderr)
+        return 130
     return 0 if all(j.id in results and results[j.id].success for j in jobs) else 1
+
+
+def _uncancel() -> None:
+    """The cancel came from our own Ctrl-C handler and has been dealt with."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
 
 
 def _report_start(err: Console, runner: BatchRunner, out: Path) -> None:

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.commands._agent_opts import add_agent_options, load_with_args, positive_int, resolve_model
 from agent.commands._browser_opts import add_browser_options
 from agent.errors import UsageError
+
+if TYPE_CHECKING:
+    from agent.batch.results import TaskResult
+    from agent.batch.runner import BatchRunner
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--repeat", type=positive_int, default=1, help="run every task K times")
     p.add_argument("--concurrency", type=positive_int, default=1, help="tasks at once (one context each)")
-    p.add_argument("--tasks", help="only these task ids (comma-separated; MiniWoB: a type or type#seed)")
+    p.add_argument(
+        "--tasks", help="only these task ids, in this order (comma-separated; MiniWoB: a type or type#seed)"
+    )
     p.add_argument("--seeds", help="MiniWoB seeds, e.g. 0-9 or 0,3,5")
     p.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
     p.add_argument("--md", dest="md_out", metavar="OUT", help="write the Markdown report here")
@@ -62,6 +69,7 @@ async def run(args: argparse.Namespace) -> int:
         return compare(args.suite[1:])
     if len(args.suite) != 1:
         raise UsageError("give one suite: sites, miniwob or a suite file")
+    from agent.commands._interrupt import interruptible
     from evals.harness import run_eval
     from evals.report import headline, write_html, write_json, write_markdown
     from evals.tasks import find_suite, load_suite
@@ -81,19 +89,33 @@ async def run(args: argparse.Namespace) -> int:
     ids = [i.strip() for i in args.tasks.split(",") if i.strip()] if args.tasks else None
     done = {"n": 0, "ok": 0}
 
-    def progress(outcome) -> None:
+    def progress(result: TaskResult) -> None:
         done["n"] += 1
-        done["ok"] += outcome.success
-        why = "" if outcome.success else f"  ({'; '.join(outcome.failures) or outcome.message})"[:200]
+        done["ok"] += result.success
+        why = "" if result.success else f"  ({'; '.join(result.failures) or result.message})"[:200]
         print(
-            f"[{done['n']}] {'ok  ' if outcome.success else 'FAIL'} {outcome.id} "
-            f"{outcome.steps} steps {outcome.wall_s:.1f}s {outcome.stop_reason}{why}",
+            f"[{done['n']}] {'ok  ' if result.success else 'FAIL'} {result.id} "
+            f"{result.steps} steps {result.wall_s:.1f}s {result.stop_reason}{why}",
             flush=True,
         )
 
-    report = await run_eval(
-        suite, config, repeat=args.repeat, concurrency=args.concurrency, ids=ids, on_result=progress
-    )
+    runners: list[BatchRunner] = []
+
+    def interrupt() -> None:
+        for runner in runners:
+            runner.interrupt()
+
+    with interruptible(interrupt):
+        report = await run_eval(
+            suite,
+            config,
+            repeat=args.repeat,
+            concurrency=args.concurrency,
+            ids=ids,
+            max_steps=args.max_steps,
+            on_result=progress,
+            on_runner=runners.append,
+        )
     print(headline(report))
     for out, writer in (
         (args.json_out, write_json),
@@ -103,6 +125,9 @@ async def run(args: argparse.Namespace) -> int:
         if out:
             print(f"wrote {writer(report, out)}")
     print(f"run records: {config.run.runs_dir}")
+    if report.interrupted:
+        print("kite: interrupted (the report holds the tasks that finished)", file=sys.stderr)
+        return 130
     return 0 if report.successes == report.n else 1
 
 

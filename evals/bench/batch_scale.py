@@ -22,17 +22,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.batch.jobs import Job, build_jobs
+from agent.batch.local import LocalBackend
+from agent.batch.runner import BatchRunner
+from agent.batch.tasks import Check, Task, TaskFile
 from agent.browser.procs import chromium_descendants
 from agent.browser.session import BrowserSession
 from agent.config import KiteConfig, load_config
 from agent.llm.client import LLMReply
 from agent.llm.model import ModelView, register_model
 from agent.llm.testing import FunctionModel, ScriptedModel
-from evals.batch import BatchRunner
-from evals.batch_jobs import BatchJob, TaskFile, build_jobs
 from evals.sites import SitesServer
 from evals.sites.catalog import PRODUCTS
-from evals.tasks import Check, Task
 
 MODEL = "kite/bench-batch"
 
@@ -121,8 +122,8 @@ class Sampler:
             await asyncio.sleep(self.every_s)
 
 
-async def _jobs(tasks: list[Task], config: KiteConfig, tmp: Path) -> list[BatchJob]:
-    tf = TaskFile(tmp / "bench.yaml", tasks, [frozenset(t.model_fields_set) for t in tasks])
+async def _jobs(tasks: list[Task], config: KiteConfig, tmp: Path) -> list[Job]:
+    tf = TaskFile(name="bench", tasks=tasks, path=str(tmp / "bench.yaml"))
     return await build_jobs(tf, config, placeholders={})
 
 
@@ -136,9 +137,8 @@ async def _phase(
 ) -> tuple[float, int, list[tuple[int, float, float]]]:
     jobs = await _jobs(tasks, config, tmp)
     out = tmp / f"results-{tasks[0].id.rsplit('-', 1)[0]}.jsonl"
-    runner = BatchRunner(
-        jobs, out=out, browser_config=config.browser, concurrency=concurrency, browser=session
-    )
+    backend = LocalBackend(config.browser, concurrency=concurrency, browser=session)
+    runner = BatchRunner(jobs, backend, out=out)
     sampler.runner, first = runner, len(sampler.samples)
     started = time.perf_counter()
     results = await runner.run()

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
+from agent.batch.jobs import Job, build_jobs, read_task_file
 from agent.config import KiteConfig
-from evals.batch_jobs import BatchJob, build_jobs, read_task_file
 from tests.batch.fakes import StepsModel, register_steps
 
 
@@ -41,7 +41,7 @@ def base_config(kite_config: Callable[..., KiteConfig]) -> Callable[..., KiteCon
 @pytest.fixture
 def make_jobs(
     tmp_path: Path, sites: Any, base_config: Callable[..., KiteConfig]
-) -> Callable[..., Awaitable[list[BatchJob]]]:
+) -> Callable[..., Awaitable[list[Job]]]:
     async def make(tasks: list[dict[str, Any]], *, cli_secrets: tuple[str, ...] = (), **config: Any):
         tf = read_task_file(write_tasks(tmp_path / "tasks.yaml", tasks))
         values = {"sites": sites.url("/").rstrip("/"), "cross": sites.cross_origin_url.rstrip("/")}

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evals.batch_results import BatchResult, ResultWriter, read_results
+from agent.batch.results import ResultWriter, TaskResult, read_results
 
 
 def line(id_: str, success: bool = True) -> str:
-    return json.dumps(BatchResult(id=id_, success=success, stop_reason="done").model_dump(mode="json"))
+    return json.dumps(TaskResult(id=id_, success=success, stop_reason="done").model_dump(mode="json"))
 
 
 def test_torn_last_line_is_not_a_result(tmp_path: Path) -> None:
@@ -24,7 +24,7 @@ def test_writer_cuts_a_torn_line_before_appending(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     out.write_text(line("a") + "\n" + line("c")[:25])
     with ResultWriter(out) as writer:
-        writer.write(BatchResult(id="c", success=True, stop_reason="done"))
+        writer.write(TaskResult(id="c", success=True, stop_reason="done"))
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["a", "c"]
     assert not read_results(out).torn
@@ -35,7 +35,7 @@ def test_complete_last_line_without_newline_is_kept(tmp_path: Path) -> None:
     out.write_text(line("a"))
     assert set(read_results(out).results) == {"a"}
     with ResultWriter(out) as writer:
-        writer.write(BatchResult(id="b", success=False, stop_reason="max_steps"))
+        writer.write(TaskResult(id="b", success=False, stop_reason="max_steps"))
     assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == ["a", "b"]
 
 
@@ -50,6 +50,6 @@ def test_garbage_lines_are_skipped_and_the_last_result_per_id_wins(tmp_path: Pat
 def test_each_write_is_one_complete_line(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     with ResultWriter(out) as writer:
-        writer.write(BatchResult(id="x", success=True, stop_reason="done", answer="ünïcode\nwith newline"))
+        writer.write(TaskResult(id="x", success=True, stop_reason="done", answer="ünïcode\nwith newline"))
         assert out.read_text(encoding="utf-8").endswith("}\n")  # flushed before the writer closes
     assert read_results(out).results["x"].answer == "ünïcode\nwith newline"

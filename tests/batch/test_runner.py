@@ -9,11 +9,12 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from agent.batch.local import LocalBackend
+from agent.batch.results import read_results
+from agent.batch.runner import BatchRunner
 from agent.browser.procs import descendants
 from agent.browser.session import BrowserSession
 from agent.llm.fakes import FakeReply, register_fake
-from evals.batch import BatchRunner
-from evals.batch_results import read_results
 from tests.batch.fakes import register_steps
 
 
@@ -57,9 +58,8 @@ async def test_n_at_once_with_checks_and_batch_safety(make_jobs, browser_session
     out = tmp_path / "results.jsonl"
     seen_active: list[int] = []
     reported: list[str] = []
-    runner = BatchRunner(
-        jobs, out=out, browser_config=jobs[0].config.browser, concurrency=3, browser=browser_session
-    )
+    backend = LocalBackend(jobs[0].config.browser, concurrency=3, browser=browser_session)
+    runner = BatchRunner(jobs, backend, out=out)
     runner.on_start = lambda job: seen_active.append(runner.active)
     runner.on_result = lambda job, result: reported.append(result.id)
     results = await runner.run()
@@ -113,7 +113,7 @@ async def test_failing_tasks_never_stop_the_others(make_jobs, browser_config, tm
     )
     out = tmp_path / "results.jsonl"
     try:
-        runner = BatchRunner(jobs, out=out, browser_config=browser_config, browser=session)
+        runner = BatchRunner(jobs, LocalBackend(browser_config, browser=session), out=out)
         await runner.run()
         assert session.is_alive, "the runner did not bring the browser back"
     finally:
@@ -139,17 +139,17 @@ async def test_resume_skips_finished_ids_and_retry_failed(make_jobs, browser_ses
         {"id": "t2", "success": False, "stop_reason": "max_steps"},
     ]
     out.write_text("".join(json.dumps(r) + "\n" for r in earlier) + '{"id": "t1", "succ')
-    runner = BatchRunner(jobs, out=out, browser_config=browser_session.config, browser=browser_session)
+    runner = BatchRunner(jobs, LocalBackend(browser_session.config, browser=browser_session), out=out)
     assert runner.existing.torn
     assert [j.id for j in runner.pending] == ["t1", "t3"]
     await runner.run()
     assert [r["id"] for r in lines(out)] == ["t0", "t2", "t1", "t3"]
     assert model.calls == 2 * 2  # two tasks of two steps each
 
-    again = BatchRunner(jobs, out=out, browser_config=browser_session.config, browser=browser_session)
+    again = BatchRunner(jobs, LocalBackend(browser_session.config, browser=browser_session), out=out)
     assert again.pending == [] and await again.run() == []
     retry = BatchRunner(
-        jobs, out=out, browser_config=browser_session.config, browser=browser_session, retry_failed=True
+        jobs, LocalBackend(browser_session.config, browser=browser_session), out=out, retry_failed=True
     )
     assert [j.id for j in retry.pending] == ["t2"]
     await retry.run()

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from evals.checks import confirmations, dotted, evaluate
-from evals.tasks import Check
+from agent.batch.checks import confirmations, dotted, evaluate
+from agent.batch.tasks import Check
 
 
 def test_dotted_paths() -> None:

@@ -50,7 +50,7 @@ async def test_oracle_solves_sites_tasks(sites_report: EvalReport) -> None:
 
 
 async def test_sensitive_step_was_confirmed(sites_report: EvalReport) -> None:
-    from evals.checks import confirmations
+    from agent.batch.checks import confirmations
 
     upload = next(t for t in sites_report.tasks if t.id == "forms-upload")
     asked = confirmations(upload.run_dir)

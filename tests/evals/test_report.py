@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.batch.checks import CheckOutcome
+from agent.batch.results import TaskResult
 from agent.cli import main
-from evals.harness import EvalReport, TaskOutcome, summarize, wilson
+from evals.harness import EvalReport, summarize, wilson
 from evals.report import compare, html_report, load_json, markdown, write_html, write_json
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")
@@ -33,7 +35,7 @@ def _report(tmp_path: Path, outcomes: list[tuple[str, bool, int]], model: str = 
         }
         (run / "steps.jsonl").write_text(json.dumps(step) + "\n", encoding="utf-8")
         tasks.append(
-            TaskOutcome(
+            TaskResult(
                 id=tid,
                 success=ok,
                 score=float(ok),
@@ -42,11 +44,10 @@ def _report(tmp_path: Path, outcomes: list[tuple[str, bool, int]], model: str = 
                 tokens_out=10,
                 wall_s=1.5,
                 model_latency_s=0.5,
-                overhead_s=1.0,
                 stop_reason="done",
                 run_dir=str(run),
                 task=f"do {tid}",
-                failures=[] if ok else ["url: nope"],
+                check=CheckOutcome(passed=ok, failures=[] if ok else ["url: nope"]),
             )
         )
     return summarize(EvalReport(suite="sites", model=model, started_at="t", tasks=tasks))
@@ -71,8 +72,10 @@ def test_json_markdown_html(tmp_path: Path) -> None:
         "steps",
         "tokens_in",
         "tokens_out",
-        "cost",
+        "cost_usd",
         "wall_s",
+        "overhead_s",
+        "failures",
         "stop_reason",
     } <= set(data["tasks"][0])
     assert data["success_rate"] == 0.5 and data["overhead_s"] == 2.0
@@ -94,7 +97,10 @@ def test_compare(tmp_path: Path) -> None:
         {"id": "b", "success_a": 0.0, "success_b": 1.0, "steps_a": 5.0, "steps_b": 5.0},
     ]
     assert diff["only_in_a"] == ["c"] and diff["only_in_b"] == ["d"]
-    assert diff["success_rate_delta"] == pytest.approx(1.0 - 2 / 3, abs=1e-3)
+    # only the shared tasks a and b are compared: 1/2 → 2/2 (c and d are listed, not counted)
+    assert diff["shared"] == 2 and diff["a"]["n"] == 2 and diff["b"]["n"] == 2
+    assert diff["success_rate_delta"] == pytest.approx(0.5, abs=1e-3)
+    assert diff["steps_mean_delta"] == pytest.approx(0.5)
 
 
 def test_cli_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -155,11 +161,11 @@ def test_html_escapes_and_handles_missing_run_dirs(tmp_path: Path) -> None:
             model="m",
             started_at="t",
             tasks=[
-                TaskOutcome(
+                TaskResult(
                     id="x",
                     success=False,
                     score=0,
-                    stop_reason="harness_error",
+                    stop_reason="runner_error",
                     message="<boom>",
                     run_dir=None,
                 )

@@ -1,0 +1,82 @@
+"""One job in one browser context: the scorer prepares the page, the agent runs, the scorer judges.
+
+Used by every backend (in this process, or in a worker elsewhere), so a task's result does not depend on
+where it ran.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from agent.batch.jobs import Job
+from agent.batch.results import ERROR_STOPS, RUNNER_ERROR, TaskResult
+from agent.batch.scoring import Verdict
+from agent.record import RunResult
+from safety.confirm import BatchConfirmer
+
+if TYPE_CHECKING:
+    from agent.browser.session import ContextSession
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:500]
+
+
+async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -> TaskResult:
+    """Run ``job`` in ``ctx`` (left open for the caller to close). A failure of Kite itself — the page could
+    not be prepared, a bug — becomes a failed result with stop reason ``runner_error``. ``started``: when the
+    task began (``time.monotonic()``, e.g. before its context was opened); default now."""
+    from agent.loop import Agent
+
+    started = time.monotonic() if started is None else started
+    try:
+        text, start_url = await job.scorer.prepare(job.task, ctx)
+        agent = Agent(
+            job.config,
+            model=job.model,
+            confirmer=BatchConfirmer(job.approve),
+            context=ctx,
+            secrets=job.secrets,
+            label=job.label,
+            stop_when=job.scorer.ended,
+        )
+        run = await agent.run(text, start_url=start_url)
+        verdict = await job.scorer.score(job.task, ctx, run)
+    except Exception as exc:  # one broken task never ends the batch
+        return failed(job, exc, time.monotonic() - started)
+    return from_run(job, text, run, verdict, time.monotonic() - started)
+
+
+def from_run(job: Job, text: str, run: RunResult, verdict: Verdict, wall_s: float) -> TaskResult:
+    """The task's result: every field of the run, the verdict, and what only the task knows."""
+    return TaskResult(
+        **{**run.model_dump(), "success": verdict.success},
+        id=job.id,
+        repeat=job.repeat,
+        task=text,
+        score=verdict.score,
+        check=verdict.check,
+        wall_s=round(wall_s, 3),
+        error=(run.message or run.stop_reason) if run.stop_reason in ERROR_STOPS else None,
+        model=job.config.llm.model,
+        tags=job.task.tags,
+    )
+
+
+def failed(job: Job, exc: BaseException | str, wall_s: float = 0.0) -> TaskResult:
+    """A task that could not run (no context, a bug, a worker that kept dying)."""
+    message = exc if isinstance(exc, str) else describe(exc)
+    return TaskResult(
+        id=job.id,
+        repeat=job.repeat,
+        task=job.task.task,
+        success=False,
+        stop_reason=RUNNER_ERROR,
+        message=message,
+        error=message,
+        wall_s=round(wall_s, 3),
+        model=job.config.llm.model,
+        tags=job.task.tags,
+    )
