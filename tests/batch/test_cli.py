@@ -25,8 +25,8 @@ def kite(*args: str, cwd: Path) -> list[str]:
     return [sys.executable, "-m", "tests.batch.kite_fake", *args]
 
 
-def env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+def env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **extra}
 
 
 def ids_in(path: Path) -> list[str]:

@@ -62,6 +62,15 @@ def test_oracle_solves_miniwob_episodes(miniwob_report: EvalReport) -> None:
     assert sorted(by_id) == sorted(MINIWOB)
     for tid, t in by_id.items():
         assert t.success and t.score == 1.0, (tid, t.failures, t.message)
+        # the agent stopped at the step that ended the episode: no step after the reward, no `done` call
+        records = [
+            json.loads(line)
+            for line in Path(t.run_dir or "", "steps.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
+        steps = [r for r in records if r["step"] > 0]
+        assert t.stop_reason == "task_ended" and "ended with reward 1" in t.message, (tid, t.stop_reason)
+        assert t.steps == len(steps) == steps[-1]["step"], (tid, t.steps, len(steps))
+        assert all(a["action"]["action"] != "done" for r in steps for a in r.get("actions") or []), tid
         assert (
             t.task
             and json.loads(Path(t.run_dir or "", "run.json").read_text(encoding="utf-8"))["task"] == t.task

@@ -104,3 +104,47 @@ def test_bundled_miniwob_suite() -> None:
     assert suite.miniwob is not None and len(suite.miniwob.tasks) >= 40
     assert set(suite.miniwob.tasks) <= set(available_tasks())
     assert suite.miniwob.seeds == list(range(10))
+
+
+def test_tasks_run_in_the_order_given() -> None:
+    """``--tasks b,a`` runs b first: the suite's selection and MiniWoB's episodes follow the ids' order."""
+    from evals.miniwob import expand
+
+    sites = load_suite(find_suite("sites"))
+    ids = [sites.tasks[3].id, sites.tasks[0].id, sites.tasks[2].id]
+    assert [t.id for t in sites.select(ids)] == ids
+    spec = load_suite(find_suite("miniwob")).miniwob
+    assert spec is not None
+    spec.seeds = [0, 1]
+    episodes = [e.id for e in expand(spec, ["enter-text#1", "click-button", "enter-text#0"])]
+    assert episodes == ["enter-text#1", "click-button#0", "click-button#1", "enter-text#0"]
+
+
+async def test_max_steps_beats_the_suite_and_its_tasks(tmp_path: Path) -> None:
+    """``kite eval --max-steps N`` applies to every task, over the suite's defaults and MiniWoB's own limit."""
+    from agent.config import load_config
+    from evals.harness import _Servers, suite_jobs
+
+    config = load_config(None, {"llm.model": "kite/scripted", "run.runs_dir": str(tmp_path)}, env={})
+    mine = parse_suite(
+        {
+            "defaults": {"max_steps": 25},
+            "tasks": [{"id": "a", "task": "A"}, {"id": "b", "task": "B", "max_steps": 4}],
+        },
+        str(tmp_path / "mine.yaml"),
+    )
+    servers = _Servers()
+    try:
+        assert [j.config.agent.max_steps for j in await suite_jobs(mine, config, servers)] == [25, 4]
+        assert [j.config.agent.max_steps for j in await suite_jobs(mine, config, servers, max_steps=2)] == [
+            2,
+            2,
+        ]
+        mw = load_suite(find_suite("miniwob"))
+        assert mw.miniwob is not None and mw.miniwob.max_steps == 15
+        jobs = await suite_jobs(mw, config, servers, ids=["click-button#0"], max_steps=20)
+        assert [j.config.agent.max_steps for j in jobs] == [20]
+        jobs = await suite_jobs(mw, config, servers, ids=["click-button#0"])
+        assert [j.config.agent.max_steps for j in jobs] == [15]
+    finally:
+        servers.stop()
