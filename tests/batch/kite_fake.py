@@ -1,8 +1,7 @@
 """``python -m tests.batch.kite_fake ARGS``: the ``kite`` command line with the test fakes registered.
 
 ``kite/steps`` (tests/batch/fakes.py) answers after 0.3 s per call, ``kite/holder`` (tests/batch/holder.py)
-swallows a Ctrl-C; the guard refusing real model calls is
-installed, as in the test session."""
+holds a task until Ctrl-C; the guard refusing real model calls is installed, as in the test session."""
 
 from __future__ import annotations
 
