@@ -137,7 +137,9 @@ def wait_until(check: Callable[[], bool], timeout_s: float, what: str) -> None:
 @pytest.fixture(scope="module")
 def http_server(mcp_home: Path, sites: Any) -> Iterator[HttpServer]:
     """One isolated HTTP server for the module (blocked.test blocked; confirmations need elicitation)."""
-    server = start_http(mcp_home, "--isolated", "--blocked-domain", "blocked.test")
+    server = start_http(
+        mcp_home, "--isolated", "--blocked-domain", "blocked.test", "--secret", "code=hunter2"
+    )
     try:
         yield server
     finally:

@@ -107,3 +107,14 @@ async def bad_input(c: Client) -> None:
     assert missing["error"] == "invalid_arguments" and "text" in missing["fields"]
     extra = error_of(await c.call_tool("go_back", {"steps": 3}))
     assert extra["error"] == "invalid_arguments"
+
+
+async def secrets_hidden(c: Client, sites: SitesServer) -> None:
+    """A secret is typed by Kite; neither the effects nor the next snapshot show its value."""
+    home = text_of(await c.call_tool("navigate", {"url": sites.url("/shop/")}))
+    typed = text_of(
+        await c.call_tool("type", {"ref": ref(home, "input", "Search"), "text": "<secret>code</secret>"})
+    )
+    snap = text_of(await c.call_tool("snapshot", {}))
+    assert "hunter2" not in typed + snap
+    assert "value" in typed  # the field was filled (its value is masked)

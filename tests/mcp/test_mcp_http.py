@@ -9,7 +9,7 @@ from mcp import Client
 
 from evals.sites import SitesServer
 from tests.mcp.conftest import HttpServer, error_of, records, ref, text_of, wait_until
-from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, shop_task
+from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, secrets_hidden, shop_task
 
 
 async def test_http_task_stale_ref_confirmations_and_bad_input(
@@ -21,6 +21,7 @@ async def test_http_task_stale_ref_confirmations_and_bad_input(
         assert await shop_task(c, sites, "Navy Travel Mug") == "$18.50"
         await confirmations(c, answers)
         await bad_input(c)
+        await secrets_hidden(c, sites)
 
 
 async def test_two_isolated_sessions_at_once(http_server: HttpServer, sites: SitesServer) -> None:
