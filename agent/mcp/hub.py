@@ -20,7 +20,6 @@ from agent.browser.snapshot import Snapshotter
 from agent.config import KiteConfig
 from agent.errors import BrowserError, KiteError
 from safety.confirm import Confirmer, Gate
-from safety.domains import DomainPolicy
 from safety.policy import SafetyPolicy
 from safety.secrets import SecretStore
 
@@ -58,8 +57,8 @@ class BrowserHub:
         self.isolated = isolated
         self.run_dir = run_dir
         self.policy = SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
-        s = config.safety
-        self.domains = DomainPolicy(s.allowed_domains, s.blocked_domains)
+        self.domains = self.policy.domains
+        """One domain policy: the action policy's, also enforced at the network layer of every context."""
         self.snapshotter = Snapshotter(config.snapshot)
         self.session: BrowserSession | None = None
         self.clients: dict[str, ClientState] = {}
