@@ -214,16 +214,13 @@ class Calls:
 
     async def read(self, s: ClientState, a: T.ReadArgs, client: str) -> Content:
         try:
-            from agent.browser.reader import read_page  # type: ignore[import-not-found]
+            from agent.browser.reader import read_page
         except ImportError:
             raise ToolFailure(
-                {
-                    "error": "unavailable",
-                    "message": "read is not available in this Kite version; use snapshot",
-                }
+                {"error": "unavailable", "message": "read is not available in this Kite version; use snapshot"}
             ) from None
-        text = await read_page(s.ctx.page, query=a.query, page=a.page)
-        return _text(str(text))
+        result = await read_page(s.ctx.page, self.hub.snapshotter, query=a.query, page_number=a.page)
+        return _text(result.text())
 
     async def dialog(self, s: ClientState, a: T.DialogArgs, client: str) -> Content:
         s.ctx.dialog_policy = a.action
