@@ -217,7 +217,10 @@ class Calls:
             from agent.browser.reader import read_page
         except ImportError:
             raise ToolFailure(
-                {"error": "unavailable", "message": "read is not available in this Kite version; use snapshot"}
+                {
+                    "error": "unavailable",
+                    "message": "read is not available in this Kite version; use snapshot",
+                }
             ) from None
         result = await read_page(s.ctx.page, self.hub.snapshotter, query=a.query, page_number=a.page)
         return _text(result.text())
