@@ -14,8 +14,8 @@ from typing import Any, NoReturn
 from agent import __version__
 from agent.errors import ConfigError, KiteError, UsageError
 
-# Subcommand modules, in the order --help lists them. A module that is not there yet is skipped.
-COMMANDS = ("run", "tui", "batch", "eval", "snapshot", "sites", "local", "demo", "serve", "mcp", "tools")
+# Subcommand modules (agent/commands/<name>.py), in the order --help lists them.
+COMMANDS = ("run", "tui", "batch", "eval", "snapshot", "sites", "local", "demo", "tools")
 
 
 class KiteArgumentParser(argparse.ArgumentParser):
@@ -31,13 +31,7 @@ def build_parser() -> KiteArgumentParser:
     parser.add_argument("--config", metavar="FILE", help="a YAML config file merged over the defaults")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=KiteArgumentParser)
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"agent.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"agent.commands.{name}":
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(f"agent.commands.{name}").register(sub)
     return parser
 
 

@@ -213,6 +213,18 @@ ENV_KEYS: dict[str, str] = {
 }
 
 
+def env_with_prefix(prefix: str, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment variables whose names start with ``prefix`` (e.g. the secrets' ``KITE_SECRET_*``)."""
+    env = os.environ if env is None else env
+    return {name: value for name, value in env.items() if name.startswith(prefix)}
+
+
+def playwright_browsers_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where Playwright keeps its downloaded browsers (``PLAYWRIGHT_BROWSERS_PATH`` or its default)."""
+    env = os.environ if env is None else env
+    return Path(env.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache" / "ms-playwright")
+
+
 def default_data_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if env.get("KITE_HOME"):

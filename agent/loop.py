@@ -12,14 +12,25 @@ import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agent.browser.actions import Action, Navigate
+from agent.browser.actions import Action, Done, Navigate
 from agent.browser.executor import ActionExecutor
 from agent.browser.observation import ActionResult, ErrorInfo, Observation
 from agent.browser.session import ContextSession
 from agent.browser.snapshot import Snapshotter
 from agent.config import KiteConfig
 from agent.errors import KiteError, UsageError
-from agent.events import EventSink, emit
+from agent.events import (
+    ActionDecided,
+    ActionFinished,
+    EventSink,
+    ModelReplied,
+    PageObserved,
+    ReplyRejected,
+    RunFinished,
+    RunStarted,
+    TokenUsage,
+    emit,
+)
 from agent.llm.client import LLMReply
 from agent.llm.errors import ContextWindowError, LLMError
 from agent.llm.model import Model, ModelView, PastAction, model_for
@@ -37,6 +48,7 @@ from agent.runtime import (
     open_context,
     page_text,
 )
+from agent.step_record import ActionOutcome, GateOutcome, StepRecord
 from safety.confirm import Confirmer
 from safety.secrets import SecretStore
 
@@ -80,6 +92,7 @@ class Agent:
         self.totals = Totals()
         self.steps_done, self.failures, self.repeats, self._last_key = 0, 0, 0, ""
         self.warnings: list[str] = []
+        self.final_url: str | None = None
         self.result: RunResult | None = None
 
     async def run(self, task: str, start_url: str | None = None) -> RunResult:
@@ -123,7 +136,7 @@ class Agent:
             result = result or self._result(Stop("error", "run ended unexpectedly"), started)
             self.result = result
             rec.finish(result)
-            await emit(self.on_event, "finish", self.steps_done, result=result.model_dump(mode="json"))
+            await emit(self.on_event, RunFinished(step=self.steps_done, result=result))
         return result
 
     async def _prepare(self, ctx: ContextSession, task: str, start_url: str | None) -> None:
@@ -148,7 +161,7 @@ class Agent:
             function_calling=self.model.function_calling,
             config=self.config.model_dump(mode="json"),
         )
-        await emit(self.on_event, "start", 0, task=task, model=self.model.model, run_dir=str(rec.run_dir))
+        await emit(self.on_event, RunStarted(task=task, model=self.model.model, run_dir=str(rec.run_dir)))
 
     async def _wind_down(self, ctx: ContextSession) -> None:
         self.final_url = _current_url(ctx)
@@ -159,7 +172,7 @@ class Agent:
     async def _open(self, url: str) -> None:
         result = await self.executor.execute(Navigate(url=url))
         self.recorder.step(
-            {"step": 0, "actions": [{"action": Navigate(url=url).to_json(), "result": result}]}
+            StepRecord(step=0, actions=[ActionOutcome(action=Navigate(url=url).to_json(), result=result)])
         )
         if not result.ok:
             message = result.error.message if result.error else "navigation failed"
@@ -172,43 +185,51 @@ class Agent:
         obs = await observe(self.snapshotter, self.ctx, screenshot_to=shot, want_b64=self.model.vision)
         await emit(
             self.on_event,
-            "observe",
-            step,
-            url=obs.url,
-            title=obs.summary.title,
-            screenshot=obs.screenshot_path,
-            text=obs.summary.visible_text[:200],
+            PageObserved(
+                step=step,
+                url=obs.url,
+                title=obs.summary.title,
+                screenshot=obs.screenshot_path,
+                text=obs.summary.visible_text[:200],
+            ),
         )
         messages, prompt_tokens = self._messages(obs, step)
         self.memory.begin(step, obs.url)
         digest = _digest(obs)
-        record: dict[str, Any] = {
-            "step": step,
-            "url": obs.url,
-            "prompt_tokens_est": prompt_tokens,
-            "observation": digest,
-            "overhead_ms": {"observe+prompt": _ms(t0)},
-        }
+        record = StepRecord(
+            step=step,
+            url=obs.url,
+            prompt_tokens_est=prompt_tokens,
+            observation=digest,
+            overhead_ms={"observe+prompt": _ms(t0)},
+        )
+        try:
+            await self._answer(record, messages, obs)
+        finally:
+            self.recorder.step(record)  # once per step, however it ended
+
+    async def _answer(self, record: StepRecord, messages: list[dict[str, Any]], obs: Observation) -> None:
+        """Ask the model, parse its reply, run its actions; everything that happens goes into ``record``."""
+        step = record.step
         try:
             reply = await self._complete(messages, obs, step)
         except LLMError as exc:
-            self.recorder.step({**record, "error": exc.to_dict()})
+            record.error = exc.to_dict()
             raise Stop("model_error", f"{exc.type}: {exc.message}") from exc
         self.totals.add(reply.usage)
-        record.update(reply=reply.model_dump(mode="json"), usage=reply.usage.model_dump())
-        await emit(
-            self.on_event, "model", step, usage=reply.usage.model_dump(), content=(reply.content or "")[:500]
-        )
+        record.reply, record.usage = reply, reply.usage
+        usage = TokenUsage.model_validate(reply.usage.model_dump())
+        await emit(self.on_event, ModelReplied(step=step, usage=usage, content=(reply.content or "")[:500]))
         self._check_budgets()
         t1 = time.perf_counter()
         try:
             parsed = parse_reply(reply, max_actions=MAX_ACTIONS_PER_REPLY)
         except ParseError as exc:
             self.memory.add(f"your reply could not be used: {exc.message}", "reply not understood")
-            await emit(self.on_event, "error", step, error=exc.to_dict())
-            self.recorder.step({**record, "parse_error": exc.to_dict()})
+            await emit(self.on_event, ReplyRejected(step=step, error=exc.type, message=exc.message))
+            record.parse_error = exc.to_dict()
             return self._failed(True)
-        actions, outcomes, any_error = parsed.actions, [], False
+        actions, any_error, record.thought = parsed.actions, False, parsed.thought
         if parsed.dropped:
             self.memory.add(
                 f"your reply had {len(actions) + parsed.dropped} actions; only the first "
@@ -216,21 +237,17 @@ class Agent:
             )
         for i, action in enumerate(actions):
             result, decision = await self._act(action, obs, step)
-            outcomes.append({"action": action.to_json(), "decision": decision, "result": result})
+            record.actions.append(ActionOutcome(action=action.to_json(), decision=decision, result=result))
+            record.overhead_ms["act"] = _ms(t1)
             any_error = any_error or not result.ok
-            if action.action == "done":
-                self.recorder.step(
-                    {**record, "actions": outcomes, "overhead_ms": {**record["overhead_ms"], "act": _ms(t1)}}
-                )
-                raise Stop("done", success=bool(action.success), answer=action.answer)  # type: ignore[union-attr]
+            if isinstance(action, Done):
+                raise Stop("done", success=action.success, answer=action.answer)
             if result.page_changed and i < len(actions) - 1:
                 self.memory.add(
                     f"the page changed, so the remaining {len(actions) - 1 - i} action(s) were not run"
                 )
                 break
-        record["overhead_ms"]["act"] = _ms(t1)
-        self.recorder.step({**record, "actions": outcomes, "thought": parsed.thought})
-        self._check_loop(actions, digest["hash"])
+        self._check_loop(actions, str(record.observation["hash"] if record.observation else ""))
         self._failed(any_error)
 
     async def _complete(self, messages: list[dict[str, Any]], obs: Observation, step: int) -> LLMReply:
@@ -249,15 +266,14 @@ class Agent:
             messages, _ = self._messages(obs, step, min_compaction=3)
             return await self.llm.complete(messages, self.model.tools, view=view)
 
-    async def _act(self, action: Action, obs: Observation, step: int) -> tuple[ActionResult, dict[str, Any]]:
+    async def _act(self, action: Action, obs: Observation, step: int) -> tuple[ActionResult, GateOutcome]:
         element = obs.element(action.target_index) if action.target_index is not None else None
         gate = await self.safety.gate.check(action, obs)
-        decision = {
-            "level": str(gate.decision.level),
-            "reasons": gate.decision.reasons,
-            "allowed": gate.allowed,
-        }
-        await emit(self.on_event, "decision", step, action=describe_action(action, element), **decision)
+        decision = GateOutcome(
+            level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
+        )
+        described = describe_action(action, element)
+        await emit(self.on_event, ActionDecided(step=step, action=described, **decision.model_dump()))
         if gate.allowed:
             blocked_before = len(self.safety.domains.blocked_log) if self.safety.domains else 0
             result = await self.executor.execute(action)
@@ -267,7 +283,7 @@ class Agent:
                 else:
                     result.message = f"{note}. {result.message}".strip()
         else:
-            kind = "blocked" if decision["level"] == "block" else "declined"
+            kind = "blocked" if decision.level == "block" else "declined"
             result = ActionResult(
                 action=action.action, ok=False, error=ErrorInfo(error=kind, message=gate.message)
             )
@@ -285,12 +301,13 @@ class Agent:
         )
         await emit(
             self.on_event,
-            "result",
-            step,
-            action=describe_action(action, element),
-            ok=result.ok,
-            message=describe_result(result, full=False),
-            level=decision["level"],
+            ActionFinished(
+                step=step,
+                action=described,
+                ok=result.ok,
+                message=describe_result(result, full=False),
+                level=decision.level,
+            ),
         )
         return result, decision
 
@@ -364,7 +381,7 @@ class Agent:
             duration_s=round(time.monotonic() - started, 3),
             model_latency_s=round(t.model_latency_s, 3),
             run_dir=str(self.recorder.run_dir),
-            final_url=getattr(self, "final_url", None),
+            final_url=self.final_url,
         )
 
 

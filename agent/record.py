@@ -12,11 +12,18 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 Redactor = Callable[[Any], Any]
+
+
+class _JsonRecord(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
+
+
+StepLike = _JsonRecord | dict[str, Any]
 
 
 class RunResult(BaseModel):
@@ -38,7 +45,6 @@ class RunResult(BaseModel):
     model_latency_s: float = 0.0
     run_dir: str | None = None
     final_url: str | None = None
-    errors: list[dict[str, Any]] = Field(default_factory=list)
 
 
 def _default(obj: Any) -> Any:
@@ -77,8 +83,9 @@ class RunRecorder:
         self._run = {"started_at": datetime.now(UTC).isoformat(), **info, "result": None}
         self._write_run()
 
-    def step(self, record: dict[str, Any]) -> None:
-        self._steps.write(self._dump({"t": time.time(), **record}) + "\n")
+    def step(self, record: StepLike) -> None:
+        data = record.to_json() if not isinstance(record, dict) else record
+        self._steps.write(self._dump({"t": time.time(), **data}) + "\n")
         self._steps.flush()
 
     def finish(self, result: RunResult) -> None:

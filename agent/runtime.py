@@ -20,6 +20,7 @@ from agent.browser.snapshot import Snapshotter
 from agent.browser.tokens import count_tokens as _count
 from agent.config import KiteConfig
 from agent.llm.capabilities import Capabilities, capabilities_for, select_mode
+from agent.llm.client import Usage
 from agent.llm.schemas import tool_schemas
 from safety.confirm import BatchConfirmer, Confirmer, Gate
 from safety.domains import DomainPolicy
@@ -138,7 +139,7 @@ class Totals:
     cost_usd: float | None = None
     model_latency_s: float = 0.0
 
-    def add(self, usage: Any) -> None:
+    def add(self, usage: Usage) -> None:
         self.tokens_in += usage.prompt_tokens
         self.tokens_out += usage.completion_tokens
         self.model_latency_s += usage.latency_ms / 1000

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TextIO, runtime_checkable
 from urllib.parse import urlsplit
 
@@ -106,25 +106,6 @@ class BatchConfirmer:
 
     async def notify(self, request: ConfirmRequest) -> None:
         self.notified.append(request)
-
-
-class CallbackConfirmer:
-    """Wraps async callables (the TUI modal, the HTTP API)."""
-
-    def __init__(
-        self,
-        fn: Callable[[ConfirmRequest], Awaitable[ConfirmAnswer]],
-        notify_fn: Callable[[ConfirmRequest], Awaitable[None]] | None = None,
-    ) -> None:
-        self._fn = fn
-        self._notify = notify_fn
-
-    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
-        return await self._fn(request)
-
-    async def notify(self, request: ConfirmRequest) -> None:
-        if self._notify is not None:
-            await self._notify(request)
 
 
 class GateResult(BaseModel):

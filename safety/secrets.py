@@ -12,7 +12,6 @@ a value shorter than 6 characters is redacted only as a whole token, one shorter
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent.config import SafetyConfig
+from agent.config import SafetyConfig, env_with_prefix
 from agent.errors import KiteError, UsageError
 from safety.domains import DomainPolicy
 from safety.redact import MIN_LENGTH, secret_pattern
@@ -83,7 +82,7 @@ class SecretStore:
     def from_sources(
         cls, config: SafetyConfig, cli: Iterable[str] = (), env: Mapping[str, str] | None = None
     ) -> SecretStore:
-        env = os.environ if env is None else env
+        env = env_with_prefix(ENV_PREFIX) if env is None else env
         found: dict[str, Secret] = {}
         for key, value in config.secrets.items():
             name, doms = _split_key(key, "config safety.secrets")

@@ -12,9 +12,9 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-from agent.errors import ChromiumNotFoundError
+from agent.config import load_config, playwright_browsers_dir
+from agent.errors import ChromiumNotFoundError, ConfigError
 
 SYSTEM_CANDIDATES = (
     "/usr/bin/chromium",
@@ -35,7 +35,7 @@ INSTALL_HINT = (
 
 def playwright_chromium() -> str | None:
     """Path of Playwright's own downloaded Chromium, if it is installed."""
-    root = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache" / "ms-playwright")
+    root = playwright_browsers_dir()
     for exe in sorted(root.glob("chromium-*/chrome-linux*/chrome"), reverse=True):
         if os.access(exe, os.X_OK):
             return str(exe)
@@ -82,11 +82,11 @@ def ensure_chromium(explicit: str | None = None) -> str:
         return path
     if _is_debian_root():
         print("kite: installing Chromium with apt-get (one time)...", file=sys.stderr)
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], env=env, check=False)
+        apt = ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
+        subprocess.run([*apt, "install", "-y", "-q", "chromium"], check=False)
         if not find_chromium():
-            subprocess.run(["apt-get", "update", "-q"], env=env, check=False)
-            subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], env=env, check=False)
+            subprocess.run([*apt, "update", "-q"], check=False)
+            subprocess.run([*apt, "install", "-y", "-q", "chromium"], check=False)
     else:
         subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"], check=False)
     path = find_chromium()
@@ -99,10 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agent.browser.chromium")
     parser.add_argument("--ensure", action="store_true", help="install a Chromium if none is found")
     args = parser.parse_args(argv)
-    explicit = os.environ.get("KITE_CHROMIUM") or None
     try:
+        explicit = load_config().browser.chromium_path  # KITE_CHROMIUM, or the config files
         path = ensure_chromium(explicit) if args.ensure else require_chromium(explicit)
-    except ChromiumNotFoundError as exc:
+    except (ChromiumNotFoundError, ConfigError) as exc:
         print(f"kite: {exc.message}", file=sys.stderr)
         return 1
     print(path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from agent.events import RunEvent
+from agent.events import ActionFinished, ModelReplied, PageObserved, ReplyRejected, RunEvent, RunStarted
 from agent.record import RunResult
 
 LEVEL_STYLE = {"auto": "dim", "notify": "yellow", "confirm": "bold magenta", "block": "bold red"}
@@ -18,28 +18,28 @@ class ProgressPrinter:
         self.cost: float | None = None
 
     def __call__(self, event: RunEvent) -> None:
-        d, c = event.data, self.console
-        if event.kind == "start":
+        c = self.console
+        if isinstance(event, RunStarted):
             c.print(
-                f"[bold]kite[/] {escape(d['task'])}  [dim]model {escape(d['model'])} · record {escape(d['run_dir'])}[/]"
+                f"[bold]kite[/] {escape(event.task)}  "
+                f"[dim]model {escape(event.model)} · record {escape(event.run_dir)}[/]"
             )
-        elif event.kind == "observe":
-            c.print(f"[cyan]step {event.step}[/] [dim]{escape(d.get('url') or '')}[/]")
-        elif event.kind == "model":
-            u = d["usage"]
-            self.tokens += u["prompt_tokens"] + u["completion_tokens"]
-            if u.get("cost_usd") is not None:
-                self.cost = (self.cost or 0.0) + u["cost_usd"]
-        elif event.kind == "result":
-            mark = "[green]✓[/]" if d["ok"] else "[red]✗[/]"
-            style = LEVEL_STYLE.get(d.get("level", "auto"), "")
+        elif isinstance(event, PageObserved):
+            c.print(f"[cyan]step {event.step}[/] [dim]{escape(event.url)}[/]")
+        elif isinstance(event, ModelReplied):
+            self.tokens += event.usage.tokens
+            if event.usage.cost_usd is not None:
+                self.cost = (self.cost or 0.0) + event.usage.cost_usd
+        elif isinstance(event, ActionFinished):
+            mark = "[green]✓[/]" if event.ok else "[red]✗[/]"
+            style = LEVEL_STYLE.get(event.level, "")
             cost = f" ${self.cost:.4f}" if self.cost is not None else ""
             c.print(
-                f"  {mark} {escape(d['action'])} [{style}]{d.get('level')}[/] → {escape(d['message'])}"
+                f"  {mark} {escape(event.action)} [{style}]{event.level}[/] → {escape(event.message)}"
                 f"  [dim]{self.tokens} tok{cost}[/]"
             )
-        elif event.kind == "error":
-            c.print(f"  [red]✗ {escape(str(d.get('error', {}).get('message', d)))}[/]")
+        elif isinstance(event, ReplyRejected):
+            c.print(f"  [red]✗ {escape(event.message)}[/]")
 
     def final(self, result: RunResult) -> None:
         c = self.console

@@ -26,7 +26,6 @@ _EXPORTS = {
     "capabilities_for": "capabilities",
     "select_mode": "capabilities",
     "tool_schemas": "schemas",
-    "single_tool_schema": "schemas",
     "ParsedReply": "parsing",
     "ParseError": "parsing",
     "parse_reply": "parsing",

@@ -1,8 +1,8 @@
 """Tool schemas for the LLM, generated from the action models (never written by hand).
 
 ``tool_schemas()`` gives one OpenAI-format function per action (the function name is the action name, the
-parameters are the action's fields). ``single_tool_schema()`` gives the one-tool form
-``browser_action {action, params}`` for providers that handle many tools badly.
+parameters are the action's fields). The parser also accepts the one-tool form ``browser_action {action,
+params}`` that some models produce.
 
 The JSON Schema is simplified for the widest provider support: ``$ref`` inlined, titles dropped, and
 optional-nullable fields (``anyOf [X, null]``) reduced to ``X`` since leaving them out means "not set".
@@ -101,36 +101,3 @@ def tool_schemas(names: Iterable[str] | None = None) -> list[dict[str, Any]]:
         }
         for name in chosen
     ]
-
-
-def _param_summary(name: str) -> str:
-    params = _parameters(name)
-    required = set(params.get("required", []))
-    parts = [p if p in required else f"{p}?" for p in params["properties"]]
-    return f"{name}({', '.join(parts)})"
-
-
-def single_tool_schema(names: Iterable[str] | None = None) -> dict[str, Any]:
-    """The one-tool form: ``browser_action`` with ``action`` (enum) and ``params`` (that action's fields)."""
-    chosen = list(ACTION_NAMES if names is None else names)
-    for name in chosen:
-        action_schema(name)  # validates the name
-    listing = "; ".join(_param_summary(n) for n in chosen)
-    return {
-        "type": "function",
-        "function": {
-            "name": SINGLE_TOOL_NAME,
-            "description": (
-                "Perform one browser action. Choose `action` and give its parameters in `params` "
-                f"(? = optional): {listing}. Prefer element indexes [N] from the element list as targets."
-            ),
-            "parameters": {
-                "type": "object",
-                "required": ["action"],
-                "properties": {
-                    "action": {"type": "string", "enum": chosen, "description": "The action to perform."},
-                    "params": {"type": "object", "description": "The action's parameters, as listed above."},
-                },
-            },
-        },
-    }

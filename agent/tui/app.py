@@ -9,16 +9,17 @@ when the first run starts, so ``kite tui`` opens fast.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
+from agent.errors import KiteError
 from agent.tui.form import TaskScreen
 from agent.tui.history import TaskEntry, TaskHistory
 from agent.tui.run_view import RunScreen
-from agent.tui.runner import AgentFactory, TuiConfirmer, default_agent_factory, run_config
+from agent.tui.runner import AgentFactory, RunsTasks, TuiConfirmer, default_agent_factory, run_config
 
 if TYPE_CHECKING:
     from agent.config import KiteConfig
@@ -47,7 +48,7 @@ class KiteApp(App[None]):
         self.agent_factory = agent_factory or default_agent_factory
         self.history = TaskHistory(history_path or config.data_dir() / "tui-history.json")
         self.defaults = start or TaskEntry(task="", model=config.llm.model or "local")
-        self.agent: Any = None
+        self.agent: RunsTasks | None = None
         self.confirmer: TuiConfirmer | None = None
         self.run_screen: RunScreen | None = None
         self.worker: Worker[RunResult] | None = None
@@ -108,14 +109,16 @@ class KiteApp(App[None]):
         if event.state == WorkerState.SUCCESS:
             self.result = event.worker.result
         elif self.agent is not None:
-            self.result = getattr(self.agent, "result", None)
+            self.result = self.agent.result
         screen = self.run_screen
         if screen is not None:
             if self.result is not None:
-                screen.show_result(self.result.model_dump(mode="json"))
+                screen.show_result(self.result)
             elif event.state == WorkerState.ERROR:
                 err = event.worker.error
-                screen.show_failure(getattr(err, "message", None) or f"{type(err).__name__}: {err}")
+                screen.show_failure(
+                    err.message if isinstance(err, KiteError) else f"{type(err).__name__}: {err}"
+                )
             else:
                 screen.show_failure("stopped before the run started")
         if self._quit_when_stopped:

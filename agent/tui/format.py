@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from rich.markup import escape
+
+from agent.events import PageObserved
+from agent.record import RunResult
 
 ERROR_STOPS = {
     "model_error": "model call",
@@ -46,11 +48,11 @@ class StepRow:
         return f"[b]step {self.step or '-'}[/b] {escape(self.action)}\n{status}: {escape(self.result)}"
 
 
-def page_panel(data: dict[str, Any]) -> str:
-    title = escape(data.get("title") or "(no title)")
-    text = escape(" ".join((data.get("text") or "").split())[:140])
-    shot = f"\n[dim]screenshot {escape(str(data['screenshot']))}[/]" if data.get("screenshot") else ""
-    return f"[b]{title}[/b]  [dim]{escape(data.get('url') or '')}[/]\n{text}{shot}"
+def page_panel(page: PageObserved) -> str:
+    title = escape(page.title or "(no title)")
+    text = escape(" ".join(page.text.split())[:140])
+    shot = f"\n[dim]screenshot {escape(page.screenshot)}[/]" if page.screenshot else ""
+    return f"[b]{title}[/b]  [dim]{escape(page.url)}[/]\n{text}{shot}"
 
 
 def totals_line(steps: int, actions: int, tokens: int, cost: float | None) -> str:
@@ -58,26 +60,25 @@ def totals_line(steps: int, actions: int, tokens: int, cost: float | None) -> st
     return f"step {steps} · {actions} actions · {tokens} tokens{money}"
 
 
-def final_text(result: dict[str, Any]) -> str:
-    """The final view from a RunResult's JSON form."""
-    reason = str(result.get("stop_reason") or "?")
-    if result.get("success"):
+def final_text(result: RunResult) -> str:
+    """The final view of a run."""
+    reason = result.stop_reason or "?"
+    if result.success:
         head = "[green b]success[/]"
     elif reason == "interrupted":
         head = "[yellow b]stopped[/]"
     else:
         head = "[red b]failed[/]"
-    body = result.get("answer") or result.get("message") or ""
-    lines = [f"{head} ({escape(reason)})  {escape(str(body))}"]
-    if result.get("run_dir"):
-        lines.append(f"[dim]record[/] {escape(str(result['run_dir']))}")
+    body = result.answer or result.message
+    lines = [f"{head} ({escape(reason)})  {escape(body)}"]
+    if result.run_dir:
+        lines.append(f"[dim]record[/] {escape(result.run_dir)}")
     return "\n".join(lines)
 
 
-def error_row(result: dict[str, Any]) -> StepRow | None:
+def error_row(result: RunResult) -> StepRow | None:
     """The row that shows a run-ending error (a model error, an unreachable start URL, a bug)."""
-    reason = str(result.get("stop_reason") or "")
+    reason = result.stop_reason
     if reason not in ERROR_STOPS:
         return None
-    message = str(result.get("message") or reason)
-    return StepRow(int(result.get("steps") or 0), ERROR_STOPS[reason], "-", False, message)
+    return StepRow(result.steps, ERROR_STOPS[reason], "-", False, result.message or reason)

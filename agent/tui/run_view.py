@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -16,6 +16,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from agent.events import ActionFinished, ModelReplied, PageObserved, ReplyRejected, RunFinished
+from agent.record import RunResult
 from agent.tui.format import StepRow, error_row, final_text, page_panel, totals_line
 
 if TYPE_CHECKING:
@@ -52,8 +54,9 @@ class RunScreen(Screen[None]):
         super().__init__()
         self.task_text, self.clock = task, clock
         self.rows: list[StepRow] = []
-        self.tokens, self.steps, self.actions, self.cost = 0, 0, 0, None
-        self.result: dict[str, Any] | None = None
+        self.tokens, self.steps, self.actions = 0, 0, 0
+        self.cost: float | None = None
+        self.result: RunResult | None = None
         self._t_step = clock()
         self._step_usage: tuple[int, float | None] | None = None
         self._widths: dict[str, int] = {}
@@ -92,34 +95,23 @@ class RunScreen(Screen[None]):
 
     # --- feeding ------------------------------------------------------------------------------------
     def on_agent_event(self, event: RunEvent) -> None:
-        d = event.data
-        if event.kind == "observe":
+        if isinstance(event, PageObserved):
             self._t_step, self.steps, self._step_usage = self.clock(), event.step, None
-            self.query_one("#page", Static).update(page_panel(d))
-        elif event.kind == "model":
-            u = d.get("usage") or {}
-            tokens = int(u.get("prompt_tokens", 0)) + int(u.get("completion_tokens", 0))
-            self.tokens += tokens
-            if u.get("cost_usd") is not None:
-                self.cost = (self.cost or 0.0) + u["cost_usd"]
-            self._step_usage = (tokens, u.get("cost_usd"))
-        elif event.kind == "result":
+            self.query_one("#page", Static).update(page_panel(event))
+        elif isinstance(event, ModelReplied):
+            u = event.usage
+            self.tokens += u.tokens
+            if u.cost_usd is not None:
+                self.cost = (self.cost or 0.0) + u.cost_usd
+            self._step_usage = (u.tokens, u.cost_usd)
+        elif isinstance(event, ActionFinished):
             self.actions += 1
-            self.add_row(
-                event.step,
-                d.get("action") or "?",
-                d.get("level") or "-",
-                bool(d.get("ok")),
-                d.get("message") or "",
-            )
-        elif event.kind == "error":
-            err = d.get("error") or {}
-            message = err.get("message") or err.get("error") or "the reply could not be used"
+            self.add_row(event.step, event.action, event.level, event.ok, event.message)
+        elif isinstance(event, ReplyRejected):
+            message = event.message or event.error or "the reply could not be used"
             self.add_row(event.step, "(reply not understood)", "-", False, message)
-        elif event.kind == "warning":
-            self.notify(str(d.get("message") or d), title="Kite", severity="warning")
-        elif event.kind == "finish":
-            self.show_result(d.get("result") or {})
+        elif isinstance(event, RunFinished):
+            self.show_result(event.result)
         self._update_totals()
 
     def add_row(self, step: int, action: str, level: str, ok: bool, message: str) -> None:
@@ -143,7 +135,7 @@ class RunScreen(Screen[None]):
     def show_stopping(self) -> None:
         self._update_totals("stopping…")
 
-    def show_result(self, result: dict[str, Any]) -> None:
+    def show_result(self, result: RunResult) -> None:
         if self.result is not None:
             return
         self.result = result
@@ -159,4 +151,4 @@ class RunScreen(Screen[None]):
 
     def show_failure(self, message: str) -> None:
         """The run could not start (no model, a bad config ...): say why."""
-        self.show_result({"success": False, "stop_reason": "error", "message": message})
+        self.show_result(RunResult(success=False, stop_reason="error", message=message))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.tui.confirm import ConfirmModal
 
@@ -13,11 +13,21 @@ if TYPE_CHECKING:
 
     from agent.config import KiteConfig
     from agent.events import RunEvent
+    from agent.record import RunResult
     from agent.tui.history import TaskEntry
     from safety.confirm import ConfirmAnswer, ConfirmRequest
 
-AgentFactory = Callable[["KiteConfig", Any, Callable[["RunEvent"], None]], Any]
-"""(config, confirmer, on_event) -> an object with ``async run(task, start_url)`` and ``result``."""
+
+class RunsTasks(Protocol):
+    """What the TUI needs of an agent: ``run`` a task, and the ``result`` of the last run (None until then)."""
+
+    result: RunResult | None
+
+    async def run(self, task: str, start_url: str | None = None) -> RunResult: ...
+
+
+AgentFactory = Callable[["KiteConfig", Any, Callable[["RunEvent"], None]], RunsTasks]
+"""(config, confirmer, on_event) -> the agent that runs the form's task."""
 
 
 class TuiConfirmer:
@@ -51,7 +61,9 @@ class TuiConfirmer:
         self.app.notify(request.describe(), title="Kite (notify)", severity="warning")
 
 
-def default_agent_factory(config: KiteConfig, confirmer: Any, on_event: Callable[[RunEvent], None]) -> Any:
+def default_agent_factory(
+    config: KiteConfig, confirmer: Any, on_event: Callable[[RunEvent], None]
+) -> RunsTasks:
     from agent.loop import Agent
 
     return Agent(config, confirmer=confirmer, on_event=on_event)

@@ -53,6 +53,9 @@ async def test_shop_flow_with_json_fallback(make_config, ctx_session, sites):
     assert "```json" in model.received[0]["messages"][0]["content"], (
         "JSON instructions missing from the prompt"
     )
+    done = read_steps(result.run_dir)[-1]  # the done step is recorded once, with the model's prose
+    assert done["actions"][-1]["action"]["action"] == "done" and done["thought"] == "Next I done."
+    assert done["reply"]["content"].startswith("Next I done.") and "act" in done["overhead_ms"]
 
 
 def _has_image(messages: list[dict]) -> bool:

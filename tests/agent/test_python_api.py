@@ -13,6 +13,15 @@ import agent
 from agent import Agent, FunctionModel, LiteLLMModel, Model, ModelView, ScriptedModel, load_config
 from agent.browser.observation import Observation
 from agent.config import KiteConfig
+from agent.events import (
+    ActionDecided,
+    ActionFinished,
+    ModelReplied,
+    PageObserved,
+    RunEvent,
+    RunFinished,
+    RunStarted,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,9 +53,20 @@ async def test_function_model_receives_the_structured_view(
 
     model = FunctionModel(fn)
     config = kite_config(**{"llm.model": ""})
-    result = await Agent(config, model=model, context=ctx_session).run(
+    events: list[RunEvent] = []
+    result = await Agent(config, model=model, context=ctx_session, on_event=events.append).run(
         "Open the espresso mug", start_url=sites.url("/shop/")
     )
+    kinds = [type(e) for e in events]
+    assert kinds == [
+        RunStarted,
+        *[PageObserved, ModelReplied, ActionDecided, ActionFinished] * 2,
+        RunFinished,
+    ]
+    finished = events[-1]
+    assert isinstance(finished, RunFinished) and finished.result == result
+    click = events[4]
+    assert isinstance(click, ActionFinished) and click.ok and "Sky Blue Espresso Mug" in click.action
     assert result.success and result.answer == "seen"
     first, second = model.views
     assert isinstance(first.observation, Observation) and first.observation.url.endswith("/shop/")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from agent.browser.actions import ACTION_MODELS, parse_action
 from agent.llm.client import LLMReply, ToolCall
 from agent.llm.parsing import ParseError, parse_reply
-from agent.llm.schemas import action_schema, single_tool_schema
+from agent.llm.schemas import action_schema
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -170,8 +170,6 @@ def test_action_round_trips_through_every_reply_form(action):
 @given(actions())
 def test_generated_schema_accepts_the_actions_own_json(action):
     jsonschema.validate(action.params(), action_schema(action.action))
-    single = single_tool_schema()["function"]["parameters"]
-    jsonschema.validate({"action": action.action, "params": action.params()}, single)
 
 
 def test_schemas_are_valid_json_schema():

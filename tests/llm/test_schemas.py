@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from agent.browser.actions import ACTION_MODELS, ACTION_NAMES
-from agent.llm.schemas import action_schema, single_tool_schema, tool_schemas
+from agent.llm.schemas import action_schema, tool_schemas
 
 
 def test_one_function_per_action_with_model_written_descriptions():
@@ -61,15 +61,6 @@ def test_schema_rejects_what_the_model_rejects():
         jsonschema.validate({"index": 1, "bogus": 1}, action_schema("click"))
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({}, action_schema("navigate"))
-
-
-def test_single_tool_lists_every_action_and_its_params():
-    fn = single_tool_schema()["function"]
-    assert fn["name"] == "browser_action"
-    assert fn["parameters"]["properties"]["action"]["enum"] == list(ACTION_NAMES)
-    assert fn["parameters"]["required"] == ["action"]
-    assert "navigate(url)" in fn["description"]
-    assert "type(index?, selector?, text, clear?)" in fn["description"]
 
 
 def test_callers_cannot_corrupt_the_cache():

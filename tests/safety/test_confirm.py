@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Awaitable, Callable
 
 import pytest
 
@@ -10,7 +11,6 @@ from agent.browser.actions import parse_action
 from agent.errors import UsageError
 from safety.confirm import (
     BatchConfirmer,
-    CallbackConfirmer,
     ConfirmAnswer,
     ConfirmRequest,
     Gate,
@@ -19,6 +19,25 @@ from safety.confirm import (
 from safety.policy import SafetyPolicy
 from tests.safety.pages import page
 from tests.safety.scenarios import cases
+
+
+class CallbackConfirmer:
+    """A Confirmer over two async callables (the test decides every answer)."""
+
+    def __init__(
+        self,
+        fn: Callable[[ConfirmRequest], Awaitable[ConfirmAnswer]],
+        notify_fn: Callable[[ConfirmRequest], Awaitable[None]] | None = None,
+    ) -> None:
+        self._fn, self._notify = fn, notify_fn
+
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        return await self._fn(request)
+
+    async def notify(self, request: ConfirmRequest) -> None:
+        if self._notify is not None:
+            await self._notify(request)
+
 
 PLACE_ORDER = parse_action({"action": "click", "index": 10})
 

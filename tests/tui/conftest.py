@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 
 from agent.config import KiteConfig
 from agent.loop import Agent
+from agent.record import RunResult
 from agent.tui.app import KiteApp
 from agent.tui.history import TaskEntry
 
@@ -60,12 +61,16 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], Any], within: fl
     await pilot.pause()
 
 
-async def wait_finished(pilot: Pilot[Any], app: KiteApp, within: float = 60.0) -> dict[str, Any]:
+async def wait_finished(pilot: Pilot[Any], app: KiteApp, within: float = 60.0) -> RunResult:
     """Wait until the run is over and the final view is shown; return the shown result."""
     await wait_until(
-        pilot, lambda: app.worker is not None and not app.running and app.run_screen.result, within
+        pilot,
+        lambda: app.worker is not None and not app.running and app.run_screen.result is not None,
+        within,
     )
-    return app.run_screen.result
+    result = app.run_screen.result
+    assert result is not None
+    return result
 
 
 def rows(app: KiteApp) -> list[str]:

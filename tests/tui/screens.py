@@ -6,7 +6,7 @@ from itertools import count
 from typing import Any
 
 from agent.browser.observation import Element, Rect
-from agent.events import RunEvent
+from agent.events import EVENT_ADAPTER, RunEvent
 from agent.tui.run_view import RunScreen
 from safety.confirm import ConfirmRequest
 from safety.policy import ConfirmLevel, Decision
@@ -22,7 +22,7 @@ def fixed_clock() -> Any:
 
 
 def ev(kind: str, step: int = 0, **data: Any) -> RunEvent:
-    return RunEvent(kind=kind, step=step, data=data)  # type: ignore[arg-type]
+    return EVENT_ADAPTER.validate_python({"kind": kind, "step": step, **data})
 
 
 def usage(prompt: int, completion: int, cost: float | None = None) -> dict[str, Any]:
@@ -66,7 +66,7 @@ EVENTS = [
         message="declined: the user declined: denied in the TUI",
     ),
     ev("observe", 3, url=URL, title="Checkout", text="Checkout Full name Address Email Card number"),
-    ev("error", 3, error={"error": "parse_error", "message": "no action in the reply"}),
+    ev("error", 3, error="parse_error", message="no action in the reply"),
 ]
 FINISH = ev(
     "finish",

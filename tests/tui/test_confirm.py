@@ -55,7 +55,7 @@ async def test_confirm_approve_places_the_order(make_app, sites, ctx_session):
         assert app.running, "the agent must wait while the modal is open"
         await pilot.press("y")
         result = await wait_finished(pilot, app)
-    assert result["success"], result
+    assert result.success, result
     state = await site_state(ctx_session.page, sites)
     assert len(state["orders"]) == 1 and state["orders"][0]["card_last4"] == "4242"
     assert "/shop/order/" in ctx_session.page.url
@@ -70,7 +70,7 @@ async def test_confirm_deny_does_not_run_and_the_model_is_told(make_app, sites, 
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("n")
         result = await wait_finished(pilot, app)
-    assert not result["success"] and result["stop_reason"] == "done"
+    assert not result.success and result.stop_reason == "done"
     assert (await site_state(ctx_session.page, sites))["orders"] == []
     assert "/shop/checkout" in ctx_session.page.url
     assert "declined" in model.prompts[-1] and "denied in the TUI" in model.prompts[-1]
@@ -93,7 +93,7 @@ async def test_approve_similar_is_not_asked_again(make_app, sites, ctx_session):
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("a")
         result = await wait_finished(pilot, app)
-    assert result["success"], result
+    assert result.success, result
     assert len(app.confirmer.asked) == 1, "the second similar action must not be asked again"
     assert await ctx_session.page.evaluate("document.body.dataset.runs") == "2"
     js_rows = [r for r in rows(app) if r.split()[1] == "executeJS"]

@@ -32,8 +32,8 @@ async def test_rerun_a_recent_task_with_r(make_app, sites, scripted_model, tmp_p
         await pilot.press("ctrl+t", "r")
         result = await wait_finished(pilot, app)
         assert app.run_screen.task_text == "Open the shop"
-    assert result["stop_reason"] == "model_error"
-    assert "/shop/" in (result.get("final_url") or "")
+    assert result.stop_reason == "model_error"
+    assert "/shop/" in (result.final_url or "")
     assert TaskHistory(tmp_path / "history.json").entries[0] == recent
 
 
@@ -59,5 +59,5 @@ async def test_a_run_that_cannot_start_says_why(tui_config, tmp_path):
         result = await wait_finished(pilot, app)
         final = str(app.run_screen.query_one("#final", Static).render())
         assert app.is_running
-    assert result["stop_reason"] == "error" and "no model is configured" in final
+    assert result.stop_reason == "error" and "no model is configured" in final
     assert app.run_screen.rows[0].action == "run" and not app.run_screen.rows[0].ok

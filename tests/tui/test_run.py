@@ -22,13 +22,13 @@ async def test_a_run_to_completion(make_app, sites, tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+r")
         result = await wait_finished(pilot, app)
-        assert result["success"] and result["stop_reason"] == "done", result
+        assert result.success and result.stop_reason == "done", result
         table = app.run_screen.query_one("#steps", DataTable)
         assert table.row_count == 3 and len(model.prompts) == 2
         assert rows(app)[0].startswith("1 type [") and "blue mug" in rows(app)[0]
         assert "pressKey" in rows(app)[1] and rows(app)[2].startswith("2 done")
         final = str(app.run_screen.query_one("#final", Static).render())
-        assert "success" in final and "Sky Blue Espresso Mug" in final and result["run_dir"] in final
+        assert "success" in final and "Sky Blue Espresso Mug" in final and result.run_dir in final
         assert "blue mug" in str(app.run_screen.query_one("#page", Static).render()).lower()
         # the task went to the persisted history, and n opens the form with it as the first recent task
         saved = json.loads((tmp_path / "history.json").read_text())
@@ -36,5 +36,5 @@ async def test_a_run_to_completion(make_app, sites, tmp_path):
         await pilot.press("n")
         await pilot.pause()
         assert type(app.screen).__name__ == "TaskScreen"
-    run = json.loads((Path(result["run_dir"]) / "run.json").read_text())
+    run = json.loads((Path(result.run_dir) / "run.json").read_text())
     assert run["result"]["stop_reason"] == "done"

@@ -25,9 +25,9 @@ async def test_esc_stops_mid_run(make_app, sites, scripted_model):
         # Esc again (nothing runs any more) and n work on the final view
         await pilot.press("escape")
         assert app.run_screen.result is result
-    assert result["stop_reason"] == "interrupted" and not result["success"]
-    assert "stopped" in final and "interrupted" in final and result["run_dir"] in final
-    run = json.loads((Path(result["run_dir"]) / "run.json").read_text())
+    assert result.stop_reason == "interrupted" and not result.success
+    assert "stopped" in final and "interrupted" in final and result.run_dir in final
+    run = json.loads((Path(result.run_dir) / "run.json").read_text())
     assert run["result"]["stop_reason"] == "interrupted"
     assert not ctx.is_alive
     assert not browser.is_connected(), "the browser was left running"
@@ -41,7 +41,7 @@ async def test_model_error_is_an_error_row(make_app, sites, scripted_model):
         result = await wait_finished(pilot, app)
         assert app.is_running and type(app.screen).__name__ == "RunScreen"
         final = str(app.run_screen.query_one("#final", Static).render())
-    assert result["stop_reason"] == "model_error"
+    assert result.stop_reason == "model_error"
     assert len(rows(app)) == 1 and rows(app)[0].startswith("1 model call - FAIL")
     assert "invalid API key" in rows(app)[0]
     assert "failed" in final and "model_error" in final

@@ -1,0 +1,52 @@
+"""One line of ``steps.jsonl``: the record of one step, built as the step goes and written once when it ends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent.browser.observation import ActionResult
+from agent.llm.client import LLMReply, Usage
+
+
+class GateOutcome(BaseModel):
+    """What the safety gate decided about an action."""
+
+    level: str
+    reasons: list[str] = Field(default_factory=list)
+    allowed: bool
+
+
+class ActionOutcome(BaseModel):
+    """One action of a step: what it was, what the safety gate said, what happened."""
+
+    action: dict[str, Any]
+    decision: GateOutcome | None = None
+    """level, reasons and whether the gate allowed it (None for the start URL's navigation)."""
+    result: ActionResult
+
+
+class StepRecord(BaseModel):
+    """A step; only the fields the step reached are written (a step whose model call failed has no actions)."""
+
+    step: int
+    url: str | None = None
+    prompt_tokens_est: int | None = None
+    observation: dict[str, Any] | None = None
+    """url, title, element count and a hash of the page (what the loop detector compares)."""
+    overhead_ms: dict[str, float] = Field(default_factory=dict)
+    """Kite's own time: observe+prompt before the model call, act after it."""
+    reply: LLMReply | None = None
+    usage: Usage | None = None
+    thought: str | None = None
+    actions: list[ActionOutcome] = Field(default_factory=list)
+    error: dict[str, Any] | None = None
+    """The model call failed (the run stops)."""
+    parse_error: dict[str, Any] | None = None
+    """The reply could not be used (the model is told why and the run goes on)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form without the parts the step never reached (empty or unset top-level fields)."""
+        data = self.model_dump(mode="json", by_alias=True)
+        return {k: v for k, v in data.items() if k == "step" or v not in (None, [], {})}
