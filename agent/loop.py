@@ -151,6 +151,8 @@ class Agent:
         )
         if self.safety.domains is not None:
             await self.safety.domains.install(ctx.context)
+        gate = self.safety.gate
+        ctx.dialog_judge = lambda info, url: gate.check_dialog(info.type, info.message, url)
         if self.config.run.trace:
             await ctx.context.tracing.start(screenshots=True, snapshots=True)
         rec.start(
@@ -164,6 +166,7 @@ class Agent:
         await emit(self.on_event, RunStarted(task=task, model=self.model.model, run_dir=str(rec.run_dir)))
 
     async def _wind_down(self, ctx: ContextSession) -> None:
+        ctx.dialog_judge = None
         self.final_url = _current_url(ctx)
         await self.safety.gate.flush()
         if self.config.run.trace:

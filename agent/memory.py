@@ -67,7 +67,8 @@ def describe_result(result: ActionResult, *, full: bool = True) -> str:
         bits.append("new tab: " + ", ".join(e.new_tabs))
     if e.dialog is not None:
         bits.append(
-            f'{e.dialog.type} dialog "{_clip(e.dialog.message, 80)}" ({e.dialog.handled or "pending"})'
+            f'{e.dialog.type} dialog "{_clip(e.dialog.message, 80)}" ({e.dialog.handled or "pending"}'
+            + (f": {e.dialog.reason})" if e.dialog.reason else ")")
         )
     if e.downloads:
         bits.append("downloaded: " + ", ".join(e.downloads))

@@ -165,6 +165,38 @@ class Gate:
             self._similar.add(key)
         return GateResult(allowed=True, decision=decision, answer=answer)
 
+    async def check_dialog(self, kind: str, message: str, url: str) -> tuple[bool, str] | None:
+        """For a page's confirm/prompt/beforeunload: (accept?, why), or None when the policy has no objection
+        (the context's default answer then applies). A sensitive one is dismissed unless the user approves."""
+        decision = self.policy.evaluate_dialog(kind, message, url)
+        if decision.level is ConfirmLevel.AUTO:
+            return None
+        why = "; ".join(decision.reasons)
+        if decision.level is ConfirmLevel.NOTIFY:
+            self._notify(self._dialog_request(kind, message, url, decision))
+            return None
+        if decision.level is ConfirmLevel.BLOCK:
+            return False, f"dismissed by the safety policy: {why}"
+        request = self._dialog_request(kind, message, url, decision)
+        key = ("dialog", message, (urlsplit(url).hostname or "").lower())
+        if key in self._similar:
+            return True, "accepted: the user approved similar dialogs"
+        answer = await self.confirmer.confirm(request)
+        if not answer.approved:
+            return (
+                False,
+                f"dismissed, the user declined: {answer.reason or 'no reason given'} (asked because {why})",
+            )
+        if answer.similar:
+            self._similar.add(key)
+        return True, f"accepted, the user approved (asked because {why})"
+
+    @staticmethod
+    def _dialog_request(kind: str, message: str, url: str, decision: Decision) -> ConfirmRequest:
+        return ConfirmRequest(
+            action={"action": "dialog", "type": kind, "message": message}, decision=decision, url=url
+        )
+
     def _notify(self, request: ConfirmRequest) -> None:
         task = asyncio.ensure_future(self.confirmer.notify(request))
         self._pending.add(task)

@@ -14,7 +14,8 @@ Built-in checks (levels configurable in ``config/safety.yaml``):
   text that looks like a card number anywhere -> confirm;
 - navigation or a link to a blocked domain (or outside allowed_domains) -> block (nothing lowers it);
   ``javascript:`` / ``file:`` URLs -> confirm; another site than the current page's, or a download -> notify;
-- refresh of a sensitive page -> notify (it may resubmit a form).
+- refresh of a sensitive page -> notify (it may resubmit a form);
+- a page's own confirm()/prompt()/beforeunload whose text is sensitive -> confirm (``evaluate_dialog``).
 
 A page is sensitive when its URL matches a sensitive pattern or its text (visible text and element names)
 contains a sensitive keyword. Then the user's rules: plain rules raise the level, the first matching
@@ -194,6 +195,36 @@ class SafetyPolicy:
         elif name == "refresh" and (why := self.page_sensitivity(observation)):
             f.add("sensitive_refresh", f"reloading a sensitive page may resubmit a form ({why})")
         return self._decide(f, action, el, observation)
+
+    def evaluate_dialog(self, kind: str, message: str, url: str) -> Decision:
+        """A page's own confirm()/prompt()/beforeunload, judged like a button: accepting a sensitive one
+        (its text is submit-like or destructive or names a sensitive keyword, or it guards leaving a
+        sensitive page) needs the user's confirmation; an alert only informs."""
+        f = _Findings(self.rules)
+        if kind != "alert":
+            text = fold(message)
+            forms = folded_forms(message)
+            hit = next(
+                (
+                    what
+                    for what, regex in (("destructive", self._destroy_re), ("submit-like", self._submit_re))
+                    if regex is not None and any(regex.search(t) for t in forms)
+                ),
+                None,
+            )
+            if hit is None and self._kw_re is not None and self._kw_re.search(text):
+                hit = "sensitive"
+            if hit is not None:
+                f.add("sensitive_dialog", f'accepting the page\'s {kind} "{message[:120]}" ({hit})')
+            elif kind == "beforeunload" and self._url_re is not None and self._url_re.search(url):
+                f.add(
+                    "sensitive_dialog",
+                    "leaving a sensitive page that asks to stay (unsaved input may be lost)",
+                )
+        items = sorted(f.items, key=lambda i: -i[0].rank)
+        if not items:
+            return Decision(level=A)
+        return Decision(level=items[0][0], reasons=[r for _, _, r in items], rule=items[0][1])
 
     def _check_url(self, f: _Findings, url: str, obs: Observation | None, verb: str) -> None:
         current = obs.summary.url if obs else ""

@@ -53,6 +53,7 @@ CheckName = Literal[
     "new_domain",
     "download",
     "sensitive_refresh",
+    "sensitive_dialog",
 ]
 CHECK_NAMES: tuple[str, ...] = CheckName.__args__  # type: ignore[attr-defined]
 

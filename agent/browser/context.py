@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,6 +28,7 @@ from agent.browser.observation import DialogInfo, TabInfo
 from agent.errors import ActionError, BrowserCrashedError, BrowserError
 
 DialogPolicy = Literal["accept", "dismiss"]
+DialogJudge = Callable[[DialogInfo, str], Awaitable[tuple[bool, str] | None]]
 TITLE_TIMEOUT_S = 2.0
 
 
@@ -107,6 +109,9 @@ class ContextSession:
         """How confirm, prompt and beforeunload dialogs are answered (alerts are always accepted)."""
         self.prompt_text: str | None = None
         """Text typed into prompt() dialogs when accepting; None = the prompt's default value."""
+        self.dialog_judge: DialogJudge | None = None
+        """Asked before answering a confirm, prompt or beforeunload dialog: (accept?, why) overrides
+        ``dialog_policy``; None leaves it to the policy (the safety gate sets this for a run)."""
         self.follow_new_tabs: bool = False
         """Make a tab the page opens itself the active one (else it is only reported)."""
         self.last_dialog: DialogInfo | None = None
@@ -205,12 +210,19 @@ class ContextSession:
             type=kind,  # type: ignore[arg-type]
             message=dialog.message,
             default_value=dialog.default_value if kind == "prompt" else None,
-            handled="accepted" if accept else "dismissed",
         )
         # Record first: whoever awaits the action that raised the dialog sees it as soon as it returns.
         self._dialogs.append(info)
         self.last_dialog = info
         self._pending_dialog = info
+        if kind != "alert" and self.dialog_judge is not None:
+            try:
+                verdict = await self.dialog_judge(info, _page_url(dialog))
+            except Exception as exc:  # a failing judge must not leave the page blocked: refuse
+                verdict = (False, f"the safety check failed ({exc!r})")
+            if verdict is not None:
+                accept, info.reason = verdict
+        info.handled = "accepted" if accept else "dismissed"
         try:
             if accept:
                 text = self.prompt_text if self.prompt_text is not None else dialog.default_value
@@ -391,3 +403,10 @@ class ContextSession:
         if self.owns_context:
             with contextlib.suppress(PlaywrightError):
                 await self.context.close()
+
+
+def _page_url(dialog: Dialog) -> str:
+    try:
+        return dialog.page.url if dialog.page is not None else ""
+    except PlaywrightError:
+        return ""

@@ -87,6 +87,8 @@ class DialogInfo(_Model):
     default_value: str | None = None
     handled: str | None = None
     """How Kite answered it: accepted / dismissed; None while pending."""
+    reason: str | None = None
+    """Why, when the safety policy judged the dialog (the user approved / declined, and the policy's reason)."""
 
 
 class Counts(_Model):

@@ -172,6 +172,66 @@ DOMAIN_ROWS: list[Row] = [
 ]
 
 
+# A page's own dialogs, judged like a button (policy.evaluate_dialog): (id, page, kind, {lang: message}, level)
+DialogRow = tuple[str, str, str, dict[str, str], str]
+DIALOG_ROWS: list[DialogRow] = [
+    (
+        "confirm-delete",
+        "cart",
+        "confirm",
+        {"en": "Are you sure you want to delete this item?", "zh": "确定要删除这个商品吗？"},
+        "confirm",
+    ),
+    ("confirm-pay", "cart", "confirm", {"en": "Pay $42.00 now?", "zh": "现在支付 ¥42.00 吗？"}, "confirm"),
+    (
+        "confirm-hidden-chars",
+        "cart",
+        "confirm",
+        {"en": "Re\u200bmove all items?", "zh": "删\u200b除全部？"},
+        "confirm",
+    ),
+    (
+        "confirm-keyword",
+        "home",
+        "confirm",
+        {"en": "This cannot be undone. OK?", "zh": "此操作不可恢复，继续吗？"},
+        "confirm",
+    ),
+    (
+        "confirm-harmless",
+        "home",
+        "confirm",
+        {"en": "Show 10 more results?", "zh": "显示更多结果吗？"},
+        "auto",
+    ),
+    (
+        "prompt-type-delete",
+        "account",
+        "prompt",
+        {"en": "Type DELETE to confirm", "zh": "输入“删除”以确认"},
+        "confirm",
+    ),
+    (
+        "alert-only-informs",
+        "account",
+        "alert",
+        {"en": "Your account will be deleted", "zh": "您的账户将被删除"},
+        "auto",
+    ),
+    ("beforeunload-sensitive-page", "checkout", "beforeunload", {"en": "", "zh": ""}, "confirm"),
+    ("beforeunload-ordinary-page", "home", "beforeunload", {"en": "", "zh": ""}, "auto"),
+]
+
+
+def dialog_cases() -> list[tuple[str, str, str, str, str, str]]:
+    """(id, page, lang, kind, message, expected) per row and language."""
+    return [
+        (f"{lang}-{i}", page, lang, kind, msg, lvl)
+        for i, page, kind, msgs, lvl in DIALOG_ROWS
+        for lang, msg in msgs.items()
+    ]
+
+
 def cases() -> list[tuple[str, str, str, dict[str, Any], str, dict[str, Any]]]:
     """One case per (row, language): (id, page, lang, action, expected, page kwargs)."""
     return expand(ROWS)

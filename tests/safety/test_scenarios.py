@@ -11,7 +11,7 @@ from agent.browser.actions import parse_action
 from agent.config import SafetyConfig
 from safety.policy import ConfirmLevel, SafetyPolicy
 from tests.safety.pages import page
-from tests.safety.scenarios import DOMAIN_ROWS, LOOPBACK_ALLOWED, cases, expand
+from tests.safety.scenarios import DOMAIN_ROWS, LOOPBACK_ALLOWED, cases, dialog_cases, expand
 
 CASES = cases()
 
@@ -68,3 +68,20 @@ def test_domain_scenario(
     assert no_loopback_policy.domains.allows(target) is (expected != "block")
     if expected == "block":  # with loopback allowed (the default), other loopback hosts pass
         assert policy.domains.allows(target)
+
+
+DIALOG_CASES = dialog_cases()
+
+
+@pytest.mark.parametrize(
+    ("page_name", "lang", "kind", "message", "expected"),
+    [c[1:] for c in DIALOG_CASES],
+    ids=[c[0] for c in DIALOG_CASES],
+)
+def test_dialog_scenario(
+    policy: SafetyPolicy, page_name: str, lang: str, kind: str, message: str, expected: str
+) -> None:
+    decision = policy.evaluate_dialog(kind, message, page(page_name, lang).summary.url)
+    assert decision.level == ConfirmLevel(expected), decision
+    if expected != "auto":
+        assert decision.rule == "sensitive_dialog" and decision.reasons
