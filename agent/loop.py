@@ -9,7 +9,7 @@ import asyncio
 import hashlib
 import time
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from agent.browser.actions import Action, Done, Navigate
@@ -36,6 +36,7 @@ from agent.llm.errors import ContextWindowError, LLMError
 from agent.llm.model import Model, ModelView, PastAction, model_for
 from agent.llm.parsing import ParseError, parse_reply
 from agent.memory import Memory, describe_action, describe_result
+from agent.modules.planner import PlannerTools
 from agent.prompt import PromptBuilder
 from agent.record import RunRecorder, RunResult
 from agent.runtime import (
@@ -78,7 +79,9 @@ class Agent:
         on_event: EventSink | None = None,
         label: str | None = None,
         stop_when: StopWhen | None = None,
+        tools: Sequence[Callable[..., Any]] = (),
     ) -> None:
+        """``tools``: your own typed functions, offered to the model next to ``agent.module_tools``."""
         if model is not None and config.llm.model != model.name:
             config = config.model_copy(update={"llm": config.llm.model_copy(update={"model": model.name})})
         self.config, self.on_event, self._given_context, self.label = config, on_event, context, label
@@ -86,6 +89,7 @@ class Agent:
         self.model = ModelSetup.from_config(config)
         self.safety = SafetySetup.from_config(config, confirmer, secrets)
         self.llm: Model = model or model_for(config.llm)
+        self.tools = PlannerTools(config, self.safety.gate.confirmer, tools)
         self.history: list[PastAction] = []
         self.snapshotter = Snapshotter(config.snapshot)
         self.memory = Memory(full_steps=config.agent.history_full_steps)
@@ -155,6 +159,7 @@ class Agent:
         ctx.dialog_judge = lambda info, url: gate.check_dialog(info.type, info.message, url)
         if self.config.run.trace:
             await ctx.context.tracing.start(screenshots=True, snapshots=True)
+        self.warnings += await self.tools.start(self.model)
         rec.start(
             task=task,
             start_url=start_url,
@@ -168,6 +173,7 @@ class Agent:
     async def _wind_down(self, ctx: ContextSession) -> None:
         ctx.dialog_judge = None
         self.final_url = _current_url(ctx)
+        await self.tools.close()
         await self.safety.gate.flush()
         if self.config.run.trace:
             await ctx.context.tracing.stop(path=str(self.recorder.run_dir / "trace.zip"))
@@ -225,9 +231,13 @@ class Agent:
         await emit(self.on_event, ModelReplied(step=step, usage=usage, content=(reply.content or "")[:500]))
         self._check_budgets()
         t1 = time.perf_counter()
+        calls, reply = self.tools.split(reply)
+        record.tools = [await self.tools.run(c, step, self.memory.add, self.on_event) for c in calls]
         try:
             parsed = parse_reply(reply, max_actions=MAX_ACTIONS_PER_REPLY)
         except ParseError as exc:
+            if calls and not reply.tool_calls:  # the module tools were this step's actions
+                return None
             self.memory.add(f"your reply could not be used: {exc.message}", "reply not understood")
             await emit(self.on_event, ReplyRejected(step=step, error=exc.type, message=exc.message))
             record.parse_error = exc.to_dict()

@@ -41,6 +41,8 @@ class StepRecord(BaseModel):
     usage: Usage | None = None
     thought: str | None = None
     actions: list[ActionOutcome] = Field(default_factory=list)
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    """Calls to module tools and the user's own tools: tool, arguments, result (``agent.module_tools``)."""
     error: dict[str, Any] | None = None
     """The model call failed (the run stops)."""
     parse_error: dict[str, Any] | None = None
