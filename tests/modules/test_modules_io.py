@@ -245,3 +245,38 @@ def test_kite_tools_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         err.startswith("kite: error: the arguments are not valid JSON") and len(err.strip().splitlines()) == 1
     )
+
+
+def test_chrome_http_router_and_web_component(chrome: Any) -> None:
+    """The seed's chrome endpoints through a real HTTP client (ASGI), and the panel definition."""
+    import httpx
+    from fastapi import FastAPI
+
+    h, browser_id, tab = chrome
+    app = FastAPI()
+    for name, router in h.toolbox.registry.http_routers().items():
+        app.include_router(router, prefix=f"/api/modules/{name}")
+
+    async def exercise() -> dict[str, Any]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://kite") as client:
+            out: dict[str, Any] = {}
+            out["list"] = (await client.get("/api/modules/chrome/browsers")).json()
+            out["one"] = (await client.get(f"/api/modules/chrome/browsers/{browser_id}")).json()
+            extra = h.toolbox.registry.module("chrome").manager  # type: ignore[union-attr]
+            new_tab = await extra.new_tab(browser_id)
+            out["tabs"] = (await client.get(f"/api/modules/chrome/browsers/{browser_id}/tabs")).json()
+            out["shot"] = (await client.get(f"/api/modules/chrome/tabs/{tab}/screenshot")).json()
+            out["close_tab"] = (await client.post(f"/api/modules/chrome/tabs/{new_tab.id}/close")).json()
+            missing = await client.get("/api/modules/chrome/browsers/nope/tabs")
+            out["missing"] = (missing.status_code, missing.json())
+            return out
+
+    out = h.run(exercise())
+    assert browser_id in {b["browserId"] for b in out["list"]["browsers"]}
+    assert out["one"]["browserId"] == browser_id and out["one"]["tabs"]
+    assert len(out["tabs"]["tabs"]) >= 2 and out["shot"]["format"] == "png" and out["shot"]["data"]
+    assert out["close_tab"]["closed"] is True
+    assert out["missing"][0] == 404 and out["missing"][1]["error"] == "browser_not_found"
+    (panel,) = [c for c in h.toolbox.registry.web_components() if c.module_name == "chrome"]
+    assert "ChromePanel" in panel.panel_js and "chrome-module-panel" in panel.panel_html and panel.panel_css

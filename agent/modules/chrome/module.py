@@ -71,6 +71,14 @@ class ChromeModule(ToolModule):
             panel_js=(WEB / "panel.js").read_text(encoding="utf-8"),
         )
 
+    def http_router(self) -> Any:
+        """The seed's HTTP endpoints as a FastAPI router (None when FastAPI is not installed)."""
+        try:
+            from agent.modules.chrome.http import router
+        except ImportError:
+            return None
+        return router(self)
+
     # ------------------------------------------------------------------ browsers and tabs
     async def launch(self, ctx: CallContext, a: p.LaunchParams) -> dict[str, Any]:
         inst, tab = await self.m.launch(a.headless, a.args)
