@@ -63,6 +63,7 @@ class BrowserHub:
         self.session: BrowserSession | None = None
         self.clients: dict[str, ClientState] = {}
         self._lock = asyncio.Lock()
+        self._clients_lock = asyncio.Lock()
         self._closed = False
 
     async def ensure_browser(self) -> str | None:
@@ -97,9 +98,13 @@ class BrowserHub:
     async def client(self, session_key: str | None) -> ClientState:
         """The state of a client session (created on first use)."""
         key = session_key if (self.isolated and session_key) else SHARED
-        state = self.clients.get(key)
-        if state is not None and not state.ctx._closed:
+        async with self._clients_lock:  # two first calls of one session make one context
+            state = self.clients.get(key)
+            if state is None or state.ctx._closed:
+                state = self.clients[key] = await self._new_client(key)
             return state
+
+    async def _new_client(self, key: str) -> ClientState:
         assert self.session is not None
         if key == SHARED:
             ctx = self.session.context
@@ -110,9 +115,7 @@ class BrowserHub:
         executor = ActionExecutor(
             ctx, self.snapshotter, self.config, run_dir=self.run_dir, secret_resolver=self.secrets.resolve
         )
-        state = ClientState(key, ctx, executor, Gate(self.policy, self.confirmer))
-        self.clients[key] = state
-        return state
+        return ClientState(key, ctx, executor, Gate(self.policy, self.confirmer))
 
     async def drop_client(self, session_key: str) -> None:
         """Close an isolated client's context (its session ended)."""

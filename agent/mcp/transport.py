@@ -100,19 +100,27 @@ async def run_http(
     kite: KiteMCP, *, host: str, port: int, token: str | None, ready: Callable[[str], None] | None = None
 ) -> None:
     import asyncio
+    import socket
 
     import uvicorn
 
     check_http_options(host, token)
-    config = uvicorn.Config(http_app(kite, host=host, token=token), host=host, port=port, log_level="warning")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    config = uvicorn.Config(http_app(kite, host=host, token=token), log_level="warning")
     server = uvicorn.Server(config)
-    task = asyncio.ensure_future(server.serve())
-    while not server.started:
-        if task.done():  # the port is taken, or the address cannot be bound
-            task.result()
-            raise UsageError(f"cannot listen on {host}:{port} (in use or not an address of this machine)")
+    task = asyncio.ensure_future(server.serve(sockets=[sock]))
+    while not server.started:  # startup is quick: the socket is already bound
+        if task.done():
+            raise UsageError(f"the HTTP server on {host}:{port} did not start")
         await asyncio.sleep(0.05)
-    bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
+    bound = sock.getsockname()[1]
     url = f"http://{host if ':' not in host else f'[{host}]'}:{bound}/mcp"
     if ready is not None:
         ready(url)

@@ -20,6 +20,7 @@ import mcp_types as types
 import pytest
 import yaml
 
+from agent.browser.procs import with_env
 from agent.config import BrowserConfig
 
 MARK = "KITE_TEST_MCP_MARK"
@@ -144,3 +145,5 @@ def http_server(mcp_home: Path, sites: Any) -> Iterator[HttpServer]:
         yield server
     finally:
         server.stop()
+    assert server.proc.returncode == 0, "".join(server.stderr)  # SIGTERM: a clean shutdown
+    wait_until(lambda: not with_env(MARK, server.mark), 10, "no process of the server left")
