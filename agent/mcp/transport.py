@@ -100,6 +100,7 @@ async def run_http(
     kite: KiteMCP, *, host: str, port: int, token: str | None, ready: Callable[[str], None] | None = None
 ) -> None:
     import asyncio
+    import contextlib
     import socket
 
     import uvicorn
@@ -115,6 +116,7 @@ async def run_http(
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     config = uvicorn.Config(http_app(kite, host=host, token=token), log_level="warning")
     server = uvicorn.Server(config)
+    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]  # app.serve
     task = asyncio.ensure_future(server.serve(sockets=[sock]))
     while not server.started:  # startup is quick: the socket is already bound
         if task.done():
