@@ -148,3 +148,30 @@ async def test_max_steps_beats_the_suite_and_its_tasks(tmp_path: Path) -> None:
         assert [j.config.agent.max_steps for j in jobs] == [15]
     finally:
         servers.stop()
+
+
+async def test_two_tasks_may_share_their_text_and_each_oracle_has_its_own_plan() -> None:
+    from agent.config import load_config
+    from evals.harness import _Servers, suite_jobs
+    from evals.oracle import OracleModel
+
+    suite = parse_suite(
+        {
+            "tasks": [
+                {"id": "a", "task": "Open the cart", "solution": [{"click": {"name": "Cart"}}]},
+                {"id": "b", "task": "Open the cart", "solution": [{"navigate": {"url": "/shop/cart"}}]},
+            ]
+        },
+        "suite.yaml",
+    )
+    servers = _Servers()
+    try:
+        jobs = await suite_jobs(suite, load_config(overrides={"llm.model": "kite/oracle"}, env={}), servers)
+        plans = [j.model.plan for j in jobs if isinstance(j.model, OracleModel)]
+        assert plans == [t.solution for t in suite.tasks]
+        other = await suite_jobs(
+            suite, load_config(overrides={"llm.model": "kite/scripted"}, env={}), servers
+        )
+        assert [j.model for j in other] == [None, None]
+    finally:
+        servers.stop()
