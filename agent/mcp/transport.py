@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agent.errors import UsageError
+from agent.mcp.hub import SHARED
 from agent.mcp.server import KiteMCP
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -61,7 +62,8 @@ class BearerToken:
 
 
 class SessionEnd:
-    """ASGI middleware: when a client ends its MCP session (HTTP DELETE), close its isolated context."""
+    """ASGI middleware: a client session that ended (its DELETE, or the SDK's idle timeout) gets its isolated
+    browser context closed, checked after every request against the session manager's live sessions."""
 
     def __init__(self, app: Any, kite: KiteMCP) -> None:
         self.app = app
@@ -69,11 +71,14 @@ class SessionEnd:
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Any) -> None:
         await self.app(scope, receive, send)
-        if scope["type"] == "http" and scope.get("method") == "DELETE":
-            sid = dict(scope.get("headers") or []).get(b"mcp-session-id", b"").decode(errors="replace")
-            if sid and sid in self.kite.hub.clients:
-                await self.kite.hub.drop_client(sid)
-                self.kite.record.write("session_end", client=sid)
+        if scope["type"] != "http" or not self.kite.hub.isolated:
+            return
+        live = getattr(self.kite.server.session_manager, "_server_instances", None)
+        if live is None:
+            return
+        for sid in [k for k in self.kite.hub.clients if k not in live and k != SHARED]:
+            await self.kite.hub.drop_client(sid)
+            self.kite.record.write("session_end", client=sid)
 
 
 def http_app(kite: KiteMCP, *, host: str, token: str | None) -> Any:
