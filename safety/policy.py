@@ -2,7 +2,8 @@
 
 Built-in checks (levels configurable in ``config/safety.yaml``):
 
-- executeJS / uploadFile -> confirm (``always_confirm``);
+- an action's own level from its registry entry (executeJS / uploadFile -> confirm), or one listed in
+  ``always_confirm`` -> confirm;
 - click on a submit-like or destructive button *or link* on a sensitive page -> confirm. The text judged is the
   element's name from the observation (found by index, by simple ``#id``/``[name=…]`` selector, or by
   hit-testing coordinates), never anything the model claims. Unknown target on a sensitive page -> confirm;
@@ -29,7 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-from agent.browser.actions import Action, Click, Navigate, PressKey, Type
+from agent.browser.actions import Action, Click, Navigate, PressKey, Type, spec_of
 from agent.browser.observation import Element, Observation
 from agent.config import SafetyConfig
 from agent.resources import resource_path
@@ -182,8 +183,11 @@ class SafetyPolicy:
         f = _Findings(self.rules)
         name = action.action
         el = self.target(action, observation)
-        if name in self._always:
+        default = spec_of(action).safety  # the action's own level, from its registry entry
+        if name in self._always or default == "confirm":
             f.add("always_confirm", f"{name} always needs the user's confirmation")
+        elif default != "auto":
+            f.add("always_confirm", f"{name} is {default} by default", ConfirmLevel(default))
         if isinstance(action, Navigate):
             self._check_url(f, action.url, observation, "navigating to")
         elif isinstance(action, Click):

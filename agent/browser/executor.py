@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,39 +18,14 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import ValidationError
 
-from agent.browser.actions import Action, parse_action
-from agent.browser.exec import files, js, navigation, observe, pointer, scroll, select, tabs, typing
+from agent.browser.actions import Action, parse_action, spec_of
+from agent.browser.exec import scroll
 from agent.browser.exec.base import ExecContext, Outcome, SessionLike, SnapshotterLike
 from agent.browser.observation import ActionResult, Effects, ErrorInfo
 from agent.browser.waits import PageMark, Settler, SettleReport
 from agent.config import KiteConfig
 from agent.errors import KiteError
 
-Unit = Callable[[ExecContext, Any], Awaitable[Outcome]]
-
-UNITS: dict[str, Unit] = {
-    "click": pointer.click,
-    "hover": pointer.hover,
-    "dragDrop": pointer.drag_drop,
-    "type": typing.type_text,
-    "pressKey": typing.press_key,
-    "select": select.select,
-    "scroll": scroll.scroll,
-    "navigate": navigation.navigate,
-    "goBack": navigation.go_back,
-    "goForward": navigation.go_forward,
-    "refresh": navigation.refresh,
-    "wait": navigation.wait,
-    "switchTab": tabs.switch_tab,
-    "uploadFile": files.upload_file,
-    "executeJS": js.execute_js,
-    "getElements": observe.get_elements,
-    "getElementDetails": observe.get_element_details,
-    "done": observe.done,
-}
-NO_SETTLE = frozenset({"wait", "done", "getElements", "getElementDetails", "screenshot"})
-EARLY_MARK = frozenset({"click", "hover", "type", "pressKey"})
-"""Units that call ``ExecContext.ready()`` before their input: their mark overlaps the target lookup."""
 _SECRET_RE = re.compile(r"<secret>(.*?)</secret>")
 
 _FOCUS_JS = """() => { let a = document.activeElement;
@@ -74,8 +49,15 @@ class ActionExecutor:
     ) -> None:
         self.settler = Settler(config.waits)
         self.ec = ExecContext(ctx, snapshotter, config, self.settler, run_dir, secret_resolver)
-        self.screenshot_b64 = False
+
+    @property
+    def screenshot_b64(self) -> bool:
         """Include the PNG as base64 in screenshot results (vision models)."""
+        return self.ec.screenshot_b64
+
+    @screenshot_b64.setter
+    def screenshot_b64(self, value: bool) -> None:
+        self.ec.screenshot_b64 = value
 
     async def execute(self, action: Action | dict[str, Any]) -> ActionResult:
         t0 = time.monotonic()
@@ -92,6 +74,7 @@ class ActionExecutor:
                 )
                 return ActionResult(action=name, ok=False, message=info.message, error=info)
         name = action.action
+        spec = spec_of(action)
         try:
             page = self.ec.page
         except KiteError as exc:  # crashed tab, no open tab, closed context
@@ -99,16 +82,13 @@ class ActionExecutor:
         secrets = self._secret_values(action)
         effects = Effects(url_before=page.url)
         mark_task: asyncio.Future[PageMark] | None = None
-        if name not in NO_SETTLE:
+        if spec.settle != "none":
             mark_task = asyncio.ensure_future(self.settler.mark(page))
-            if name not in EARLY_MARK:
+            if spec.settle != "early":  # "early": the unit awaits ec.ready() once its target is found
                 await mark_task
         self.ec.pending_mark = mark_task
         try:
-            if name == "screenshot":
-                out = await files.screenshot(self.ec, action, want_b64=self.screenshot_b64)  # type: ignore[arg-type]
-            else:
-                out = await UNITS[name](self.ec, action)
+            out: Outcome = await spec.run(self.ec, action)
         except KiteError as exc:
             result = ActionResult(
                 action=name, ok=False, message=exc.message, error=ErrorInfo(**exc.to_dict())

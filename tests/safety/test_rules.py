@@ -23,7 +23,16 @@ def test_bundled_rules_load_with_the_spec_patterns() -> None:
     rules = SafetyPolicy.from_config(SafetyConfig()).rules
     assert {"checkout", "pay/", "wire"} <= set(rules.url_patterns)
     assert {"永久删除", "cannot be undone"} <= set(rules.keywords)
-    assert rules.always_confirm == ["executeJS", "uploadFile"]
+    assert rules.always_confirm == []  # executeJS / uploadFile confirm by their registry entry
+
+
+def test_default_levels_come_from_the_action_registry() -> None:
+    policy = SafetyPolicy.from_config(SafetyConfig())
+    js = policy.evaluate(parse_action({"action": "executeJS", "code": "1"}), None)
+    upload = policy.evaluate(parse_action({"action": "uploadFile", "index": 1, "filePath": "/tmp/a"}), None)
+    scroll = policy.evaluate(parse_action({"action": "scroll", "direction": "down"}), None)
+    assert js.level == upload.level == ConfirmLevel.CONFIRM and js.rule == "always_confirm"
+    assert scroll.level == ConfirmLevel.AUTO
 
 
 @pytest.mark.parametrize(

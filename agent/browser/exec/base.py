@@ -123,6 +123,8 @@ class ExecContext:
     settler: Settler
     run_dir: Path | None = None
     secret_resolver: Callable[[str, str], str] | None = None
+    screenshot_b64: bool = False
+    """Include the PNG as base64 in screenshot results (vision models)."""
     pending_mark: asyncio.Future[Any] | None = None
     """The settle mark, still in flight while the unit resolves and probes its target (read-only work that
     the page runs after the mark anyway). Units await ``ready()`` before sending input events."""

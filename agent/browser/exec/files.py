@@ -7,14 +7,32 @@ import itertools
 import os
 import tempfile
 from pathlib import Path
+from typing import Literal
 
 from playwright.async_api import Error as PlaywrightError
+from pydantic import Field
 
-from agent.browser.actions import Screenshot, UploadFile
 from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome, PathRefusedError
 from agent.browser.exec.hit import probe
+from agent.browser.exec.spec import ActionModel, ElementTarget, IndexField, define_action
 from agent.browser.exec.targets import resolve_element, resolve_index
 from agent.errors import ActionError
+
+
+class Screenshot(ActionModel):
+    """Take a screenshot of the viewport, the full page, or one element."""
+
+    action: Literal["screenshot"] = "screenshot"
+    full_page: bool = Field(False, description="Capture the whole scrollable page.")
+    index: IndexField = None
+
+
+class UploadFile(ElementTarget):
+    """Put a local file into a file input (only from folders the user allowed)."""
+
+    action: Literal["uploadFile"] = "uploadFile"
+    file_path: str = Field(alias="filePath", min_length=1, description="Path of the file to upload.")
+
 
 _counter = itertools.count(1)
 
@@ -88,7 +106,7 @@ def screenshot_dir(ec: ExecContext) -> Path:
     return folder
 
 
-async def screenshot(ec: ExecContext, action: Screenshot, *, want_b64: bool = False) -> Outcome:
+async def screenshot(ec: ExecContext, action: Screenshot) -> Outcome:
     page = ec.page
     path = screenshot_dir(ec) / f"shot-{os.getpid()}-{next(_counter):04d}.png"
     try:
@@ -102,6 +120,10 @@ async def screenshot(ec: ExecContext, action: Screenshot, *, want_b64: bool = Fa
     except PlaywrightError as exc:
         raise ActionError(f"screenshot failed: {str(exc).splitlines()[0]}") from exc
     data: dict[str, object] = {"path": str(path), "bytes": len(png)}
-    if want_b64:
+    if ec.screenshot_b64:
         data["base64"] = base64.b64encode(png).decode()
     return Outcome("screenshot", f"saved a screenshot of {what} to {path}", data=data)
+
+
+define_action(Screenshot, screenshot, settle="none", rank=50)
+define_action(UploadFile, upload_file, safety="confirm", rank=140)

@@ -9,14 +9,25 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Awaitable
-from typing import Any
+from typing import Any, Literal
 
 from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
+from pydantic import Field
 
-from agent.browser.actions import ExecuteJS
 from agent.browser.exec.base import ExecContext, JSError, JSTimeoutError, Outcome
 from agent.browser.exec.cdp import cdp_session
+from agent.browser.exec.spec import ActionModel, define_action
+
+
+class ExecuteJS(ActionModel):
+    """Run JavaScript in the page and return its (JSON-safe) result. Always asks the user first."""
+
+    action: Literal["executeJS"] = "executeJS"
+    code: str = Field(
+        min_length=1, description="A JS expression or function body; `return` a value to get it back."
+    )
+
 
 MAX_CHARS = 20000
 
@@ -113,3 +124,6 @@ async def execute_js(ec: ExecContext, action: ExecuteJS) -> Outcome:
     shown = text if len(text) <= 300 else text[:300] + "..."
     data: dict[str, Any] = {"value": value if not truncated else text[:MAX_CHARS], "truncated": truncated}
     return Outcome("evaluate", f"script returned {shown}", data=data)
+
+
+define_action(ExecuteJS, execute_js, safety="confirm", rank=160)

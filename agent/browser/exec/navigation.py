@@ -3,14 +3,51 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 from urllib.parse import unquote, urljoin, urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response
+from pydantic import Field
 
-from agent.browser.actions import GoBack, GoForward, Navigate, Refresh, Wait
 from agent.browser.exec.base import ExecContext, NavigationFailedError, Outcome, URLRefusedError
+from agent.browser.exec.spec import ActionModel, define_action
 from agent.errors import ActionError
+
+
+class Navigate(ActionModel):
+    """Open a URL in the current tab."""
+
+    action: Literal["navigate"] = "navigate"
+    url: str = Field(
+        min_length=1, description="Absolute URL (http/https), or a path relative to the current page."
+    )
+
+
+class Wait(ActionModel):
+    """Wait a fixed time (use only when the page is visibly still loading)."""
+
+    action: Literal["wait"] = "wait"
+    ms: int = Field(ge=0, le=30000, description="Milliseconds to wait (max 30000).")
+
+
+class GoBack(ActionModel):
+    """Go back in the tab's history."""
+
+    action: Literal["goBack"] = "goBack"
+
+
+class GoForward(ActionModel):
+    """Go forward in the tab's history."""
+
+    action: Literal["goForward"] = "goForward"
+
+
+class Refresh(ActionModel):
+    """Reload the current page."""
+
+    action: Literal["refresh"] = "refresh"
+
 
 SAFE_SCHEMES = frozenset({"http", "https", "about"})
 
@@ -102,3 +139,10 @@ async def refresh(ec: ExecContext, action: Refresh) -> Outcome:
 async def wait(ec: ExecContext, action: Wait) -> Outcome:
     await asyncio.sleep(action.ms / 1000)
     return Outcome("sleep", f"waited {action.ms} ms")
+
+
+define_action(Navigate, navigate, rank=40)
+define_action(Wait, wait, settle="none", rank=60)
+define_action(GoBack, go_back, rank=100)
+define_action(GoForward, go_forward, rank=110)
+define_action(Refresh, refresh, rank=120)

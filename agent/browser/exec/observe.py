@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from agent.browser.actions import Done, GetElementDetails, GetElements
+from pydantic import Field
+
 from agent.browser.exec.base import ExecContext, Outcome
+from agent.browser.exec.spec import ActionModel, define_action
 from agent.browser.exec.targets import describe_element
 from agent.browser.observation import Element, Observation
 from agent.errors import ActionError
+
+ElementKind = Literal["button", "input", "link", "select", "image", "all"]
+
+
+class GetElements(ActionModel):
+    """List interactive elements: by kind, and including those outside the viewport with visible=false."""
+
+    action: Literal["getElements"] = "getElements"
+    type: ElementKind = Field("all", description="Kind of element to list.")
+    visible: bool = Field(True, description="true: only elements in the viewport; false: the whole page.")
+
+
+class GetElementDetails(ActionModel):
+    """All attributes, a CSS selector, XPath, parent text and position of the given elements."""
+
+    action: Literal["getElementDetails"] = "getElementDetails"
+    indices: list[int] = Field(min_length=1, max_length=50, description="Element indexes.")
+
+
+class Done(ActionModel):
+    """Finish the task: report success or failure and the answer the user asked for."""
+
+    action: Literal["done"] = "done"
+    success: bool = Field(description="Whether the task was accomplished.")
+    answer: str = Field("", description="The result or answer for the user (what you found, what you did).")
+
 
 _KIND = {"button": "button", "input": "input", "link": "link", "select": "select", "image": "image"}
 
@@ -72,3 +100,8 @@ async def done(ec: ExecContext, action: Done) -> Outcome:
         action.answer or ("task done" if action.success else "task failed"),
         data={"success": action.success, "answer": action.answer},
     )
+
+
+define_action(GetElements, get_elements, settle="none", rank=170)
+define_action(GetElementDetails, get_element_details, settle="none", rank=180)
+define_action(Done, done, settle="none", rank=1000)

@@ -2,14 +2,65 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agent.browser.actions import Click, DragDrop, DragPoint, Hover
 from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
 from agent.browser.exec.cdp import mouse_click
 from agent.browser.exec.hit import Probe, describe_point, probe, raise_covered
+from agent.browser.exec.spec import ActionModel, PointTarget, define_action, target_kinds
 from agent.browser.exec.targets import Target, check_point, resolve_element, resolve_index
+
+
+class DragPoint(BaseModel):
+    """One end of a drag: an element index or viewport coordinates."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    index: int | None = Field(None, ge=0, description="Element index.")
+    x: float | None = Field(None, description="Viewport x.")
+    y: float | None = Field(None, description="Viewport y.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_int(cls, data: Any) -> Any:
+        if isinstance(data, int) and not isinstance(data, bool):
+            return {"index": data}
+        if isinstance(data, list | tuple) and len(data) == 2:
+            return {"x": data[0], "y": data[1]}
+        return data
+
+    @model_validator(mode="after")
+    def _one(self) -> DragPoint:
+        kinds = target_kinds(self, allow_point=True)
+        if len(kinds) != 1:
+            raise ValueError("a drag end is either an 'index' or 'x'+'y'")
+        return self
+
+
+class Click(PointTarget):
+    """Click an element (by index) with a real mouse click at its visible centre."""
+
+    action: Literal["click"] = "click"
+    button: Literal["left", "right", "middle"] = Field("left", description="Mouse button.")
+    double: bool = Field(False, description="Double-click instead of a single click.")
+
+
+class Hover(PointTarget):
+    """Move the mouse over an element (opens hover menus and tooltips)."""
+
+    action: Literal["hover"] = "hover"
+
+
+class DragDrop(ActionModel):
+    """Drag from one element or point to another (HTML5 drag-and-drop, sliders, sortable lists)."""
+
+    action: Literal["dragDrop"] = "dragDrop"
+    from_: DragPoint = Field(alias="from", description="Where the drag starts: {index} or {x, y}.")
+    to: DragPoint = Field(description="Where it ends: {index} or {x, y}.")
+
 
 LOCATOR_TIMEOUT_MS = 1000
 DRAG_STEPS = 12
@@ -111,3 +162,8 @@ async def drag_drop(ec: ExecContext, action: DragDrop) -> Outcome:
     await page.mouse.move(x1, y1, steps=DRAG_STEPS)
     await page.mouse.up()
     return Outcome("mouse", f"dragged {src} to {dst} (({x0:.0f}, {y0:.0f}) -> ({x1:.0f}, {y1:.0f}))")
+
+
+define_action(Click, click, settle="early", rank=10)
+define_action(Hover, hover, settle="early", rank=70)
+define_action(DragDrop, drag_drop, rank=130)

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
+from pydantic import Field
 
-from agent.browser.actions import Scroll
 from agent.browser.exec.base import ExecContext, Outcome
+from agent.browser.exec.spec import ActionModel, IndexField, define_action
 from agent.browser.exec.targets import resolve_index
+
+
+class Scroll(ActionModel):
+    """Scroll the page, or a scrollable element given by index."""
+
+    action: Literal["scroll"] = "scroll"
+    direction: Literal["up", "down", "left", "right"] = Field(description="Direction to scroll.")
+    amount: int | None = Field(
+        None, ge=1, le=100000, description="Pixels to scroll; default about one screen."
+    )
+    index: IndexField = None
+
 
 _DELTA = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
 
@@ -80,3 +95,6 @@ async def scroll(ec: ExecContext, action: Scroll) -> Outcome:
         data={"moved": moved, "position": res["after"], "container": res["tag"]},
         scroll=True,
     )
+
+
+define_action(Scroll, scroll, rank=30)

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
+from pydantic import Field
 
-from agent.browser.actions import Select
 from agent.browser.exec.base import ExecContext, OptionNotFoundError, Outcome
 from agent.browser.exec.hit import probe, raise_covered
+from agent.browser.exec.spec import ElementTarget, define_action
 from agent.browser.exec.targets import Target, resolve_element
+
+
+class Select(ElementTarget):
+    """Choose an option in a dropdown (native <select> by value or visible label; custom dropdowns by text)."""
+
+    action: Literal["select"] = "select"
+    value: str | list[str] = Field(description="Option value or visible label; a list for multi-selects.")
+
 
 # Native select: option indexes matching each wanted value (by value, then label, then case-insensitively).
 _MATCH_JS = """(el, wanted) => {
@@ -111,3 +120,6 @@ async def _custom_select(ec: ExecContext, target: Target, wanted: list[str]) -> 
     return Outcome(
         method, f"opened {target.label} and picked {wanted[0]!r}; it now shows {value!r}", value=value
     )
+
+
+define_action(Select, select, rank=80)

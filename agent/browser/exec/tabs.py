@@ -2,8 +2,26 @@
 
 from __future__ import annotations
 
-from agent.browser.actions import SwitchTab
+from typing import Literal
+
+from pydantic import Field, model_validator
+
 from agent.browser.exec.base import ExecContext, Outcome
+from agent.browser.exec.spec import ActionModel, define_action
+
+
+class SwitchTab(ActionModel):
+    """Make another tab the active one, by its index in the tab list or a substring of its URL."""
+
+    action: Literal["switchTab"] = "switchTab"
+    index: int | None = Field(None, ge=0, description="Tab index from the summary's tab list.")
+    url: str | None = Field(None, min_length=1, description="Substring of the tab's URL.")
+
+    @model_validator(mode="after")
+    def _one(self) -> SwitchTab:
+        if (self.index is None) == (self.url is None):
+            raise ValueError("give exactly one of 'index' or 'url'")
+        return self
 
 
 async def switch_tab(ec: ExecContext, action: SwitchTab) -> Outcome:
@@ -11,3 +29,6 @@ async def switch_tab(ec: ExecContext, action: SwitchTab) -> Outcome:
     page = await ec.session.switch_tab(index=action.index, url=action.url)
     title = await page.title()
     return Outcome("switch", f"switched to tab {page.url}" + (f' "{title}"' if title else ""), page=page)
+
+
+define_action(SwitchTab, switch_tab, rank=150)

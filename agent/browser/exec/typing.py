@@ -2,14 +2,48 @@
 
 from __future__ import annotations
 
-from playwright.async_api import Error as PlaywrightError
+from typing import Literal
 
-from agent.browser.actions import PressKey, Type
+from playwright.async_api import Error as PlaywrightError
+from pydantic import Field, model_validator
+
 from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
 from agent.browser.exec.cdp import type_keys
 from agent.browser.exec.hit import probe
+from agent.browser.exec.spec import ActionModel, IndexField, SelectorField, define_action, target_kinds
 from agent.browser.exec.targets import resolve_element
 from agent.errors import ActionError
+
+Modifier = Literal["ctrl", "alt", "shift", "meta"]
+
+
+class Type(ActionModel):
+    """Type text into an input, textarea or contenteditable (appends at the caret unless clear=true).
+    Without a target, types into the focused element."""
+
+    action: Literal["type"] = "type"
+    index: IndexField = None
+    selector: SelectorField = None
+    text: str = Field(description="Text to type. Use <secret>name</secret> for secrets you were given.")
+    clear: bool = Field(False, description="Replace the current value instead of appending.")
+
+    @model_validator(mode="after")
+    def _at_most_one_target(self) -> Type:
+        kinds = target_kinds(self, allow_point=False)
+        if len(kinds) > 1:
+            raise ValueError("give at most one target: 'index' or 'selector' (got 'index' and 'selector')")
+        return self
+
+
+class PressKey(ActionModel):
+    """Press a key (Enter, Tab, Escape, ArrowDown, a letter ...) with optional modifiers, on the focused element."""
+
+    action: Literal["pressKey"] = "pressKey"
+    key: str = Field(
+        min_length=1, description="Key name as in KeyboardEvent.key: Enter, Tab, Escape, ArrowDown, a ..."
+    )
+    modifiers: list[Modifier] = Field(default_factory=list, description="Modifier keys held while pressing.")
+
 
 # Focus the field without moving an existing caret; put the caret at the end (or select all) otherwise.
 _PREPARE_JS = """(el, clear) => {
@@ -103,3 +137,7 @@ async def press_key(ec: ExecContext, action: PressKey) -> Outcome:
     except PlaywrightError as exc:
         raise ActionError(f"unknown key {action.key!r}: {str(exc).splitlines()[0]}", key=action.key) from exc
     return Outcome("keyboard", f"pressed {combo}")
+
+
+define_action(Type, type_text, settle="early", rank=20)
+define_action(PressKey, press_key, settle="early", rank=90)

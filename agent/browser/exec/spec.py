@@ -1,0 +1,152 @@
+"""What one action is made of: its model's base and shared fields, and its registry entry (``ActionSpec``).
+
+An action lives in one module of ``agent/browser/exec/``: its pydantic model (the parameters, which the LLM
+tool schema is generated from), its executor unit, and one ``define_action(...)`` call that ties them to its
+settle behaviour and its default safety level (Playwright MCP's ``defineTool({schema, handle, type})``).
+``agent/browser/actions.py`` collects every entry; nothing else lists actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+if TYPE_CHECKING:
+    from agent.browser.exec.base import ExecContext, Outcome
+
+Settle = Literal["none", "after", "early"]
+"""none: no settle (read-only actions); after: mark the page, run, settle; early: the mark overlaps the
+target lookup (the unit calls ``ExecContext.ready()`` right before its input events)."""
+SafetyLevel = Literal["auto", "notify", "confirm", "block"]
+"""The action's own level before any page check (safety's ``ConfirmLevel`` by name)."""
+
+
+class ActionModel(BaseModel):
+    """Base of every action model. The JSON form is ``{"action": "<name>", ...params}``."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    action: str
+
+    def params(self) -> dict[str, Any]:
+        """The action's parameters in their JSON form, without the ``action`` tag and unset fields."""
+        data = self.model_dump(by_alias=True, exclude_none=True, exclude_defaults=False)
+        data.pop("action", None)
+        return data
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action, **self.params()}
+
+    @property
+    def target_index(self) -> int | None:
+        index = getattr(self, "index", None)
+        return index if isinstance(index, int) else None
+
+
+IndexField = Annotated[
+    int | None, Field(ge=0, description="Element index [N] from the latest element list (preferred target).")
+]
+SelectorField = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        description="CSS selector, or an XPath starting with // (use only when the element has no index).",
+    ),
+]
+XField = Annotated[float | None, Field(description="Viewport x coordinate in CSS pixels (vision mode only).")]
+YField = Annotated[float | None, Field(description="Viewport y coordinate in CSS pixels (vision mode only).")]
+
+
+def target_kinds(obj: Any, allow_point: bool) -> list[str]:
+    kinds = []
+    if getattr(obj, "index", None) is not None:
+        kinds.append("index")
+    if getattr(obj, "selector", None) is not None:
+        kinds.append("selector")
+    if allow_point:
+        x, y = getattr(obj, "x", None), getattr(obj, "y", None)
+        if (x is None) != (y is None):
+            raise ValueError("coordinates need both 'x' and 'y'")
+        if x is not None:
+            kinds.append("x/y")
+    return kinds
+
+
+class PointTarget(ActionModel):
+    """An action on an element (index or selector) or a viewport point (x, y)."""
+
+    index: IndexField = None
+    selector: SelectorField = None
+    x: XField = None
+    y: YField = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> PointTarget:
+        kinds = target_kinds(self, allow_point=True)
+        if len(kinds) != 1:
+            what = "none" if not kinds else " and ".join(f"'{k}'" for k in kinds)
+            raise ValueError(f"give exactly one target: 'index', 'selector' or 'x'+'y' (got {what})")
+        return self
+
+
+class ElementTarget(ActionModel):
+    """An action on one element (index or selector)."""
+
+    index: IndexField = None
+    selector: SelectorField = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> ElementTarget:
+        kinds = target_kinds(self, allow_point=False)
+        if len(kinds) != 1:
+            what = "none" if not kinds else " and ".join(f"'{k}'" for k in kinds)
+            raise ValueError(f"give exactly one target: 'index' or 'selector' (got {what})")
+        return self
+
+
+Unit = Callable[["ExecContext", Any], Awaitable["Outcome"]]
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One action's registry entry."""
+
+    model: type[ActionModel]
+    run: Unit
+    """The executor unit: ``async (ExecContext, model instance) -> Outcome``; raises typed ActionErrors."""
+    settle: Settle = "after"
+    safety: SafetyLevel = "auto"
+    rank: int = 500
+    """Position in the action list the model sees (prompt catalogue, tool list): lower first."""
+
+    @property
+    def name(self) -> str:
+        return str(self.model.model_fields["action"].default)
+
+    @property
+    def read_only(self) -> bool:
+        """Only reads the page (never changes it): no settle, nothing to confirm."""
+        return self.settle == "none"
+
+
+REGISTRY: dict[str, ActionSpec] = {}
+
+
+def define_action(
+    model: type[ActionModel],
+    run: Unit,
+    *,
+    settle: Settle = "after",
+    safety: SafetyLevel = "auto",
+    rank: int = 500,
+) -> ActionSpec:
+    """Register one action (call it at module level, next to the model and the unit)."""
+    spec = ActionSpec(model, run, settle, safety, rank)
+    if not spec.name or spec.name == "None":
+        raise TypeError(f"{model.__name__} needs a default for its `action` literal")
+    if spec.name in REGISTRY and REGISTRY[spec.name].model is not model:
+        raise ValueError(f"action {spec.name!r} is defined twice")
+    REGISTRY[spec.name] = spec
+    return spec
