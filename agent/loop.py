@@ -255,6 +255,12 @@ class Agent:
             any_error = any_error or not result.ok
             if isinstance(action, Done):
                 raise Stop("done", success=action.success, answer=action.answer)
+            if not result.ok and i < len(actions) - 1:
+                self.memory.add(
+                    f"that action failed, so the remaining {len(actions) - 1 - i} action(s) of your reply "
+                    "were not run"
+                )
+                break
             if result.page_changed and i < len(actions) - 1:
                 self.memory.add(
                     f"the page changed, so the remaining {len(actions) - 1 - i} action(s) were not run"

@@ -32,9 +32,11 @@ def describe_action(action: Any, element: Element | None = None) -> str:
         if element is not None:
             role = role_word(element)
             parts.append(f'{role} "{_clip(element.name, 40)}"' if element.name else role)
-    for key in ("button", "double", "clear", "full_page", "visible"):
+    for key in ("button", "double", "full_page", "visible"):
         if data.get(key) in (False, "left", None):
             data.pop(key, None)
+    if data.get("clear") is True:  # type replaces by default
+        data.pop("clear")
     if data.get("modifiers") == []:
         data.pop("modifiers")
     if data:

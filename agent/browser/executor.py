@@ -110,6 +110,10 @@ class ActionExecutor:
             report = await self.settler.settle(page, mark, name)
         await self._effects(effects, page, page_after, report, result.ok and out.scroll)
         result.effects = effects
+        if report is not None and result.ok:
+            effects.changed = _changed(effects, report)
+            if not effects.changed and spec.says_no_effect:
+                result.message = f"{result.message}: nothing changed"
         if report is not None:
             result.data.setdefault("settle_ms", round(report.waited_ms, 1))
         result.duration_ms = round((time.monotonic() - t0) * 1000, 1)
@@ -157,6 +161,19 @@ class ActionExecutor:
                 eff.new_in_view = await scroll.count_new_in_view(live)
         except PlaywrightError:
             pass
+
+
+def _changed(eff: Effects, rep: SettleReport) -> bool:
+    """Whether anything a user could notice happened during the action and its settle."""
+    return bool(
+        eff.navigated
+        or rep.dom_changed
+        or rep.state_changed
+        or rep.network_requests
+        or eff.new_tabs
+        or eff.dialog
+        or eff.downloads
+    )
 
 
 def _mask(result: ActionResult, secrets: list[str]) -> ActionResult:

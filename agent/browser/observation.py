@@ -163,6 +163,9 @@ class Effects(_Model):
     removed: int = 0
     scroll: dict[str, float] | None = None
     new_in_view: int | None = None
+    changed: bool | None = None
+    """False when the page visibly did not react (no navigation, DOM change, focus, scroll or field change,
+    no tab, dialog or download); None when not checked (read-only actions)."""
 
 
 class ActionResult(_Model):

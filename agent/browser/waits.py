@@ -125,6 +125,8 @@ class SettleReport:
     added: int = 0
     removed: int = 0
     dom_changed: int = 0
+    state_changed: bool = False
+    """Focus, scroll position, URL or a form field's state changed (things that need no DOM mutation)."""
     network_requests: int = 0
     timed_out: bool = False
     focused: str | None = None
@@ -267,6 +269,7 @@ class Settler:
         args_base = [cfg.dom_quiet_ms, cfg.dom_quiet_ms * QUIET_STRETCH, GRACE_MS, max(0, int(left_s * 1000))]
         live = {f: m for f, m in marks.items() if not f.is_detached()}
         if not live:
+            rep.state_changed = True  # nothing to compare with: never claim that nothing changed
             return False
         top = page.main_frame
 
@@ -286,6 +289,7 @@ class Settler:
             rep.added += res["added"]
             rep.removed += res["removed"]
             rep.dom_changed += res["changed"]
+            rep.state_changed = rep.state_changed or bool(res.get("stateChanged", True))
             if frame is top:
                 rep.focused, rep.focus_known = res.get("focused"), True
                 nav = nav or bool(res.get("nav"))

@@ -13,14 +13,14 @@ from tests.browser.action_pages.harness import (
 from tests.fixtures.browser import PagesServer
 
 
-async def test_type_appends_then_clear_replaces_and_reads_back(kite: Kite, sites: SitesServer) -> None:
+async def test_type_appends_when_asked_then_replaces_and_reads_back(kite: Kite, sites: SitesServer) -> None:
     await kite.goto(sites.url("/forms/"))
     idx = await kite.index_of("#full-name")
     first = await kite.act(action="type", index=idx, text="Jane")
     assert first.ok and first.method == "keyboard" and first.effects.value == "Jane"
-    second = await kite.act(action="type", index=idx, text=" Doe")
+    second = await kite.act(action="type", index=idx, text=" Doe", clear=False)
     assert second.effects.value == "Jane Doe"
-    third = await kite.act(action="type", index=idx, text="Ann", clear=True)
+    third = await kite.act(action="type", index=idx, text="Ann")
     assert third.ok and third.effects.value == "Ann"
     assert await kite.page.input_value("#full-name") == "Ann"
     assert third.effects.focused and "full-name" in third.effects.focused

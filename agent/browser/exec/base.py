@@ -61,6 +61,10 @@ class AmbiguousTargetError(ActionError):
     type = "ambiguous_selector"
 
 
+class InvalidSelectorError(ActionError):
+    type = "invalid_selector"
+
+
 class OutsideViewportError(ActionError):
     type = "outside_viewport"
 

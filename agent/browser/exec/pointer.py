@@ -164,6 +164,6 @@ async def drag_drop(ec: ExecContext, action: DragDrop) -> Outcome:
     return Outcome("mouse", f"dragged {src} to {dst} (({x0:.0f}, {y0:.0f}) -> ({x1:.0f}, {y1:.0f}))")
 
 
-define_action(Click, click, settle="early", rank=10)
+define_action(Click, click, settle="early", rank=10, says_no_effect=True)
 define_action(Hover, hover, settle="early", rank=70)
-define_action(DragDrop, drag_drop, rank=130)
+define_action(DragDrop, drag_drop, rank=130, says_no_effect=True)

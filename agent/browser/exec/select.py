@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
-from agent.browser.exec.base import ExecContext, OptionNotFoundError, Outcome
+from agent.browser.exec.base import ExecContext, NotInteractableError, OptionNotFoundError, Outcome
 from agent.browser.exec.hit import probe, raise_covered
 from agent.browser.exec.spec import ElementTarget, define_action
 from agent.browser.exec.targets import Target, resolve_element
@@ -35,6 +36,29 @@ _MATCH_JS = """(el, wanted) => {
   return {found, missing, multiple: el.multiple, options: opts.slice(0, 30).map((o) => o.label.trim() || o.value)};
 }"""
 _READ_JS = "el => Array.from(el.selectedOptions).map(o => o.label.trim() || o.value).join(', ')"
+
+# Radios, checkboxes and switches: the one to tick (the radio of the same group whose value or label is the
+# wanted one, else the target itself), or null when the target is not one of them.
+_CHECKABLE_JS = """(el, wanted) => {
+  const roles = ['radio', 'checkbox', 'switch', 'menuitemradio', 'menuitemcheckbox'];
+  const native = el.tagName === 'INPUT' && /^(radio|checkbox)$/i.test(el.type);
+  if (!native && !roles.includes(el.getAttribute('role'))) return null;
+  const norm = (s) => (s || '').trim().replace(/\\s+/g, ' ').toLowerCase();
+  const label = (e) => (e.labels && e.labels.length ? e.labels[0].innerText : '') || e.getAttribute('aria-label') || e.innerText || '';
+  const want = wanted.map(norm);
+  let group = [el];
+  if (native && el.type.toLowerCase() === 'radio' && el.name) {
+    const root = el.form || el.getRootNode();
+    group = Array.from(root.querySelectorAll('input[type=radio]')).filter((e) => e.name === el.name);
+  }
+  return group.find((e) => want.includes(norm(e.value)) || want.includes(norm(label(e)))) || el;
+}"""
+_CHECKED_JS = """(el) => el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true'"""
+_LABEL_JS = """(el) => {
+  const kind = el.tagName === 'INPUT' ? el.type.toLowerCase() : el.getAttribute('role');
+  const name = ((el.labels && el.labels.length ? el.labels[0].innerText : '') || el.getAttribute('aria-label') || el.innerText || el.value || '').trim().replace(/\\s+/g, ' ').slice(0, 60);
+  return [kind, name ? `${kind} "${name}"` : kind];
+}"""
 
 # Custom widgets: after opening, find a visible option whose text matches (role=option first).
 _FIND_OPTION_JS = """(wanted) => {
@@ -66,6 +90,9 @@ async def select(ec: ExecContext, action: Select) -> Outcome:
     wanted = action.value if isinstance(action.value, list) else [action.value]
     match: dict[str, Any] | None = await target.handle.evaluate(_MATCH_JS, wanted)
     if match is None:
+        box = (await target.handle.evaluate_handle(_CHECKABLE_JS, wanted)).as_element()
+        if box is not None:
+            return await _check(ec, target, box)
         return await _custom_select(ec, target, wanted)
     if match["missing"]:
         raise OptionNotFoundError(
@@ -77,6 +104,28 @@ async def select(ec: ExecContext, action: Select) -> Outcome:
     await target.handle.select_option(index=match["found"], timeout=2000)
     value = await target.handle.evaluate(_READ_JS)
     return Outcome("select_option", f"selected {value!r} in {target.label}", value=value)
+
+
+async def _check(ec: ExecContext, target: Target, box: ElementHandle) -> Outcome:
+    """select on a radio, checkbox or switch: a click that leaves it checked (never unticks it)."""
+    same = await box.evaluate("(a, b) => a === b", target.handle)
+    kind, label = await box.evaluate(_LABEL_JS)
+    label = target.label if same else label
+    chosen = target if same else Target(target.frame, box, None, label)
+    if await box.evaluate(_CHECKED_JS):
+        return Outcome("none", f"{label} is already checked", value="checked")
+    pr = await probe(chosen)
+    if pr.visible and pr.hit == "other":
+        raise_covered(ec, ec.page, chosen, pr, "check")
+    if pr.visible and pr.hit == "self":
+        await ec.page.mouse.click(pr.x, pr.y)
+        method = "mouse"
+    else:
+        await box.click(timeout=1000)
+        method = "locator"
+    if not await box.evaluate(_CHECKED_JS):
+        raise NotInteractableError(f"clicked {label} but it is still not checked")
+    return Outcome(method, f"checked {label} (select on a {kind} clicks it)", value="checked")
 
 
 async def _custom_select(ec: ExecContext, target: Target, wanted: list[str]) -> Outcome:
@@ -122,4 +171,4 @@ async def _custom_select(ec: ExecContext, target: Target, wanted: list[str]) -> 
     )
 
 
-define_action(Select, select, rank=80)
+define_action(Select, select, rank=80, says_no_effect=True)

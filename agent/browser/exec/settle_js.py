@@ -4,7 +4,8 @@
 elements added/removed, the largest gap between mutation bursts, short timers the action schedules (a
 ``setTimeout`` proxy, so ``setTimeout(() => location = ..., 100)`` is followed) and cross-document navigations
 the page starts (Navigation API ``navigate`` / ``beforeunload``). ``QUIET_JS`` waits in the page until the DOM
-is quiet, no followed timer is pending and no navigation started, then reports what changed since the mark.
+is quiet, no followed timer is pending and no navigation started, then reports what changed since the mark
+(including state a user sees change without a mutation: focus, scroll, field values).
 """
 
 from __future__ import annotations
@@ -12,6 +13,21 @@ from __future__ import annotations
 FOLLOW_TIMER_MS = 250
 """Timers the action schedules with at most this delay are waited for (longer ones, e.g. a toast's, are not);
 so are timers those timers schedule, up to 8 deep (a polling loop cannot hold the settle forever)."""
+
+# What a user could see change without a DOM mutation: the URL, the focused element, scroll positions and the
+# state of form fields (value, checked, selection). Compared between the mark and the end of the settle.
+_STATE_JS = """(() => {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  let h = 7;
+  const add = (x) => { const t = String(x); for (let i = 0; i < t.length; i++) h = (h * 31 + t.charCodeAt(i)) | 0; };
+  add(location.href); add(scrollX); add(scrollY);
+  for (const e of document.querySelectorAll('input,select,textarea')) add(`${e.checked ? 1 : 0}${e.value}|${e.selectedIndex}`);
+  if (a) { add(a.scrollTop); add(a.scrollLeft); }
+  for (const e of document.querySelectorAll('[aria-checked],[aria-selected],[aria-expanded],[aria-pressed]'))
+    add(e.getAttribute('aria-checked') + e.getAttribute('aria-selected') + e.getAttribute('aria-expanded') + e.getAttribute('aria-pressed'));
+  return {hash: h, focus: a || null};
+})()"""
 
 INSTALL_JS = """([followMax, gapCap]) => {
   let s = window.__kiteSettle;
@@ -57,9 +73,9 @@ INSTALL_JS = """([followMax, gapCap]) => {
     window.addEventListener('beforeunload', nav);
   }
   s.markCount = s.count; s.maxGap = 0; s.nav = false; s.follow = Infinity; s.followMax = followMax;
-  s.gapCap = gapCap; s.timers.clear();
+  s.gapCap = gapCap; s.timers.clear(); s.state = __STATE__;
   return {count: s.count, added: s.added, removed: s.removed};
-}"""
+}""".replace("__STATE__", _STATE_JS)
 
 QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap]) => {
   const s = window.__kiteSettle;
@@ -90,6 +106,8 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap]) => {
     const name = (a.getAttribute('aria-label') || a.getAttribute('name') || a.getAttribute('placeholder') || a.innerText || '').trim().slice(0, 40);
     focused = a.tagName.toLowerCase() + (a.id ? '#' + a.id : '') + (name ? ` "${name}"` : '');
   }
+  const now = __STATE__;
+  const stateChanged = !s.state || now.hash !== s.state.hash || now.focus !== s.state.focus;
   return {changed: s.count - mark.count, added: s.added - mark.added, removed: s.removed - mark.removed,
-          focused, nav: s.nav, reason, gap: s.maxGap};
-}"""
+          focused, nav: s.nav, reason, gap: s.maxGap, stateChanged};
+}""".replace("__STATE__", _STATE_JS)

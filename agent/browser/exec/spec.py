@@ -120,6 +120,9 @@ class ActionSpec:
     safety: SafetyLevel = "auto"
     rank: int = 500
     """Position in the action list the model sees (prompt catalogue, tool list): lower first."""
+    says_no_effect: bool = False
+    """When the action visibly changed nothing (no navigation, DOM change, focus, scroll or field change),
+    its result says so ("pressed Enter: nothing changed")."""
 
     @property
     def name(self) -> str:
@@ -141,9 +144,10 @@ def define_action(
     settle: Settle = "after",
     safety: SafetyLevel = "auto",
     rank: int = 500,
+    says_no_effect: bool = False,
 ) -> ActionSpec:
     """Register one action (call it at module level, next to the model and the unit)."""
-    spec = ActionSpec(model, run, settle, safety, rank)
+    spec = ActionSpec(model, run, settle, safety, rank, says_no_effect)
     if not spec.name or spec.name == "None":
         raise TypeError(f"{model.__name__} needs a default for its `action` literal")
     if spec.name in REGISTRY and REGISTRY[spec.name].model is not model:

@@ -7,8 +7,14 @@ from dataclasses import dataclass
 from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-from agent.browser.exec.base import AmbiguousTargetError, ExecContext, OutsideViewportError
+from agent.browser.exec.base import (
+    AmbiguousTargetError,
+    ExecContext,
+    InvalidSelectorError,
+    OutsideViewportError,
+)
 from agent.browser.observation import Element
+from agent.browser.render import role_word
 from agent.errors import ActionError, ElementNotFoundError
 
 
@@ -22,8 +28,9 @@ class Target:
 
 
 def describe_element(el: Element) -> str:
+    """'[12] button "Save"': the same role word as the element list the model reads."""
     name = f' "{el.name}"' if el.name else ""
-    return f"[{el.index}] {el.kind if el.kind != 'other' else el.tag}{name}"
+    return f"[{el.index}] {role_word(el)}{name}"
 
 
 def selector_engine(selector: str) -> str:
@@ -39,11 +46,17 @@ async def resolve_selector(page: Page, selector: str) -> Target:
     try:
         count = await loc.count()
     except PlaywrightError as exc:
-        raise ActionError(
-            f"invalid selector {selector!r}: {str(exc).splitlines()[0]}", selector=selector
+        raise InvalidSelectorError(
+            f"{selector!r} is not a valid CSS selector or XPath; use the element's index from the list "
+            f"instead ({str(exc).splitlines()[0]})",
+            selector=selector,
         ) from exc
     if count == 0:
-        raise ElementNotFoundError(f"selector {selector!r} matches no element", selector=selector, count=0)
+        raise ElementNotFoundError(
+            f"selector {selector!r} matches no element; use the element's index from the list instead",
+            selector=selector,
+            count=0,
+        )
     if count > 1:
         raise AmbiguousTargetError(
             f"selector {selector!r} matches {count} elements; make it unique or use an element index",

@@ -18,14 +18,16 @@ Modifier = Literal["ctrl", "alt", "shift", "meta"]
 
 
 class Type(ActionModel):
-    """Type text into an input, textarea or contenteditable (appends at the caret unless clear=true).
+    """Type text into an input, textarea or contenteditable, replacing its value (clear=false appends).
     Without a target, types into the focused element."""
 
     action: Literal["type"] = "type"
     index: IndexField = None
     selector: SelectorField = None
     text: str = Field(description="Text to type. Use <secret>name</secret> for secrets you were given.")
-    clear: bool = Field(False, description="Replace the current value instead of appending.")
+    clear: bool = Field(
+        True, description="Replace the current value (default); false appends at the caret instead."
+    )
 
     @model_validator(mode="after")
     def _at_most_one_target(self) -> Type:
@@ -140,4 +142,4 @@ async def press_key(ec: ExecContext, action: PressKey) -> Outcome:
 
 
 define_action(Type, type_text, settle="early", rank=20)
-define_action(PressKey, press_key, settle="early", rank=90)
+define_action(PressKey, press_key, settle="early", rank=90, says_no_effect=True)

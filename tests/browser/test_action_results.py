@@ -1,0 +1,85 @@
+# ruff: noqa: F811  (the kite fixture is imported into each module)
+"""Truthful action results for a small model's habits, on a real Chromium: select on a radio or a checkbox,
+pressing Enter where nothing happens, typing the same text twice, CSS the page does not understand."""
+
+from __future__ import annotations
+
+from agent.browser.render import element_line, role_word
+from evals.sites import SitesServer
+from tests.browser.action_pages.harness import (
+    Kite,
+    kite,  # noqa: F401
+)
+
+
+async def test_select_on_a_radio_clicks_it_and_says_checked(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    email = await kite.index_of("#contact-email")
+    res = await kite.act(action="select", index=email, value="By email")
+    assert res.ok and res.message.startswith(f'checked [{email}] radio "By email"'), res
+    assert res.effects.value == "checked" and await kite.page.is_checked("#contact-email")
+    # The habit of naming another option of the group on the radio it saw: that one is checked.
+    other = await kite.act(action="select", index=email, value="phone")
+    assert other.ok and "By phone" in other.message and await kite.page.is_checked("#contact-phone")
+    again = await kite.act(action="select", index=email, value="By phone")
+    assert again.ok and "already checked" in again.message and await kite.page.is_checked("#contact-phone")
+
+
+async def test_select_on_a_checkbox_ticks_it_once(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    box = await kite.index_of("#subscribe")
+    first = await kite.act(action="select", index=box, value="yes")
+    assert first.ok and first.message.startswith(f"checked [{box}] checkbox") and first.error is None
+    second = await kite.act(action="select", index=box, value="Subscribe to updates")
+    assert second.ok and "already checked" in second.message  # select never unticks
+    assert await kite.page.is_checked("#subscribe")
+
+
+async def test_an_action_without_effect_says_nothing_changed(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/test/counter.html"))
+    enter = await kite.act(action="pressKey", key="Enter")
+    assert enter.ok and enter.message == "pressed Enter: nothing changed" and enter.effects.changed is False
+    tab = await kite.act(action="pressKey", key="Tab")  # moves the focus: a change without a DOM mutation
+    assert tab.ok and "nothing changed" not in tab.message and tab.effects.changed is True
+    inc = await kite.index_of("#increment")
+    click = await kite.act(action="click", index=inc)
+    assert click.ok and "nothing changed" not in click.message and click.effects.changed is True
+
+
+async def test_enter_in_a_search_field_that_submits_is_a_change(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/shop/"))
+    search = await kite.index_of("#search")
+    typed = await kite.act(action="type", index=search, text="blue mug")
+    enter = await kite.act(action="pressKey", key="Enter")
+    assert typed.ok and enter.ok and enter.effects.navigated and "nothing changed" not in enter.message
+
+
+async def test_typing_the_same_text_twice_does_not_duplicate_it(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/shop/"))
+    search = await kite.index_of("#search")
+    for _ in range(2):
+        res = await kite.act(action="type", index=search, text="blue mug")
+        assert res.ok and res.effects.value == "blue mug", res
+    assert await kite.page.input_value("#search") == "blue mug"
+    more = await kite.act(action="type", index=search, text=" large", clear=False)  # appends when asked
+    assert more.effects.value == "blue mug large"
+
+
+async def test_an_invalid_selector_says_use_the_index(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    bad = await kite.act(action="click", selector="button:contains('Submit')")
+    assert not bad.ok and bad.error is not None and bad.error.error == "invalid_selector"
+    assert "use the element's index" in bad.message
+    missing = await kite.act(action="click", selector="#no-such-button")
+    assert not missing.ok and "use the element's index" in missing.message
+
+
+async def test_results_name_elements_with_the_element_list_role_words(kite: Kite, sites: SitesServer) -> None:
+    await kite.goto(sites.url("/forms/"))
+    for css in ("#terms", "#contact-post", "#full-name"):
+        idx = await kite.index_of(css)
+        el = kite.element(idx)
+        assert el is not None
+        res = await kite.act(action="click", index=idx)
+        said = f'[{idx}] {role_word(el)} "{el.name}"'  # checkbox / radio / input, not the tag or kind
+        assert element_line(el).lstrip("*").startswith(said) and said in res.message, (said, res.message)
