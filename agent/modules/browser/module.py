@@ -92,7 +92,7 @@ def to_action(req: ActRequest) -> Action:
         case "click":
             return Click(index=i)
         case "type":
-            return Type(index=i, text=text)
+            return Type(index=i, text=text, clear=False)  # "type" appends, "fill" replaces
         case "fill":
             return Type(index=i, text=text, clear=True)
         case "hover":
