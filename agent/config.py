@@ -310,3 +310,13 @@ def load_config(
         if value is not None:
             _set_dotted(tree, dotted, value)
     return _validate(tree)
+
+
+PROVIDER_ENV_SUFFIXES = ("_API_KEY", "_API_BASE", "_API_VERSION")
+
+
+def provider_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a remote worker needs to reach the configured model: provider keys and bases
+    (``OPENAI_API_KEY``, ...) and Kite's own ``KITE_*`` settings (handed to Ray's runtime environment)."""
+    env = os.environ if env is None else env
+    return {k: v for k, v in env.items() if k.endswith(PROVIDER_ENV_SUFFIXES) or k.startswith("KITE_")}

@@ -28,6 +28,7 @@ from agent.commands._agent_opts import (
     refuse_eval_models,
     resolve_model,
 )
+from agent.commands._backend_opts import add_backend_options, check_backend, make_backend
 from agent.commands._browser_opts import add_browser_options
 
 if TYPE_CHECKING:
@@ -47,17 +48,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--retry-failed", action="store_true", help="run tasks whose last result failed again")
     add_agent_options(p)
     add_browser_options(p)
+    add_backend_options(p)
     p.set_defaults(func=run)
 
 
 async def run(args: argparse.Namespace) -> int:
     from agent.batch.jobs import build_jobs, read_task_file
-    from agent.batch.local import LocalBackend
     from agent.batch.results import read_results
     from agent.batch.runner import BatchRunner
     from agent.commands._batch_view import BatchView, summary_table, totals_line
     from agent.commands._interrupt import interruptible
 
+    check_backend(args)
     tf = read_task_file(args.tasks)
     path = Path(args.tasks)
     extra = {}
@@ -80,7 +82,7 @@ async def run(args: argparse.Namespace) -> int:
             tf, config, placeholders=values, cli_secrets=args.secret, resolve_model=resolve_model
         )
         refuse_eval_models(*(j.config.llm.model for j in jobs))
-        backend = LocalBackend(config.browser, concurrency=args.concurrency)
+        backend = make_backend(args, config, args.concurrency)
         runner = BatchRunner(jobs, backend, out=out, retry_failed=args.retry_failed)
         _report_start(err, runner, out)
         pending = {j.key for j in runner.pending}

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.commands._agent_opts import add_agent_options, load_with_args, positive_int, resolve_model
+from agent.commands._backend_opts import add_backend_options, check_backend, make_backend
 from agent.commands._browser_opts import add_browser_options
 from agent.errors import UsageError
 
@@ -44,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--html", dest="html_out", metavar="OUT", help="write the self-contained HTML report here")
     add_agent_options(p)
     add_browser_options(p)
+    add_backend_options(p)
     p.set_defaults(func=run)
 
 
@@ -74,6 +76,7 @@ async def run(args: argparse.Namespace) -> int:
     from evals.report import headline, write_html, write_json, write_markdown
     from evals.tasks import find_suite, load_suite
 
+    check_backend(args)
     suite = load_suite(find_suite(args.suite[0]))
     if args.seeds:
         if suite.miniwob is None:
@@ -115,6 +118,7 @@ async def run(args: argparse.Namespace) -> int:
             max_steps=args.max_steps,
             on_result=progress,
             on_runner=runners.append,
+            backend=make_backend(args, config, args.concurrency) if args.backend == "ray" else None,
         )
     print(headline(report))
     for out, writer in (

@@ -2,6 +2,7 @@
 model that answers every call after a fixed latency; and Chromium's memory per concurrent context.
 
     python -m evals.bench.batch_scale [--tasks 16] [--concurrency 4] [--latency 1.0] [--screenshots] [--json]
+    python -m evals.bench.batch_scale --backend ray [--workers 2] [--per-worker 2] ...   (evals/bench/batch_ray.py)
 
 Each task opens a product page of the bundled shop, scrolls, goes back and finishes (4 model calls), scored
 by a URL check. Target: concurrency 4 finishes >= 3x faster than concurrency 1. Memory: the summed RSS (and
@@ -244,6 +245,17 @@ def table(r: dict[str, Any]) -> str:
 
 
 def main() -> None:
+    import sys
+
+    if "--backend" in sys.argv:
+        i = sys.argv.index("--backend")
+        rest = sys.argv[1:i] + sys.argv[i + 2 :]
+        if sys.argv[i + 1 : i + 2] == ["ray"]:
+            from evals.bench.batch_ray import main as ray_main
+
+            ray_main(rest)
+            return
+        sys.argv = [sys.argv[0], *rest]
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tasks", type=int, default=16)
     ap.add_argument("--concurrency", type=int, default=4)
