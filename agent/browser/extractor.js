@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 4;
+  const VERSION = 5;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -111,12 +111,12 @@
     // and whether it is interactive by markup (strong = 2) or only by a tracked JS listener (listener).
     const HANDLER_SET = new Set(HANDLERS);
     const scan = (el, tag) => {
-      let role = null, strong = 0, hidden = false;
+      let role = null, strong = 0, hidden = false, aria = false;
       const attrs = el.attributes;
       for (let i = 0; i < attrs.length; i++) {
         const name = attrs[i].name;
         if (name === "role") role = attrs[i].value.trim().split(/\s+/)[0].toLowerCase() || null;
-        else if (name === "aria-hidden") hidden = hidden || attrs[i].value === "true";
+        else if (name === "aria-hidden") aria = aria || attrs[i].value === "true";
         else if (name === "inert") hidden = true;
         else if (name === "tabindex") strong = strong || (parseInt(attrs[i].value, 10) >= 0 ? 2 : 0);
         else if (name === "contenteditable") strong = strong || (attrs[i].value !== "false" ? 3 : 0);
@@ -129,7 +129,7 @@
       else if ((tag === "VIDEO" || tag === "AUDIO") && el.hasAttribute("controls")) strong = 2;
       if (!strong && role && WIDGET_ROLES.has(role)) strong = 2;
       if (!strong && el.onclick) strong = 2;
-      return { role, strong, hidden, listener: !strong && listened !== null && listened.has(el) };
+      return { role, strong, hidden, aria, listener: !strong && listened !== null && listened.has(el) };
     };
 
     // Is the rect outside the overflow clip of its ancestors? (Only asked for elements outside the viewport.)
@@ -246,7 +246,56 @@
       keep("title", el.getAttribute("title"));
     };
 
-    // Does a hit-test at one of a few points inside the visible part of the rect land on el?
+    // A box a person looks through at (x, y): rendered but painting nothing there (no background, border,
+    // shadow or text of its own at that point) and not interactive itself or inside a candidate. An invisible
+    // box (opacity 0 on it or an ancestor) is not looked through: it still takes the click (a real overlay).
+    let candEls = null;
+    const REPLACED = new Set(["IMG", "VIDEO", "CANVAS", "IFRAME", "FRAME", "EMBED", "OBJECT", "svg", "INPUT",
+      "SELECT", "TEXTAREA", "BUTTON", "HTML", "BODY"]);
+    const clearColor = (c) => c === "transparent" || /rgba\(.*,\s*0\)$/.test(c);
+    let paintless = new _WeakMap();
+    const boxPaintless = (n) => {
+      let v = paintless.get(n);
+      if (v !== undefined) return v;
+      v = false;
+      if (!REPLACED.has(n.tagName) && !(candEls && candEls.has(n)) && !(listened && listened.has(n)) && !n.onclick) {
+        const cs = _gcs(n);
+        v = !GRAB.has(cs.cursor) && parseFloat(cs.opacity) > 0 && clearColor(cs.backgroundColor) &&
+          cs.backgroundImage === "none" && cs.boxShadow === "none" &&
+          !(cs.outlineStyle !== "none" && parseFloat(cs.outlineWidth) > 0);
+        for (const side of ["Top", "Right", "Bottom", "Left"]) {
+          if (v && parseFloat(cs["border" + side + "Width"]) > 0 && cs["border" + side + "Style"] !== "none" &&
+            !clearColor(cs["border" + side + "Color"])) v = false;
+        }
+        if (v) {
+          for (let a = n.parentElement; a && a !== document.body; a = a.parentElement) {
+            if ((candEls && candEls.has(a)) || parseFloat(_gcs(a).opacity) === 0) { v = false; break; }
+          }
+        }
+      }
+      paintless.set(n, v);
+      return v;
+    };
+    const seeThrough = (n, x, y) => {
+      if (!boxPaintless(n)) return false;
+      const range = document.createRange();
+      for (const t of n.childNodes) {
+        if (t.nodeType !== 3 || !t.data.trim()) continue;
+        range.selectNodeContents(t);
+        for (const r of range.getClientRects()) if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) return false;
+      }
+      return true;
+    };
+    const landsThrough = (el, root, x, y) => {
+      for (const h of root.elementsFromPoint(x, y)) {
+        if (h === el || el.contains(h) || (h.tagName === "LABEL" && h.control === el)) return true;
+        if (!seeThrough(h, x, y)) return false;
+      }
+      return false;
+    };
+
+    // Does a hit-test at one of a few points inside the visible part of the rect land on el (looking through
+    // transparent, non-interactive boxes)?
     // The part of the rect that can be hit-tested: elementFromPoint answers null from vw - 0.5 / vh - 0.5 on
     // (it rounds), so an element showing a sliver at the bottom edge is sampled inside that sliver.
     const showing = (rect, vw, vh) => Math.min(rect.right, vw - 0.5) > Math.max(rect.left, 0) && Math.min(rect.bottom, vh - 0.5) > Math.max(rect.top, 0);
@@ -257,10 +306,12 @@
       if (x1 <= x0 || y1 <= y0) return false;
       const root = el.getRootNode();
       for (const [fx, fy] of PTS) {
-        const hit = root.elementFromPoint(x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy);
+        const x = x0 + (x1 - x0) * fx, y = y0 + (y1 - y0) * fy;
+        const hit = root.elementFromPoint(x, y);
         if (!hit) continue;
         if (hit === el || el.contains(hit)) return true;
         if (hit.tagName === "LABEL" && hit.control === el) return true;
+        if (seeThrough(hit, x, y) && landsThrough(el, root, x, y)) return true;
       }
       return false;
     };
@@ -282,7 +333,7 @@
       for (const k of kids) {
         if (k.getAttribute("aria-hidden") === "true") continue;
         const rect = k.getBoundingClientRect();
-        cands.push({ el: k, tag, role: roleOf(k), s: LISTEN, anc: c.anc, rect, area: rect.width * rect.height, nsub: 0 });
+        cands.push({ el: k, tag, role: roleOf(k), s: LISTEN, anc: c.anc, rect, area: rect.width * rect.height, nsub: 0, ah: c.ah });
       }
       return true;
     };
@@ -337,7 +388,9 @@
       const out = { token, elements: [], frames: [], warnings: [], images: 0, forms: 0, above: 0, below: 0, truncated: false };
       if (!document.documentElement) return out;
       // Parallel stacks (no allocation per element): element, its parent's cursor, nearest candidate ancestor.
-      const stEl = [document.documentElement], stCur = [""], stAnc = [null];
+      const stEl = [document.documentElement], stCur = [""], stAnc = [null], stAh = [false];
+      candEls = null;
+      paintless = new _WeakMap();
       const cands = [];
       let visited = 0;
       while (stEl.length) {
@@ -347,6 +400,7 @@
           break;
         }
         const el = stEl.pop(), parentCursor = stCur.pop(), anc = stAnc.pop();
+        let ah = stAh.pop();
         const tag = el.tagName;
         if (SKIP.has(tag)) continue;
         let cs;
@@ -354,6 +408,7 @@
         if (cs.display === "none") continue;
         const info = scan(el, tag);
         if (info.hidden) continue;
+        ah = ah || info.aria;  // aria-hidden is a hint shown on the line, not a reason to leave a control out
         const cursor = cs.cursor;
         if (tag === "IFRAME" || tag === "FRAME") {
           const rect = el.getBoundingClientRect();
@@ -372,19 +427,21 @@
         let me = anc;
         if (s) {
           const inStrong = s === STRONG || (anc !== null && anc.inStrong);
-          me = { el, tag, role: info.role, s, anc, inStrong, inPoint: s !== LISTEN || (anc !== null && anc.inPoint), nsub: 0 };
+          me = { el, tag, role: info.role, s, anc, inStrong, inPoint: s !== LISTEN || (anc !== null && anc.inPoint), nsub: 0, ah };
           cands.push(me);
         }
         if (tag === "svg" || tag === "SELECT") continue;
         const kids = el.children;
-        for (let i = kids.length - 1; i >= 0; i--) { stEl.push(kids[i]); stCur.push(cursor); stAnc.push(me); }
+        for (let i = kids.length - 1; i >= 0; i--) { stEl.push(kids[i]); stCur.push(cursor); stAnc.push(me); stAh.push(ah); }
         const sr = el.shadowRoot;
         if (sr) {
           const sk = sr.children;
-          for (let i = sk.length - 1; i >= 0; i--) { stEl.push(sk[i]); stCur.push(cursor); stAnc.push(me); }
+          for (let i = sk.length - 1; i >= 0; i--) { stEl.push(sk[i]); stCur.push(cursor); stAnc.push(me); stAh.push(ah); }
         }
       }
       settle(cands, vw, vh);
+      candEls = new Set();
+      for (const c of cands) if (!c.dropped) candEls.add(c.el);
       const n = cands.length;
       for (let i = 0; i < n; i++) {
         const c = cands[i];
@@ -418,6 +475,7 @@
           }
           const r = describe(c.el, c.tag, c.role, rect, opts);
           r.where = where;
+          if (c.ah) r.ariaHidden = true;
           out.elements.push(r);
         } catch (e) {
           if (out.warnings.length < 5) out.warnings.push(`element skipped: ${String(e).slice(0, 100)}`);
@@ -548,6 +606,16 @@
       details,
       get,
       idOf: (el) => idOf(el),
+      // The transparent boxes over el at (x, y) that a person looks through, or null when something blocks.
+      throughAt: (el, x, y) => {
+        const covers = [];
+        for (const h of el.getRootNode().elementsFromPoint(x, y)) {
+          if (h === el || el.contains(h) || (h.tagName === "LABEL" && h.control === el)) return covers;
+          if (!seeThrough(h, x, y)) return null;
+          covers.push(h);
+        }
+        return null;
+      },
       known: (idList) => idList.filter((id) => get(id) !== null),
     };
     api.call = (req) => {

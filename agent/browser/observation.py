@@ -62,6 +62,8 @@ class Element(_Model):
     """Inside an open shadow root."""
     is_new: bool = False
     """New since the previous snapshot of this page."""
+    aria_hidden: bool = False
+    """Inside an ``aria-hidden="true"`` container although drawn and hittable (a hint: sites misuse it)."""
 
 
 class ElementDetails(Element):

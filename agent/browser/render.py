@@ -119,6 +119,8 @@ def element_line(el: Element, *, name_chars: int = 60, href_chars: int = 60, lev
         parts.append("selected")
     if el.expanded is not None:
         parts.append("expanded" if el.expanded else "collapsed")
+    if el.aria_hidden:
+        parts.append("aria-hidden")
     if el.frame is not None:
         parts.append(f"frame={el.frame}")
     return " ".join(parts)

@@ -300,6 +300,7 @@ class Snapshotter:
             frame=path,
             shadow=bool(r.get("shadow")),
             is_new=is_new and not first,
+            aria_hidden=bool(r.get("ariaHidden")),
         )
         state.known[index] = el
         return el

@@ -64,6 +64,10 @@ async def test_leaves_out_invisible_and_covered(page: Page, base: str) -> None:
     ids = by_id(obs)
     hidden = [i for i in ids if i.startswith("h-")]
     assert hidden == []
+    # aria-hidden is a hint, not a verdict: a drawn, hittable button inside it is listed and marked
+    shown = obs.element(ids["aria-shown"])
+    assert shown is not None and shown.aria_hidden and shown.in_viewport
+    assert line_of(render_observation(obs), shown.index).endswith('"Aria hidden but drawn" aria-hidden')
     assert obs.element(ids["below"]) is not None and not obs.element(ids["below"]).in_viewport
     assert "Far below" in render_observation(obs, include_offscreen=True)
     assert "Far below" not in render_observation(obs)

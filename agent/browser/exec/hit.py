@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +35,10 @@ _PROBE_JS = """(el) => {
   if (!hit) return {...base, hit: 'none'};
   if (lands(hit)) return {...base, hit: 'self'};
   if (inside(el, hit)) return {...base, hit: 'ancestor'};
+  // A transparent, non-interactive box over it (what a person looks through): the click goes through it.
+  const api = window.__kiteExtractor;
+  const covers = api && api.throughAt ? api.throughAt(el, cx, cy) : null;
+  if (covers && covers.length) return {...base, hit: 'self', through: covers[0].tagName.toLowerCase()};
   // The centre is covered: any other visible part of the element will do (a partly covered button).
   for (const [fx, fy] of [[.25,.5],[.75,.5],[.5,.25],[.5,.75],[.25,.25],[.75,.25],[.25,.75],[.75,.75],[.1,.5],[.9,.5],[.5,.1],[.5,.9]]) {
     const x = l + (rt - l) * fx, y = t + (b - t) * fy;
@@ -55,6 +62,10 @@ class Probe:
     y: float = 0.0
     cover: dict[str, Any] | None = None
     hit_el: dict[str, Any] | None = None
+    through: str | None = None
+    """The tag of a transparent, non-interactive box over the element that the click must pass through."""
+    local: tuple[float, float] = (0.0, 0.0)
+    """The point in the element's own frame."""
 
 
 async def probe(target: Target, scroll: bool = True) -> Probe:
@@ -78,7 +89,46 @@ async def probe(target: Target, scroll: bool = True) -> Probe:
         if box is None:
             return Probe(visible=False)
         off_x, off_y = box["x"] - p["left"], box["y"] - p["top"]
-    return Probe(True, p["hit"], p["cx"] + off_x, p["cy"] + off_y, p.get("cover"), p.get("hitEl"))
+    return Probe(
+        True,
+        p["hit"],
+        p["cx"] + off_x,
+        p["cy"] + off_y,
+        p.get("cover"),
+        p.get("hitEl"),
+        p.get("through"),
+        (p["cx"], p["cy"]),
+    )
+
+
+_THROUGH_JS = """(el, [x, y, on]) => {
+  const api = window.__kiteExtractor;
+  if (on) {
+    const covers = (api && api.throughAt && api.throughAt(el, x, y)) || [];
+    window.__kiteThrough = covers.map((n) => [n, n.style.getPropertyValue('pointer-events'), n.style.getPropertyPriority('pointer-events')]);
+    for (const [n] of window.__kiteThrough) n.style.setProperty('pointer-events', 'none', 'important');
+    return covers.length;
+  }
+  for (const [n, v, p] of window.__kiteThrough || []) {
+    if (v) n.style.setProperty('pointer-events', v, p); else n.style.removeProperty('pointer-events');
+  }
+  window.__kiteThrough = [];
+  return 0;
+}"""
+
+
+@asynccontextmanager
+async def through_covers(target: Target, pr: Probe) -> AsyncIterator[None]:
+    """While open, the transparent boxes over the element let the pointer through (restored after)."""
+    if not pr.through:
+        yield
+        return
+    await target.handle.evaluate(_THROUGH_JS, [*pr.local, True])
+    try:
+        yield
+    finally:
+        with contextlib.suppress(PlaywrightError):
+            await target.handle.evaluate(_THROUGH_JS, [*pr.local, False])
 
 
 def _same_rect(a: dict[str, float], b: Any) -> bool:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
 from agent.browser.exec.cdp import mouse_click
-from agent.browser.exec.hit import Probe, describe_point, probe, raise_covered
+from agent.browser.exec.hit import Probe, describe_point, probe, raise_covered, through_covers
 from agent.browser.exec.spec import ActionModel, PointTarget, define_action, target_kinds
 from agent.browser.exec.targets import Target, check_point, resolve_element, resolve_index
 
@@ -80,8 +80,10 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
     verb = "double-click" if action.double else "click"
     await ec.ready()
     if pr.visible and pr.hit == "self":
-        await mouse_click(page, pr.x, pr.y, action.button, count)
-        return Outcome("mouse", f"{verb}ed {target.label} at ({pr.x:.0f}, {pr.y:.0f})")
+        async with through_covers(target, pr):
+            await mouse_click(page, pr.x, pr.y, action.button, count)
+        past = f" through a transparent <{pr.through}> over it" if pr.through else ""
+        return Outcome("mouse", f"{verb}ed {target.label} at ({pr.x:.0f}, {pr.y:.0f}){past}")
     if pr.visible and pr.hit == "other":
         raise_covered(ec, page, target, pr, verb)
     return await _click_ladder(target, action, pr, verb)
@@ -119,7 +121,8 @@ async def hover(ec: ExecContext, action: Hover) -> Outcome:
     pr = await probe(target)
     await ec.ready()
     if pr.visible and pr.hit == "self":
-        await page.mouse.move(pr.x, pr.y, steps=2)
+        async with through_covers(target, pr):
+            await page.mouse.move(pr.x, pr.y, steps=2)
         return Outcome("mouse", f"hovering {target.label} at ({pr.x:.0f}, {pr.y:.0f})")
     if pr.visible and pr.hit == "other":
         raise_covered(ec, page, target, pr, "hover")
