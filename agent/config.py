@@ -76,6 +76,8 @@ class SnapshotConfig(_Section):
     """Token budget for the rendered element list; the renderer degrades gracefully above it."""
     text_chars: int = 500
     """Characters of visible text in the summary."""
+    read_tokens: int = 1200
+    """Token budget of one page of the ``read`` action's Markdown (longer content is paginated)."""
     name_chars: int = 60
     """Longest accessible name shown per element."""
     time_cap_ms: int = 3000

@@ -381,6 +381,17 @@
       }
     };
 
+    // One target, one line: a candidate inside a listed one under the same name is the same control when it
+    // has no role of its own (role=presentation/none: a jQuery UI tab's link) or fills its ancestor.
+    const twinOf = (c, r) => {
+      for (let a = c.anc; a; a = a.anc) {
+        if (!a.rec) continue;
+        if (a.rec.name !== r.name) return false;
+        return c.role === "presentation" || c.role === "none" || c.area >= 0.9 * a.area;
+      }
+      return false;
+    };
+
     const extract = (opts) => {
       const t0 = _now();
       const deadline = t0 + (opts.timeBudgetMs || 2000);
@@ -474,6 +485,8 @@
             continue;
           }
           const r = describe(c.el, c.tag, c.role, rect, opts);
+          if (r.name && twinOf(c, r)) continue;
+          c.rec = r;
           r.where = where;
           if (c.ah) r.ariaHidden = true;
           out.elements.push(r);

@@ -88,6 +88,10 @@ async def _call(frame: Frame, req: dict[str, Any]) -> Any:
     return result
 
 
+call_extractor = _call
+"""``call_extractor(frame, {"fn": ...})``: the extractor's API in a frame (installed on first use)."""
+
+
 async def install_listener_tracking(context: BrowserContext) -> None:
     """Track JS click listeners in every document ``context`` loads from now on (idempotent).
 
@@ -133,6 +137,10 @@ class Snapshotter:
         """The latest observation of ``page`` (None before the first snapshot)."""
         state = self._pages.get(page)
         return state.last if state else None
+
+    def index_keys(self, page: Page) -> dict[tuple[str, int], int]:
+        """(document token, local id) -> global index for every element of ``page`` indexed so far."""
+        return dict(self._state(page).by_key)
 
     def _opts(self, include_all: bool) -> dict[str, Any]:
         c = self.config

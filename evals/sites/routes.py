@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from evals.sites import accounts, api, shop
+from evals.sites import accounts, api, policy, shop
 from evals.sites.web import Request, Response
 
 Route = tuple[str, re.Pattern[str], Callable[..., Response]]
@@ -49,6 +49,7 @@ def _localised() -> list[tuple[str, str, Callable[..., Response]]]:
 def build_routes() -> list[Route]:
     table = [
         *_localised(),
+        ("GET", r"/help/returns", policy.returns_page),
         ("GET", r"/api/state", api.get_state),
         ("POST", r"/api/reset", api.reset_state),
         ("POST", r"/api/event", api.post_event),

@@ -67,3 +67,21 @@ async def test_clicks_pass_through_transparent_overlays(kite: Kite, sites: Sites
     assert (
         await kite.page.locator("#lis li").first.evaluate("e => getComputedStyle(e).pointerEvents") == "auto"
     )
+
+
+TABS = """<!doctype html><html><body>
+<ul role="tablist"><li role="tab" tabindex="0" id="t1"><a href="#p1" role="presentation" tabindex="-1">Tab #1</a></li>
+<li role="tab" tabindex="-1" id="t2"><a href="#p2" role="presentation" tabindex="-1">Tab #2</a></li></ul>
+<a href="#buy" id="wrap"><button id="inner" style="width:100%">Buy</button></a>
+<div role="button" tabindex="0" id="card" style="width:300px;padding:30px"><a href="#more" id="more">More</a></div>
+</body></html>"""
+
+
+async def test_one_control_is_listed_once(page: Page, pages_server) -> None:  # type: ignore[no-untyped-def]
+    await page.goto(pages_server.add("/tabs.html", TABS))
+    obs = await Snapshotter().snapshot(page)
+    lines = render_observation(obs, with_summary=False).splitlines()
+    assert [line for line in lines if "Tab #1" in line] == [f'[{obs.elements[0].index}] tab "Tab #1"']
+    assert sum('"Buy"' in line for line in lines) == 1
+    # a small link inside a bigger control with the same name is its own target: both stay
+    assert {"card", "more"} <= ids(obs)
