@@ -76,6 +76,9 @@ class SnapshotConfig(_Section):
     """Token budget for the rendered element list; the renderer degrades gracefully above it."""
     text_chars: int = 500
     """Characters of visible text in the summary."""
+    flow_chars: int = 2400
+    """Characters of viewport text collected for the reading-order observation (the renderer trims it to the
+    token budget)."""
     read_tokens: int = 1200
     """Token budget of one page of the ``read`` action's Markdown (longer content is paginated)."""
     name_chars: int = 60

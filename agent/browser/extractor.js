@@ -495,6 +495,9 @@
         }
       }
       out.counts = countKinds(cands);
+      if (opts.flowChars) {
+        try { out.flow = flowOf(cands, opts.flowChars, deadline); } catch (e) { out.flow = null; }
+      }
       out.ms = _now() - t0;
       return out;
     };
@@ -509,6 +512,78 @@
         else if (c.el.isContentEditable) counts.input++;
       }
       return counts;
+    };
+
+    // The viewport in reading (document) order: text lines (strings), the local ids of listed in-view elements
+    // (numbers) in their places, and [id] for an iframe (its own flow is spliced in by Python). Text inside a
+    // listed element is its name, not repeated; at most `limit` characters of text.
+    const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents", "ruby", "inline-table"]);
+    const flowOf = (cands, limit, deadline) => {
+      const vw = window.innerWidth, vh = window.innerHeight;
+      const listed = new _Map();
+      for (const c of cands) if (c.rec && c.rec.where === "in") listed.set(c.el, c.rec.id);
+      const items = [];
+      let line = "", chars = 0, steps = 0, lastBlock = null;
+      const shownCache = new _Map(), blockCache = new _Map(), inListed = new _Map();
+      const flush = () => {
+        const t = line.replace(/\s+/g, " ").trim();
+        line = "";
+        if (t) { items.push(t); chars += t.length; }
+      };
+      const blockOf = (p) => {
+        const chain = [];
+        let b = p;
+        for (; b && b.nodeType === 1; b = b.parentElement) {
+          const hit = blockCache.get(b);
+          if (hit !== undefined) { b = hit; break; }
+          chain.push(b);
+          if (!INLINE.has(_gcs(b).display)) break;
+        }
+        for (const e of chain) blockCache.set(e, b);
+        return b;
+      };
+      const underListed = (p) => {
+        let v = inListed.get(p);
+        if (v !== undefined) return v;
+        v = listed.has(p) || (p.parentElement ? underListed(p.parentElement) : false);
+        inListed.set(p, v);
+        return v;
+      };
+      const inView = (p) => {
+        let ok = shownCache.get(p);
+        if (ok === undefined) {
+          const r = p.getBoundingClientRect();
+          ok = r.bottom > 0 && r.top < vh && r.right > 0 && r.left < vw && r.width > 0 &&
+            p.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+          shownCache.set(p, ok);
+        }
+        return ok;
+      };
+      const walk = (root) => {
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
+          acceptNode: (n) => (n.nodeType === 1 && SKIP.has(n.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+        });
+        for (let n = walker.nextNode(); n && chars < limit; n = walker.nextNode()) {
+          if ((++steps & 1023) === 0 && _now() > deadline) return;
+          if (n.nodeType === 1) {
+            const id = listed.get(n);
+            if (id !== undefined) { flush(); items.push(id); lastBlock = null; }
+            else if ((n.tagName === "IFRAME" || n.tagName === "FRAME") && ids.has(n)) { flush(); items.push([ids.get(n)]); lastBlock = null; }
+            if (n.shadowRoot) walk(n.shadowRoot);
+            continue;
+          }
+          const t = n.data;
+          if (!t.trim()) continue;
+          const p = n.parentElement;
+          if (!p || NO_TEXT.has(p.tagName) || p.tagName === "OPTGROUP" || !inView(p) || underListed(p)) continue;
+          const b = blockOf(p);
+          if (b !== lastBlock) { flush(); lastBlock = b; }
+          line += t + " ";
+        }
+      };
+      if (document.body) walk(document.body);
+      flush();
+      return items;
     };
 
     // First `limit` characters of text visible in the viewport (top frame only).

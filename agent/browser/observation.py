@@ -128,6 +128,9 @@ class Observation(_Model):
 
     summary: PageSummary
     elements: list[Element] = Field(default_factory=list)
+    flow: list[str | int] = Field(default_factory=list)
+    """The viewport in reading order: text lines (str) and, in their places, the indexes of the listed
+    in-view elements (int). Empty when the page gave none (the renderer then lists the elements alone)."""
     screenshot_path: str | None = None
     screenshot_b64: str | None = None
     timings: dict[str, float] = Field(default_factory=dict)

@@ -219,7 +219,7 @@ def _counts(summary: PageSummary) -> str:
     return ", ".join(f"{n} {word if n == 1 else word + 's'}" for n, word in pairs)
 
 
-def render_summary(summary: PageSummary) -> str:
+def render_summary(summary: PageSummary, *, with_text: bool = True) -> str:
     """Layer 1: url, title, viewport, scroll, counts, focus, tabs, dialog, warnings and visible text."""
     vp, sc, ps = summary.viewport, summary.scroll, summary.page_size
     lines = [
@@ -243,13 +243,71 @@ def render_summary(summary: PageSummary) -> str:
         lines.append(f"Dialog: {d.type} {_quote(_cut(d.message, 200))} ({state})")
     for w in summary.warnings:
         lines.append(f"Warning: {w}")
-    if summary.visible_text:
+    if summary.visible_text and with_text:
         lines.append(f"Text: {summary.visible_text}")
     return "\n".join(lines)
 
 
 def _filter(elements: Iterable[Element], kind: str, include_offscreen: bool) -> list[Element]:
     return [e for e in elements if (include_offscreen or e.in_viewport) and (kind == "all" or e.kind == kind)]
+
+
+FLOW_HEADING = "Viewport in reading order ([N] = element to act on):"
+# (characters per text line, characters of text in all) from richest to leanest; then no text at all.
+_TEXT_LEVELS: tuple[tuple[int, int], ...] = ((200, 1400), (140, 1000), (100, 700), (80, 450), (60, 250))
+_PAGE_ESCAPE = re.compile(r"^(\*?\[|… |# )")
+_WORDY = re.compile(r"\w")
+
+
+def _flow_lines(obs: Observation, line_chars: int, total: int, level: int) -> list[str]:
+    by_index = {e.index: e for e in obs.elements if e.in_viewport}
+    lines: list[str] = []
+    used = 0
+    placed: set[int] = set()
+    flow = obs.flow
+    for i, item in enumerate(flow):
+        if isinstance(item, str) and _names_neighbour(item, flow, i, by_index):
+            continue  # a label that repeats its field's name
+        if isinstance(item, int):
+            el = by_index.get(item)
+            if el is not None and item not in placed:
+                placed.add(item)
+                lines.append(
+                    element_line(el, name_chars=60 - 15 * level, href_chars=48 - 12 * level, level=level)
+                )
+        elif used < total and _WORDY.search(item):
+            text = _cut(item, min(line_chars, total - used))
+            used += len(text)
+            lines.append(_PAGE_ESCAPE.sub(r"\\\1", text))
+    # elements the flow did not place (open shadow roots seen only by the extractor walk) come last
+    lines += [element_line(e, level=level) for i, e in by_index.items() if i not in placed]
+    return lines
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[\W_]+", " ", text).strip().casefold()
+
+
+def _names_neighbour(text: str, flow: list[str | int], i: int, by_index: dict[int, Element]) -> bool:
+    key = _key(text)
+    for j in (i - 1, i + 1):
+        item = flow[j] if 0 <= j < len(flow) else None
+        if isinstance(item, int) and item in by_index and key and _key(by_index[item].name) == key:
+            return True
+    return False
+
+
+def render_flow(obs: Observation, *, budget_tokens: int | None = None) -> str:
+    """The viewport in reading order: text lines with each element's line in its place, within the budget.
+
+    Degrades by shortening and then dropping text, then falls back to the element list alone."""
+    for line_chars, total in _TEXT_LEVELS:
+        for level in (0, 1, 2):
+            text = "\n".join(_flow_lines(obs, line_chars, total, level))
+            if budget_tokens is None or count_tokens(text) <= budget_tokens:
+                return text
+    chosen = _filter(obs.elements, "all", False)
+    return render_elements(chosen, budget_tokens=budget_tokens)
 
 
 def render_observation(
@@ -260,11 +318,18 @@ def render_observation(
     kind: str = "all",
     with_summary: bool = True,
 ) -> str:
-    """Summary (optional) + element list (+ the "N more below" line), the list within ``budget_tokens``."""
+    """Summary (optional) + the viewport in reading order (text with each element in its place) or, for
+    off-screen or per-kind listings and pages without a flow, the element list; + the "N more below" line.
+    The body stays within ``budget_tokens``."""
     chosen = _filter(obs.elements, kind, include_offscreen)
-    body = render_elements(chosen, budget_tokens=budget_tokens) or "(no interactive elements in view)"
-    parts = [render_summary(obs.summary)] if with_summary else []
-    parts.append(("Interactive elements:\n" if with_summary else "") + body)
+    flow = bool(obs.flow) and with_summary and not include_offscreen and kind == "all"
+    if flow:
+        body = render_flow(obs, budget_tokens=budget_tokens)
+        parts = [render_summary(obs.summary, with_text=False), FLOW_HEADING + "\n" + body]
+    else:
+        body = render_elements(chosen, budget_tokens=budget_tokens) or "(no interactive elements in view)"
+        parts = [render_summary(obs.summary)] if with_summary else []
+        parts.append(("Interactive elements:\n" if with_summary else "") + body)
     if not include_offscreen:
         more = _offscreen_line(obs.summary)
         if more:

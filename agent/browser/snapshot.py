@@ -58,6 +58,8 @@ class _FrameInfo:
     dx: float = 0.0
     dy: float = 0.0
     shown: bool = True
+    place: tuple[str, int] | None = None
+    """(parent document token, local id of the iframe element) when known."""
 
 
 @dataclass
@@ -148,6 +150,7 @@ class Snapshotter:
             "nameChars": c.name_chars,
             "valueChars": c.name_chars,
             "textChars": c.text_chars,
+            "flowChars": c.flow_chars,
             "includeOffscreen": include_all,
             "timeBudgetMs": int(c.time_cap_ms * 0.6),
         }
@@ -200,6 +203,7 @@ class Snapshotter:
         """Offset of each child frame in top-level coordinates; hide frames whose iframe is not shown."""
         by_frame = {id(i.frame): i for i in infos}
         for info, place in zip(infos[1:], places, strict=True):
+            info.place = place
             parent = by_frame.get(id(info.frame.parent_frame))
             entry = None
             if place and parent and parent.data and parent.data.get("token") == place[0]:
@@ -263,7 +267,7 @@ class Snapshotter:
             below=below,
             warnings=warnings,
         )
-        obs = Observation(summary=summary, elements=elements)
+        obs = Observation(summary=summary, elements=elements, flow=_flow(state, infos, elements))
         state.last = obs
         state.count += 1
         return obs
@@ -376,6 +380,32 @@ class Snapshotter:
                 )
             )
         return out
+
+
+def _flow(state: _PageState, infos: list[_FrameInfo], elements: list[Element]) -> list[str | int]:
+    """The top frame's reading-order flow with each shown child frame's flow spliced in at its iframe."""
+    in_view = {e.index for e in elements if e.in_viewport}
+    children = {i.place: i for i in infos[1:] if i.place is not None and i.shown and i.data}
+
+    def of(info: _FrameInfo, depth: int) -> list[str | int]:
+        data = info.data or {}
+        token = data.get("token", "")
+        out: list[str | int] = []
+        for item in data.get("flow") or []:
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, int):
+                index = state.by_key.get((token, item))
+                if index in in_view:
+                    out.append(index)
+            elif isinstance(item, list) and item and depth < 8:
+                child = children.get((token, item[0]))
+                if child is not None:
+                    out.extend(of(child, depth + 1))
+        return out
+
+    top = infos[0]
+    return of(top, 0) if top.data and top.data.get("flow") is not None else []
 
 
 def _intersects(rect: Rect, vw: float, vh: float) -> bool:
