@@ -88,10 +88,10 @@ async def _blocks(frame: Frame, by_key: dict[tuple[str, int], int], depth: int =
     out: list[_Block] = []
     for b in data.get("blocks", []):
         if b["t"] == "frame":
-            child = children.get(int(b["id"]))
-            if child is not None and not child.is_detached():
+            inner = children.get(int(b["id"]))
+            if inner is not None and not inner.is_detached():
                 try:
-                    out.extend(await _blocks(child, by_key, depth + 1))
+                    out.extend(await _blocks(inner, by_key, depth + 1))
                 except (TimeoutError, PlaywrightError):
                     continue
             continue

@@ -85,8 +85,20 @@ def _tab(v: OracleView) -> dict[str, Any] | None:
     if not m:
         return None
     return click(
-        next((e for e in v.elements if e.attrs.get("href", "").endswith(f"#tabs-{m.group(1)}")), None)
+        next(
+            (
+                e
+                for e in v.elements
+                if e.attrs.get("href", "").endswith(f"#tabs-{m.group(1)}") or _is_tab(e, f"Tab #{m.group(1)}")
+            ),
+            None,
+        )
     )
+
+
+def _is_tab(e: El, name: str | None = None) -> bool:
+    """A tab of a tab list (listed once: the role=tab item, its presentation link folded into it)."""
+    return (e.role == "tab" or "#tabs-" in e.attrs.get("href", "")) and (name is None or e.name == name)
 
 
 def _reveal(v: OracleView, target: str, openers: list[El]) -> dict[str, Any] | None:
@@ -103,7 +115,7 @@ def _reveal(v: OracleView, target: str, openers: list[El]) -> dict[str, Any] | N
 
 @solver("click-tab-2", "click-tab-2-easy", "click-tab-2-medium", "click-tab-2-hard")
 def _tab_2(v: OracleView) -> dict[str, Any] | None:
-    tabs = [e for e in v.elements if "#tabs-" in e.attrs.get("href", "")]
+    tabs = [e for e in v.elements if _is_tab(e)]
     return _reveal(v, quoted(v.task), tabs)
 
 

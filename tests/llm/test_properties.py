@@ -47,6 +47,8 @@ FIELD_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "indices": st.lists(st.integers(min_value=-5, max_value=10_000), min_size=1, max_size=50),
     "success": st.booleans(),
     "answer": text,
+    "query": nonempty,
+    "page": st.integers(min_value=1, max_value=1000),
 }
 TARGET_FIELDS = {"index", "selector", "x", "y"}
 
