@@ -73,7 +73,8 @@ class WaitConfig(_Section):
 
 class SnapshotConfig(_Section):
     token_budget: int = 1500
-    """Token budget for the rendered element list; the renderer degrades gracefully above it."""
+    """Token budget for the rendered page (the viewport in reading order, or the element list); the renderer
+    degrades gracefully above it (text first)."""
     text_chars: int = 500
     """Characters of visible text in the summary."""
     flow_chars: int = 2400

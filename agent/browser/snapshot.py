@@ -21,6 +21,7 @@ from typing import Any
 from playwright.async_api import BrowserContext, ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
+from agent.browser.flow import splice_flow
 from agent.browser.observation import Counts, Element, ElementDetails, Observation, PageSummary, Rect
 from agent.config import SnapshotConfig
 from agent.errors import StaleElementError
@@ -150,7 +151,7 @@ class Snapshotter:
             "nameChars": c.name_chars,
             "valueChars": c.name_chars,
             "textChars": c.text_chars,
-            "flowChars": c.flow_chars,
+            "flowChars": 0 if include_all else c.flow_chars,  # whole-page listings do not render a flow
             "includeOffscreen": include_all,
             "timeBudgetMs": int(c.time_cap_ms * 0.6),
         }
@@ -267,7 +268,8 @@ class Snapshotter:
             below=below,
             warnings=warnings,
         )
-        obs = Observation(summary=summary, elements=elements, flow=_flow(state, infos, elements))
+        flow = splice_flow(infos, state.by_key, {e.index for e in elements if e.in_viewport})
+        obs = Observation(summary=summary, elements=elements, flow=flow)
         state.last = obs
         state.count += 1
         return obs
@@ -380,32 +382,6 @@ class Snapshotter:
                 )
             )
         return out
-
-
-def _flow(state: _PageState, infos: list[_FrameInfo], elements: list[Element]) -> list[str | int]:
-    """The top frame's reading-order flow with each shown child frame's flow spliced in at its iframe."""
-    in_view = {e.index for e in elements if e.in_viewport}
-    children = {i.place: i for i in infos[1:] if i.place is not None and i.shown and i.data}
-
-    def of(info: _FrameInfo, depth: int) -> list[str | int]:
-        data = info.data or {}
-        token = data.get("token", "")
-        out: list[str | int] = []
-        for item in data.get("flow") or []:
-            if isinstance(item, str):
-                out.append(item)
-            elif isinstance(item, int):
-                index = state.by_key.get((token, item))
-                if index in in_view:
-                    out.append(index)
-            elif isinstance(item, list) and item and depth < 8:
-                child = children.get((token, item[0]))
-                if child is not None:
-                    out.extend(of(child, depth + 1))
-        return out
-
-    top = infos[0]
-    return of(top, 0) if top.data and top.data.get("flow") is not None else []
 
 
 def _intersects(rect: Rect, vw: float, vh: float) -> bool:
