@@ -213,17 +213,16 @@ class Calls:
         return _text(f"{what} did {a.state}.")
 
     async def read(self, s: ClientState, a: T.ReadArgs, client: str) -> Content:
-        try:
-            from agent.browser.reader import read_page
-        except ImportError:
-            raise ToolFailure(
-                {
-                    "error": "unavailable",
-                    "message": "read is not available in this Kite version; use snapshot",
-                }
-            ) from None
-        result = await read_page(s.ctx.page, self.hub.snapshotter, query=a.query, page_number=a.page)
-        return _text(result.text())
+        from agent.browser.reader import read_page
+
+        res = await read_page(
+            s.ctx.page,
+            self.hub.snapshotter,
+            query=a.query,
+            page_number=a.page,
+            budget_tokens=self.hub.config.snapshot.read_tokens,
+        )
+        return _text(res.text())
 
     async def dialog(self, s: ClientState, a: T.DialogArgs, client: str) -> Content:
         s.ctx.dialog_policy = a.action

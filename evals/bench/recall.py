@@ -6,7 +6,7 @@ Ground truth (``recall_probe.py``, independent of extractor.js): every element m
 selector that is rendered, in the viewport, and hit at its centre — looking through transparent,
 non-interactive boxes; ``aria-hidden`` does not exclude. ``strict`` is the older ground truth (aria-hidden
 left out, no looking through), reported beside it. ``bad`` counts listed elements that are not visible or
-are covered (must stay 0). Pages: each DIR (default ``/work/shared/pages`` when present) plus the bundled
+are covered (must stay 0). Pages: each DIR (default: the ``shared/pages`` corpus when found) plus the bundled
 sites' pages.
 """
 
@@ -24,10 +24,11 @@ from playwright.async_api import Frame, Page, async_playwright
 
 from agent.browser.chromium import require_chromium
 from agent.browser.snapshot import Snapshotter
+from evals.bench.corpus import find_corpus
 from evals.bench.recall_probe import CHECK_JS, TRUTH_JS
 from evals.bench.snapshot import OFFLINE, pages_in, serve
 
-CORPUS = Path("/work/shared/pages")
+CORPUS = find_corpus()
 SITE_DIR = Path(__file__).parents[1] / "sites" / "static" / "test"
 SITE_PATHS = [
     "/",
@@ -188,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-sites", action="store_true", help="leave out the bundled sites")
     parser.add_argument("--missing", action="store_true", help="list the missing elements per page")
     args = parser.parse_args(argv)
-    dirs = args.dirs or ([CORPUS] if CORPUS.is_dir() else [])
+    dirs = args.dirs or ([CORPUS] if CORPUS is not None else [])
     for d in dirs:
         if not d.is_dir():
             print(f"not a folder: {d}", file=sys.stderr)

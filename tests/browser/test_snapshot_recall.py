@@ -10,8 +10,6 @@ does not exclude: sites misuse it).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.async_api import Page
 
