@@ -82,6 +82,8 @@ async def shop_task(c: Client, sites: SitesServer, product: str = "Sky Blue Espr
     total = m.group(1)
     again = text_of(await c.call_tool("snapshot", {"query": "checkout"}))
     assert "Proceed to checkout" in again and "Add to cart" not in again
+    read = text_of(await c.call_tool("read", {"query": "total"}))  # agent.browser.reader behind the tool
+    assert read.startswith("Read ") and "passages match" in read and total in read
     return total
 
 
