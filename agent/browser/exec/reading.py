@@ -18,7 +18,10 @@ class Read(ActionModel):
 
     action: Literal["read"] = "read"
     query: str | None = Field(
-        None, min_length=1, max_length=200, description="Words to find; only passages containing them are returned."
+        None,
+        min_length=1,
+        max_length=200,
+        description="Words to find; only passages containing them are returned.",
     )
     page: int = Field(1, ge=1, le=1000, description="Which page of a long text to return (1 = the first).")
 
