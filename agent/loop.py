@@ -11,6 +11,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from agent.browser.actions import Action, Done, Navigate
 from agent.browser.executor import ActionExecutor
@@ -38,7 +39,7 @@ from agent.llm.parsing import ParseError, parse_reply
 from agent.memory import Memory, describe_action, describe_result
 from agent.modules.planner import PlannerTools
 from agent.prompt import PromptBuilder
-from agent.record import RunRecorder, RunResult
+from agent.record import RefusedAction, RunRecorder, RunResult
 from agent.runtime import (
     IMAGE_TOKENS,
     ModelSetup,
@@ -51,6 +52,7 @@ from agent.runtime import (
 )
 from agent.step_record import ActionOutcome, GateOutcome, StepRecord
 from safety.confirm import Confirmer
+from safety.output import redact_model, redacting_logs, redacting_sink
 from safety.secrets import SecretStore
 
 MAX_ACTIONS_PER_REPLY = 10
@@ -84,10 +86,11 @@ class Agent:
         """``tools``: your own typed functions, offered to the model next to ``agent.module_tools``."""
         if model is not None and config.llm.model != model.name:
             config = config.model_copy(update={"llm": config.llm.model_copy(update={"model": model.name})})
-        self.config, self.on_event, self._given_context, self.label = config, on_event, context, label
+        self.config, self._given_context, self.label = config, context, label
         self.stop_when = stop_when
         self.model = ModelSetup.from_config(config)
         self.safety = SafetySetup.from_config(config, confirmer, secrets)
+        self.on_event = redacting_sink(self.safety.secrets, on_event)  # what leaves the run is redacted
         self.llm: Model = model or model_for(config.llm)
         self.tools = PlannerTools(config, self.safety.gate.confirmer, tools)
         self.history: list[PastAction] = []
@@ -96,6 +99,7 @@ class Agent:
         self.totals = Totals()
         self.steps_done, self.failures, self.repeats, self._last_key = 0, 0, 0, ""
         self.warnings: list[str] = []
+        self.refused: dict[tuple[str, str, str], RefusedAction] = {}
         self.final_url: str | None = None
         self.result: RunResult | None = None
 
@@ -104,6 +108,7 @@ class Agent:
             raise UsageError("the task is empty: say what Kite should do")
         rec = RunRecorder.create(self.config.run.runs_dir, self.safety.secrets.redact_obj, self.label)
         self.recorder, started, result = rec, time.monotonic(), None
+        self.refused = {}
         self.prompt = PromptBuilder(
             task.strip(),
             self.config.agent.language,
@@ -113,6 +118,8 @@ class Agent:
             self.config.agent.max_steps,
             self.safety.secrets.names(),
         )
+        logs = redacting_logs(self.safety.secrets)  # log records of the run are redacted too
+        logs.__enter__()
         try:
             async with open_context(self.config, rec.run_dir, self._given_context) as ctx:
                 await self._prepare(ctx, task, start_url)
@@ -134,10 +141,13 @@ class Agent:
         except KiteError as exc:
             result = self._result(Stop("error", f"{exc.type}: {exc.message}"), started)
         except Exception as exc:  # a bug in Kite: keep the record, say what happened
-            (rec.run_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
+            trace = self.safety.secrets.redact(traceback.format_exc())
+            (rec.run_dir / "error.txt").write_text(trace, encoding="utf-8")
             result = self._result(Stop("error", f"internal error: {exc!r}"), started)
         finally:
             result = result or self._result(Stop("error", "run ended unexpectedly"), started)
+            result = redact_model(self.safety.secrets, result)
+            logs.__exit__(None, None, None)
             self.result = result
             rec.finish(result)
             await emit(self.on_event, RunFinished(step=self.steps_done, result=result))
@@ -306,6 +316,8 @@ class Agent:
             result = ActionResult(
                 action=action.action, ok=False, error=ErrorInfo(error=kind, message=gate.message)
             )
+        refused = None if gate.allowed else ("blocked" if decision.level == "block" else "declined")
+        self._track_refusal(action, element, obs, step, described, refused, gate)
         line = f"{describe_action(action, element)} → {describe_result(result)}"
         self.memory.add(line, f"{describe_action(action, element)} → {describe_result(result, full=False)}")
         self.history.append(
@@ -385,14 +397,40 @@ class Agent:
         if a.max_cost_usd is not None and t.cost_usd is not None and t.cost_usd > a.max_cost_usd:
             raise Stop("max_cost", f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
 
+    def _track_refusal(
+        self,
+        action: Action,
+        element: Any,
+        obs: Observation,
+        step: int,
+        described: str,
+        refused: str | None,
+        gate: Any,
+    ) -> None:
+        """Remember refused actions; the same action on the same element and site, later run with the user's
+        approval (or allowed), settles it."""
+        key = (action.action, element.name if element is not None else repr(action.to_json()), _host(obs.url))
+        if refused is None:
+            self.refused.pop(key, None)
+            return
+        reason = gate.message or "; ".join(gate.decision.reasons)
+        self.refused[key] = RefusedAction(step=step, action=described, outcome=refused, reason=reason)
+
     def _result(self, stop: Stop, started: float) -> RunResult:
         t = self.totals
+        declined = list(self.refused.values())
+        success, message = stop.success, stop.message
+        if success and declined:
+            success = False
+            what = "; ".join(f"{d.action} ({d.outcome})" for d in declined)
+            message = f"the model reported success, but the run needed what was not done: {what}"
         return RunResult(
-            success=stop.success,
+            success=success,
+            declined=declined,
             claimed_success=stop.success,
             answer=stop.answer,
             stop_reason=stop.reason,
-            message=stop.message,
+            message=message,
             steps=self.steps_done,
             tokens_in=t.tokens_in,
             tokens_out=t.tokens_out,
@@ -402,6 +440,10 @@ class Agent:
             run_dir=str(self.recorder.run_dir),
             final_url=self.final_url,
         )
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
 
 
 def _digest(obs: Observation) -> dict[str, Any]:

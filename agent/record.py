@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 Redactor = Callable[[Any], Any]
 
@@ -26,12 +26,26 @@ class _JsonRecord(Protocol):
 StepLike = _JsonRecord | dict[str, Any]
 
 
+class RefusedAction(BaseModel):
+    """An action the safety gate did not run (the user declined it, or the policy blocked it)."""
+
+    step: int
+    action: str
+    """The action as described to the user ("click button \"Permanently delete\"")."""
+    outcome: str
+    """declined | blocked"""
+    reason: str = ""
+
+
 class RunResult(BaseModel):
     """What ``Agent.run`` returns."""
 
     success: bool
     claimed_success: bool = False
-    """What the model said (``done(success=...)``); ``success`` is Kite's reading of the run."""
+    """What the model said (``done(success=...)``); ``success`` is Kite's reading of the run: a claimed success
+    is not a success while an action the run needed was declined or blocked (``declined``)."""
+    declined: list[RefusedAction] = Field(default_factory=list)
+    """Actions declined by the user or blocked by the policy and never run afterwards with approval."""
     answer: str = ""
     stop_reason: str
     """done | max_steps | max_failures | loop_detected | max_cost | max_tokens | interrupted | start_url_unreachable |

@@ -69,6 +69,7 @@ def markdown(r: EvalReport) -> str:
         why = "; ".join(t.failures)[:160] if not t.success else ""
         if not t.success and not why:
             why = t.message[:160]
+        why = _claimed(t) + why
         name = t.id if r.repeat == 1 else f"{t.id} (r{t.repeat})"
         lines.append(
             f"| {name} | {'✅' if t.success else '❌'} | {t.score:g} | {t.steps} | {t.tokens_in}/{t.tokens_out} | "
@@ -150,6 +151,7 @@ def _task_html(t: TaskResult) -> str:
         f"{t.steps} steps, score {t.score:g}, {t.stop_reason}, {t.wall_s:.1f}s</summary>"
         f"<p><b>Task:</b> {html.escape(t.task)}</p>"
         f"<p><b>Answer:</b> {html.escape(t.answer)}</p>"
+        + (f"<p class=why><b>Claimed vs done:</b> {html.escape(_claimed(t))}</p>" if _claimed(t) else "")
         + (f"<p class=why><b>Why not:</b> {html.escape(why)}</p>" if not t.success else "")
         + f"<p class=meta>tokens {t.tokens_in}/{t.tokens_out} · cost {_fmt_cost(t.cost_usd)} · model "
         f"{t.model_latency_s:.2f}s · Kite {t.overhead_s:.2f}s · final URL {html.escape(t.final_url or '')}</p>"
@@ -300,3 +302,12 @@ __all__ = [
     "write_json",
     "write_markdown",
 ]
+
+
+def _claimed(t: TaskResult) -> str:
+    """'claimed success; declined: …; ' when the model's word and the run disagree (else '')."""
+    if not t.declined and (t.success or not t.claimed_success):
+        return ""
+    said = "claimed success" if t.claimed_success else "claimed failure"
+    refused = ", ".join(f"{d.action} ({d.outcome})" for d in t.declined)
+    return f"{said}; " + (f"not done: {refused}; " if refused else "")

@@ -14,6 +14,7 @@ from agent.batch.results import ERROR_STOPS, RUNNER_ERROR, TaskResult
 from agent.batch.scoring import Verdict
 from agent.record import RunResult
 from safety.confirm import BatchConfirmer
+from safety.output import redact_model
 
 if TYPE_CHECKING:
     from agent.browser.session import ContextSession
@@ -45,8 +46,10 @@ async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -
         run = await agent.run(text, start_url=start_url)
         verdict = await job.scorer.score(job.task, ctx, run)
     except Exception as exc:  # one broken task never ends the batch
-        return failed(job, exc, time.monotonic() - started)
-    return from_run(job, text, run, verdict, time.monotonic() - started)
+        return redact_model(job.secrets, failed(job, exc, time.monotonic() - started))
+    # the check's lines may quote the page (a URL with a secret in its query): the task's result is redacted
+    # as a whole, so results files and reports never carry a secret
+    return redact_model(job.secrets, from_run(job, text, run, verdict, time.monotonic() - started))
 
 
 def from_run(job: Job, text: str, run: RunResult, verdict: Verdict, wall_s: float) -> TaskResult:

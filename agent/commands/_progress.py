@@ -51,6 +51,12 @@ class ProgressPrinter:
         )
         if result.message and result.stop_reason != "done":
             c.print(f"[dim]{escape(result.message)}[/]")
+        if result.claimed_success and not result.success:
+            c.print("[yellow]the model reported success, but not everything it needed was done:[/]")
+        for d in result.declined:
+            c.print(
+                f"  [yellow]{d.outcome}[/] at step {d.step}: {escape(d.action)} [dim]{escape(d.reason)}[/]"
+            )
         if result.answer:
             c.print(f"[bold]answer:[/] {escape(result.answer)}")
         c.print(f"[dim]record: {escape(str(result.run_dir))}[/]")
