@@ -21,6 +21,8 @@ CHOICES = {"approve": "approved in the TUI", "similar": "approved similar action
 
 def target_line(request: ConfirmRequest) -> str:
     el = request.element
+    if request.action.get("action") == "dialog":  # the page's own confirm()/prompt()/beforeunload
+        return f'the page\'s {escape(str(request.action.get("type")))} dialog "{escape(str(request.action.get("message")))}"'
     if el is None:
         where = request.action.get("selector") or request.action.get("url") or "-"
         return f"(no element: {escape(str(where))})"
