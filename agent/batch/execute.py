@@ -46,10 +46,16 @@ async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -
         run = await agent.run(text, start_url=start_url)
         verdict = await job.scorer.score(job.task, ctx, run)
     except Exception as exc:  # one broken task never ends the batch
-        return redact_model(job.secrets, failed(job, exc, time.monotonic() - started))
+        return _redacted(job, failed(job, exc, time.monotonic() - started))
     # the check's lines may quote the page (a URL with a secret in its query): the task's result is redacted
     # as a whole, so results files and reports never carry a secret
-    return redact_model(job.secrets, from_run(job, text, run, verdict, time.monotonic() - started))
+    return _redacted(job, from_run(job, text, run, verdict, time.monotonic() - started))
+
+
+def _redacted(job: Job, result: TaskResult) -> TaskResult:
+    """Every string redacted but the task id (the key resume matches; a short secret may read like a word
+    of it, e.g. "wrong" in "account-login-wrong")."""
+    return redact_model(job.secrets, result).model_copy(update={"id": job.id})
 
 
 def from_run(job: Job, text: str, run: RunResult, verdict: Verdict, wall_s: float) -> TaskResult:
