@@ -57,6 +57,8 @@ def _missing(view: OracleView, why: str, stalls: int) -> dict[str, Any]:
     """The target is not in the list: scroll for it while there is more below, then give up."""
     if stalls >= MAX_STALLS:
         return fail(f"{why} (after {stalls} tries) on {view.url}")
+    if not view.elements and not view.more_below:  # nothing rendered yet (a slow page): give it a moment
+        return {"action": "wait", "ms": 500}
     if view.more_below:
         return {"action": "scroll", "direction": "down"}
     return fail(f"{why} on {view.url}")

@@ -96,6 +96,11 @@ def test_missing_element_scrolls_then_fails() -> None:
     view.more_below = 0
     action = plan_action(view, [{"click": {"name": "Place order"}}])
     assert action["action"] == "done" and not action["success"] and "Place order" in action["answer"]
+    view.elements = []  # a page that has not rendered yet: wait for it, then give up
+    assert plan_action(view, [{"click": {"name": "Place order"}}]) == {"action": "wait", "ms": 500}
+    stalled = _view([_done(i, {"action": "wait", "ms": 500}) for i in range(1, 5)])
+    stalled.elements, stalled.more_below = [], 0
+    assert plan_action(stalled, [{"click": {"name": "Place order"}}])["action"] == "done"
 
 
 def test_plan_finished_and_answer_from() -> None:
