@@ -32,7 +32,7 @@ from agent.batch.runner import BatchRunner
 from agent.batch.tasks import Task
 from agent.config import load_config
 from agent.llm.model import register_model
-from evals.bench.batch_scale import MODEL, ScriptsByTask, _jobs, make_tasks, script_for
+from evals.bench.batch_tasks import MODEL, ScriptsByTask, _jobs, make_tasks, script_for
 from evals.sites import SitesServer
 
 

@@ -23,66 +23,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.batch.jobs import Job, build_jobs
 from agent.batch.local import LocalBackend
 from agent.batch.runner import BatchRunner
-from agent.batch.tasks import Check, Task, TaskFile
+from agent.batch.tasks import Task
 from agent.browser.procs import chromium_descendants
 from agent.browser.session import BrowserSession
 from agent.config import KiteConfig, load_config
-from agent.llm.client import LLMReply
-from agent.llm.model import ModelView, register_model
-from agent.llm.testing import FunctionModel, ScriptedModel
+from agent.llm.model import register_model
+from evals.bench.batch_tasks import MODEL, ScriptsByTask, _jobs, make_tasks, script_for
 from evals.sites import SitesServer
-from evals.sites.catalog import PRODUCTS
-
-MODEL = "kite/bench-batch"
-
-
-class ScriptsByTask(FunctionModel):
-    """A fake model holding one script per task (found by the task of the step's view), answering every
-    call after ``latency_s``."""
-
-    def __init__(self, latency_s: float) -> None:
-        super().__init__(self._answer, name=MODEL)
-        self.latency_s = latency_s
-        self.scripts: dict[str, ScriptedModel] = {}
-
-    def add(self, task: str, script: ScriptedModel) -> None:
-        self.scripts[task] = script
-
-    async def _answer(self, messages: list[dict[str, Any]], view: ModelView) -> LLMReply:
-        script = self.scripts.get(view.task)
-        if script is None:
-            raise LookupError("no script for this task")
-        await asyncio.sleep(self.latency_s)
-        return await script.complete(messages, view.tools, view=view)
-
-
-def make_tasks(n: int, sites: str, tag: str) -> list[Task]:
-    return [
-        Task(
-            id=f"{tag}-{i:02d}",
-            task=f"[{tag} {i}] Look at the {PRODUCTS[i % len(PRODUCTS)].name}, then return to the shop.",
-            start_url=f"{sites}/shop/",
-            check=Check(url="/shop/"),
-            max_steps=8,
-        )
-        for i in range(n)
-    ]
-
-
-def script_for(task: Task, sites: str) -> ScriptedModel:
-    product = PRODUCTS[int(task.id.rsplit("-", 1)[1]) % len(PRODUCTS)]
-    return ScriptedModel(
-        [
-            {"name": "navigate", "arguments": {"url": f"{sites}/shop/product/{product.id}"}},
-            {"name": "scroll", "arguments": {"direction": "down"}},
-            {"name": "goBack", "arguments": {}},
-            {"name": "done", "arguments": {"success": True, "answer": f"saw {product.name}"}},
-        ],
-        name=MODEL,
-    )
 
 
 def _kb(path: Path, key: str) -> int:
@@ -121,11 +70,6 @@ class Sampler:
             rss, pss = await asyncio.to_thread(chromium_memory_mb, self.session)
             self.samples.append((active, rss, pss))
             await asyncio.sleep(self.every_s)
-
-
-async def _jobs(tasks: list[Task], config: KiteConfig, tmp: Path) -> list[Job]:
-    tf = TaskFile(name="bench", tasks=tasks, path=str(tmp / "bench.yaml"))
-    return await build_jobs(tf, config, placeholders={})
 
 
 async def _phase(
