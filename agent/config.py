@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agent.errors import ConfigError
 from agent.resources import resource_path
@@ -44,6 +44,10 @@ class BrowserConfig(_Section):
     """How long to wait for Chromium to start or an attach endpoint to answer."""
     navigation_timeout_ms: int = 20000
     """Default cap for a navigation."""
+    step_timeout_ms: int = Field(default=60000, ge=1000)
+    """Deadline of any one browser call on the step path (an observation, one action with its settle)."""
+    hang_timeout_ms: int = Field(default=5000, ge=100)
+    """A tab whose renderer does not answer for this long is stuck: it is closed and the model told."""
     block_external_hosts: bool = False
     """Resolve every host except 127.0.0.1 to NOTFOUND (offline machines; tests and evals turn it on)."""
     allow_file_urls: bool = False
@@ -54,6 +58,15 @@ class BrowserConfig(_Section):
     """Folders uploadFile may read from, besides the run folder."""
     js_timeout_ms: int = 5000
     """Cap for executeJS."""
+
+    @model_validator(mode="after")
+    def _deadlines(self) -> BrowserConfig:
+        if self.step_timeout_ms <= self.navigation_timeout_ms:
+            raise ValueError(
+                f"browser.step_timeout_ms ({self.step_timeout_ms}) must be larger than "
+                f"browser.navigation_timeout_ms ({self.navigation_timeout_ms})"
+            )
+        return self
 
 
 class WaitConfig(_Section):
@@ -97,12 +110,12 @@ class LLMConfig(_Section):
     """API key; usually left empty so that the provider's usual environment variable is used."""
     temperature: float = 0.0
     """Sampling temperature."""
-    timeout_s: float = 120.0
-    """Timeout of one model call."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """Timeout of one attempt of a model call; must be below retry_max_s, so that a stalled call is retried."""
     max_attempts: int = 4
     """Attempts per call for retryable errors (rate limits, 5xx, timeouts, connection errors)."""
-    retry_max_s: float = 90.0
-    """Total time retries may take."""
+    retry_max_s: float = Field(default=180.0, gt=0)
+    """Total time one model call may take with its retries (Retry-After waits included)."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Extra keyword arguments passed to litellm.acompletion."""
     function_calling: bool | None = None
@@ -113,6 +126,16 @@ class LLMConfig(_Section):
     """Observation mode: hybrid adds a screenshot for vision models; auto picks from capabilities."""
     max_output_tokens: int = 1024
     """Cap on the model's reply."""
+
+    @model_validator(mode="after")
+    def _coherent_timeouts(self) -> LLMConfig:
+        if self.max_attempts > 1 and self.timeout_s >= self.retry_max_s:
+            raise ValueError(
+                f"llm.timeout_s ({self.timeout_s:g}) must be smaller than llm.retry_max_s "
+                f"({self.retry_max_s:g}), or a stalled call is never retried; lower timeout_s or raise "
+                "retry_max_s (or set llm.max_attempts: 1)"
+            )
+        return self
 
 
 class AgentConfig(_Section):

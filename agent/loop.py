@@ -46,7 +46,7 @@ from agent.runtime import (
     SafetySetup,
     Totals,
     count_tokens,
-    observe,
+    observe_guarded,
     open_context,
     page_text,
 )
@@ -201,7 +201,11 @@ class Agent:
         self.steps_done = step
         t0 = time.perf_counter()
         shot = self.recorder.screenshots / f"step-{step:03d}.png" if self.config.run.screenshots else None
-        obs = await observe(self.snapshotter, self.ctx, screenshot_to=shot, want_b64=self.model.vision)
+        obs, recovered = await observe_guarded(
+            self.snapshotter, self.ctx, self.config.browser, screenshot_to=shot, want_b64=self.model.vision
+        )
+        if recovered:
+            self.warnings.append(recovered)
         await emit(
             self.on_event,
             PageObserved(
@@ -221,6 +225,7 @@ class Agent:
             prompt_tokens_est=prompt_tokens,
             observation=digest,
             overhead_ms={"observe+prompt": _ms(t0)},
+            recovered=recovered,
         )
         try:
             await self._answer(record, messages, obs)

@@ -18,7 +18,8 @@ from agent.browser.render import render_observation, render_summary
 from agent.browser.session import BrowserSession, ContextSession
 from agent.browser.snapshot import Snapshotter
 from agent.browser.tokens import count_tokens as _count
-from agent.config import KiteConfig
+from agent.browser.watchdog import PageUnresponsiveError, guard
+from agent.config import BrowserConfig, KiteConfig
 from agent.llm.capabilities import Capabilities, capabilities_for, select_mode
 from agent.llm.client import Usage
 from agent.llm.schemas import tool_schemas
@@ -124,6 +125,34 @@ async def observe(
             if want_b64:
                 obs.screenshot_b64 = base64.b64encode(png).decode()
     return obs
+
+
+async def observe_guarded(
+    snapshotter: Snapshotter,
+    ctx: ContextSession,
+    config: BrowserConfig,
+    *,
+    screenshot_to: Path | None,
+    want_b64: bool,
+) -> tuple[Observation, str | None]:
+    """``observe`` under the step deadline and the hang watchdog.
+
+    A stuck tab is closed and the page now active observed instead; the second value then says what
+    happened (for the model). A deadline or a tab that cannot be closed raises (the run ends with a result)."""
+
+    async def once() -> Observation:
+        return await guard(
+            ctx,
+            observe(snapshotter, ctx, screenshot_to=screenshot_to, want_b64=want_b64),
+            what="the observation",
+            deadline_s=config.step_timeout_ms / 1000,
+            hang_s=config.hang_timeout_ms / 1000,
+        )
+
+    try:
+        return await once(), None
+    except PageUnresponsiveError as exc:
+        return await once(), exc.message
 
 
 def page_text(obs: Observation, *, layered: bool, budget_tokens: int) -> str:

@@ -37,6 +37,8 @@ class StepRecord(BaseModel):
     """url, title, element count and a hash of the page (what the loop detector compares)."""
     overhead_ms: dict[str, float] = Field(default_factory=dict)
     """Kite's own time: observe+prompt before the model call, act after it."""
+    recovered: str | None = None
+    """The page stopped responding while it was observed: its tab was closed (what the model was told)."""
     reply: LLMReply | None = None
     usage: Usage | None = None
     thought: str | None = None

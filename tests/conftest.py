@@ -8,5 +8,6 @@ pytest_plugins = [
     "tests.fixtures.sites",
     "tests.fixtures.browser",
     "tests.fixtures.llm",
+    "tests.fixtures.openai_server",
     "tests.fixtures.config",
 ]

@@ -23,6 +23,7 @@ from agent.browser.exec import scroll
 from agent.browser.exec.base import ExecContext, Outcome, SessionLike, SnapshotterLike
 from agent.browser.observation import ActionResult, Effects, ErrorInfo
 from agent.browser.waits import PageMark, Settler, SettleReport
+from agent.browser.watchdog import guard
 from agent.config import KiteConfig
 from agent.errors import KiteError
 
@@ -60,6 +61,21 @@ class ActionExecutor:
         self.ec.screenshot_b64 = value
 
     async def execute(self, action: Action | dict[str, Any]) -> ActionResult:
+        """Run one action with its settle, under the step deadline and the hang watchdog."""
+        name = str(action.get("action", "?")) if isinstance(action, dict) else action.action
+        cfg = self.ec.config.browser
+        try:
+            return await guard(
+                self.ec.session,
+                self._execute(action),
+                what=f"the action {name}",
+                deadline_s=cfg.step_timeout_ms / 1000,
+                hang_s=cfg.hang_timeout_ms / 1000,
+            )
+        except KiteError as exc:  # a stuck tab (closed now), a deadline, a tab that could not be closed
+            return ActionResult(action=name, ok=False, message=exc.message, error=ErrorInfo(**exc.to_dict()))
+
+    async def _execute(self, action: Action | dict[str, Any]) -> ActionResult:
         t0 = time.monotonic()
         if isinstance(action, dict):
             raw = action

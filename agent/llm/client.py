@@ -80,13 +80,25 @@ def _import_litellm() -> Any:
     return litellm
 
 
+def _header_sources(exc: BaseException) -> list[Any]:
+    """Where a provider error's response headers may be: litellm keeps them on ``litellm_response_headers``
+    (its ``response`` is often a stub without headers); SDK errors carry ``headers`` / ``response.headers``."""
+    return [
+        getattr(exc, "litellm_response_headers", None),
+        getattr(exc, "headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ]
+
+
 def _retry_after(exc: BaseException) -> float | None:
     """Seconds from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date) on a provider error."""
-    sources = [getattr(exc, "headers", None), getattr(getattr(exc, "response", None), "headers", None)]
-    for headers in sources:
+    for headers in _header_sources(exc):
         if not headers:
             continue
-        lower = {str(k).lower(): str(v) for k, v in dict(headers).items()}
+        try:
+            lower = {str(k).lower(): str(v) for k, v in dict(headers).items()}
+        except (TypeError, ValueError):
+            continue
         try:
             if "retry-after-ms" in lower:
                 return max(0.0, float(lower["retry-after-ms"]) / 1000)
@@ -99,6 +111,38 @@ def _retry_after(exc: BaseException) -> float | None:
         except (TypeError, ValueError, OverflowError):
             continue
     return None
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what caused it (litellm wraps the SDK's error, which wraps httpx's, which wraps the OS's)."""
+    out: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(out) < 12 and current not in out:
+        out.append(current)
+        current = current.__cause__ or current.__context__
+    return out
+
+
+def _connection_failure(exc: BaseException) -> str | None:
+    """What went wrong when the request never got an answer over the network (reset, refused ...)."""
+    import httpx
+
+    for cause in _causes(exc):
+        if isinstance(cause, ConnectionResetError | BrokenPipeError):
+            return "the server reset the connection"
+        if isinstance(cause, ConnectionRefusedError):
+            return "the connection was refused (is the server running?)"
+        if isinstance(cause, httpx.RemoteProtocolError):
+            return "the server closed the connection without an answer"
+    for cause in _causes(exc):
+        name = f"{type(cause).__module__}.{type(cause).__name__}"
+        if name == "openai.APIConnectionError" or isinstance(cause, httpx.NetworkError | OSError):
+            return "the connection failed"
+    return None
+
+
+def _unreadable_reply(exc: BaseException) -> bool:
+    return any(isinstance(c, UnicodeDecodeError | json.JSONDecodeError) for c in _causes(exc))
 
 
 def _detail(exc: BaseException) -> str:
@@ -157,11 +201,18 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
         return LLMTimeoutError(
             f"{model} did not answer in time; raise llm.timeout_s or check the server.", **ctx
         )
-    if isinstance(exc, litellm.APIConnectionError):
-        where = api_base or "the provider"
+    where = api_base or "the provider"
+    failure = _connection_failure(exc)
+    if failure is not None or isinstance(exc, litellm.APIConnectionError):
         return LLMConnectionError(
-            f"cannot reach {where} for {model} ({detail}); check llm.api_base and that "
-            "the server is running.",
+            f"cannot reach {where} for {model}: {failure or 'the connection failed'} ({detail}); check "
+            "llm.api_base and that the server is running.",
+            **ctx,
+        )
+    if _unreadable_reply(exc):
+        return LLMUnavailableError(
+            f"{where} answered {model} with something that is not a chat completion ({detail}); check that "
+            "llm.api_base points at an OpenAI-compatible endpoint (usually ending in /v1).",
             **ctx,
         )
     if isinstance(exc, litellm.NotFoundError):
@@ -309,6 +360,14 @@ class LiteLLMModel:
             if not err.retryable:
                 raise
             spent = time.monotonic() - started
+            asked = err.context.get("retry_after_s") if isinstance(err, LLMRateLimitedError) else None
+            if asked is not None and spent + asked >= self.config.retry_max_s:
+                raise LLMRateLimitedError(
+                    f"{self.model} is rate limited and asked to wait {asked:.0f}s before trying again, "
+                    f"more than the retry budget allows (llm.retry_max_s = {self.config.retry_max_s:g}s, "
+                    f"{spent:.1f}s already spent); try again later, or raise llm.retry_max_s.",
+                    **{**err.context, "attempts": attempts},
+                ) from err
             raise type(err)(
                 f"{err.message} Gave up after {attempts} attempt(s) in {spent:.1f}s "
                 "(llm.max_attempts / llm.retry_max_s bound the retries).",

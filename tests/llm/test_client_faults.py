@@ -47,7 +47,7 @@ async def test_retry_after_beyond_budget_gives_up(scripted_model):
     scripted_model.script([CLICK], errors={1: "429:30"})
     started = time.monotonic()
     with pytest.raises(LLMRateLimitedError) as info:
-        await LLMClient(scripted_model.config(retry_max_s=2.0)).complete(USER)
+        await LLMClient(scripted_model.config(retry_max_s=2.0, timeout_s=1.0)).complete(USER)
     assert time.monotonic() - started < 10
     assert info.value.context["attempts"] == 1
     assert info.value.to_dict()["error"] == "llm_rate_limited"

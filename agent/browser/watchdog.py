@@ -1,0 +1,145 @@
+"""Deadlines for browser calls, and a renderer that stopped answering detected and its tab discarded.
+
+A page running ``while (true) {}`` never answers again: every ``evaluate`` on it waits forever (Playwright
+gives them no timeout), so one such page used to hang a whole run. ``guard(session, call, ...)`` runs a
+browser call (an observation, one action with its settle) under two limits:
+
+* a **deadline** (``browser.step_timeout_ms``): past it the call is abandoned with ``browser_timeout``;
+* a **responsiveness probe**: while the call runs longer than ``PROBE_AFTER_S``, the active tab is asked to
+  evaluate ``0``; when it does not answer within ``browser.hang_timeout_ms`` its renderer is stuck, so the
+  call is abandoned, the tab is closed (the browser kills its renderer; a blank tab replaces the last one)
+  and ``PageUnresponsiveError`` says so, for the model to read. A tab that cannot even be closed makes the
+  context unusable (``BrowserCrashedError``), so the run ends with a result instead of hanging.
+
+Time spent waiting on the user (a confirmation asked while a page dialog is open: ``awaiting_user`` on the
+session) counts towards neither limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from agent.errors import BrowserCrashedError, BrowserError, KiteError
+
+T = TypeVar("T")
+
+PROBE_AFTER_S = 1.0
+"""A call that returns sooner is never probed (most calls: no overhead)."""
+PROBE_EVERY_S = 1.0
+CLOSE_TIMEOUT_S = 10.0
+
+
+class PageUnresponsiveError(BrowserError):
+    """The active tab's renderer stopped answering (a script that never yields); the tab was closed."""
+
+    type = "page_unresponsive"
+
+
+class BrowserTimeoutError(BrowserError):
+    """A browser call did not finish within ``browser.step_timeout_ms``; it was abandoned."""
+
+    type = "browser_timeout"
+
+
+async def probe(page: Page, timeout_s: float) -> bool:
+    """False when ``page``'s renderer does not answer a trivial evaluate within ``timeout_s``."""
+    try:
+        await asyncio.wait_for(page.evaluate("0"), timeout_s)
+    except TimeoutError:
+        return False
+    except PlaywrightError:
+        return True  # closed, navigating, crashed: not a hang (the call itself reports those)
+    return True
+
+
+def _active_page(session: Any) -> Page | None:
+    try:
+        page = session.page
+    except KiteError:
+        return None
+    return page if isinstance(page, Page) and not page.is_closed() else None
+
+
+async def _cancel(task: asyncio.Future[Any]) -> None:
+    task.cancel()
+    with contextlib.suppress(BaseException):
+        await asyncio.wait_for(task, 1.0)
+
+
+async def discard_tab(session: Any, page: Page) -> str:
+    """Close a tab whose renderer is stuck; the sentence says what the model now looks at."""
+    url = page.url
+    try:
+        await asyncio.wait_for(page.close(run_before_unload=False), CLOSE_TIMEOUT_S)
+    except (TimeoutError, PlaywrightError) as exc:
+        mark_dead = getattr(session, "_mark_dead", None)
+        if mark_dead is not None:
+            mark_dead(f"the tab {url} stopped responding and could not be closed")
+        raise BrowserCrashedError(
+            f"the tab {url} stopped responding and could not be closed; restart the browser", url=url
+        ) from exc
+    handler = getattr(session, "_on_page_close", None)
+    if handler is not None:
+        handler(page)  # the close event may arrive later; the session must forget the tab now
+    now = _active_page(session)
+    if now is None:
+        await session.open_tab()
+        return "Kite closed that tab and opened a blank one"
+    return f"Kite closed that tab; the active tab is now {now.url}"
+
+
+async def guard(session: Any, call: Awaitable[T], *, what: str, deadline_s: float, hang_s: float) -> T:
+    """Run ``call`` (a coroutine on ``session``'s active tab) under a deadline and a hang probe."""
+    task: asyncio.Future[T] = asyncio.ensure_future(call)
+    started = time.monotonic()
+    waited_on_user = 0.0
+    try:
+        done, _ = await asyncio.wait({task}, timeout=min(PROBE_AFTER_S, deadline_s))
+        while not done:
+            if getattr(session, "awaiting_user", False):  # a person is answering: no limit applies
+                t0 = time.monotonic()
+                done, _ = await asyncio.wait({task}, timeout=PROBE_EVERY_S)
+                waited_on_user += time.monotonic() - t0
+                continue
+            left = deadline_s - (time.monotonic() - started - waited_on_user)
+            if left <= 0:
+                raise BrowserTimeoutError(
+                    f"{what} did not finish within {deadline_s:.0f}s (browser.step_timeout_ms); abandoned",
+                    seconds=round(deadline_s, 1),
+                )
+            page = _active_page(session)
+            if page is not None:
+                checking = asyncio.ensure_future(probe(page, min(hang_s, left)))
+                done, _ = await asyncio.wait({task, checking}, return_when=asyncio.FIRST_COMPLETED)
+                if task in done:
+                    await _cancel(checking)
+                    break
+                if not await checking and not getattr(session, "awaiting_user", False):
+                    await _unresponsive(session, page, task, what, hang_s)
+            done, _ = await asyncio.wait({task}, timeout=min(PROBE_EVERY_S, max(left, 0.01)))
+        return task.result()
+    finally:
+        if not task.done():
+            await _cancel(task)
+
+
+async def _unresponsive(
+    session: Any, page: Page, task: asyncio.Future[Any], what: str, hang_s: float
+) -> None:
+    if task.done():
+        return
+    await _cancel(task)
+    url = page.url
+    now = await discard_tab(session, page)
+    raise PageUnresponsiveError(
+        f"the page {url} stopped responding during {what} (its script ran for more than {hang_s:.0f}s "
+        f"without yielding); {now}. Avoid that page, or try another way to reach the goal.",
+        url=url,
+    )
