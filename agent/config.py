@@ -11,9 +11,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent.errors import ConfigError
 from agent.resources import resource_path
@@ -163,6 +164,21 @@ class AgentConfig(_Section):
     """Tools of enabled modules offered to the model next to the browser actions (e.g. [run_javascript])."""
 
 
+def check_domain(text: str) -> str:
+    """A domain entry as written (``example.com``, ``*.example.com``, ``host:port``, or a URL naming a host);
+    ValueError with the reason when it names no host (``''``, ``http://``) or has a bad port."""
+    raw = str(text).strip().lower()
+    try:
+        parts = urlsplit(raw if "://" in raw else "//" + raw)
+        host = (parts.hostname or "").lstrip("*.").rstrip(".")
+        _ = parts.port
+    except ValueError as exc:
+        raise ValueError(f"{text!r} is not a domain ({exc}); use a host name such as example.com") from None
+    if not host:
+        raise ValueError(f"{text!r} is not a domain: it names no host; use a host name such as example.com")
+    return str(text).strip()
+
+
 class SafetyConfig(_Section):
     rules_file: str | None = None
     """Extra rules (YAML) merged over config/safety.yaml."""
@@ -174,6 +190,11 @@ class SafetyConfig(_Section):
     """name -> value (or name@domain -> value); the model sees only <secret>name</secret>."""
     approve: list[str] = Field(default_factory=list)
     """Batch mode: levels or action names approved without asking (e.g. [confirm] or [executeJS])."""
+
+    @field_validator("allowed_domains", "blocked_domains")
+    @classmethod
+    def _domains(cls, value: list[str]) -> list[str]:
+        return [check_domain(d) for d in value]
 
 
 class RunConfig(_Section):
@@ -285,6 +306,11 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}", path=str(path)) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"cannot read config file {path}: it is not UTF-8 text (byte {exc.start}); save it as UTF-8 YAML",
+            path=str(path),
+        ) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""

@@ -35,7 +35,7 @@ from agent.events import (
 from agent.llm.client import LLMReply
 from agent.llm.errors import ContextWindowError, LLMError
 from agent.llm.model import Model, ModelView, PastAction, model_for
-from agent.llm.parsing import ParseError, parse_reply
+from agent.llm.parsing import ParseError, parse_reply_async
 from agent.memory import Memory, describe_action, describe_result
 from agent.modules.planner import PlannerTools
 from agent.prompt import PromptBuilder
@@ -249,7 +249,7 @@ class Agent:
         calls, reply = self.tools.split(reply)
         record.tools = [await self.tools.run(c, step, self.memory.add, self.on_event) for c in calls]
         try:
-            parsed = parse_reply(reply, max_actions=MAX_ACTIONS_PER_REPLY)
+            parsed = await parse_reply_async(reply, max_actions=MAX_ACTIONS_PER_REPLY)
         except ParseError as exc:
             if calls and not reply.tool_calls:  # the module tools were this step's actions
                 return None

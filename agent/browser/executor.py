@@ -64,6 +64,7 @@ class ActionExecutor:
         """Run one action with its settle, under the step deadline and the hang watchdog."""
         name = str(action.get("action", "?")) if isinstance(action, dict) else action.action
         cfg = self.ec.config.browser
+        t0 = time.monotonic()
         try:
             return await guard(
                 self.ec.session,
@@ -73,7 +74,13 @@ class ActionExecutor:
                 hang_s=cfg.hang_timeout_ms / 1000,
             )
         except KiteError as exc:  # a stuck tab (closed now), a deadline, a tab that could not be closed
-            return ActionResult(action=name, ok=False, message=exc.message, error=ErrorInfo(**exc.to_dict()))
+            return ActionResult(
+                action=name,
+                ok=False,
+                message=exc.message,
+                error=ErrorInfo(**exc.to_dict()),
+                duration_ms=round((time.monotonic() - t0) * 1000, 1),
+            )
 
     async def _execute(self, action: Action | dict[str, Any]) -> ActionResult:
         t0 = time.monotonic()

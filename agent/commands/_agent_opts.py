@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from agent.config import KiteConfig, load_config
+from agent.config import BrowserConfig, KiteConfig, check_domain, load_config
 from agent.errors import KiteError, UsageError
 
 
@@ -17,6 +21,68 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
     return value
+
+
+def domain(text: str) -> str:
+    """argparse type of --allowed-domain / --blocked-domain: a host name (a bad one is a usage error)."""
+    try:
+        return check_domain(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def check_start_url(url: str | None, browser: BrowserConfig) -> str | None:
+    """The start URL to open (``example.com`` gets https://), or a UsageError saying what is wrong with it."""
+    if url is None:
+        return None
+    raw = url.strip()
+    if not raw:
+        raise UsageError(
+            "--start-url is empty: give a URL such as https://example.com, or leave the flag out"
+        )
+    if "://" not in raw and not raw.lower().startswith(
+        ("about:", "javascript:", "data:", "file:", "chrome:")
+    ):
+        raw = "https://" + raw
+    try:
+        parts = urlsplit(raw)
+        port = parts.port
+    except ValueError as exc:
+        raise UsageError(f"--start-url {url!r} is not a valid URL ({exc})") from None
+    scheme = parts.scheme.lower()
+    allowed = {"http", "https"} | ({"file"} if browser.allow_file_urls else set())
+    if scheme == "about" and raw.lower() == "about:blank":
+        return raw
+    if scheme not in allowed:
+        extra = " (file: needs browser.allow_file_urls)" if scheme == "file" else ""
+        raise UsageError(f"--start-url {url!r}: '{scheme}:' URLs cannot be opened; use http(s){extra}")
+    if scheme in ("http", "https"):
+        host = parts.hostname or ""
+        if not host or any(c.isspace() for c in raw):
+            raise UsageError(
+                f"--start-url {url!r} is not a URL: use a full address such as https://example.com"
+            )
+        if port is not None and not 0 < port < 65536:
+            raise UsageError(f"--start-url {url!r}: port {port} is out of range (1-65535)")
+    return raw
+
+
+def check_runs_dir(path: str) -> None:
+    """Fail before anything starts when run records cannot be written under ``path``."""
+    target = Path(path).expanduser()
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=target):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise UsageError(
+            f"cannot write run records in {target}: {reason}; choose another --runs-dir (or run.runs_dir)"
+        ) from None
+    if not os.access(target, os.W_OK | os.X_OK):
+        raise UsageError(
+            f"cannot write run records in {target}: permission denied; choose another --runs-dir"
+        )
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -46,10 +112,20 @@ def add_agent_options(parser: argparse.ArgumentParser) -> None:
         help="a secret the model can type as <secret>NAME</secret> (NAME@domain=VALUE limits it)",
     )
     s.add_argument(
-        "--allowed-domain", action="append", default=None, metavar="DOMAIN", help="only these domains"
+        "--allowed-domain",
+        action="append",
+        type=domain,
+        default=None,
+        metavar="DOMAIN",
+        help="only these domains",
     )
     s.add_argument(
-        "--blocked-domain", action="append", default=None, metavar="DOMAIN", help="never these domains"
+        "--blocked-domain",
+        action="append",
+        type=domain,
+        default=None,
+        metavar="DOMAIN",
+        help="never these domains",
     )
     s.add_argument(
         "--approve",

@@ -8,6 +8,8 @@ import sys
 
 from agent.commands._agent_opts import (
     add_agent_options,
+    check_runs_dir,
+    check_start_url,
     load_with_args,
     refuse_eval_models,
     resolve_model,
@@ -35,16 +37,18 @@ def make_confirmer(config):
 
 
 async def run(args: argparse.Namespace) -> int:
+    config = load_with_args(args)
+    refuse_eval_models(config.llm.model)
+    start_url = check_start_url(args.start_url, config.browser)  # bad input fails before anything starts
+    check_runs_dir(config.run.runs_dir)
     from agent.loop import Agent
     from safety.secrets import SecretStore
 
-    config = load_with_args(args)
-    refuse_eval_models(config.llm.model)
     config = await resolve_model(config)
     secrets = SecretStore.from_sources(config.safety, cli=args.secret)
     printer = ProgressPrinter()
     agent = Agent(config, confirmer=make_confirmer(config), secrets=secrets, on_event=printer)
-    result = await agent.run(args.task, start_url=args.start_url)
+    result = await agent.run(args.task, start_url=start_url)
     printer.final(result)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))

@@ -8,8 +8,12 @@ The text fallback is tolerant: fenced blocks with or without a language tag, bar
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
 import re
+from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any, Literal
 
 import json_repair
@@ -21,11 +25,16 @@ from agent.llm.client import LLMReply, ToolCall
 from agent.llm.schemas import SINGLE_TOOL_NAME, action_schema
 
 MAX_TEXT_CHARS = 100_000
+"""Longest reply text, and longest tool-call arguments, that are read at all."""
 MAX_THOUGHT_CHARS = 2_000
 _MAX_SCANS = 200
-# json_repair is quadratic on pathological input ("{{{{..."): only repair pieces of a sane size.
-_MAX_REPAIR_CHARS = 20_000
-_MAX_REPAIR_BRACKETS = 400
+# json_repair costs about (length x open braces) on malformed input: "{" * 5 + "a" * 10_000 takes a second,
+# "{" * 100_000 a minute. Only pieces under this estimate are repaired, and a reply spends at most
+# _REPAIR_BUDGET on repair overall (about 0.3 s on a slow machine); the rest must be valid JSON.
+_MAX_REPAIR_COST = 10_000
+_REPAIR_BUDGET = 16_000
+_MAX_REPAIR_PIECES = 8
+_budget: ContextVar[list[int]] = ContextVar("kite_repair_budget")
 _META_KEYS = frozenset(
     {
         "thought",
@@ -45,11 +54,12 @@ _META_KEYS = frozenset(
 )
 _PARAM_KEYS = ("params", "parameters", "args", "arguments", "input")
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n?")
-_FENCE_BLOCK = re.compile(r"```[ \t]*[A-Za-z0-9_+-]*[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _TOOL_TAG = re.compile(
     r"<(?:tool_call|function_call|action)>(.*?)(?:</(?:tool_call|function_call|action)>|\Z)", re.S
 )
 _BRACE = re.compile(r"[\[{]")
+_SPACE = re.compile(r"\s*")
+_DECODER = json.JSONDecoder()
 _NORMALISED = {re.sub(r"[_\-\s]", "", n).lower(): n for n in ACTION_NAMES}
 
 
@@ -97,9 +107,16 @@ def _as_object(raw: Any, what: str) -> dict[str, Any]:
     if raw is None or raw == "":
         return {}
     if isinstance(raw, str):
+        if len(raw) > MAX_TEXT_CHARS:
+            raise _fail(f"{what} are {len(raw)} characters long; at most {MAX_TEXT_CHARS} are read.")
         try:
             raw = json.loads(raw)
         except ValueError:
+            if not _spend_repair(raw):
+                raise _fail(
+                    f"{what} are not valid JSON, and too large or too nested to repair "
+                    f"({len(raw)} characters). Send them as a plain JSON object."
+                ) from None
             raw = json_repair.loads(raw)
         if isinstance(raw, str) and raw.strip()[:1] in ("{", "["):  # double-encoded
             return _as_object(raw, what)
@@ -191,7 +208,7 @@ def _looks_like_actions(value: Any) -> bool:
 
 def _decode_at(text: str, start: int) -> tuple[Any, int] | None:
     try:
-        return json.JSONDecoder().raw_decode(text, start)
+        return _DECODER.raw_decode(text, start)
     except ValueError:
         return None
 
@@ -200,10 +217,12 @@ def _strict_candidates(text: str) -> tuple[list[Any], list[tuple[int, int]]]:
     """Valid JSON values: after each fence, inside tool-call tags, then at each brace in the prose."""
     found: list[Any] = []
     spans: list[tuple[int, int]] = []
-    for fence in _FENCE.finditer(text):
+    for n, fence in enumerate(_FENCE.finditer(text)):
+        if n >= _MAX_SCANS:
+            break
         if spans and fence.start() < spans[-1][1]:
             continue  # a fence inside a string of the previous block
-        start = len(text) - len(text[fence.end() :].lstrip())
+        start = _SPACE.match(text, fence.end()).end()  # type: ignore[union-attr]
         hit = _decode_at(text, start)
         if hit and _looks_like_actions(hit[0]):
             found.append(hit[0])
@@ -226,22 +245,45 @@ def _strict_candidates(text: str) -> tuple[list[Any], list[tuple[int, int]]]:
     return found, spans
 
 
-def _repairable(piece: str) -> bool:
-    brackets = piece.count("{") + piece.count("[")
-    return len(piece) <= _MAX_REPAIR_CHARS and brackets <= _MAX_REPAIR_BRACKETS
+def _repair_cost(piece: str) -> int:
+    return len(piece) * (1 + piece.count("{"))
+
+
+def _spend_repair(piece: str) -> bool:
+    """Whether ``piece`` may be given to json_repair (its cost is then taken from the reply's budget)."""
+    cost = _repair_cost(piece)
+    left = _budget.get(None)
+    if cost > _MAX_REPAIR_COST or (left is not None and cost > left[0]):
+        return False
+    if left is not None:
+        left[0] -= cost
+    return True
+
+
+def _fenced_blocks(text: str) -> Iterator[str]:
+    """The body of each fenced block (a ``` line, then up to the next ``` or the end), in linear time."""
+    pos = 0
+    while (start := text.find("```", pos)) >= 0:
+        line_end = text.find("\n", start)
+        if line_end < 0:
+            return  # no line break after this fence, nor after any later one
+        end = text.find("```", line_end + 1)
+        yield text[line_end + 1 : end if end >= 0 else len(text)]
+        if end < 0:
+            return
+        pos = end + 3
 
 
 def _repaired_candidates(text: str) -> tuple[list[Any], Any]:
     """Repaired JSON that looks like actions; else the first other JSON object seen (for the error)."""
-    pieces = [m.group(1) for m in _FENCE_BLOCK.finditer(text)] + [
-        m.group(1) for m in _TOOL_TAG.finditer(text)
-    ]
+    tags = (m.group(1) for m in _TOOL_TAG.finditer(text))
+    pieces = list(itertools.islice(itertools.chain(_fenced_blocks(text), tags), _MAX_REPAIR_PIECES))
     first = _BRACE.search(text)
     if first:
         pieces.append(text[first.start() :])
     other = None
     for piece in pieces:
-        if not _repairable(piece):
+        if not _spend_repair(piece):
             continue
         value = json_repair.loads(piece)
         if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
@@ -329,10 +371,20 @@ def _parse(reply: LLMReply | str, max_actions: int) -> ParsedReply:
 
 
 def parse_reply(reply: LLMReply | str, *, max_actions: int = 10) -> ParsedReply:
-    """The actions in a reply, in order; raises only ``ParseError`` (never anything else, for any input)."""
+    """The actions in a reply, in order; raises only ``ParseError`` (never anything else, for any input).
+
+    Bounded: JSON repair gets at most ``_REPAIR_BUDGET`` of work per reply, whatever the reply holds."""
+    token = _budget.set([_REPAIR_BUDGET])
     try:
         return _parse(reply, max_actions)
     except ParseError:
         raise
     except Exception as exc:  # a model's reply must never crash Kite
         raise _fail(f"Your reply could not be read ({type(exc).__name__}). {_HOW_TO}") from exc
+    finally:
+        _budget.reset(token)
+
+
+async def parse_reply_async(reply: LLMReply | str, *, max_actions: int = 10) -> ParsedReply:
+    """``parse_reply`` in a worker thread, so that repairing a large reply never blocks the event loop."""
+    return await asyncio.to_thread(parse_reply, reply, max_actions=max_actions)
