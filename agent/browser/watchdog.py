@@ -117,8 +117,9 @@ async def guard(session: Any, call: Awaitable[T], *, what: str, deadline_s: floa
             page = _active_page(session)
             if page is not None:
                 checking = asyncio.ensure_future(probe(page, min(hang_s, left)))
-                done, _ = await asyncio.wait({task, checking}, return_when=asyncio.FIRST_COMPLETED)
-                if task in done:
+                pending: set[asyncio.Future[Any]] = {task, checking}
+                finished, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                if task in finished:
                     await _cancel(checking)
                     break
                 if not await checking and not getattr(session, "awaiting_user", False):
