@@ -249,6 +249,15 @@ class KiteConfig(_Section):
     def data_dir(self) -> Path:
         return Path(self.browser.data_dir).expanduser() if self.browser.data_dir else default_data_dir()
 
+    def for_record(self) -> dict[str, Any]:
+        """The settings as JSON for run records and reports: credentials (``llm.api_key``, e.g. the local
+        server's per-start key, and the values of ``safety.secrets``) are replaced by ``"***"``."""
+        data = self.model_dump(mode="json")
+        if data["llm"].get("api_key"):
+            data["llm"]["api_key"] = "***"
+        data["safety"]["secrets"] = {name: "***" for name in data["safety"]["secrets"]}
+        return data
+
 
 # Environment variables understood by the loader: name -> dotted key.
 ENV_KEYS: dict[str, str] = {
@@ -273,6 +282,20 @@ def playwright_browsers_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where Playwright keeps its downloaded browsers (``PLAYWRIGHT_BROWSERS_PATH`` or its default)."""
     env = os.environ if env is None else env
     return Path(env.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache" / "ms-playwright")
+
+
+def has_display(env: Mapping[str, str] | None = None) -> bool:
+    """Whether a headed browser can open a window: always off Linux; on Linux, DISPLAY or WAYLAND_DISPLAY."""
+    import sys
+
+    env = os.environ if env is None else env
+    return not sys.platform.startswith("linux") or bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
+NO_DISPLAY_HELP = (
+    "a headed browser needs a display, and there is none (DISPLAY is not set): run the command under "
+    "a virtual display, e.g. 'xvfb-run -a kite ...' (apt install xvfb), or leave out --headed"
+)
 
 
 def default_data_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -176,7 +176,7 @@ class Agent:
             model=self.model.model,
             mode=self.model.mode,
             function_calling=self.model.function_calling,
-            config=self.config.model_dump(mode="json"),
+            config=self.config.for_record(),
         )
         await emit(self.on_event, RunStarted(task=task, model=self.model.model, run_dir=str(rec.run_dir)))
 

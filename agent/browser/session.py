@@ -42,7 +42,7 @@ from agent.browser.launch import (
 )
 from agent.browser.profiles import ProfileLockedError, check_profile_unlocked, profile_dir
 from agent.browser.snapshot import install_listener_tracking
-from agent.config import BrowserConfig, default_data_dir
+from agent.config import NO_DISPLAY_HELP, BrowserConfig, default_data_dir, has_display
 from agent.errors import BrowserCrashedError, BrowserError
 
 __all__ = [
@@ -116,6 +116,8 @@ class BrowserSession:
         cfg = self.config
         if self.mode == "attach":
             await probe_attach(cfg.attach or "", cfg.launch_timeout_ms)
+        if self.mode != "attach" and not cfg.headless and not has_display():
+            raise LaunchFailedError(NO_DISPLAY_HELP)
         exe = None if self.mode == "attach" else require_chromium(cfg.chromium_path)
         if self.mode == "profile" and self.profile_path is not None:
             self.profile_path.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,8 @@ from agent.commands._agent_opts import (
 )
 from agent.commands._browser_opts import add_browser_options
 from agent.commands._progress import ProgressPrinter
+from agent.config import NO_DISPLAY_HELP, has_display
+from agent.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,6 +43,8 @@ async def run(args: argparse.Namespace) -> int:
     refuse_eval_models(config.llm.model)
     start_url = check_start_url(args.start_url, config.browser)  # bad input fails before anything starts
     check_runs_dir(config.run.runs_dir)
+    if not config.browser.headless and not config.browser.attach and not has_display():
+        raise UsageError(NO_DISPLAY_HELP)
     from agent.loop import Agent
     from safety.secrets import SecretStore
 

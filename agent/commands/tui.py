@@ -4,24 +4,41 @@ from __future__ import annotations
 
 import argparse
 
-from agent.commands._agent_opts import add_model_options, load_with_args
+from agent.commands._agent_opts import add_agent_options, check_runs_dir, load_with_args
 from agent.commands._browser_opts import add_browser_options
+from agent.config import KiteConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tui", help="the interactive terminal UI", description="Run tasks in a terminal UI.")
     p.add_argument("--task", default="", help="prefill the task")
     p.add_argument("--start-url", default="", help="prefill the start URL")
-    add_model_options(p)
+    add_agent_options(p)  # --model ..., --max-steps, --secret, --approve, domains, --runs-dir
     add_browser_options(p)
     p.set_defaults(func=run)
+
+
+def with_cli_secrets(config: KiteConfig, items: list[str]) -> KiteConfig:
+    """The config with ``--secret NAME[@domain]=VALUE`` flags added to ``safety.secrets`` (checked first, so a
+    bad one is a usage error before the UI opens); each run's SecretStore then holds them."""
+    if not items:
+        return config
+    from safety.secrets import SecretStore
+
+    SecretStore.from_sources(config.safety, cli=items, env={})  # raises a clear error for a malformed flag
+    secrets = dict(config.safety.secrets)
+    for item in items:
+        key, _, value = item.partition("=")
+        secrets[key.strip()] = value
+    return config.model_copy(update={"safety": config.safety.model_copy(update={"secrets": secrets})})
 
 
 def run(args: argparse.Namespace) -> int:
     from agent.tui.app import KiteApp
     from agent.tui.history import TaskEntry
 
-    config = load_with_args(args)
+    config = with_cli_secrets(load_with_args(args), args.secret)
+    check_runs_dir(config.run.runs_dir)
     start = TaskEntry(
         task=args.task,
         start_url=args.start_url,

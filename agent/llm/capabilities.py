@@ -1,24 +1,49 @@
 """What a model can do: function calling, vision, input budget — litellm's tables + ``config/providers.yaml``.
 
 The order of precedence is documented at the top of ``config/providers.yaml``. Unknown models get no function
-calling, no vision and a conservative context, and a log line says so (once per model).
+calling, no vision and a conservative context, and a log line says so: a warning the first time a machine
+sees the model (remembered in the Kite data folder), an info line after that.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import json
 import logging
 from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.config import LLMConfig, resource_path
+from agent.config import LLMConfig, default_data_dir, resource_path
 from agent.errors import ConfigError
 
 log = logging.getLogger("kite.llm")
+NOTICES_FILE = "notices-seen.json"
+
+
+def first_notice(model: str, data_dir: Path | None = None) -> bool:
+    """True the first time this machine's Kite data folder hears of ``model`` (then it is remembered), so a
+    notice about the model is a warning once and a debug line after that; True when nothing can be saved."""
+    path = (data_dir or default_data_dir()) / NOTICES_FILE
+    try:
+        seen = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+        if not isinstance(seen, list):
+            seen = []
+    except (OSError, ValueError):
+        seen = []
+    if model in seen:
+        return False
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps([*seen, model][-500:]), encoding="utf-8")
+    except OSError:
+        pass
+    return True
+
 
 Source = Literal["litellm", "providers.yaml", "unknown"]
 _FIELDS = ("function_calling", "vision", "max_input_tokens")
@@ -158,7 +183,8 @@ def _resolve(model: str, api_base: str | None) -> Capabilities:
             caps[key] = value
     if not learnt:
         where = f"the '{entry_name}' defaults" if entry is not None else "the unknown-model defaults"
-        log.warning(
+        log.log(
+            logging.WARNING if first_notice(model) else logging.INFO,
             "model %r is not in litellm's tables: using %s and overrides from providers.yaml (function_calling=%s, vision=%s, "
             "max_input_tokens=%s); set llm.function_calling / llm.vision to override",
             model,

@@ -45,9 +45,12 @@ class TaskScreen(Screen[None]):
         d = self.defaults
         yield Header(show_clock=False)
         with Vertical(id="form"):
+            yield Label("Task", classes="field-label")
             yield Input(d.task, placeholder="What should Kite do? e.g. find the cheapest blue mug", id="task")
-            yield Input(d.start_url, placeholder="Start URL (optional)", id="start_url")
-            yield Input(d.model, placeholder="Model: a litellm string, or 'local'", id="model")
+            yield Label("Start URL (optional)", classes="field-label")
+            yield Input(d.start_url, placeholder="https://...", id="start_url")
+            yield Label("Model (a litellm string, or 'local')", classes="field-label")
+            yield Input(d.model, placeholder="openai/gpt-4o-mini", id="model")
             with Horizontal(id="switches"):
                 yield Label("Vision")
                 yield Switch(d.vision, id="vision")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.tui.confirm import ConfirmModal
@@ -34,13 +34,18 @@ class TuiConfirmer:
     """The Confirmer protocol for the TUI: confirm opens the modal and waits for it (the UI keeps running);
     notify shows a toast and returns at once. ``asked`` lists every request the modal was opened for."""
 
-    def __init__(self, app: App[Any]) -> None:
+    def __init__(self, app: App[Any], approve: Iterable[str] = ()) -> None:
         self.app = app
+        self.approve = frozenset(approve)
+        """Levels or action names approved without opening the modal (``kite tui --approve``)."""
         self.asked: list[ConfirmRequest] = []
 
     async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
         from safety.confirm import ConfirmAnswer
 
+        if request.decision.level.value in self.approve or str(request.action.get("action")) in self.approve:
+            self.app.notify(request.describe(), title="Kite (approved by --approve)")
+            return ConfirmAnswer(approved=True, reason="approved by --approve")
         self.asked.append(request)
         future: asyncio.Future[ConfirmAnswer] = asyncio.get_running_loop().create_future()
 
