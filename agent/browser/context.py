@@ -116,6 +116,9 @@ class ContextSession:
         """Make a tab the page opens itself the active one (else it is only reported)."""
         self.last_dialog: DialogInfo | None = None
         self.owns_context = owns_context
+        self.awaiting_user = False
+        """True while a person is asked about something the page is blocked on (a dialog): the hang watchdog
+        (agent/browser/watchdog.py) then counts neither the deadline nor the unresponsive page."""
         self.navigation_timeout_ms = navigation_timeout_ms
         self._closed = False
         self._dead_reason: str | None = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 
+import litellm  # noqa: F401  (imported once here, not inside the first timed attempt)
 import pytest
 
 from agent.config import LLMConfig, load_config
@@ -24,7 +25,7 @@ def _client(server: FakeOpenAIServer, **overrides: object) -> LLMClient:
         "model": "openai/fake",
         "api_base": server.base_url,
         "timeout_s": 5.0,
-        "retry_max_s": 10.0,
+        "retry_max_s": 30.0,  # roomy: a loaded machine spends seconds importing litellm in the first attempt
         **overrides,
     }
     return LLMClient(LLMConfig.model_validate(values), backoff_s=0.01)
