@@ -23,12 +23,14 @@ from agent.errors import ConfigError
 
 log = logging.getLogger("kite.llm")
 NOTICES_FILE = "notices-seen.json"
+notices_dir: Path | None = None
+"""Where the seen-notices file lives; None = the Kite data folder (tests point it at a temporary folder)."""
 
 
 def first_notice(model: str, data_dir: Path | None = None) -> bool:
     """True the first time this machine's Kite data folder hears of ``model`` (then it is remembered), so a
     notice about the model is a warning once and a debug line after that; True when nothing can be saved."""
-    path = (data_dir or default_data_dir()) / NOTICES_FILE
+    path = (data_dir or notices_dir or default_data_dir()) / NOTICES_FILE
     try:
         seen = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
         if not isinstance(seen, list):

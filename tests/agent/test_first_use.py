@@ -94,7 +94,7 @@ def test_unknown_model_notice_is_a_warning_only_the_first_time(tmp_path: Path, m
     from agent.config import LLMConfig
     from agent.llm import capabilities
 
-    monkeypatch.setattr(capabilities, "default_data_dir", lambda: tmp_path)
+    monkeypatch.setattr(capabilities, "notices_dir", tmp_path)
     caplog.set_level(logging.INFO, logger="kite.llm")
     for _ in range(2):
         capabilities._resolve.cache_clear()  # a new process each time, as two runs would be
