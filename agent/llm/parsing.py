@@ -28,7 +28,7 @@ MAX_TEXT_CHARS = 100_000
 """Longest reply text, and longest tool-call arguments, that are read at all."""
 MAX_THOUGHT_CHARS = 2_000
 _MAX_SCANS = 200
-# json_repair costs about (length x open braces) on malformed input: "{" * 5 + "a" * 10_000 takes a second,
+# json_repair costs about (length x open brackets) on malformed input: "{" * 5 + "a" * 10_000 takes a second,
 # "{" * 100_000 a minute. Only pieces under this estimate are repaired, and a reply spends at most
 # _REPAIR_BUDGET on repair overall (about 0.3 s on a slow machine); the rest must be valid JSON.
 _MAX_REPAIR_COST = 10_000
@@ -246,7 +246,7 @@ def _strict_candidates(text: str) -> tuple[list[Any], list[tuple[int, int]]]:
 
 
 def _repair_cost(piece: str) -> int:
-    return len(piece) * (1 + piece.count("{"))
+    return len(piece) * (1 + piece.count("{") + piece.count("["))
 
 
 def _spend_repair(piece: str) -> bool:
