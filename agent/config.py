@@ -218,6 +218,17 @@ class BrowserModuleConfig(_Section):
     """The running Chrome's DevTools endpoint for profile=attach (start it with --remote-debugging-port=9222)."""
 
 
+class JavaScriptModuleConfig(_Section):
+    timeout_ms: int = Field(10000, gt=0)
+    """run_javascript's default time limit per call (a call may ask for its own timeout_ms)."""
+    max_result_bytes: int = Field(1_000_000, gt=0)
+    """Largest JSON return value run_javascript hands back; a larger one answers result_too_large."""
+    node_fallback: bool = True
+    """When no Chromium can start, run the code in Node.js instead (same contract, no canvas)."""
+    node_path: str = "node"
+    """The Node.js executable of the fallback."""
+
+
 class ModuleSettings(_Section):
     call_timeout_s: float = Field(120.0, gt=0)
     """Upper bound on one tool call of any module; a call still running then answers tool_timeout."""
@@ -227,6 +238,8 @@ class ModuleSettings(_Section):
     """Settings of the chrome module."""
     browser: BrowserModuleConfig = Field(default_factory=BrowserModuleConfig)
     """Settings of the browser module."""
+    javascript: JavaScriptModuleConfig = Field(default_factory=JavaScriptModuleConfig)
+    """Settings of the javascript module."""
     extra: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Settings of third-party modules, by module name."""
 

@@ -1,0 +1,165 @@
+"""The ``javascript`` module (seed 003): ``run_javascript {code, input?, timeout_ms?}``.
+
+The code is the body of an async function with ``input`` and ``getCanvas(width, height)`` in scope; it runs in
+a dedicated headless Chromium (its own browser, shared with no other module), on a fresh ``about:blank`` page
+that is closed afterwards. Its return value must be JSON-serialisable (``undefined`` answers ``null``). A canvas
+it used is exported as PNG into the artifacts folder with a metadata JSON. When no Chromium can start the code
+runs in Node.js instead (same contract minus the canvas; the result says ``engine: "node"``).
+
+Safety: the code runs only in its own sandbox page (no site, no cookies, a null origin), so the tool is
+``auto``; it never touches a page of another module.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, JsonValue
+
+from agent.modules.base import CallContext, ModuleRuntime, Params, Tool, ToolError, ToolModule
+from agent.modules.javascript.nodejs import NodeUnavailable, run_in_node
+from agent.modules.javascript.sandbox import BrowserUnavailable, ExecutionTimeout, Sandbox
+
+DESCRIPTION = (
+    "Run JavaScript in an isolated headless browser page and return its JSON result. `code` is the body of "
+    "an async function: use `input` (your JSON argument), `await`, and `getCanvas(width, height)` to draw "
+    "(the canvas is saved as a PNG and its path returned in `images`). End with `return <value>`."
+)
+
+
+class RunJavaScriptParams(Params):
+    code: str = Field(min_length=1, description="The body of an async function; `return` the result.")
+    input: JsonValue = Field(None, description="Any JSON value, available to the code as `input`.")
+    timeout_ms: int | None = Field(
+        None, gt=0, le=600_000, description="Time limit of this call in ms (default: the configured one)."
+    )
+
+
+class JavaScriptModule(ToolModule):
+    name = "javascript"
+
+    def __init__(self) -> None:
+        self.sandbox: Sandbox | None = None
+        self.browser_failed: str | None = None
+
+    async def init(self, runtime: ModuleRuntime) -> None:
+        await super().init(runtime)
+        self.sandbox = Sandbox(runtime.config)  # no browser until the first call
+
+    def tools(self) -> Sequence[Tool]:
+        return [Tool("run_javascript", DESCRIPTION, RunJavaScriptParams, self.run)]
+
+    async def shutdown(self) -> None:
+        if self.sandbox is not None:
+            await self.sandbox.close()
+
+    @property
+    def settings(self) -> Any:
+        assert self.runtime is not None
+        return self.runtime.config.module_settings.javascript
+
+    async def run(self, ctx: CallContext, a: RunJavaScriptParams) -> dict[str, Any]:
+        assert self.sandbox is not None
+        timeout_ms = a.timeout_ms or self.settings.timeout_ms
+        max_bytes = self.settings.max_result_bytes
+        engine = "browser"
+        try:
+            raw = await self.sandbox.run(a.code, a.input, timeout_ms / 1000, max_bytes)
+        except BrowserUnavailable as exc:
+            raw, engine = await self._fallback(a, exc, timeout_ms, max_bytes)
+        except ExecutionTimeout:
+            raise self._timeout(timeout_ms, "browser") from None
+        out = self._result(raw, engine)
+        if engine == "node":
+            out["engine"] = "node"
+            out["note"] = (
+                f"no Chromium could start ({self.browser_failed}); the code ran in Node.js (no canvas)"
+            )
+        if raw.get("png") or raw.get("canvasError"):
+            out["images"] = [self._export(ctx, raw)]
+        return out
+
+    async def _fallback(
+        self, a: RunJavaScriptParams, exc: BrowserUnavailable, timeout_ms: int, max_bytes: int
+    ) -> tuple[dict[str, Any], str]:
+        self.browser_failed = str(exc)
+        if not self.settings.node_fallback:
+            raise ToolError("browser_not_available", f"no Chromium could start: {exc}") from exc
+        try:
+            raw = await run_in_node(self.settings.node_path, a.code, a.input, timeout_ms / 1000, max_bytes)
+        except NodeUnavailable as nexc:
+            raise ToolError("browser_not_available", f"no Chromium could start ({exc}) and {nexc}") from nexc
+        except ExecutionTimeout:
+            raise self._timeout(timeout_ms, "node") from None
+        return raw, "node"
+
+    @staticmethod
+    def _timeout(timeout_ms: int, engine: str) -> ToolError:
+        return ToolError(
+            "execution_timeout",
+            f"the code did not finish within {timeout_ms} ms and was stopped",
+            timeout_ms=timeout_ms,
+            engine=engine,
+        )
+
+    @staticmethod
+    def _result(raw: dict[str, Any], engine: str) -> dict[str, Any]:
+        kind = raw.get("kind")
+        if kind == "ok":
+            return {"result": json.loads(raw["json"])}
+        if kind == "error":
+            raise ToolError(
+                "js_execution_failed",
+                f"{raw.get('name')}: {raw.get('message')}",
+                name=raw.get("name"),
+                stack=raw.get("stack"),
+                engine=engine,
+            )
+        if kind == "too_large":
+            raise ToolError(
+                "result_too_large",
+                f"the return value is {raw.get('size')} bytes of JSON; the limit is "
+                "module_settings.javascript.max_result_bytes",
+                size=raw.get("size"),
+            )
+        raise ToolError("non_json_serializable_return", f"the return value is not JSON: {raw.get('message')}")
+
+    def _export(self, ctx: CallContext, raw: dict[str, Any]) -> str:
+        """Save the canvas PNG and its metadata; a failure raises canvas_export_failed (with the result)."""
+        assert self.runtime is not None
+        folder: Path = self.runtime.artifacts_dir
+        artifact_id = uuid.uuid4().hex
+        try:
+            data = raw.get("png") or ""
+            if not data.startswith("data:image/png;base64,"):
+                raise ValueError(raw.get("canvasError") or "the canvas gave no PNG data")
+            png = base64.b64decode(data.split(",", 1)[1], validate=True)
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"{artifact_id}.png"
+            path.write_bytes(png)
+            meta = {
+                "id": artifact_id,
+                "extension": ".png",
+                "type": "image",
+                "createdAt": datetime.now(UTC).isoformat(),
+                "messageId": ctx.message_id,
+                "agentId": ctx.agent_id,
+                "width": raw.get("width"),
+                "height": raw.get("height"),
+                "source": "browser-canvas",
+            }
+            (folder / f"{artifact_id}.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        except (OSError, ValueError, binascii.Error) as exc:
+            raise ToolError(
+                "canvas_export_failed",
+                f"the code ran but its canvas could not be saved: {exc}",
+                result=json.loads(raw["json"]),
+            ) from exc
+        return str(path)

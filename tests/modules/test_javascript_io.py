@@ -1,0 +1,79 @@
+"""The javascript module with bad input, a huge return, concurrency and the Node.js fallback."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from tests.modules.conftest import ToolboxHarness
+
+
+@pytest.fixture(scope="module")
+def js(harness_factory: Any) -> ToolboxHarness:
+    return harness_factory(["javascript"])  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("args", "kind"),
+    [
+        ({}, "invalid_arguments"),
+        ({"code": 12}, "invalid_arguments"),
+        ({"code": ""}, "invalid_arguments"),
+        ({"code": "return 1", "timeout_ms": "soon"}, "invalid_arguments"),
+        ({"code": "return 1", "timeout_ms": -5}, "invalid_arguments"),
+        ({"code": "return 1", "extra": True}, "invalid_arguments"),
+        ("return 1", "invalid_arguments"),
+    ],
+)
+def test_bad_arguments_are_typed(js: ToolboxHarness, args: Any, kind: str) -> None:
+    result = js.call("run_javascript", args)
+    assert result["error"] == kind and result["message"]
+
+
+def test_unknown_tool_and_huge_return(js: ToolboxHarness) -> None:
+    assert js.call("run_javascrip", {"code": "return 1"})["error"] == "unknown_tool"
+    big = js.call("run_javascript", {"code": "return 'x'.repeat(10 * 1024 * 1024)"})
+    assert big["error"] == "result_too_large" and big["size"] > 10 * 1024 * 1024
+    assert js.ok("run_javascript", {"code": "return input * 2", "input": 21})["result"] == 42
+
+
+def test_undefined_is_null_and_canvas_free_run_has_no_images(js: ToolboxHarness) -> None:
+    assert js.ok("run_javascript", {"code": "let x = 1;"}) == {"result": None}
+
+
+def test_concurrent_calls_are_independent(js: ToolboxHarness) -> None:
+    code = "await new Promise(r => setTimeout(r, 30)); return input"
+
+    async def many() -> list[dict[str, Any]]:
+        return await asyncio.gather(
+            *(js.toolbox.call("run_javascript", {"code": code, "input": i}) for i in range(8))
+        )
+
+    assert [r["result"] for r in js.run(many())] == list(range(8))
+
+
+def test_node_fallback_when_no_chromium(harness_factory: Any) -> None:
+    """No Chromium: the same contract in Node.js, said in the result; getCanvas and timeouts still typed."""
+    h: ToolboxHarness = harness_factory(["javascript"], **{"browser.chromium_path": "/nonexistent/chromium"})
+    out = h.ok("run_javascript", {"code": "return await Promise.resolve(input.n + 1)", "input": {"n": 1}})
+    assert out["result"] == 2 and out["engine"] == "node" and "Node.js" in out["note"]
+    err = h.call("run_javascript", {"code": "getCanvas(10, 10)"})
+    assert err["error"] == "js_execution_failed" and "Node.js" in err["message"]
+    assert (
+        h.call("run_javascript", {"code": "while (true) {}", "timeout_ms": 300})["error"]
+        == "execution_timeout"
+    )
+    assert h.call("run_javascript", {"code": "return () => 1"})["error"] == "non_json_serializable_return"
+
+
+def test_browser_not_available_without_fallback(harness_factory: Any) -> None:
+    h: ToolboxHarness = harness_factory(
+        ["javascript"],
+        **{
+            "browser.chromium_path": "/nonexistent/chromium",
+            "module_settings.javascript.node_fallback": False,
+        },
+    )
+    assert h.call("run_javascript", {"code": "return 1"})["error"] == "browser_not_available"

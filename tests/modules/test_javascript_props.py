@@ -1,0 +1,135 @@
+"""Properties of the javascript module (seed 003) against its one dedicated headless Chromium (reused)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent.modules.base import CallContext
+from agent.modules.javascript.module import JavaScriptModule
+from tests.modules.conftest import ToolboxHarness
+
+pytestmark = pytest.mark.slow
+
+SETTINGS = settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**31), 2**31) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+MESSAGE = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=30)
+
+
+@pytest.fixture(scope="module")
+def js(harness_factory: Any) -> tuple[ToolboxHarness, JavaScriptModule]:
+    h: ToolboxHarness = harness_factory(["javascript"])
+    module = h.toolbox.registry.module("javascript")
+    assert isinstance(module, JavaScriptModule)
+    return h, module
+
+
+def _error(result: dict[str, Any], kind: str) -> dict[str, Any]:
+    assert result.get("error") == kind, result
+    assert isinstance(result["message"], str) and result["message"]
+    return result
+
+
+@SETTINGS
+@given(data=JSON, delay=st.integers(0, 20))
+def test_result_promise_isolation_reuse(js: Any, data: Any, delay: int) -> None:
+    """Properties 1, 2, isolation and reuse: `input` round-trips through an awaited promise, a global set by
+    an earlier call is never seen, and every call is served by the same browser."""
+    h, module = js
+    code = (
+        "const seen = globalThis.__kiteMark ?? null; globalThis.__kiteMark = 'set';"
+        f"const v = await new Promise(r => setTimeout(() => r(input), {delay}));"
+        "return {echo: v, seen, url: location.href};"
+    )
+    out = h.ok("run_javascript", {"code": code, "input": data})
+    assert out["result"] == {"echo": data, "seen": None, "url": "about:blank"}
+    assert "engine" not in out and "images" not in out
+    assert module.sandbox is not None and module.sandbox.launches == 1
+
+
+@SETTINGS
+@given(
+    kind=st.sampled_from(["throw_error", "throw_string", "reject", "syntax", "function", "cyclic", "bigint"]),
+    message=MESSAGE,
+)
+def test_error_capture(js: Any, kind: str, message: str) -> None:
+    """Property 4: any thrown error, rejection or bad return is a typed error carrying the message."""
+    h, _ = js
+    text = json.dumps(message)
+    code = {
+        "throw_error": f"throw new TypeError({text})",
+        "throw_string": f"throw {text}",
+        "reject": f"await Promise.reject(new Error({text}))",
+        "syntax": f"return {text} +* ;",
+        "function": f"return () => {text}",
+        "cyclic": f"const o = {{m: {text}}}; o.self = o; return o",
+        "bigint": "return 10n",
+    }[kind]
+    result = h.call("run_javascript", {"code": code})
+    if kind in ("function", "cyclic", "bigint"):
+        _error(result, "non_json_serializable_return")
+    else:
+        err = _error(result, "js_execution_failed")
+        if kind != "syntax":
+            assert message in err["message"]
+        assert err["name"] == {"throw_error": "TypeError", "throw_string": "string"}.get(
+            kind, "SyntaxError" if kind == "syntax" else "Error"
+        )
+
+
+@SETTINGS
+@given(w=st.integers(1, 300), h2=st.integers(1, 300), w2=st.integers(1, 50), again=st.booleans())
+def test_canvas_size_singleton_and_export(
+    js: Any, tmp_path_factory: Any, w: int, h2: int, w2: int, again: bool
+) -> None:
+    """Properties 5-7: the first getCanvas size wins, a second call returns the same canvas, and the PNG is
+    exported with its metadata (dimensions, source browser-canvas, ids of the caller)."""
+    h, _ = js
+    second = f"if (getCanvas({w2}, {w2}) !== c) throw new Error('two canvases');" if again else ""
+    code = (
+        f"const c = getCanvas({w}, {h2}); {second}"
+        "const g = c.getContext('2d'); g.fillStyle = '#c00'; g.fillRect(0, 0, 1, 1);"
+        "return [c.width, c.height, document.querySelectorAll('canvas').length]"
+    )
+    ctx = CallContext(message_id="m-1", agent_id="a-1")
+    out = h.run(h.toolbox.registry.call("run_javascript", {"code": code}, ctx))
+    assert out["result"] == [w, h2, 1]
+    (image,) = out["images"]
+    png = Path(image)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(png.read_bytes()[16:20], "big") == w  # the IHDR width
+    meta = json.loads(png.with_suffix(".json").read_text())
+    assert meta["id"] == png.stem and meta["extension"] == ".png" and meta["type"] == "image"
+    assert (meta["width"], meta["height"], meta["source"]) == (w, h2, "browser-canvas")
+    assert (meta["messageId"], meta["agentId"]) == ("m-1", "a-1") and meta["createdAt"]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    code=st.sampled_from(
+        ["while (true) {}", "await new Promise(() => {})", "await new Promise(r => setTimeout(r, 60000))"]
+    ),
+    timeout_ms=st.integers(30, 150),
+)
+def test_timeout_holds_and_next_call_works(js: Any, code: str, timeout_ms: int) -> None:
+    """Property 3: even a busy loop answers execution_timeout within timeout + 1 s, and the next call works."""
+    h, _ = js
+    t0 = time.monotonic()
+    err = _error(h.call("run_javascript", {"code": code, "timeout_ms": timeout_ms}), "execution_timeout")
+    assert time.monotonic() - t0 <= timeout_ms / 1000 + 1.0
+    assert err["timeout_ms"] == timeout_ms
+    assert h.ok("run_javascript", {"code": "return 6 * 7"})["result"] == 42
