@@ -229,6 +229,11 @@ class JavaScriptModuleConfig(_Section):
     """The Node.js executable of the fallback."""
 
 
+class PlaywrightBrowserModuleConfig(_Section):
+    output_dir: str | None = None
+    """Where playwright_browser saves pages and screenshots; None = <system temp dir>/playwright_browser."""
+
+
 class ModuleSettings(_Section):
     call_timeout_s: float = Field(120.0, gt=0)
     """Upper bound on one tool call of any module; a call still running then answers tool_timeout."""
@@ -240,6 +245,8 @@ class ModuleSettings(_Section):
     """Settings of the browser module."""
     javascript: JavaScriptModuleConfig = Field(default_factory=JavaScriptModuleConfig)
     """Settings of the javascript module."""
+    playwright_browser: PlaywrightBrowserModuleConfig = Field(default_factory=PlaywrightBrowserModuleConfig)
+    """Settings of the playwright_browser module."""
     extra: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Settings of third-party modules, by module name."""
 

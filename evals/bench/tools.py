@@ -7,7 +7,8 @@ and the ``chrome_*`` tool call (through ``Toolbox.call``: argument validation, s
 alternate, each in its own browser, so both see the same machine load; medians, p95 and the ratio
 kite/plain are reported (target: ratio <= 1.2 for navigate/click/type/get_text). The ``browser`` module's
 navigate/snapshot/act are timed too. Token parity: on each saved page of ``--pages`` (default
-``../shared/pages``) the ``browser`` snapshot's tokens are compared with ``kite snapshot``'s.
+``../shared/pages``) the ``browser`` snapshot's tokens are compared with ``kite snapshot``'s. The
+``javascript`` module's ``run_javascript`` is timed against plain Playwright (``evals/bench/tools_js.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from agent.browser.chromium import require_chromium
 from agent.config import load_config
 from agent.modules import Toolbox
 from evals.bench.snapshot import OFFLINE, pages_in, pct, serve
+from evals.bench.tools_js import javascript_timings
 from evals.sites import SitesServer
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -158,6 +160,7 @@ def summarise(times: dict[str, dict[str, list[float]]]) -> dict[str, float]:
 async def run(reps: int, pages: Path | None) -> dict[str, Any]:
     with SitesServer() as sites:
         result: dict[str, Any] = summarise(await side_by_side(reps, sites))
+    result.update(await javascript_timings(reps))
     if pages is not None:
         parity = await token_parity(pages)
         result["browser_snapshot_pages_count"] = parity["pages"]
@@ -188,6 +191,12 @@ def main(argv: list[str] | None = None) -> None:
         )
     for key in [k for k in result if k.startswith("browser_") and k.endswith("_median_ms")]:
         print(f"browser module {key[len('browser_') : -len('_median_ms')]:<10} {result[key]:>8.1f} ms")
+    print(
+        f"run_javascript {{return 1+1}}: plain {result['plain_run_js_median_ms']:.1f} ms, javascript module "
+        f"{result['javascript_run_js_median_ms']:.1f} ms (p95 {result['javascript_run_js_p95_ms']:.1f}); "
+        f"8 concurrent {result['javascript_concurrent8_median_ms']:.1f} ms = "
+        f"{result['javascript_concurrent8_vs_one_x']:.2f}x one call"
+    )
     if "browser_snapshot_pages_count" in result:
         print(
             f"browser snapshot tokens equal to kite snapshot's on {result['browser_snapshot_tokens_equal_count']}"

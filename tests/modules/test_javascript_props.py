@@ -15,7 +15,7 @@ from agent.modules.base import CallContext
 from agent.modules.javascript.module import JavaScriptModule
 from tests.modules.conftest import ToolboxHarness
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 SETTINGS = settings(
     max_examples=100,

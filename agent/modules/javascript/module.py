@@ -25,7 +25,7 @@ from pydantic import Field, JsonValue
 
 from agent.modules.base import CallContext, ModuleRuntime, Params, Tool, ToolError, ToolModule
 from agent.modules.javascript.nodejs import NodeUnavailable, run_in_node
-from agent.modules.javascript.sandbox import BrowserUnavailable, ExecutionTimeout, Sandbox
+from agent.modules.javascript.sandbox import BrowserUnavailable, ExecutionTimeout, Sandbox, SandboxCrashed
 
 DESCRIPTION = (
     "Run JavaScript in an isolated headless browser page and return its JSON result. `code` is the body of "
@@ -76,6 +76,10 @@ class JavaScriptModule(ToolModule):
             raw, engine = await self._fallback(a, exc, timeout_ms, max_bytes)
         except ExecutionTimeout:
             raise self._timeout(timeout_ms, "browser") from None
+        except SandboxCrashed as exc:
+            raise ToolError(
+                "js_execution_failed", f"the sandbox page crashed or closed: {exc}", name="PageCrashed"
+            ) from exc
         out = self._result(raw, engine)
         if engine == "node":
             out["engine"] = "node"
