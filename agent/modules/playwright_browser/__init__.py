@@ -1,0 +1,10 @@
+"""The ``playwright_browser`` module: named Playwright sessions behind one tool (seed 004)."""
+
+from agent.modules.playwright_browser.module import PlaywrightBrowserModule
+
+
+def create_module() -> PlaywrightBrowserModule:
+    return PlaywrightBrowserModule()
+
+
+__all__ = ["PlaywrightBrowserModule", "create_module"]
