@@ -17,6 +17,7 @@ from typing import Any
 from playwright.async_api import Browser, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
+from agent.browser.chromium import require_chromium
 from agent.config import KiteConfig
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
@@ -61,7 +62,7 @@ class Sandbox:
                     self._pw = await async_playwright().start()
                 bc = self.config.browser
                 self._browser = await self._pw.chromium.launch(
-                    executable_path=bc.chromium_path or None,
+                    executable_path=require_chromium(bc.chromium_path),
                     headless=True,
                     args=["--disable-gpu", "--no-first-run", "--disable-extensions"],
                 )

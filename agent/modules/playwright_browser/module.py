@@ -23,6 +23,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from agent.browser.actions import Click, Navigate, Type
+from agent.browser.chromium import require_chromium
+from agent.errors import KiteError
 from agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolModule
 from agent.modules.chrome.pages import check_url
 from agent.modules.playwright_browser import files
@@ -133,13 +135,12 @@ class PlaywrightBrowserModule(ToolModule):
             try:
                 if self._pw is None:
                     self._pw = await async_playwright().start()
-                browser = await self._pw.chromium.launch(
-                    executable_path=self.runtime.config.browser.chromium_path or None, headless=headless
-                )
+                exe = require_chromium(self.runtime.config.browser.chromium_path)
+                browser = await self._pw.chromium.launch(executable_path=exe, headless=headless)
                 context = await browser.new_context(viewport={"width": 1280, "height": 800})
                 await self.gate.protect(context)
                 page = await context.new_page()
-            except PlaywrightError as exc:
+            except (PlaywrightError, KiteError) as exc:
                 raise ToolError("browser_launch_failed", str(exc).splitlines()[0]) from exc
             self.sessions[browser_id] = Session(browser, page, headless)
 
