@@ -6,12 +6,10 @@ Stops are exceptions that carry their reason; the record is saved in ``finally``
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 from agent.browser.actions import Action, Done, Navigate
 from agent.browser.executor import ActionExecutor
@@ -39,7 +37,7 @@ from agent.llm.parsing import ParseError, parse_reply_async
 from agent.memory import Memory, describe_action, describe_result
 from agent.modules.planner import PlannerTools
 from agent.prompt import PromptBuilder
-from agent.record import RefusedAction, RunRecorder, RunResult
+from agent.record import RunRecorder, RunResult
 from agent.runtime import (
     IMAGE_TOKENS,
     ModelSetup,
@@ -51,20 +49,12 @@ from agent.runtime import (
     page_text,
 )
 from agent.step_record import ActionOutcome, GateOutcome, StepRecord
+from agent.stops import Guards, Refusals, Stop, StopWhen, current_url, digest, judge_success
 from safety.confirm import Confirmer
 from safety.output import redact_model, redacting_logs, redacting_sink
 from safety.secrets import SecretStore
 
 MAX_ACTIONS_PER_REPLY = 10
-
-StopWhen = Callable[[ContextSession], Awaitable[str | None]]
-"""Asked after every step: a reason when the task has ended by itself (a MiniWoB episode is over), else None."""
-
-
-class Stop(Exception):
-    def __init__(self, reason: str, message: str = "", *, success: bool = False, answer: str = "") -> None:
-        super().__init__(message or reason)
-        self.reason, self.message, self.success, self.answer = reason, message, success, answer
 
 
 class Agent:
@@ -97,9 +87,9 @@ class Agent:
         self.snapshotter = Snapshotter(config.snapshot)
         self.memory = Memory(full_steps=config.agent.history_full_steps)
         self.totals = Totals()
-        self.steps_done, self.failures, self.repeats, self._last_key = 0, 0, 0, ""
+        self.steps_done, self.guards = 0, Guards(config.agent)
         self.warnings: list[str] = []
-        self.refused: dict[tuple[str, str, str], RefusedAction] = {}
+        self.refusals = Refusals()
         self.final_url: str | None = None
         self.result: RunResult | None = None
 
@@ -108,7 +98,7 @@ class Agent:
             raise UsageError("the task is empty: say what Kite should do")
         rec = RunRecorder.create(self.config.run.runs_dir, self.safety.secrets.redact_obj, self.label)
         self.recorder, started, result = rec, time.monotonic(), None
-        self.refused = {}
+        self.refusals.clear()
         self.prompt = PromptBuilder(
             task.strip(),
             self.config.agent.language,
@@ -182,7 +172,7 @@ class Agent:
 
     async def _wind_down(self, ctx: ContextSession) -> None:
         ctx.dialog_judge = None
-        self.final_url = _current_url(ctx)
+        self.final_url = current_url(ctx)
         await self.tools.close()
         await self.safety.gate.flush()
         if self.config.run.trace:
@@ -218,12 +208,12 @@ class Agent:
         )
         messages, prompt_tokens = self._messages(obs, step)
         self.memory.begin(step, obs.url)
-        digest = _digest(obs)
+        page_digest = digest(obs)
         record = StepRecord(
             step=step,
             url=obs.url,
             prompt_tokens_est=prompt_tokens,
-            observation=digest,
+            observation=page_digest,
             overhead_ms={"observe+prompt": _ms(t0)},
             recovered=recovered,
         )
@@ -244,7 +234,7 @@ class Agent:
         record.reply, record.usage = reply, reply.usage
         usage = TokenUsage.model_validate(reply.usage.model_dump())
         await emit(self.on_event, ModelReplied(step=step, usage=usage, content=(reply.content or "")[:500]))
-        self._check_budgets()
+        self.guards.check_budgets(self.totals)
         t1 = time.perf_counter()
         calls, reply = self.tools.split(reply)
         record.tools = [await self.tools.run(c, step, self.memory.add, self.on_event) for c in calls]
@@ -256,7 +246,7 @@ class Agent:
             self.memory.add(f"your reply could not be used: {exc.message}", "reply not understood")
             await emit(self.on_event, ReplyRejected(step=step, error=exc.type, message=exc.message))
             record.parse_error = exc.to_dict()
-            return self._failed(True)
+            return self.guards.step_failed(True)
         actions, any_error, record.thought = parsed.actions, False, parsed.thought
         if parsed.dropped:
             self.memory.add(
@@ -281,8 +271,11 @@ class Agent:
                     f"the page changed, so the remaining {len(actions) - 1 - i} action(s) were not run"
                 )
                 break
-        self._check_loop(actions, str(record.observation["hash"] if record.observation else ""))
-        self._failed(any_error)
+        if warning := self.guards.check_loop(
+            actions, str(record.observation["hash"] if record.observation else "")
+        ):
+            self.warnings.append(warning)
+        self.guards.step_failed(any_error)
 
     async def _complete(self, messages: list[dict[str, Any]], obs: Observation, step: int) -> LLMReply:
         view = ModelView(
@@ -322,7 +315,8 @@ class Agent:
                 action=action.action, ok=False, error=ErrorInfo(error=kind, message=gate.message)
             )
         refused = None if gate.allowed else ("blocked" if decision.level == "block" else "declined")
-        self._track_refusal(action, element, obs, step, described, refused, gate)
+        reason = gate.message or "; ".join(gate.decision.reasons)
+        self.refusals.track(action, element, obs, step, described, refused, reason)
         line = f"{describe_action(action, element)} → {describe_result(result)}"
         self.memory.add(line, f"{describe_action(action, element)} → {describe_result(result, full=False)}")
         self.history.append(
@@ -376,59 +370,10 @@ class Agent:
                 break
         return self.prompt.messages(text, obs.screenshot_b64), total
 
-    def _failed(self, failed: bool) -> None:
-        self.failures = self.failures + 1 if failed else 0
-        if self.failures >= self.config.agent.max_failures:
-            raise Stop("max_failures", f"{self.failures} consecutive steps failed")
-
-    def _check_loop(self, actions: list[Action], page_hash: str) -> None:
-        key = repr([a.to_json() for a in actions]) + page_hash
-        self.repeats = self.repeats + 1 if key == self._last_key else 1
-        self._last_key = key
-        if self.repeats >= self.config.agent.loop_stop:
-            raise Stop(
-                "loop_detected", f"the same action was repeated {self.repeats} times on an unchanged page"
-            )
-        if self.repeats >= self.config.agent.loop_warn:
-            self.warnings.append(
-                f"You have repeated the same action {self.repeats} times and the page did not change. "
-                "Try something different, or call done."
-            )
-
-    def _check_budgets(self) -> None:
-        a, t = self.config.agent, self.totals
-        if a.max_tokens is not None and t.tokens_in + t.tokens_out > a.max_tokens:
-            raise Stop("max_tokens", f"used {t.tokens_in + t.tokens_out} tokens (limit {a.max_tokens})")
-        if a.max_cost_usd is not None and t.cost_usd is not None and t.cost_usd > a.max_cost_usd:
-            raise Stop("max_cost", f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
-
-    def _track_refusal(
-        self,
-        action: Action,
-        element: Any,
-        obs: Observation,
-        step: int,
-        described: str,
-        refused: str | None,
-        gate: Any,
-    ) -> None:
-        """Remember refused actions; the same action on the same element and site, later run with the user's
-        approval (or allowed), settles it."""
-        key = (action.action, element.name if element is not None else repr(action.to_json()), _host(obs.url))
-        if refused is None:
-            self.refused.pop(key, None)
-            return
-        reason = gate.message or "; ".join(gate.decision.reasons)
-        self.refused[key] = RefusedAction(step=step, action=described, outcome=refused, reason=reason)
-
     def _result(self, stop: Stop, started: float) -> RunResult:
         t = self.totals
-        declined = list(self.refused.values())
-        success, message = stop.success, stop.message
-        if success and declined:
-            success = False
-            what = "; ".join(f"{d.action} ({d.outcome})" for d in declined)
-            message = f"the model reported success, but the run needed what was not done: {what}"
+        declined = self.refusals.outstanding
+        success, message = judge_success(stop, declined)
         return RunResult(
             success=success,
             declined=declined,
@@ -445,24 +390,6 @@ class Agent:
             run_dir=str(self.recorder.run_dir),
             final_url=self.final_url,
         )
-
-
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
-
-
-def _digest(obs: Observation) -> dict[str, Any]:
-    names = "|".join(f"{e.index}:{e.name}:{e.value}:{e.checked}" for e in obs.elements)
-    page = f"{obs.url}|{obs.summary.scroll}|{obs.summary.visible_text}|{names}"
-    h = hashlib.sha1(page.encode()).hexdigest()[:12]
-    return {"url": obs.url, "title": obs.summary.title, "elements": len(obs.elements), "hash": h}
-
-
-def _current_url(ctx: ContextSession) -> str | None:
-    try:
-        return ctx.page.url
-    except Exception:
-        return None
 
 
 def _ms(since: float) -> float:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +23,7 @@ from playwright.async_api import BrowserContext, Dialog, Download, Page
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
+from agent.browser.filenames import safe_filename, unique_path
 from agent.browser.observation import DialogInfo, TabInfo
 from agent.errors import ActionError, BrowserCrashedError, BrowserError
 
@@ -67,29 +67,6 @@ class ContextEvents(BaseModel):
     @property
     def empty(self) -> bool:
         return not (self.new_tabs or self.dialogs or self.downloads or self.crashed)
-
-
-_UNSAFE = re.compile(r"[^\w.\- ()\[\]+,@=]", re.UNICODE)
-
-
-def safe_filename(name: str) -> str:
-    """A download's suggested name reduced to a plain file name (no path, no control characters)."""
-    name = name.replace("\\", "/").rsplit("/", 1)[-1].strip().lstrip(".")
-    name = _UNSAFE.sub("_", name)[:200]
-    return name or "download"
-
-
-def unique_path(directory: Path, name: str, taken: set[Path]) -> Path:
-    """``directory/name``, or ``name (1).ext`` ... when that exists or is being written."""
-    stem, dot, ext = name.rpartition(".")
-    if not dot or not stem:
-        stem, ext = name, ""
-    candidate = directory / name
-    n = 1
-    while candidate.exists() or candidate in taken:
-        candidate = directory / (f"{stem} ({n}).{ext}" if ext else f"{stem} ({n})")
-        n += 1
-    return candidate
 
 
 class ContextSession:

@@ -1,0 +1,62 @@
+"""The tool modules' settings (``module_settings.*`` and the default ``modules`` list), and ``Section``, the
+base of every config section. Part of the config loader (agent/config.py), kept apart to keep it small."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Section(BaseModel):
+    """A config section: unknown keys are errors, and each field's docstring is its description."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class ChromeModuleConfig(Section):
+    max_browsers: int = Field(8, ge=1)
+    """Most browsers chrome_launch keeps open at once (a further launch is refused with a typed error)."""
+
+
+class BrowserModuleConfig(Section):
+    profile: Literal["sandbox", "attach"] = "sandbox"
+    """What `browser start` does without a profile: sandbox = an isolated Chromium; attach = the user's Chrome."""
+    attach_endpoint: str = "http://127.0.0.1:9222"
+    """The running Chrome's DevTools endpoint for profile=attach (start it with --remote-debugging-port=9222)."""
+
+
+class JavaScriptModuleConfig(Section):
+    timeout_ms: int = Field(10000, gt=0)
+    """run_javascript's default time limit per call (a call may ask for its own timeout_ms)."""
+    max_result_bytes: int = Field(1_000_000, gt=0)
+    """Largest JSON return value run_javascript hands back; a larger one answers result_too_large."""
+    node_fallback: bool = True
+    """When no Chromium can start, run the code in Node.js instead (same contract, no canvas)."""
+    node_path: str = "node"
+    """The Node.js executable of the fallback."""
+
+
+class PlaywrightBrowserModuleConfig(Section):
+    output_dir: str | None = None
+    """Where playwright_browser saves pages and screenshots; None = <system temp dir>/playwright_browser."""
+
+
+class ModuleSettings(Section):
+    call_timeout_s: float = Field(120.0, gt=0)
+    """Upper bound on one tool call of any module; a call still running then answers tool_timeout."""
+    artifacts_dir: str | None = None
+    """Where modules write files they hand back; None = <data dir>/artifacts."""
+    chrome: ChromeModuleConfig = Field(default_factory=ChromeModuleConfig)
+    """Settings of the chrome module."""
+    browser: BrowserModuleConfig = Field(default_factory=BrowserModuleConfig)
+    """Settings of the browser module."""
+    javascript: JavaScriptModuleConfig = Field(default_factory=JavaScriptModuleConfig)
+    """Settings of the javascript module."""
+    playwright_browser: PlaywrightBrowserModuleConfig = Field(default_factory=PlaywrightBrowserModuleConfig)
+    """Settings of the playwright_browser module."""
+    extra: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Settings of third-party modules, by module name."""
+
+
+DEFAULT_MODULES = ["chrome", "browser", "playwright_browser", "javascript"]

@@ -1,0 +1,132 @@
+"""How a run stops and what it reports: the ``Stop`` exception, the ledger of refused actions, and the
+``RunResult`` built from both. Kept out of ``agent/loop.py`` so the loop reads as the order of a step."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent.browser.actions import Action
+from agent.browser.observation import Observation
+from agent.browser.session import ContextSession
+from agent.config import AgentConfig
+from agent.record import RefusedAction, RunResult
+from agent.runtime import Totals
+
+StopWhen = Callable[[ContextSession], Awaitable[str | None]]
+"""Asked after every step: a reason when the task has ended by itself (a MiniWoB episode is over), else None."""
+
+
+class Stop(Exception):
+    def __init__(self, reason: str, message: str = "", *, success: bool = False, answer: str = "") -> None:
+        super().__init__(message or reason)
+        self.reason, self.message, self.success, self.answer = reason, message, success, answer
+
+
+class Refusals:
+    """Refused actions of a run. The same action on the same element and site, later run with the user's
+    approval (or allowed), settles an earlier refusal."""
+
+    def __init__(self) -> None:
+        self._open: dict[tuple[str, str, str], RefusedAction] = {}
+
+    def clear(self) -> None:
+        self._open = {}
+
+    def track(
+        self,
+        action: Action,
+        element: Any,
+        obs: Observation,
+        step: int,
+        described: str,
+        refused: str | None,
+        reason: str,
+    ) -> None:
+        key = (action.action, element.name if element is not None else repr(action.to_json()), host(obs.url))
+        if refused is None:
+            self._open.pop(key, None)
+            return
+        self._open[key] = RefusedAction(step=step, action=described, outcome=refused, reason=reason)
+
+    @property
+    def outstanding(self) -> list[RefusedAction]:
+        return list(self._open.values())
+
+
+class Guards:
+    """Stops a run that keeps failing, repeats itself on an unchanged page, or overspends its budgets."""
+
+    def __init__(self, limits: AgentConfig) -> None:
+        self.limits = limits
+        self.failures, self.repeats, self._last_key = 0, 0, ""
+
+    def step_failed(self, failed: bool) -> None:
+        self.failures = self.failures + 1 if failed else 0
+        if self.failures >= self.limits.max_failures:
+            raise Stop("max_failures", f"{self.failures} consecutive steps failed")
+
+    def check_loop(self, actions: list[Action], page_hash: str) -> str | None:
+        """Stop on the configured repeat count; a warning for the model before that, else None."""
+        key = repr([a.to_json() for a in actions]) + page_hash
+        self.repeats = self.repeats + 1 if key == self._last_key else 1
+        self._last_key = key
+        if self.repeats >= self.limits.loop_stop:
+            raise Stop(
+                "loop_detected", f"the same action was repeated {self.repeats} times on an unchanged page"
+            )
+        if self.repeats >= self.limits.loop_warn:
+            return (
+                f"You have repeated the same action {self.repeats} times and the page did not change. "
+                "Try something different, or call done."
+            )
+        return None
+
+    def check_budgets(self, t: Totals) -> None:
+        a = self.limits
+        if a.max_tokens is not None and t.tokens_in + t.tokens_out > a.max_tokens:
+            raise Stop("max_tokens", f"used {t.tokens_in + t.tokens_out} tokens (limit {a.max_tokens})")
+        if a.max_cost_usd is not None and t.cost_usd is not None and t.cost_usd > a.max_cost_usd:
+            raise Stop("max_cost", f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
+
+
+def judge_success(stop: Stop, declined: list[RefusedAction]) -> tuple[bool, str]:
+    """A claimed success with an outstanding refusal is not a success; the message says what was not done."""
+    if stop.success and declined:
+        what = "; ".join(f"{d.action} ({d.outcome})" for d in declined)
+        return False, f"the model reported success, but the run needed what was not done: {what}"
+    return stop.success, stop.message
+
+
+def host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
+
+
+def digest(obs: Observation) -> dict[str, Any]:
+    """What the step record keeps of a page: url, title, element count and a hash of what the model saw."""
+    names = "|".join(f"{e.index}:{e.name}:{e.value}:{e.checked}" for e in obs.elements)
+    page = f"{obs.url}|{obs.summary.scroll}|{obs.summary.visible_text}|{names}"
+    h = hashlib.sha1(page.encode()).hexdigest()[:12]
+    return {"url": obs.url, "title": obs.summary.title, "elements": len(obs.elements), "hash": h}
+
+
+def current_url(ctx: ContextSession) -> str | None:
+    try:
+        return ctx.page.url
+    except Exception:
+        return None
+
+
+__all__ = [
+    "Guards",
+    "Refusals",
+    "RunResult",
+    "Stop",
+    "StopWhen",
+    "current_url",
+    "digest",
+    "host",
+    "judge_success",
+]
