@@ -16,7 +16,7 @@ def test_every_action_has_one_entry_with_its_model_and_unit() -> None:
     for name, spec in ACTION_SPECS.items():
         assert spec.name == name and ACTION_MODELS[name] is spec.model and callable(spec.run)
     assert spec_of("screenshot").run is files.screenshot  # no special case in the executor
-    assert OBSERVE_ONLY == {"screenshot", "wait", "getElements", "getElementDetails", "done"}
+    assert OBSERVE_ONLY == {"screenshot", "wait", "getElements", "getElementDetails", "read", "done"}
     assert {n for n, s in ACTION_SPECS.items() if s.safety != "auto"} == {"executeJS", "uploadFile"}
     assert {n for n, s in ACTION_SPECS.items() if s.settle == "early"} == {
         "click",
