@@ -196,10 +196,13 @@ class ContextSession:
         self.last_dialog = info
         self._pending_dialog = info
         if kind != "alert" and self.dialog_judge is not None:
+            self.awaiting_user = True  # a person may be asked: the hang watchdog must not count this time
             try:
                 verdict = await self.dialog_judge(info, _page_url(dialog))
             except Exception as exc:  # a failing judge must not leave the page blocked: refuse
                 verdict = (False, f"the safety check failed ({exc!r})")
+            finally:
+                self.awaiting_user = False
             if verdict is not None:
                 accept, info.reason = verdict
         info.handled = "accepted" if accept else "dismissed"

@@ -64,3 +64,36 @@ async def test_sensitive_confirm_is_dismissed_unless_the_user_approves(
     assert more["effects"]["dialog"]["handled"] == "accepted" and more["effects"]["dialog"]["reason"] is None
     second_prompt = json.dumps(scripted_model.calls[1].model_dump())
     assert ("accepted, the user approved" if approve else "dismissed, the user declined") in second_prompt
+
+
+class _SlowPerson(BatchConfirmer):
+    """Approves, but only after thinking longer than the hang watchdog would allow a silent page."""
+
+    async def confirm(self, request):  # type: ignore[no-untyped-def]
+        import asyncio
+
+        await asyncio.sleep(2.0)  # a person reading the question, not synchronisation
+        return await super().confirm(request)
+
+
+async def test_a_person_answering_a_dialog_is_not_a_hung_page(
+    kite_config, ctx_session, pages_server: PagesServer, scripted_model
+) -> None:
+    """While the user is asked about a page's confirm(), the page is blocked by design: the watchdog must not
+    close the tab as unresponsive (``awaiting_user``)."""
+    url = pages_server.add("/notes-slow", PAGE)
+    scripted_model.script(
+        [
+            {"name": "click", "arguments": {"selector": "#tidy"}},
+            {"name": "done", "arguments": {"success": True, "answer": "tidied"}},
+        ]
+    )
+    config = kite_config(**{"browser.hang_timeout_ms": 300})
+    result = await Agent(config, context=ctx_session, confirmer=_SlowPerson(["confirm"])).run(
+        "tidy my notes", start_url=url
+    )
+    assert result.stop_reason == "done", result
+    (tidy,) = _results(result.run_dir)
+    assert tidy["ok"], tidy
+    assert tidy["effects"]["dialog"]["handled"] == "accepted"
+    assert await ctx_session.page.locator("#item").count() == 0  # the approved deletion ran in the same tab
