@@ -15,6 +15,7 @@ from functools import cache
 from typing import Any
 
 from agent.browser.actions import ACTION_MODELS, ACTION_NAMES
+from agent.jsonschema import flat_schema
 
 SINGLE_TOOL_NAME = "browser_action"
 
@@ -24,34 +25,6 @@ _TARGET_HINTS = {
     ): "Target: exactly one of index, selector, or x together with y.",
     frozenset({"index", "selector"}): "Target: exactly one of index or selector.",
 }
-
-
-def _deref(node: Any, defs: dict[str, Any]) -> Any:
-    if isinstance(node, list):
-        return [_deref(item, defs) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if "$ref" in node:
-        target = dict(defs[node["$ref"].rsplit("/", 1)[-1]])
-        extra = {k: v for k, v in node.items() if k != "$ref"}
-        return _deref({**target, **extra}, defs)
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in ("title", "$defs"):
-            continue
-        if key == "properties":
-            out[key] = {name: _deref(prop, defs) for name, prop in value.items()}
-        else:
-            out[key] = _deref(value, defs)
-    variants = out.get("anyOf")
-    if isinstance(variants, list) and {"type": "null"} in variants:
-        rest = [v for v in variants if v != {"type": "null"}]
-        if len(rest) == 1:
-            out.pop("anyOf")
-            if out.get("default", 0) is None:
-                out.pop("default")
-            out = {**rest[0], **out}
-    return out
 
 
 def _description(name: str) -> str:
@@ -68,7 +41,7 @@ def _description(name: str) -> str:
 @cache
 def _parameters(name: str) -> dict[str, Any]:
     schema = ACTION_MODELS[name].model_json_schema(by_alias=True)
-    params = _deref(schema, schema.get("$defs", {}))
+    params = flat_schema(schema)
     params.pop("description", None)
     params["properties"].pop("action", None)
     params["type"] = "object"

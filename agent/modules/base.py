@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.errors import KiteError
+from agent.jsonschema import flat_schema
 
 if TYPE_CHECKING:
     from agent.config import KiteConfig
@@ -182,34 +183,6 @@ def interface_problems(obj: Any) -> list[str]:
 # ----------------------------------------------------------------------------- schemas from pydantic models
 
 
-def _deref(node: Any, defs: dict[str, Any]) -> Any:
-    """Inline ``$ref``s, drop titles, reduce ``anyOf [X, null]`` to X (leaving a field out means "not set")."""
-    if isinstance(node, list):
-        return [_deref(item, defs) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if "$ref" in node:
-        target = dict(defs[node["$ref"].rsplit("/", 1)[-1]])
-        return _deref({**target, **{k: v for k, v in node.items() if k != "$ref"}}, defs)
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in ("title", "$defs"):
-            continue
-        if key == "properties":
-            out[key] = {name: _deref(prop, defs) for name, prop in value.items()}
-        else:
-            out[key] = _deref(value, defs)
-    variants = out.get("anyOf")
-    if isinstance(variants, list) and {"type": "null"} in variants:
-        rest = [v for v in variants if v != {"type": "null"}]
-        if len(rest) == 1:
-            out.pop("anyOf")
-            if "default" in out and out["default"] is None:
-                out.pop("default")
-            out = {**rest[0], **out}
-    return out
-
-
 def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON Schema of a parameter model, flattened for the widest LLM provider support."""
     return copy.deepcopy(_schema(model))
@@ -218,7 +191,7 @@ def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
 @functools.cache
 def _schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema(by_alias=True)
-    params = _deref(schema, schema.get("$defs", {}))
+    params = flat_schema(schema)
     params.pop("description", None)
     params["type"] = "object"
     params.setdefault("properties", {})

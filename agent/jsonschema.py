@@ -1,0 +1,40 @@
+"""A pydantic JSON schema flattened for LLM tool definitions: one leaf shared by the action schemas
+(agent/llm/schemas.py) and the tool modules (agent/modules/base.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def flatten(node: Any, defs: dict[str, Any]) -> Any:
+    """Inline ``$ref``s, drop titles, reduce ``anyOf [X, null]`` to X (leaving a field out means "not set")."""
+    if isinstance(node, list):
+        return [flatten(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target = dict(defs[node["$ref"].rsplit("/", 1)[-1]])
+        extra = {k: v for k, v in node.items() if k != "$ref"}
+        return flatten({**target, **extra}, defs)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("title", "$defs"):
+            continue
+        if key == "properties":
+            out[key] = {name: flatten(prop, defs) for name, prop in value.items()}
+        else:
+            out[key] = flatten(value, defs)
+    variants = out.get("anyOf")
+    if isinstance(variants, list) and {"type": "null"} in variants:
+        rest = [v for v in variants if v != {"type": "null"}]
+        if len(rest) == 1:
+            out.pop("anyOf")
+            if out.get("default", 0) is None:
+                out.pop("default")
+            out = {**rest[0], **out}
+    return out
+
+
+def flat_schema(schema: dict[str, Any]) -> Any:
+    """``schema`` with its ``$defs`` inlined, titles dropped and optional fields as their plain type."""
+    return flatten(schema, schema.get("$defs", {}))
