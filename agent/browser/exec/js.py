@@ -59,7 +59,7 @@ _SAFE_JS = """(value) => {
 
 # Runs the code as an expression, or as a function body when it is not one; the value made JSON-safe.
 # Through page.evaluate (no CDP session) ``new Function`` may be refused by the page's CSP; through CDP it is not.
-_RUN_JS = (
+RUN_JS = (
     """async (code) => {
   let fn;
   try { fn = new Function('return (async () => (' + code + '\\n))()'); }
@@ -72,12 +72,12 @@ _RUN_JS = (
 
 
 async def _cdp_eval(cdp: CDPSession, code: str) -> Any:
-    """Run ``_RUN_JS`` with Runtime.evaluate: DevTools may compile strings (``new Function``) even where the
+    """Run ``RUN_JS`` with Runtime.evaluate: DevTools may compile strings (``new Function``) even where the
     page's CSP forbids eval (allowUnsafeEvalBlockedByCSP), so executeJS works on strict-CSP pages too."""
     res = await cdp.send(
         "Runtime.evaluate",
         {
-            "expression": f"({_RUN_JS})({json.dumps(code)})",
+            "expression": f"({RUN_JS})({json.dumps(code)})",
             "awaitPromise": True,
             "returnByValue": True,
             "allowUnsafeEvalBlockedByCSP": True,
@@ -117,7 +117,7 @@ async def execute_js(ec: ExecContext, action: ExecuteJS) -> Outcome:
     cdp = await cdp_session(
         page
     )  # opened before the script runs: attaching later can hang behind a busy page
-    work = _cdp_eval(cdp, action.code) if cdp is not None else page.evaluate(_RUN_JS, action.code)
+    work = _cdp_eval(cdp, action.code) if cdp is not None else page.evaluate(RUN_JS, action.code)
     value: Any = await _bounded(ec, cdp, work)
     text = repr(value)
     truncated = len(text) > MAX_CHARS

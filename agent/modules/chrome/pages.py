@@ -14,7 +14,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from agent.browser.exec.cdp import cdp_session, type_keys
-from agent.browser.exec.js import _RUN_JS
+from agent.browser.exec.js import RUN_JS
 from agent.config import BrowserConfig
 from agent.modules.base import ToolError
 from agent.modules.chrome.manager import first_line
@@ -277,7 +277,7 @@ async def _value(handle: ElementHandle) -> str:
 
 _LIMITED = (
     "async (code) => { const v = await ("
-    + _RUN_JS
+    + RUN_JS
     + f""")(code); const s = JSON.stringify(v);
   return (s && s.length > {MAX_RESULT_CHARS}) ? {{__kite_too_large__: s.length}} : v; }}"""
 )
