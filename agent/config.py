@@ -18,6 +18,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from agent.config_modules import DEFAULT_MODULES, ModuleSettings
 from agent.config_modules import Section as _Section
+from agent.config_server import ServerConfig
 from agent.errors import ConfigError
 from agent.resources import resource_path
 
@@ -215,17 +216,21 @@ class KiteConfig(_Section):
     modules: list[str] = Field(default_factory=lambda: list(DEFAULT_MODULES))
     """Tool modules to enable (built-ins in agent/modules/, others through the kite.modules entry points)."""
     module_settings: ModuleSettings = Field(default_factory=ModuleSettings)
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    """``kite serve``: the HTTP API and the web panel."""
 
     def data_dir(self) -> Path:
         return Path(self.browser.data_dir).expanduser() if self.browser.data_dir else default_data_dir()
 
     def for_record(self) -> dict[str, Any]:
         """The settings as JSON for run records and reports: credentials (``llm.api_key``, e.g. the local
-        server's per-start key, and the values of ``safety.secrets``) are replaced by ``"***"``."""
+        server's per-start key, the values of ``safety.secrets`` and ``server.token``) are replaced by ``"***"``."""
         data = self.model_dump(mode="json")
         if data["llm"].get("api_key"):
             data["llm"]["api_key"] = "***"
         data["safety"]["secrets"] = {name: "***" for name in data["safety"]["secrets"]}
+        if data["server"].get("token"):
+            data["server"]["token"] = "***"
         return data
 
 
@@ -239,6 +244,7 @@ ENV_KEYS: dict[str, str] = {
     "KITE_HOME": "browser.data_dir",
     "KITE_RUNS_DIR": "run.runs_dir",
     "KITE_LANGUAGE": "agent.language",
+    "KITE_SERVER_TOKEN": "server.token",
 }
 
 

@@ -31,6 +31,17 @@ def domain(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def port_number(text: str) -> int:
+    """argparse type of --port: 0-65535 (0 = any free port)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got '{text}'") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got '{text}'")
+    return value
+
+
 def check_start_url(url: str | None, browser: BrowserConfig) -> str | None:
     """The start URL to open (``example.com`` gets https://), or a UsageError saying what is wrong with it."""
     if url is None:

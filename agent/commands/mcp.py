@@ -5,18 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agent.commands._agent_opts import agent_overrides
+from agent.commands._agent_opts import agent_overrides, port_number
 from agent.commands._browser_opts import add_browser_options, browser_overrides
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got '{text}'") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got '{text}'")
-    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,7 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     h.add_argument(
         "--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1; others need --token)"
     )
-    h.add_argument("--port", type=_port, default=8931, help="HTTP port (default 8931; 0 = any free port)")
+    h.add_argument(
+        "--port", type=port_number, default=8931, help="HTTP port (default 8931; 0 = any free port)"
+    )
     h.add_argument("--token", help="bearer token HTTP clients must send")
     m = p.add_argument_group("modules")
     m.add_argument(

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable
 
 from agent.config import KiteConfig
+from agent.httpserve import until_done_or_terminated
 from agent.mcp.confirm import ElicitConfirmer
 from agent.mcp.hub import BrowserHub
 from agent.mcp.record import Record
@@ -65,29 +65,4 @@ async def serve(
             runner = asyncio.ensure_future(run_http(kite, host=host, port=port, token=token, ready=ready))
         else:
             runner = asyncio.ensure_future(run_stdio(kite))
-        await _until_done_or_terminated(runner)
-
-
-async def _until_done_or_terminated(runner: asyncio.Future[None]) -> None:
-    """Await ``runner``; SIGTERM/SIGHUP stop it, and the caller's ``finally`` closes the browser: the
-    server then exits 0 with nothing left behind instead of dying in the middle."""
-    loop = asyncio.get_running_loop()
-    stopped: list[signal.Signals] = []
-
-    def stop(sig: signal.Signals) -> None:
-        stopped.append(sig)
-        runner.cancel()
-
-    installed = []
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stop, sig)
-            installed.append(sig)
-    try:
-        await runner
-    except asyncio.CancelledError:
-        if not stopped:
-            raise
-    finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
+        await until_done_or_terminated(runner)

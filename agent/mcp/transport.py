@@ -7,58 +7,15 @@ SDK's DNS-rebinding protection (Host / Origin checks) is on.
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agent.errors import UsageError
+from agent.httpserve import BearerToken, check_http_options, is_loopback, serve_asgi, url_host
 from agent.mcp.hub import SHARED
 from agent.mcp.server import KiteMCP
 
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-
-
-def is_loopback(host: str) -> bool:
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_http_options(host: str, token: str | None) -> None:
-    if not is_loopback(host) and not token:
-        raise UsageError(
-            f"--host {host} is reachable from other machines: give --token SECRET (clients then send "
-            "'Authorization: Bearer SECRET'), or keep the default 127.0.0.1"
-        )
-
-
-class BearerToken:
-    """ASGI middleware: 401 unless the request carries ``Authorization: Bearer <token>``."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Any) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                body = b'{"error": "unauthorized", "message": "missing or wrong bearer token"}'
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)
+__all__ = ["BearerToken", "check_http_options", "http_app", "is_loopback", "run_http", "run_stdio"]
 
 
 class SessionEnd:
@@ -104,38 +61,13 @@ async def run_stdio(kite: KiteMCP) -> None:
 async def run_http(
     kite: KiteMCP, *, host: str, port: int, token: str | None, ready: Callable[[str], None] | None = None
 ) -> None:
-    import asyncio
-    import contextlib
-    import socket
-
-    import uvicorn
-
     check_http_options(host, token)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    config = uvicorn.Config(http_app(kite, host=host, token=token), log_level="warning")
-    server = uvicorn.Server(config)
-    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]  # app.serve
-    task = asyncio.ensure_future(server.serve(sockets=[sock]))
-    while not server.started:  # startup is quick: the socket is already bound
-        if task.done():
-            raise UsageError(f"the HTTP server on {host}:{port} did not start")
-        await asyncio.sleep(0.05)
-    bound = sock.getsockname()[1]
-    url = f"http://{host if ':' not in host else f'[{host}]'}:{bound}/mcp"
-    if ready is not None:
-        ready(url)
-    else:
-        print(f"kite mcp: listening on {url}", file=sys.stderr, flush=True)
-    try:
-        await task
-    finally:
-        if not task.done():
-            server.should_exit = True
-            await asyncio.wait([task], timeout=5)
+
+    def started(bound: int) -> None:
+        url = f"http://{url_host(host)}:{bound}/mcp"
+        if ready is not None:
+            ready(url)
+        else:
+            print(f"kite mcp: listening on {url}", file=sys.stderr, flush=True)
+
+    await serve_asgi(http_app(kite, host=host, token=token), host, port, ready=started)

@@ -1,0 +1,129 @@
+"""The FastAPI app of ``kite serve``: routes, typed errors, the token, the body limit, CORS and the panel.
+
+Layers, outermost first: CORS (only when ``server.cors_origins`` names origins) → the bearer token (every path
+under ``/api``; the panel's static files load without it) → the body limit → FastAPI. The module routers are
+mounted at ``/api/modules/<name>`` once the modules are loaded (the app's lifespan).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.staticfiles import StaticFiles
+from starlette.routing import Mount
+
+from agent import __version__
+from agent.httpserve import BearerToken
+from agent.server import modules_api, runs_api
+from agent.server.errors import COMMON, install_handlers, responses
+from agent.server.state import ServerState
+
+STATIC_DIR = Path(__file__).with_name("static")
+TOO_LARGE = b'{"error": "body_too_large", "message": "the request body is larger than %d bytes"}'
+
+
+class BodyLimit:
+    """ASGI middleware: a request body larger than ``limit`` bytes answers 413 ``body_too_large`` (read in
+    full before the app sees it; bodies here are small JSON objects). A body sent without a Content-Type is
+    read as JSON."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Any], send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS", "DELETE"):
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            return await self._refuse(send)
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                return await self._refuse(send)
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        body, sent = b"".join(chunks), False
+        headers = scope.get("headers") or []
+        if body.strip() and not any(k == b"content-type" for k, _ in headers):
+            scope = {
+                **scope,
+                "headers": [*headers, (b"content-type", b"application/json")],
+            }  # JSON by default
+
+        async def replay() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return dict(await receive())
+
+        return await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Any) -> None:
+        body = TOO_LARGE % self.limit
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _protected(path: str) -> bool:
+    return path == "/api" or path.startswith("/api/")
+
+
+def create_app(state: ServerState, *, static_dir: Path | None = None) -> FastAPI:
+    """The app for ``state``; its lifespan loads the modules and, at the end, stops runs and closes all."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await state.start()
+        for name, module_router in state.registry.http_routers().items():
+            app.include_router(
+                module_router,
+                prefix=f"/api/modules/{name}",
+                tags=[f"module: {name}"],
+                responses=responses(*COMMON),
+            )
+        app.router.routes.sort(key=lambda r: isinstance(r, Mount))  # the panel's catch-all mount last
+        app.openapi_schema = None
+        try:
+            yield
+        finally:
+            await state.close()
+
+    app = FastAPI(
+        title="Kite",
+        version=__version__,
+        summary="Kite's HTTP API: modules, tools, agent runs with live events and confirmations.",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+        lifespan=lifespan,
+        responses=responses(*COMMON),
+    )
+    app.state.kite = state
+    install_handlers(app)
+    app.include_router(modules_api.router())
+    app.include_router(runs_api.router())
+    folder = static_dir or STATIC_DIR
+    app.mount("/", StaticFiles(directory=folder, html=True, check_dir=False), name="panel")
+    app.add_middleware(BodyLimit, limit=state.config.server.max_body_bytes)
+    app.add_middleware(BearerToken, token=state.token, protects=_protected, query_param="access_token")
+    if state.config.server.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(state.config.server.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
+        )
+    return app

@@ -1,0 +1,136 @@
+"""Module endpoints (seed 000) and tool calls: ``GET /api/modules``, ``GET /api/modules/{name}``,
+``GET /api/modules/{name}/web-component``, ``GET /api/tools``, ``POST /api/tools/{tool_name}``.
+
+A tool call answers what ``Toolbox.call`` returns (the result, or the typed error object); the HTTP status
+tells the kind: 200 a result, 404 ``unknown_tool`` / ``*_not_found``, 403 ``blocked`` / ``declined``, 504
+``tool_timeout``, 400 any other error of the call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from agent.modules.base import CallContext, ModuleState, WebComponent, is_error
+from agent.modules.registry import ModuleRegistry
+from agent.server.errors import ApiError, responses
+
+
+class ModuleInfo(ModuleState):
+    web_component: bool = False
+    """The module has a panel: GET /api/modules/{name}/web-component."""
+    http: bool = False
+    """The module has its own routes under /api/modules/{name}/."""
+
+
+class ModuleList(BaseModel):
+    modules: list[ModuleInfo]
+
+
+class ModuleDetail(ModuleInfo):
+    definitions: list[dict[str, Any]] = Field(default_factory=list)
+    """The module's tools as OpenAI-style function definitions (name, description, JSON Schema parameters)."""
+
+
+class ToolInfo(BaseModel):
+    module: str
+    definition: dict[str, Any]
+
+
+class ToolList(BaseModel):
+    tools: list[ToolInfo]
+
+
+def _info(registry: ModuleRegistry, state: ModuleState) -> ModuleInfo:
+    module = registry.module(state.name)
+    return ModuleInfo(
+        **state.model_dump(),
+        web_component=module is not None and callable(getattr(module, "web_component", None)),
+        http=module is not None and callable(getattr(module, "http_router", None)),
+    )
+
+
+def _known(registry: ModuleRegistry, name: str) -> ModuleState:
+    state = registry.state(name)
+    if state is None:
+        raise ApiError(
+            404,
+            "unknown_module",
+            f"no module named {name!r} is enabled",
+            module=name,
+            available=[s.name for s in registry.states()],
+        )
+    return state
+
+
+def tool_status(result: dict[str, Any]) -> int:
+    if not is_error(result):
+        return 200
+    error = str(result["error"])
+    if error == "unknown_tool" or error.endswith("_not_found"):
+        return 404
+    if error in ("blocked", "declined"):
+        return 403
+    if error == "tool_timeout":
+        return 504
+    return 400
+
+
+def router() -> APIRouter:
+    api = APIRouter(prefix="/api", tags=["modules"])
+
+    def registry_of(request: Request) -> ModuleRegistry:
+        registry: ModuleRegistry = request.app.state.kite.registry
+        return registry
+
+    @api.get("/modules", summary="The enabled modules with their state and tool counts")
+    async def modules(request: Request) -> ModuleList:
+        registry = registry_of(request)
+        return ModuleList(modules=[_info(registry, s) for s in registry.states()])
+
+    @api.get("/modules/{name}", summary="One module: state, tools and their definitions")
+    async def module(name: str, request: Request) -> ModuleDetail:
+        registry = registry_of(request)
+        state = _known(registry, name)
+        defs = registry.tool_definitions(state.tools)
+        return ModuleDetail(**_info(registry, state).model_dump(), definitions=defs)
+
+    @api.get("/modules/{name}/web-component", summary="The module's web panel (HTML, CSS, JS)")
+    async def web_component(name: str, request: Request) -> WebComponent:
+        registry = registry_of(request)
+        _known(registry, name)
+        for comp in registry.web_components():
+            if comp.module_name == name:
+                return comp
+        raise ApiError(404, "no_web_component", f"module {name!r} has no web component", module=name)
+
+    @api.get("/tools", summary="Every enabled tool with its module and definition")
+    async def tools(request: Request) -> ToolList:
+        registry = registry_of(request)
+        out = []
+        for definition in registry.tool_definitions():
+            name = definition["function"]["name"]
+            out.append(ToolInfo(module=registry.owner(name) or "", definition=definition))
+        return ToolList(tools=out)
+
+    @api.post(
+        "/tools/{tool_name}",
+        summary="Call a tool with JSON arguments (the body); answers its result or its typed error",
+        responses={
+            200: {"description": "The tool's result (a JSON object)."},
+            **responses(403, 504),
+        },
+    )
+    async def call_tool(
+        tool_name: str,
+        request: Request,
+        args: dict[str, Any] | None = Body(default=None, description="The tool's arguments (an object)."),
+    ) -> JSONResponse:
+        registry = registry_of(request)
+        result = await registry.call(tool_name, args or {}, CallContext(caller="http"))
+        return JSONResponse(result, status_code=tool_status(result))
+
+    return api

@@ -1,0 +1,45 @@
+"""What one ``kite serve`` holds: the config, the token, the module registry and the agent runs."""
+
+from __future__ import annotations
+
+import secrets as _secrets
+from collections.abc import Iterable
+
+from agent.config import KiteConfig
+from agent.modules.registry import ModuleRegistry
+from agent.server.runs import ModelResolver, RunManager
+from safety.secrets import SecretStore
+
+
+class ServerState:
+    def __init__(
+        self,
+        config: KiteConfig,
+        *,
+        token: str | None = None,
+        secrets_cli: Iterable[str] = (),
+        registry: ModuleRegistry | None = None,
+        resolve_model: ModelResolver | None = None,
+    ) -> None:
+        """``token``: the bearer token (default: ``server.token``, else a random one); ``secrets_cli``: the
+        ``--secret name=value`` flags (runs ask for secrets by name: their values stay on the server)."""
+        self.config = config
+        self.token = token or config.server.token or _secrets.token_urlsafe(18)
+        self.generated_token = not (token or config.server.token)
+        self.registry = registry or ModuleRegistry(config)
+        self.secrets = SecretStore.from_sources(config.safety, cli=secrets_cli)
+        self.runs = RunManager(config, self.secrets, resolve_model=resolve_model)
+
+    async def start(self) -> None:
+        await self.registry.load()
+
+    async def stop_runs(self) -> None:
+        """Stop every run (their records are saved as they end)."""
+        await self.runs.stop_all()
+
+    async def close(self) -> None:
+        """Stop the runs, close their browser, shut the modules down (each step even if one fails)."""
+        try:
+            await self.runs.close()
+        finally:
+            await self.registry.shutdown()
