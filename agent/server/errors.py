@@ -40,7 +40,9 @@ class ApiError(Exception):
         return {"error": self.error, "message": self.message, **self.context}
 
 
-def error_response(status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None
+) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
 
 
