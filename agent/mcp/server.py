@@ -28,8 +28,8 @@ from agent.mcp.calls import Calls, ToolFailure
 from agent.mcp.confirm import current_request
 from agent.mcp.hub import BrowserHub
 from agent.mcp.record import Record
-from agent.mcp.tools import TOOLS
-from agent.modules.base import CallContext, is_error
+from agent.mcp.tools import TOOLS, annotations
+from agent.modules.base import CallContext, ToolHints, is_error
 from agent.modules.registry import ModuleRegistry
 from safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
 
@@ -110,17 +110,24 @@ class KiteMCP:
         )
 
     def module_tools(self) -> list[types.Tool]:
-        """The enabled modules' tools (a name Kite's own tools use is left out)."""
+        """The enabled modules' tools with the hints their modules declare (a name Kite's own tools use is
+        left out)."""
         if self.modules is None:
             return []
         out = []
+        hints = self.modules.tool_hints()
         for definition in self.modules.tool_definitions():
             fn = definition["function"]
             if fn["name"] in TOOLS:
                 continue
             schema = fn.get("parameters") or {"type": "object", "properties": {}}
             out.append(
-                types.Tool(name=fn["name"], description=fn.get("description", ""), input_schema=schema)
+                types.Tool(
+                    name=fn["name"],
+                    description=fn.get("description", ""),
+                    input_schema=schema,
+                    annotations=annotations(hints.get(fn["name"], ToolHints())),
+                )
             )
         return out
 

@@ -11,10 +11,12 @@ press "Delete account"), not those that only move focus, scroll or edit a field.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp_types import Tool, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
+
+from agent.modules.base import READS, ToolHints
 
 Ref = Annotated[int, Field(ge=0, description="Element number N from the latest snapshot's [N].")]
 
@@ -114,15 +116,21 @@ class DialogArgs(_Args):
     prompt_text: str | None = Field(None, description="Text to answer prompt() dialogs with when accepting.")
 
 
+def annotations(h: ToolHints) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=h.read_only,
+        destructive_hint=h.destructive,
+        idempotent_hint=h.idempotent,
+        open_world_hint=h.open_world,
+    )
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
     args: type[_Args]
     description: str
-    read_only: bool
-    destructive: bool
-    open_world: bool
-    idempotent: bool = False
+    hints: ToolHints
 
     def tool(self) -> Tool:
         schema = self.args.model_json_schema()
@@ -133,151 +141,34 @@ class ToolSpec:
             name=self.name,
             description=self.description,
             input_schema=schema,
-            annotations=ToolAnnotations(
-                read_only_hint=self.read_only,
-                destructive_hint=self.destructive,
-                idempotent_hint=self.idempotent,
-                open_world_hint=self.open_world,
-            ),
+            annotations=annotations(self.hints),
         )
 
 
-def _spec(name: str, args: type[_Args], description: str, **hints: Any) -> ToolSpec:
-    return ToolSpec(name, args, description, **hints)
-
-
-RO = {"read_only": True, "destructive": False, "open_world": False, "idempotent": True}
+LOADS = ToolHints(destructive=False)
+"""Changes the page (requests may leave) but submits, sends or deletes nothing by itself."""
+ACTS = ToolHints()
+"""Can submit a form, send data or delete something (a click can press "Delete account")."""
 TOOLS: dict[str, ToolSpec] = {
     s.name: s
     for s in (
-        _spec(
-            "navigate",
-            NavigateArgs,
-            "Open a URL in the current tab; returns the new page's compact snapshot.",
-            read_only=False,
-            destructive=False,
-            open_world=True,
-        ),
-        _spec(
-            "snapshot",
-            SnapshotArgs,
-            "The page as a compact list of interactive elements [N] with a short page summary.",
-            **RO,
-        ),
-        _spec(
-            "click",
-            ClickArgs,
-            "Click element [ref] like a user; returns what changed (and the new snapshot if the page changed).",
-            read_only=False,
-            destructive=True,
-            open_world=True,
-        ),
-        _spec(
-            "type",
-            TypeArgs,
-            "Type text into field [ref] (replaces its value unless clear=false).",
-            read_only=False,
-            destructive=False,
-            open_world=True,
-        ),
-        _spec(
-            "select",
-            SelectArgs,
-            "Choose an option of dropdown [ref] by value or visible label.",
-            read_only=False,
-            destructive=False,
-            open_world=True,
-        ),
-        _spec(
-            "hover",
-            HoverArgs,
-            "Move the mouse over element [ref] (opens hover menus and tooltips).",
-            read_only=False,
-            destructive=False,
-            open_world=True,
-        ),
-        _spec(
-            "press_key",
-            PressKeyArgs,
-            "Press a key (Enter, Escape, ArrowDown ...) on the focused element; Enter may submit a form.",
-            read_only=False,
-            destructive=True,
-            open_world=True,
-        ),
-        _spec(
-            "scroll",
-            ScrollArgs,
-            "Scroll the page (or element [ref]) up, down, left or right.",
-            read_only=False,
-            destructive=False,
-            open_world=True,
-        ),
-        _spec(
-            "go_back",
-            GoBackArgs,
-            "Go back one page in the tab's history.",
-            read_only=False,
-            destructive=False,
-            open_world=True,
-        ),
-        _spec(
-            "tabs",
-            TabsArgs,
-            "List, switch to, close or open (new, optional url) browser tabs.",
-            read_only=False,
-            destructive=False,
-            open_world=True,
-        ),
-        _spec(
-            "screenshot",
-            ScreenshotArgs,
-            "A PNG screenshot of the viewport, the full page or element [ref].",
-            **RO,
-        ),
-        _spec(
-            "wait_for",
-            WaitForArgs,
-            "Wait until a text appears or disappears (or element [ref] disappears), up to timeout_ms.",
-            **RO,
-        ),
-        _spec(
-            "read",
-            ReadArgs,
-            "The page's main text as compact Markdown, paginated; optional query keeps relevant parts.",
-            **RO,
-        ),
-        _spec(
-            "evaluate",
-            EvaluateArgs,
-            "Run JavaScript in the page and return its JSON result (asks the user first).",
-            read_only=False,
-            destructive=True,
-            open_world=True,
-        ),
-        _spec(
-            "upload_file",
-            UploadFileArgs,
-            "Put a local file into file input [ref] (asks the user first).",
-            read_only=False,
-            destructive=True,
-            open_world=True,
-        ),
-        _spec(
-            "drag",
-            DragArgs,
-            "Drag element [from_ref] onto element [to_ref].",
-            read_only=False,
-            destructive=True,
-            open_world=True,
-        ),
-        _spec(
-            "dialog",
-            DialogArgs,
-            "Choose how JS confirm/prompt dialogs are answered from now on (accept or dismiss).",
-            read_only=False,
-            destructive=False,
-            open_world=False,
-            idempotent=True,
-        ),
+        ToolSpec("navigate", NavigateArgs, "Open a URL in the current tab; returns the new page's compact snapshot.", LOADS),
+        ToolSpec("snapshot", SnapshotArgs, "The page as a compact list of interactive elements [N] with a short page summary.", READS),
+        ToolSpec("click", ClickArgs, "Click element [ref] like a user; returns what changed (and the new snapshot if the page changed).", ACTS),
+        ToolSpec("type", TypeArgs, "Type text into field [ref] (replaces its value unless clear=false).", LOADS),
+        ToolSpec("select", SelectArgs, "Choose an option of dropdown [ref] by value or visible label.", LOADS),
+        ToolSpec("hover", HoverArgs, "Move the mouse over element [ref] (opens hover menus and tooltips).", LOADS),
+        ToolSpec("press_key", PressKeyArgs, "Press a key (Enter, Escape, ArrowDown ...) on the focused element; Enter may submit a form.", ACTS),
+        ToolSpec("scroll", ScrollArgs, "Scroll the page (or element [ref]) up, down, left or right.", LOADS),
+        ToolSpec("go_back", GoBackArgs, "Go back one page in the tab's history.", LOADS),
+        ToolSpec("tabs", TabsArgs, "List, switch to, close or open (new, optional url) browser tabs.", LOADS),
+        ToolSpec("screenshot", ScreenshotArgs, "A PNG screenshot of the viewport, the full page or element [ref].", READS),
+        ToolSpec("wait_for", WaitForArgs, "Wait until a text appears or disappears (or element [ref] disappears), up to timeout_ms.", READS),
+        ToolSpec("read", ReadArgs, "The page's main text as compact Markdown, paginated; optional query keeps relevant parts.", READS),
+        ToolSpec("evaluate", EvaluateArgs, "Run JavaScript in the page and return its JSON result (asks the user first).", ACTS),
+        ToolSpec("upload_file", UploadFileArgs, "Put a local file into file input [ref] (asks the user first).", ACTS),
+        ToolSpec("drag", DragArgs, "Drag element [from_ref] onto element [to_ref].", ACTS),
+        ToolSpec("dialog", DialogArgs, "Choose how JS confirm/prompt dialogs are answered from now on (accept or dismiss).",
+                 ToolHints(destructive=False, open_world=False, idempotent=True)),
     )
-}
+}  # fmt: skip

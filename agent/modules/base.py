@@ -8,8 +8,9 @@ A module is any object with (a ``typing.Protocol``, checked by the loader):
 * ``async execute(ctx, tool_name, args)`` — run one call, return a JSON-serialisable dict, or raise
   ``ToolError`` (the router turns it, and anything else, into ``{"error": ..., "message": ...}``);
 * ``async shutdown()`` — release everything (browsers, files); idempotent;
-* optional ``http_router()`` (a FastAPI ``APIRouter`` mounted at ``/api/modules/<name>``) and
-  ``web_component()`` (a ``WebComponent``: display name, icon, panel HTML/CSS/JS).
+* optional ``tool_hints()`` (tool name -> ``ToolHints``: read-only, destructive, open-world), ``http_router()``
+  (a FastAPI ``APIRouter`` mounted at ``/api/modules/<name>``) and ``web_component()`` (a ``WebComponent``:
+  display name, icon, panel HTML/CSS/JS).
 
 Most modules subclass ``ToolModule``: declare ``Tool``s (name, pydantic parameter model, handler) and get
 generated definitions, argument validation and dispatch for free.
@@ -174,7 +175,7 @@ def interface_problems(obj: Any) -> list[str]:
             problems.append(f"'{member}' is missing")
         elif kind == "async" and not inspect.iscoroutinefunction(fn):
             problems.append(f"'{member}' must be an async function")
-    for member in ("http_router", "web_component"):
+    for member in ("tool_hints", "http_router", "web_component"):
         if getattr(obj, member, None) is not None and not callable(getattr(obj, member)):
             problems.append(f"'{member}' must be a method")
     return problems
@@ -209,6 +210,24 @@ Handler = Callable[[CallContext, Any], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
+class ToolHints:
+    """What a call of a tool can do, declared next to it (the MCP tool annotations ``kite mcp`` sends).
+
+    The defaults are the MCP spec's own, the cautious reading: it may change things (``read_only`` false),
+    destroy or send data (``destructive``) and reach beyond Kite (``open_world``: the web, other processes).
+    A tool says less only when that is true of every call."""
+
+    read_only: bool = False
+    destructive: bool = True
+    open_world: bool = True
+    idempotent: bool = False
+
+
+READS = ToolHints(read_only=True, destructive=False, open_world=False, idempotent=True)
+"""Only reads state Kite already holds (a loaded page, a tab list): no request leaves, nothing changes."""
+
+
+@dataclass(frozen=True)
 class Tool:
     """One tool: its name, one-line description, parameter model and handler ``async (ctx, params) -> dict``.
 
@@ -220,6 +239,7 @@ class Tool:
     params: type[BaseModel]
     handler: Handler
     safety: SafetyLevel = "auto"
+    hints: ToolHints = ToolHints()
 
     def definition(self) -> dict[str, Any]:
         return {
@@ -279,6 +299,10 @@ class ToolModule:
 
     def tool(self, name: str) -> Tool | None:
         return self._tool_map().get(name)
+
+    def tool_hints(self) -> dict[str, ToolHints]:
+        """Each tool's declared hints (optional module member; ``kite mcp`` turns them into annotations)."""
+        return {t.name: t.hints for t in self._tool_map().values()}
 
     async def execute(self, ctx: CallContext, tool_name: str, args: dict[str, Any]) -> dict[str, Any]:
         tool = self._tool_map().get(tool_name)

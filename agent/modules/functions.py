@@ -20,7 +20,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, create_model
 
-from agent.modules.base import CallContext, SafetyLevel, Tool, ToolError, ToolModule, validate_args
+from agent.modules.base import CallContext, SafetyLevel, Tool, ToolError, ToolHints, ToolModule, validate_args
 
 USER_MODULE = "user_tools"
 
@@ -32,14 +32,20 @@ def tool(
     description: str | None = None,
     read_only: bool = False,
     safety: SafetyLevel | None = None,
+    hints: ToolHints | None = None,
 ) -> Any:
-    """Mark a function as a tool (all arguments optional): ``@tool`` or ``@tool(read_only=True)``."""
+    """Mark a function as a tool (all arguments optional): ``@tool`` or ``@tool(read_only=True)``.
+
+    ``hints`` says what a call can do (MCP annotations); default: read-only and not destructive when
+    ``read_only`` (it may still reach the web), else the cautious ``ToolHints()``."""
 
     def mark(f: Callable[..., Any]) -> Callable[..., Any]:
         f.__kite_tool__ = {  # type: ignore[attr-defined]
             "name": name,
             "description": description,
             "safety": safety or ("auto" if read_only else "confirm"),
+            "read_only": read_only,
+            "hints": hints,
         }
         return f
 
@@ -53,6 +59,10 @@ def _model_param(fn: Callable[..., Any], hints: dict[str, Any]) -> tuple[str, ty
         if inspect.isclass(hint) and issubclass(hint, BaseModel):
             return params[0].name, hint
     return None
+
+
+def _default_hints(read_only: bool) -> ToolHints:
+    return ToolHints(read_only=True, destructive=False) if read_only else ToolHints()
 
 
 def _description(fn: Callable[..., Any]) -> str:
@@ -103,6 +113,7 @@ def function_tool(fn: Callable[..., Any]) -> Tool:
         params=model,
         handler=run,
         safety=level,
+        hints=meta.get("hints") or _default_hints(bool(meta.get("read_only"))),
     )
 
 

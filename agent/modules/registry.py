@@ -30,6 +30,7 @@ from agent.modules.base import (
     ModuleState,
     ToolDefinition,
     ToolError,
+    ToolHints,
     WebComponent,
     interface_problems,
     tool_error,
@@ -170,6 +171,24 @@ class ModuleRegistry:
         """Merged definitions, one per tool name; ``only`` keeps those names (in the registry's order)."""
         keep = None if only is None else set(only)
         return [d for name, d in self._defs.items() if keep is None or name in keep]
+
+    def tool_hints(self) -> dict[str, ToolHints]:
+        """Tool name -> the hints its module declares (``ToolHints()``, the cautious default, when it declares
+        none or its ``tool_hints()`` fails)."""
+        declared: dict[str, ToolHints] = {}
+        for name, module in self._modules.items():
+            fn = getattr(module, "tool_hints", None)
+            if fn is None:
+                continue
+            try:
+                hints = fn()
+            except Exception as exc:
+                log.warning("module %s: tool_hints() failed: %s", name, exc)
+                continue
+            for tool, h in (hints or {}).items():
+                if self._tools.get(tool) == name and isinstance(h, ToolHints):
+                    declared[tool] = h
+        return {tool: declared.get(tool, ToolHints()) for tool in self._tools}
 
     def web_components(self) -> list[WebComponent]:
         out = []

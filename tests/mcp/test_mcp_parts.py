@@ -33,7 +33,7 @@ def test_schemas_come_from_the_models_and_annotations_are_true() -> None:
     assert read_only == {"snapshot", "screenshot", "wait_for", "read"}
     destructive = {n for n, s in TOOLS.items() if s.tool().annotations.destructive_hint}  # type: ignore[union-attr]
     assert destructive == {"click", "press_key", "evaluate", "upload_file", "drag"}
-    assert all(not (s.read_only and s.open_world) for s in TOOLS.values())
+    assert all(not (s.hints.read_only and s.hints.open_world) for s in TOOLS.values())
 
 
 def _obs(url: str, names: list[str]) -> Observation:
@@ -115,8 +115,12 @@ async def test_enabled_modules_tools_are_offered_and_confirmed_by_elicitation(ki
     answers = Answers(True, False)
     async with kite_mcp(config, registry=registry) as kite:
         async with Client(kite.server, mode="legacy", elicitation_callback=answers) as c:
-            names = [t.name for t in (await c.list_tools()).tools]
+            listed = {t.name: t for t in (await c.list_tools()).tools}
+            names = list(listed)
             assert names[: len(TOOLS)] == list(TOOLS) and {"greet", "forget"} <= set(names)
+            greet_hints, forget_hints = listed["greet"].annotations, listed["forget"].annotations
+            assert greet_hints and greet_hints.read_only_hint is True and greet_hints.destructive_hint is False
+            assert forget_hints and forget_hints.read_only_hint is False and forget_hints.destructive_hint
             hello = await c.call_tool("greet", {"name": "Ada"})
             assert not hello.is_error and "hello Ada" in text_of(hello)
             assert "forgot Ada" in text_of(await c.call_tool("forget", {"name": "Ada"}))
@@ -126,3 +130,21 @@ async def test_enabled_modules_tools_are_offered_and_confirmed_by_elicitation(ki
     decisions = [r for r in kite.record.read() if r["event"] == "decision"]
     assert [(d["tool"], d["allowed"]) for d in decisions] == [("forget", True), ("forget", False)]
     assert "forget" in answers.messages[0]
+
+
+async def test_builtin_modules_tools_carry_the_hints_their_modules_declare(kite_config: Any) -> None:
+    """chrome and javascript declare each tool's hints; MCP lists them as annotations (no browser starts)."""
+    config = kite_config()
+    registry = ModuleRegistry(config, gate=ToolGate.from_config(config), names=["chrome", "javascript"])
+    async with kite_mcp(config, registry=registry) as kite:
+        async with Client(kite.server, mode="legacy") as c:
+            hints = {t.name: t.annotations for t in (await c.list_tools()).tools}
+    assert {n for n in hints if n.startswith("chrome_")} == set(registry.tool_hints()) - {"run_javascript"}
+    read_only = {n for n, a in hints.items() if a and a.read_only_hint}
+    assert read_only >= {"chrome_get_text", "chrome_get_content", "chrome_screenshot", "chrome_list_tabs"}
+    assert not read_only & {"chrome_click", "chrome_navigate", "chrome_evaluate", "run_javascript"}
+    for name in ("chrome_click", "chrome_evaluate", "chrome_close", "run_javascript"):
+        assert hints[name] and hints[name].destructive_hint is True, name
+    for name in ("chrome_navigate", "chrome_type", "chrome_fill"):
+        assert hints[name] and hints[name].destructive_hint is False and hints[name].open_world_hint, name
+    assert all(a and not (a.read_only_hint and a.open_world_hint) for n, a in hints.items() if n.startswith("chrome_"))

@@ -33,7 +33,16 @@ from agent.browser.session import BrowserSession
 from agent.browser.snapshot import Snapshotter
 from agent.browser.tokens import count_tokens
 from agent.errors import KiteError
-from agent.modules.base import CallContext, ModuleRuntime, Params, Tool, ToolError, ToolModule, WebComponent
+from agent.modules.base import (
+    CallContext,
+    ModuleRuntime,
+    Params,
+    Tool,
+    ToolError,
+    ToolHints,
+    ToolModule,
+    WebComponent,
+)
 from agent.modules.chrome.pages import check_url
 
 Kind = Literal["click", "type", "fill", "hover", "press", "scroll", "evaluate", "select"]
@@ -134,6 +143,7 @@ class BrowserModule(ToolModule):
                 "like [15]), act on an id (click, type, fill, hover, press, scroll, select, evaluate), stop.",
                 BrowserToolParams,
                 self.run,
+                hints=ToolHints(),  # one tool for every action: it can click, submit and evaluate
             )
         ]
 

@@ -12,13 +12,21 @@ from pathlib import Path
 from typing import Any
 
 from agent.browser.actions import Click, ExecuteJS, Navigate, Type
-from agent.modules.base import CallContext, ModuleRuntime, Tool, ToolModule, WebComponent
+from agent.modules.base import READS, CallContext, ModuleRuntime, Tool, ToolHints, ToolModule, WebComponent
 from agent.modules.chrome import pages
 from agent.modules.chrome import params as p
 from agent.modules.chrome.manager import BrowserManager
 from agent.modules.chrome.probe import probe
 
 WEB = Path(__file__).with_name("web")
+LOCAL = ToolHints(destructive=False, open_world=False)
+"""Starts a local browser: no page loaded, nothing of the user's touched."""
+LOADS = ToolHints(destructive=False)
+"""Loads or edits a page (requests leave), submits and deletes nothing by itself."""
+ENDS = ToolHints(open_world=False)
+"""Closes a browser or tab: its pages and unsaved state are lost."""
+ACTS = ToolHints()
+"""A click or script on a live page: it can submit, send or delete."""
 
 
 class ChromeModule(ToolModule):
@@ -38,23 +46,23 @@ class ChromeModule(ToolModule):
         return self.manager
 
     def tools(self) -> Sequence[Tool]:
-        T = Tool
+        T = Tool  # hints: what any call of the tool can do (see ToolHints)
         return [
-            T("chrome_launch", "Start a new headless Chrome browser; returns its browserId and first tabId.", p.LaunchParams, self.launch),
-            T("chrome_close", "Close a browser instance and all its tabs.", p.BrowserParams, self.close),
-            T("chrome_new_tab", "Open a new tab in a browser (optionally at a URL).", p.NewTabParams, self.new_tab),
-            T("chrome_close_tab", "Close a tab.", p.TabParams, self.close_tab),
-            T("chrome_list_tabs", "List the tabs of a browser.", p.BrowserParams, self.list_tabs),
-            T("chrome_navigate", "Open a URL in a tab and wait for it to load.", p.NavigateParams, self.navigate),
-            T("chrome_get_url", "The current URL of a tab.", p.TabParams, self.get_url),
-            T("chrome_screenshot", "A PNG screenshot (base64) of a tab, the full page or one element.", p.ScreenshotParams, self.screenshot),
-            T("chrome_get_content", "The HTML of the page or of one element.", p.ContentParams, self.get_content),
-            T("chrome_get_text", "The visible text of the page or of one element.", p.ContentParams, self.get_text),
-            T("chrome_click", "Click an element (CSS selector) with a real mouse click.", p.ClickParams, self.click),
-            T("chrome_type", "Type text into an element; appends to its current value.", p.TypeParams, self.type),
-            T("chrome_fill", "Clear an input and fill in a new value.", p.FillParams, self.fill),
-            T("chrome_evaluate", "Run JavaScript in the page and return its JSON value.", p.EvaluateParams, self.evaluate, "confirm"),
-            T("chrome_wait_for", "Wait until an element is attached, detached, visible or hidden.", p.WaitForParams, self.wait_for),
+            T("chrome_launch", "Start a new headless Chrome browser; returns its browserId and first tabId.", p.LaunchParams, self.launch, hints=LOCAL),
+            T("chrome_close", "Close a browser instance and all its tabs.", p.BrowserParams, self.close, hints=ENDS),
+            T("chrome_new_tab", "Open a new tab in a browser (optionally at a URL).", p.NewTabParams, self.new_tab, hints=LOADS),
+            T("chrome_close_tab", "Close a tab.", p.TabParams, self.close_tab, hints=ENDS),
+            T("chrome_list_tabs", "List the tabs of a browser.", p.BrowserParams, self.list_tabs, hints=READS),
+            T("chrome_navigate", "Open a URL in a tab and wait for it to load.", p.NavigateParams, self.navigate, hints=LOADS),
+            T("chrome_get_url", "The current URL of a tab.", p.TabParams, self.get_url, hints=READS),
+            T("chrome_screenshot", "A PNG screenshot (base64) of a tab, the full page or one element.", p.ScreenshotParams, self.screenshot, hints=READS),
+            T("chrome_get_content", "The HTML of the page or of one element.", p.ContentParams, self.get_content, hints=READS),
+            T("chrome_get_text", "The visible text of the page or of one element.", p.ContentParams, self.get_text, hints=READS),
+            T("chrome_click", "Click an element (CSS selector) with a real mouse click.", p.ClickParams, self.click, hints=ACTS),
+            T("chrome_type", "Type text into an element; appends to its current value.", p.TypeParams, self.type, hints=LOADS),
+            T("chrome_fill", "Clear an input and fill in a new value.", p.FillParams, self.fill, hints=LOADS),
+            T("chrome_evaluate", "Run JavaScript in the page and return its JSON value.", p.EvaluateParams, self.evaluate, "confirm", hints=ACTS),
+            T("chrome_wait_for", "Wait until an element is attached, detached, visible or hidden.", p.WaitForParams, self.wait_for, hints=READS),
         ]  # fmt: skip
 
     async def shutdown(self) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import Field, JsonValue
 
-from agent.modules.base import CallContext, ModuleRuntime, Params, Tool, ToolError, ToolModule
+from agent.modules.base import CallContext, ModuleRuntime, Params, Tool, ToolError, ToolHints, ToolModule
 from agent.modules.javascript.nodejs import NodeUnavailable, run_in_node
 from agent.modules.javascript.sandbox import BrowserUnavailable, ExecutionTimeout, Sandbox, SandboxCrashed
 
@@ -54,7 +54,8 @@ class JavaScriptModule(ToolModule):
         self.sandbox = Sandbox(runtime.config)  # no browser until the first call
 
     def tools(self) -> Sequence[Tool]:
-        return [Tool("run_javascript", DESCRIPTION, RunJavaScriptParams, self.run)]
+        # hints: the code can fetch() anywhere, and the Node.js fallback runs it with the process's rights
+        return [Tool("run_javascript", DESCRIPTION, RunJavaScriptParams, self.run, hints=ToolHints())]
 
     async def shutdown(self) -> None:
         if self.sandbox is not None:

@@ -25,7 +25,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from agent.browser.actions import Click, Navigate, Type
 from agent.browser.chromium import require_chromium
 from agent.errors import KiteError
-from agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolModule
+from agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolHints, ToolModule
 from agent.modules.chrome.pages import check_url
 from agent.modules.playwright_browser import files
 from agent.modules.playwright_browser.abstract import page_abstract
@@ -68,7 +68,7 @@ class PlaywrightBrowserModule(ToolModule):
         self.folder = files.folder_for(configured)
 
     def tools(self) -> Sequence[Tool]:
-        return [Tool("playwright_browser", DESCRIPTION, PlaywrightBrowserParams, self.run)]
+        return [Tool("playwright_browser", DESCRIPTION, PlaywrightBrowserParams, self.run, hints=ToolHints())]
 
     async def shutdown(self) -> None:
         for browser_id in list(self.sessions):
