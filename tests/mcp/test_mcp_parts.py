@@ -119,7 +119,9 @@ async def test_enabled_modules_tools_are_offered_and_confirmed_by_elicitation(ki
             names = list(listed)
             assert names[: len(TOOLS)] == list(TOOLS) and {"greet", "forget"} <= set(names)
             greet_hints, forget_hints = listed["greet"].annotations, listed["forget"].annotations
-            assert greet_hints and greet_hints.read_only_hint is True and greet_hints.destructive_hint is False
+            assert (
+                greet_hints and greet_hints.read_only_hint is True and greet_hints.destructive_hint is False
+            )
             assert forget_hints and forget_hints.read_only_hint is False and forget_hints.destructive_hint
             hello = await c.call_tool("greet", {"name": "Ada"})
             assert not hello.is_error and "hello Ada" in text_of(hello)
@@ -147,4 +149,8 @@ async def test_builtin_modules_tools_carry_the_hints_their_modules_declare(kite_
         assert hints[name] and hints[name].destructive_hint is True, name
     for name in ("chrome_navigate", "chrome_type", "chrome_fill"):
         assert hints[name] and hints[name].destructive_hint is False and hints[name].open_world_hint, name
-    assert all(a and not (a.read_only_hint and a.open_world_hint) for n, a in hints.items() if n.startswith("chrome_"))
+    assert all(
+        a and not (a.read_only_hint and a.open_world_hint)
+        for n, a in hints.items()
+        if n.startswith("chrome_")
+    )
