@@ -28,7 +28,7 @@ from agent.mcp.calls import Calls, ToolFailure
 from agent.mcp.confirm import current_request
 from agent.mcp.hub import BrowserHub
 from agent.mcp.record import Record
-from agent.mcp.tools import TOOLS, annotations
+from agent.mcp.tools import TOOLS, mcp_annotations
 from agent.modules.base import CallContext, ToolHints, is_error
 from agent.modules.registry import ModuleRegistry
 from safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
@@ -126,7 +126,7 @@ class KiteMCP:
                     name=fn["name"],
                     description=fn.get("description", ""),
                     input_schema=schema,
-                    annotations=annotations(hints.get(fn["name"], ToolHints())),
+                    annotations=mcp_annotations(hints.get(fn["name"], ToolHints())),
                 )
             )
         return out

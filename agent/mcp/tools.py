@@ -116,7 +116,7 @@ class DialogArgs(_Args):
     prompt_text: str | None = Field(None, description="Text to answer prompt() dialogs with when accepting.")
 
 
-def annotations(h: ToolHints) -> ToolAnnotations:
+def mcp_annotations(h: ToolHints) -> ToolAnnotations:
     return ToolAnnotations(
         read_only_hint=h.read_only,
         destructive_hint=h.destructive,
@@ -141,7 +141,7 @@ class ToolSpec:
             name=self.name,
             description=self.description,
             input_schema=schema,
-            annotations=annotations(self.hints),
+            annotations=mcp_annotations(self.hints),
         )
 
 
