@@ -1,0 +1,139 @@
+"""What the panel tests share: a live ``kite serve`` subprocess (fake model ``kite/panel``, see panel_entry.py), a
+page that records console errors, and screenshots of each screen at the two viewports the panel is made for."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from playwright.async_api import ConsoleMessage, Page, ViewportSize
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "panel-test-token-0123456789"
+DESKTOP = ViewportSize(width=1280, height=800)
+PHONE = ViewportSize(width=390, height=844)
+LISTENING = re.compile(r"listening on (http://\S+?)/?(?:\s|#|$)")
+
+
+@dataclass
+class LiveServer:
+    proc: subprocess.Popen[str]
+    base: str
+    log: list[str]
+    client: httpx.Client = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.client = httpx.Client(
+            base_url=self.base, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60
+        )
+
+    @property
+    def panel_url(self) -> str:
+        return f"{self.base}/#token={TOKEN}"
+
+    def api(self, method: str, path: str, **kw: Any) -> Any:
+        res = self.client.request(method, path, **kw)
+        assert res.status_code < 500, res.text
+        return res.json()
+
+    def stop(self) -> int:
+        self.client.close()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        return self.proc.returncode
+
+
+def start_server(folder: Path, scripts: dict[str, Any], config: dict[str, Any]) -> LiveServer:
+    """``kite serve --port 0`` with ``config`` (YAML) and the fake model's ``scripts``; returns once it listens."""
+    (folder / "scripts.json").write_text(json.dumps(scripts))
+    (folder / "kite.yaml").write_text(json.dumps(config))  # JSON is YAML
+    cmd = [sys.executable, "-m", "tests.server.panel_entry", str(folder / "scripts.json"), "--"]
+    cmd += ["--config", str(folder / "kite.yaml"), "serve", "--port", "0", "--token", TOKEN]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
+    )
+    lines: queue.Queue[str | None] = queue.Queue()
+    log: list[str] = []
+
+    def pump() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            log.append(line)
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        m = LISTENING.search(line)
+        if m:
+            return LiveServer(proc, m.group(1).rstrip("/"), log)
+    proc.kill()
+    raise AssertionError("kite serve did not start:\n" + "".join(log))
+
+
+class ConsoleWatch:
+    """Every console error and uncaught exception of a page. ``expect(url_part)``: one failed request to a URL
+    containing ``url_part`` is expected (the browser logs a 4xx answer as a console error)."""
+
+    def __init__(self, page: Page) -> None:
+        self.errors: list[str] = []
+        self.expected: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.errors.append(f"uncaught: {exc}"))
+
+    def _console(self, msg: ConsoleMessage) -> None:
+        if msg.type != "error":
+            return
+        where = msg.location.get("url", "") if msg.location else ""
+        if msg.text.startswith("Failed to load resource"):
+            for part in self.expected:
+                if part in where:
+                    self.expected.remove(part)
+                    return
+        self.errors.append(f"{msg.text} ({where})")
+
+    def expect(self, url_part: str) -> None:
+        self.expected.append(url_part)
+
+    def check(self) -> None:
+        errors, self.errors, self.expected = self.errors, [], []
+        assert not errors, "console errors:\n" + "\n".join(errors)
+
+
+async def snap(page: Page, folder: Path, name: str) -> list[Path]:
+    """Screenshots of the current screen at 1280×800 and 390×844 (full page); at the phone size nothing may
+    be wider than the screen."""
+    out = []
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        await page.set_viewport_size(size)
+        overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{name} at {label}: the page is {overflow}px wider than the screen"
+        path = folder / f"{name}-{label}.png"
+        await page.screenshot(path=path, full_page=True)
+        out.append(path)
+    await page.set_viewport_size(DESKTOP)
+    return out

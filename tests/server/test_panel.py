@@ -1,0 +1,198 @@
+"""The web panel in a real browser against a live ``kite serve``: modules, the chrome panel with its screenshots,
+the tool console, starting a run and watching its steps, approving a confirmation, the record, stopping a run.
+
+One server and one page for the module; every test fails on a console error and saves a screenshot of each
+screen it visits at 1280×800 and 390×844 (``tmp_path``)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Page, expect
+
+from agent.config import BrowserConfig
+from evals.sites import SitesServer
+from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, snap, start_server
+
+pytestmark = pytest.mark.slow
+
+
+def scripts(sites: SitesServer) -> dict[str, Any]:
+    checkout = sites.url("/shop/checkout")
+    return {
+        "[buy]": {
+            "replies": [
+                {"name": "click", "arguments": {"selector": "#add-to-cart"}},
+                {"name": "navigate", "arguments": {"url": checkout}},
+                {"name": "click", "arguments": {"selector": "#place-order"}},
+                {
+                    "name": "done",
+                    "arguments": {"success": True, "answer": "The order form asks for the details."},
+                },
+            ]
+        },
+        "[slow]": {
+            "replies": [{"name": "scroll", "arguments": {"direction": "down"}}] * 3,
+            "delays": [0, 120, 120],
+        },
+    }
+
+
+@pytest.fixture(scope="module")
+def server(
+    tmp_path_factory: pytest.TempPathFactory, sites: SitesServer, browser_config: BrowserConfig
+) -> Iterator[LiveServer]:
+    home = tmp_path_factory.mktemp("panel-serve")
+    config = {
+        "llm": {"model": "kite/panel", "max_attempts": 1},
+        "run": {"runs_dir": str(home / "runs")},
+        "browser": {
+            "block_external_hosts": True,
+            "chromium_path": browser_config.chromium_path,
+            "data_dir": str(home / "data"),
+        },
+        "module_settings": {"artifacts_dir": str(home / "artifacts")},
+    }
+    live = start_server(home, scripts(sites), config)
+    try:
+        yield live
+    finally:
+        code = live.stop()
+        assert code == 0, "".join(live.log)
+
+
+@pytest_asyncio.fixture(scope="module")
+async def panel(pw_browser: Browser, server: LiveServer) -> AsyncIterator[tuple[Page, ConsoleWatch]]:
+    context = await pw_browser.new_context(viewport=DESKTOP)
+    page = await context.new_page()
+    watch = ConsoleWatch(page)
+    await page.goto(server.panel_url)
+    await expect(page.locator("body[data-ready]")).to_be_attached()
+    yield page, watch
+    await context.close()
+
+
+@pytest_asyncio.fixture
+async def page(panel: tuple[Page, ConsoleWatch]) -> AsyncIterator[Page]:
+    p, watch = panel
+    yield p
+    watch.check()
+
+
+@pytest.fixture
+def console(panel: tuple[Page, ConsoleWatch]) -> ConsoleWatch:
+    return panel[1]
+
+
+def png_of(data_url: str | None) -> bytes:
+    assert data_url and data_url.startswith("data:image/png;base64,"), data_url
+    return base64.b64decode(data_url.split(",", 1)[1])
+
+
+# ----------------------------------------------------------------------------- modules and the chrome panel
+
+
+async def test_modules_list_shows_state_and_tool_counts(
+    page: Page, server: LiveServer, tmp_path: Path
+) -> None:
+    await page.goto(f"{server.base}/#modules")
+    modules = server.api("GET", "/api/modules")["modules"]
+    assert page.url.endswith("#modules"), "the token stays out of the address bar"
+    cards = page.locator("#module-list .module-card")
+    await expect(cards).to_have_count(len(modules))
+    for m in modules:
+        card = page.locator(f'#module-list .module-card[data-module="{m["name"]}"]')
+        await expect(card).to_contain_text(m["status"])
+        await expect(card).to_contain_text(f"{m['tool_count']} tool")
+    await snap(page, tmp_path, "modules")
+
+
+async def test_chrome_panel_lists_browsers_previews_tabs_and_closes_them(
+    page: Page, server: LiveServer, sites: SitesServer, tmp_path: Path
+) -> None:
+    launched = server.api("POST", "/api/tools/chrome_launch", json={})
+    browser, tab = launched["browserId"], launched["tabId"]
+    server.api("POST", "/api/tools/chrome_navigate", json={"tabId": tab, "url": sites.url("/shop/")})
+    await page.locator('#module-list [data-module="chrome"] .card-main').click()
+    panel = page.locator(".chrome-module-panel")
+    tab_card = panel.locator(".tab", has=page.locator(f"text={tab}"))
+    await expect(panel.locator(".browser")).to_have_count(1)
+    await expect(panel.locator(".browser")).to_contain_text(browser)
+    shop_title = server.api("GET", f"/api/modules/chrome/browsers/{browser}/tabs")["tabs"][0]["title"]
+    await expect(tab_card.locator(".title")).to_have_text(shop_title)
+    thumb = tab_card.locator("img")
+    await expect(thumb).to_have_attribute("src", re.compile("^data:image/png"))
+    first = png_of(await thumb.get_attribute("src"))
+    assert first.startswith(b"\x89PNG") and len(first) > 2000
+
+    # the preview is live: a navigation elsewhere shows up without touching the panel
+    before = await thumb.get_attribute("src")
+    server.api("POST", "/api/tools/chrome_navigate", json={"tabId": tab, "url": sites.url("/shop/cart")})
+    cart_title = server.api("GET", f"/api/modules/chrome/browsers/{browser}/tabs")["tabs"][0]["title"]
+    assert cart_title != shop_title
+    await expect(tab_card.locator(".title")).to_have_text(cart_title, timeout=15000)
+    await expect(thumb).not_to_have_attribute("src", before or "")
+    await tab_card.locator(".shot").click()
+    await expect(panel.locator(".tab-preview img")).to_have_attribute("src", re.compile("^data:"))
+    await snap(page, tmp_path, "chrome-panel")
+
+    second = server.api("POST", "/api/tools/chrome_new_tab", json={"browserId": browser})["tabId"]
+    await panel.locator(".refresh-btn").click()
+    await expect(panel.locator(".tab")).to_have_count(2)
+    await panel.get_by_role("button", name="Close tab").first.click()
+    await expect(panel.locator(".tab")).to_have_count(1)
+    left = [t["tabId"] for t in server.api("GET", f"/api/modules/chrome/browsers/{browser}/tabs")["tabs"]]
+    assert len(left) == 1 and left[0] in (tab, second)
+    await panel.get_by_role("button", name=f"Close browser {browser}").click()
+    await expect(panel.locator(".browser")).to_have_count(0)
+    await expect(panel.locator(".empty")).to_contain_text("No browser is open")
+    assert server.api("GET", "/api/modules/chrome/browsers")["browsers"] == []
+
+
+# ----------------------------------------------------------------------------- the tool console
+
+
+async def test_tool_console_calls_tools_and_shows_typed_errors(
+    page: Page, console: ConsoleWatch, server: LiveServer, sites: SitesServer, tmp_path: Path
+) -> None:
+    await page.goto(f"{server.base}/#tools/chrome_launch")
+    args = page.locator("#tool-args")
+    await expect(page.locator("#tool-select")).to_have_value("chrome_launch")
+    assert json.loads(await args.input_value()) == {"headless": True}  # the schema's default
+    await page.locator("#tool-call").click()
+    out = page.locator("#tool-output pre")
+    await expect(out).to_contain_text('"browserId"')
+    result = json.loads(await out.inner_text())
+    browser, tab = result["browserId"], result["tabId"]
+
+    await page.select_option("#tool-select", "chrome_navigate")
+    skeleton = json.loads(await args.input_value())
+    assert {"tabId", "url"} <= set(skeleton)  # the required arguments are pre-filled
+    await args.fill(json.dumps({**skeleton, "tabId": tab, "url": sites.url("/shop/")}))
+    await args.press("Control+Enter")
+    await expect(page.locator("#tool-status")).to_contain_text("ok")
+    await expect(out).to_contain_text(sites.url("/shop/"))
+    await snap(page, tmp_path, "tool-console")
+
+    await page.select_option("#tool-select", "chrome_list_tabs")
+    await args.fill('{"browserId": "nope"}')
+    console.expect("/api/tools/chrome_list_tabs")  # the browser logs the 404 answer as a failed resource
+    await page.locator("#tool-call").click()
+    await expect(page.locator("#tool-output [role=alert]")).to_contain_text("browser_not_found")
+    await expect(page.locator("#tool-status")).to_have_text("browser_not_found")
+    await snap(page, tmp_path, "tool-error")
+
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    await args.fill('{"browserId": ')
+    await page.locator("#tool-call").click()
+    await expect(page.locator("#tool-output [role=alert]")).to_contain_text("invalid_json")
+    assert not [u for u in requests if "/api/tools/" in u], "invalid JSON is caught before any request"
+    server.api("POST", "/api/tools/chrome_close", json={"browserId": browser})
