@@ -18,6 +18,7 @@ from agent.browser.observation import ActionResult
 from agent.errors import StaleElementError
 from agent.mcp import render
 from agent.mcp import tools as T
+from agent.mcp.confirm import close_round, input_pending
 from agent.mcp.hub import BrowserHub, ClientState
 from agent.mcp.record import Record
 
@@ -43,8 +44,14 @@ class Calls:
 
     async def act(self, state: ClientState, action: Any, tool: str, client: str) -> Content:
         obs = await self.hub.observation(state)
+        index = getattr(action, "index", None)
+        if isinstance(index, int) and obs.element(index) is None:  # a ref of an older page? say so now,
+            await self.hub.snapshotter.resolve(state.ctx.page, index)  # before anyone is asked about it
         gate = await state.gate.check(action, obs)
         level = str(gate.decision.level)
+        if input_pending():  # 2026-07-28: the question goes back to the client; nothing runs this round
+            raise ToolFailure({"error": "input_required", "message": "asked the user"})
+        close_round()
         if level != "auto":
             self.record.write(
                 "decision",
@@ -144,6 +151,8 @@ class Calls:
             if a.url:
                 obs = await self.hub.observation(s)
                 gate = await s.gate.check(A.Navigate(url=a.url), obs)
+                if input_pending():
+                    raise ToolFailure({"error": "input_required", "message": "asked the user"})
                 if not gate.allowed:
                     self.record.write(
                         "decision",

@@ -1,18 +1,35 @@
 """Confirmations over MCP: a ``confirm`` decision becomes an elicitation the client shows its user.
 
 ``--approve LEVEL|ACTION`` approves without asking. Otherwise, when the client declared the elicitation
-capability and the connection can carry a server request, the user is asked (the message names the action,
-the element, the page and the reason); when it cannot, the action is refused with how to allow it.
-Every answer is written to the server's record by the caller (``Record.decision``).
+capability, the user is asked (the message names the action, the element, the page and the reason); when it
+did not, the action is refused with how to allow it. Every answer is written to the server's record by the
+caller (``Record.decision``).
+
+How the question travels depends on the protocol era of the call:
+
+* handshake era (2025-11-25 and older): a server request ``elicitation/create`` in the middle of the call;
+* 2026-07-28 (no server requests): the call ends with an ``InputRequiredResult`` carrying the question and
+  a ``requestState`` (sealed by the SDK's ``RequestStateBoundary``, bound to the tool and its arguments);
+  the client asks its user and sends the same call again with the answer. Nothing ran in the first round:
+  the gate refused before the action. The state names a one-time question id that Kite remembers with a
+  digest of the question, so an answer counts once, and only for the question it was given to (if the page
+  changed between the rounds, the user is asked again). A question can only be asked before the action
+  starts: a page's dialog in the middle of an action is dismissed (the client cannot be asked then).
 """
 
 from __future__ import annotations
 
 import contextvars
+import hashlib
+import secrets
+import time
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types as types
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from agent.errors import UsageError
 from safety.confirm import ConfirmAnswer, ConfirmRequest
@@ -29,14 +46,95 @@ SCHEMA: dict[str, Any] = {
     "required": ["approve"],
 }
 APPROVE_HINT = "start kite mcp with --approve confirm (or --approve <action name>) to allow such actions"
+INPUT_KEY = "confirm"
+"""The key of Kite's one question in ``inputRequests`` / ``inputResponses``."""
+QUESTION_TTL_S = 600.0
+
+
+@dataclass
+class InputRound:
+    """One round of a tool call on a 2026-07-28 connection: the answer it brings, the question it asks."""
+
+    answer: types.ElicitResult | None = None
+    question_id: str | None = None
+    """From the (unsealed) ``requestState`` of a retried call."""
+    open: bool = True
+    """A question may still be asked (the action has not started, none was asked or answered yet)."""
+    asked: types.InputRequiredResult | None = None
+
+    @classmethod
+    def of(cls, ctx: Any) -> InputRound | None:
+        """The round of this call when it is on a 2026-07-28 connection, else None."""
+        if ctx is None or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return None
+        params = ctx.params or {}
+        raw = (params.get("inputResponses") or {}).get(INPUT_KEY)
+        try:
+            answer = types.ElicitResult.model_validate(raw) if raw is not None else None
+        except ValidationError:
+            answer = None
+        state = params.get("requestState")
+        return cls(answer=answer, question_id=state if isinstance(state, str) else None)
+
+
+current_round: contextvars.ContextVar[InputRound | None] = contextvars.ContextVar(
+    "kite_mcp_round", default=None
+)
+
+
+def input_pending() -> bool:
+    """This call ends with a question for the client (nothing ran; no decision to record yet)."""
+    rnd = current_round.get()
+    return rnd is not None and rnd.asked is not None
+
+
+def close_round() -> None:
+    """The action starts now: from here on nothing can be asked by a retried call."""
+    rnd = current_round.get()
+    if rnd is not None:
+        rnd.open = False
 
 
 def can_elicit(ctx: Any) -> bool:
-    """The client declared form elicitation and this call's channel can carry a server request."""
+    """The client declared elicitation and this call can carry a question (a server request in the
+    handshake era; an InputRequiredResult in the 2026-07-28 era)."""
     if ctx is None:
         return False
     caps = ctx.session.client_capabilities
-    return bool(caps is not None and caps.elicitation is not None and ctx.session.can_send_request)
+    if caps is None or caps.elicitation is None:
+        return False
+    return current_round.get() is not None or bool(ctx.session.can_send_request)
+
+
+def _digest(message: str) -> str:
+    return hashlib.sha256(message.encode()).hexdigest()
+
+
+@dataclass
+class _Questions:
+    """Questions asked of 2026-07-28 clients: id -> (digest of the question, expiry). Each id answers once."""
+
+    asked: dict[str, tuple[str, float]] = field(default_factory=dict)
+
+    def ask(self, message: str) -> str:
+        now = time.monotonic()
+        for key in [k for k, (_, exp) in self.asked.items() if exp < now]:
+            del self.asked[key]
+        qid = secrets.token_urlsafe(16)
+        self.asked[qid] = (_digest(message), now + QUESTION_TTL_S)
+        return qid
+
+    def take(self, qid: str | None, message: str) -> bool:
+        """The answer brought with ``qid`` is the answer to ``message`` (and ``qid`` is now used up)."""
+        entry = self.asked.pop(qid, None) if qid else None
+        return entry is not None and entry[0] == _digest(message) and entry[1] >= time.monotonic()
+
+
+def _interpret(result: types.ElicitResult) -> ConfirmAnswer:
+    if result.action == "accept" and (result.content or {}).get("approve") is True:
+        return ConfirmAnswer(approved=True, reason="approved by the user")
+    how = "cancelled" if result.action == "cancel" else "declined"
+    return ConfirmAnswer(approved=False, reason=f"the user {how}")
 
 
 class ElicitConfirmer:
@@ -45,6 +143,7 @@ class ElicitConfirmer:
         for item in self.approve:
             if item == ConfirmLevel.BLOCK:
                 raise UsageError("--approve block: blocked actions never run")
+        self.questions = _Questions()
 
     def _approved_by_flag(self, request: ConfirmRequest) -> bool:
         name = str(request.action.get("action"))
@@ -60,13 +159,32 @@ class ElicitConfirmer:
                 reason=f"this needs the user's confirmation and the client cannot ask; {APPROVE_HINT}",
             )
         message = f"Kite asks to run: {request.describe()}. Allow it?"
+        rnd = current_round.get()
+        if rnd is not None:
+            return self._in_round(rnd, message, dialog=request.action.get("action") == "dialog")
         result = await ctx.session.elicit_form(message, SCHEMA, related_request_id=ctx.request_id)
         if not isinstance(result, types.ElicitResult):
             return ConfirmAnswer(approved=False, reason="no answer from the client")
-        if result.action == "accept" and (result.content or {}).get("approve") is True:
-            return ConfirmAnswer(approved=True, reason="approved by the user")
-        how = "declined" if result.action != "cancel" else "cancelled"
-        return ConfirmAnswer(approved=False, reason=f"the user {how}")
+        return _interpret(result)
+
+    def _in_round(self, rnd: InputRound, message: str, *, dialog: bool) -> ConfirmAnswer:
+        if not rnd.open or dialog:  # a page's dialog shows up while something already runs
+            return ConfirmAnswer(
+                approved=False,
+                reason="the client can only be asked before an action starts (2026-07-28 protocol); "
+                + APPROVE_HINT,
+            )
+        rnd.open = False
+        if rnd.answer is not None and self.questions.take(rnd.question_id, message):
+            return _interpret(rnd.answer)
+        question = types.ElicitRequest(
+            method="elicitation/create",
+            params=types.ElicitRequestFormParams(message=message, requested_schema=SCHEMA),
+        )
+        rnd.asked = types.InputRequiredResult(
+            input_requests={INPUT_KEY: question}, request_state=self.questions.ask(message)
+        )
+        return ConfirmAnswer(approved=False, reason="waiting for the user's answer")
 
     async def notify(self, request: ConfirmRequest) -> None:
         return None

@@ -1,8 +1,13 @@
 """The MCP server (the SDK's low-level ``Server``): lists ``TOOLS`` and serves calls with typed errors.
 
-Kite's server keeps state per client session (a browser context, the last snapshot sent), so it speaks the
-handshake era of MCP (sessions): its ``server/discover`` answer names only handshake protocol versions and
-SDK clients in ``auto`` mode fall back to ``initialize``.
+Protocol eras: Kite serves the handshake era (2024-11-05 ... 2025-11-25: ``initialize``, sessions,
+elicitation as a server request) and 2026-07-28 (``server/discover``, every request self-contained,
+elicitation as an ``InputRequiredResult`` the client answers by calling again: see confirm.py). Per-client
+state (a browser context with ``--isolated``, the last snapshot sent) is keyed by the HTTP session; a
+2026-07-28 request has no session, so such requests share one state. Hence the ``server/discover`` answer:
+with ``--isolated`` it names only the handshake versions (an SDK client in ``auto`` mode then opens a
+session, which isolation needs), otherwise every version Kite serves. A client pinned to 2026-07-28 is
+served in both cases.
 
 Every failure reaches the client as a tool result with ``isError`` and one JSON object
 ``{"error": "<snake_case>", "message": ...}``; nothing is ever a traceback in the protocol stream (bugs are
@@ -17,7 +22,8 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server import Server
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from playwright.async_api import Error as PlaywrightError
 from pydantic import ValidationError
 
@@ -25,8 +31,8 @@ from agent import __version__
 from agent.errors import BrowserCrashedError, KiteError
 from agent.mcp import render
 from agent.mcp.calls import Calls, ToolFailure
-from agent.mcp.confirm import current_request
-from agent.mcp.hub import BrowserHub
+from agent.mcp.confirm import InputRound, current_request, current_round, input_pending
+from agent.mcp.hub import SHARED, BrowserHub
 from agent.mcp.record import Record
 from agent.mcp.tools import TOOLS, mcp_annotations
 from agent.modules.base import CallContext, ToolHints, is_error
@@ -55,6 +61,7 @@ def _invalid(name: str, exc: ValidationError) -> dict[str, Any]:
 
 
 def _client_key(ctx: Any) -> str | None:
+    """The HTTP session of the call (None on stdio and for 2026-07-28 requests, which have no session)."""
     conn = getattr(ctx.session, "_connection", None)
     return getattr(conn, "session_id", None)
 
@@ -67,6 +74,8 @@ class _RecordingConfirmer:
 
     async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
         answer = await self.inner.confirm(request)
+        if input_pending():
+            return answer  # the question goes to the client; its answer is recorded in the next round
         self.record.write(
             "decision",
             client=self.client,
@@ -101,11 +110,22 @@ class KiteMCP:
             on_call_tool=self._call_tool,
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
+        # 2026-07-28 confirmations: the requestState a client echoes is sealed and bound to the tool call
+        self.server.middleware.append(
+            RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience="kite")
+        )
+
+    @property
+    def versions(self) -> list[str]:
+        """The protocol versions ``server/discover`` names (see the module docstring)."""
+        if self.hub.isolated:
+            return list(HANDSHAKE_PROTOCOL_VERSIONS)
+        return [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS]
 
     async def _discover(self, ctx: Any, params: Any) -> types.DiscoverResult:
         return types.DiscoverResult(
-            supported_versions=list(HANDSHAKE_PROTOCOL_VERSIONS),
-            capabilities=self.server.get_capabilities(),
+            supported_versions=self.versions,
+            capabilities=self.server.get_capabilities(protocol_version=ctx.protocol_version),
             instructions=INSTRUCTIONS,
         )
 
@@ -142,28 +162,42 @@ class KiteMCP:
             raise ToolFailure(result)
         return [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, default=str))]
 
-    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def _call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         name, raw = params.name, params.arguments or {}
-        client = _client_key(ctx) or "stdio"
-        token = current_request.set(ctx)
+        client = _client_key(ctx) or SHARED
+        rnd = InputRound.of(ctx)
+        request_token, round_token = current_request.set(ctx), current_round.set(rnd)
         try:
-            content = await self._dispatch(ctx, name, raw)
-        except ToolFailure as exc:
-            return self._failed(name, client, exc.error)
-        except KiteError as exc:
-            return self._failed(name, client, exc.to_dict())
-        except PlaywrightError as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else "browser error"
-            return self._failed(name, client, {"error": "browser_error", "message": first})
-        except Exception as exc:  # a bug in Kite: log it, answer typed
-            log.exception("tool %s failed", name)
-            return self._failed(
-                name, client, {"error": "internal_error", "message": f"{type(exc).__name__}: {exc}"}
-            )
+            content, error = await self._outcome(ctx, name, raw)
         finally:
-            current_request.reset(token)
+            current_round.reset(round_token)
+            current_request.reset(request_token)
+        if rnd is not None and rnd.asked is not None:  # nothing ran: the client asks its user, calls again
+            self.record.write("input_required", client=client, tool=name, arguments=raw)
+            return rnd.asked
+        if error is not None:
+            return self._failed(name, client, error)
         self.record.write("call", client=client, tool=name, arguments=raw, ok=True)
         return types.CallToolResult(content=self._redact(content))
+
+    async def _outcome(
+        self, ctx: Any, name: str, raw: dict[str, Any]
+    ) -> tuple[list[types.ContentBlock], dict[str, Any] | None]:
+        """The call's content, or its typed error."""
+        try:
+            return await self._dispatch(ctx, name, raw), None
+        except ToolFailure as exc:
+            return [], exc.error
+        except KiteError as exc:
+            return [], exc.to_dict()
+        except PlaywrightError as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else "browser error"
+            return [], {"error": "browser_error", "message": first}
+        except Exception as exc:  # a bug in Kite: log it, answer typed
+            log.exception("tool %s failed", name)
+            return [], {"error": "internal_error", "message": f"{type(exc).__name__}: {exc}"}
 
     def _redact(self, content: list[types.ContentBlock]) -> list[types.ContentBlock]:
         out: list[types.ContentBlock] = []
@@ -184,7 +218,7 @@ class KiteMCP:
     async def _dispatch(self, ctx: Any, name: str, raw: dict[str, Any]) -> list[types.ContentBlock]:
         spec = TOOLS.get(name)
         if spec is None and self.modules is not None and self.modules.owner(name) is not None:
-            return await self._module_call(name, raw, _client_key(ctx) or "stdio")
+            return await self._module_call(name, raw, _client_key(ctx) or SHARED)
         if spec is None:
             raise ToolFailure(
                 {
@@ -200,7 +234,7 @@ class KiteMCP:
         state = await self.hub.client(_client_key(ctx))
         async with state.lock:
             try:
-                content = await getattr(self.calls, name)(state, args, _client_key(ctx) or "stdio")
+                content = await getattr(self.calls, name)(state, args, _client_key(ctx) or SHARED)
             except BrowserCrashedError as exc:
                 raise ToolFailure(
                     {**exc.to_dict(), "message": exc.message + "; the next call starts the browser again"}

@@ -44,14 +44,15 @@ def http_app(kite: KiteMCP, *, host: str, token: str | None) -> Any:
 
 
 async def run_stdio(kite: KiteMCP) -> None:
-    """Serve one client over stdin/stdout in the handshake era (see server.py); returns when stdin closes."""
-    from mcp.server.runner import serve_loop
+    """Serve one client over stdin/stdout, in the protocol era its first request opens (the handshake,
+    or 2026-07-28 requests); returns when stdin closes."""
+    from mcp.server.runner import serve_dual_era_loop
     from mcp.server.stdio import stdio_server
 
     server = kite.server
     try:
         async with stdio_server() as (read, write), server.lifespan(server) as state:
-            await serve_loop(
+            await serve_dual_era_loop(
                 server, read, write, lifespan_state=state, init_options=server.create_initialization_options()
             )
     except* (BrokenPipeError, ConnectionResetError):

@@ -120,9 +120,11 @@ def ref(text: str, role: str, name: str) -> int:
     return int(m.group(1))
 
 
-def records(home: Path) -> list[dict[str, Any]]:
+def records(home: Path, *, last: bool = False) -> list[dict[str, Any]]:
+    """The run records of every server started with ``home`` (``last``: only the latest one's)."""
     out: list[dict[str, Any]] = []
-    for path in sorted((home / "runs").glob("mcp-*/record.jsonl")):
+    paths = sorted((home / "runs").glob("mcp-*/record.jsonl"), key=lambda p: p.stat().st_mtime)
+    for path in paths[-1:] if last else paths:
         out += [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
     return out
 

@@ -87,14 +87,15 @@ async def shop_task(c: Client, sites: SitesServer, product: str = "Sky Blue Espr
     return total
 
 
-async def confirmations(c: Client, answers: Answers) -> None:
-    """evaluate is confirm-level: asked through elicitation; one approved, one declined."""
+async def confirmations(c: Client, answers: Answers, path: str = "/shop/cart") -> None:
+    """evaluate is confirm-level: asked through elicitation (a server request in the handshake era, an
+    InputRequiredResult round in 2026-07-28); one approved, one declined."""
     ok = await c.call_tool("evaluate", {"code": "return 6 * 7"})
     assert not ok.is_error and "42" in text_of(ok)
     no = error_of(await c.call_tool("evaluate", {"code": "return 1"}))
     assert no["error"] == "declined" and "declined" in no["message"]
     assert len(answers.messages) == 2
-    assert "executeJS" in answers.messages[0] and "/shop/cart" in answers.messages[0]
+    assert "executeJS" in answers.messages[0] and path in answers.messages[0]
     assert "confirmation" in answers.messages[0]  # the reason
 
 

@@ -17,11 +17,29 @@ async def test_http_task_stale_ref_confirmations_and_bad_input(
 ) -> None:
     answers = Answers(True, False)
     async with Client(http_server.url, elicitation_callback=answers) as c:
+        assert c.protocol_version == "2025-11-25"  # --isolated: discover steers auto clients to sessions
         await check_tools(c)
         assert await shop_task(c, sites, "Navy Travel Mug") == "$18.50"
         await confirmations(c, answers)
         await bad_input(c)
         await secrets_hidden(c, sites)
+
+
+async def test_http_client_pinned_to_2026_07_28(http_server: HttpServer, sites: SitesServer) -> None:
+    """No session in 2026-07-28: its requests share one browser state, elicitation comes as input rounds."""
+    answers = Answers(True, False)
+    async with Client(http_server.url, mode="2026-07-28", elicitation_callback=answers) as c:
+        assert c.protocol_version == "2026-07-28"
+        page = text_of(await c.call_tool("navigate", {"url": sites.url("/account/login")}))
+        await confirmations(c, answers, "/account/login")
+        register = text_of(await c.call_tool("click", {"ref": ref(page, "link", "Register")}))
+        assert "/account/register" in register and "new snapshot" in register
+        stale = error_of(await c.call_tool("click", {"ref": ref(page, "link", "Register")}))
+        assert stale["error"] == "stale_element" and "Create account" in stale["elements"]
+    async with Client(http_server.url, mode="2026-07-28") as c:  # the same state: still on the register page
+        assert "/account/register" in text_of(await c.call_tool("snapshot", {}))
+    rounds = [r for r in records(http_server.home) if r["event"] == "input_required"]
+    assert [r["client"] for r in rounds] == ["shared", "shared"]
 
 
 async def test_two_isolated_sessions_at_once(http_server: HttpServer, sites: SitesServer) -> None:
@@ -38,7 +56,7 @@ async def test_two_isolated_sessions_at_once(http_server: HttpServer, sites: Sit
         tg.start_soon(shopper, "Ocean Blue Mug XL")
     assert carts == {"Classic Blue Mug": "$12.99", "Ocean Blue Mug XL": "$15.00"}
     calls = [r for r in records(http_server.home) if r["event"] == "call"]
-    shoppers = {r["client"] for r in calls if r["tool"] == "snapshot"}
+    shoppers = {r["client"] for r in calls if r["tool"] == "snapshot"} - {"shared"}  # 2026-07-28: no session
     assert len(shoppers) >= 2  # told apart by their MCP session ids
 
     def ended() -> bool:  # each client's DELETE closed its own browser context

@@ -13,7 +13,7 @@ from mcp import Client, StdioServerParameters
 
 from agent.browser.procs import with_env
 from evals.sites import SitesServer
-from tests.mcp.conftest import MARK, records, server_argv, server_env, wait_until
+from tests.mcp.conftest import MARK, records, ref, server_argv, server_env, text_of, wait_until
 from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, shop_task
 
 
@@ -23,10 +23,12 @@ def _stdio(home: Path, *flags: str) -> StdioServerParameters:
 
 
 async def test_stdio_task_stale_ref_confirmations_and_bad_input(mcp_home: Path, sites: SitesServer) -> None:
+    """An SDK client in its default mode: it probes server/discover and speaks 2026-07-28."""
     answers = Answers(True, False)
     async with Client(
         _stdio(mcp_home, "--blocked-domain", "blocked.test"), elicitation_callback=answers
     ) as c:
+        assert c.protocol_version == "2026-07-28"
         await check_tools(c)
         total = await shop_task(c, sites)
         assert total == "$7.25"
@@ -41,6 +43,24 @@ async def test_stdio_task_stale_ref_confirmations_and_bad_input(mcp_home: Path, 
         ("navigate", False),
     ]
     assert decisions[-1]["level"] == "block" and decisions[-3]["answer"] == "approved by the user"
+    rounds = [r["tool"] for r in records(mcp_home, last=True) if r["event"] == "input_required"]
+    assert rounds == ["evaluate", "evaluate"]  # 2026-07-28: each question was an InputRequiredResult
+
+
+async def test_stdio_handshake_era_client_is_asked_by_server_request(
+    mcp_home: Path, sites: SitesServer
+) -> None:
+    answers = Answers(True, False)
+    async with Client(_stdio(mcp_home), mode="legacy", elicitation_callback=answers) as c:
+        assert c.protocol_version == "2025-11-25"
+        page = text_of(await c.call_tool("navigate", {"url": sites.url("/account/login")}))
+        await confirmations(c, answers, "/account/login")
+        register = text_of(await c.call_tool("click", {"ref": ref(page, "link", "Register")}))
+        assert "/account/register" in register and "new snapshot" in register
+    run = records(mcp_home, last=True)  # this server's record: asked mid-call, no input rounds
+    decisions = [(r["tool"], r["allowed"]) for r in run if r["event"] == "decision"]
+    assert decisions == [("evaluate", True), ("evaluate", False)]
+    assert not [r for r in run if r["event"] == "input_required"]
 
 
 def _rpc(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
