@@ -1,5 +1,5 @@
-// A finished run's record (what `kite show` prints): the result, then each step's page, actions and outcome,
-// from GET /api/runs/{id}. Shown in a modal <dialog> (Escape closes it); the JSON can be downloaded.
+// A finished run's record (run.json and steps.jsonl, from GET /api/runs/{id}/record): the result, then each
+// step's page, actions and outcome, and the record's files to download. A modal <dialog> (Escape closes it).
 "use strict";
 
 const RecordView = (() => {
@@ -14,21 +14,14 @@ const RecordView = (() => {
     return dialog;
   }
 
-  function describe(action) {
-    if (!action || typeof action !== "object") return String(action ?? "");
-    const { action: name, ...rest } = action;
-    const args = Object.entries(rest)
-      .filter(([, v]) => v !== null && v !== undefined && v !== false && !(Array.isArray(v) && !v.length))
-      .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-    return [name, ...args].join(" ");
-  }
+  const describe = (action) => (action && typeof action === "object" ? Confirmations.actionText({ action }) : String(action ?? ""));
 
   function stepRow(s) {
     const acts = (s.actions || []).map((a) =>
-      el("li", { class: a.result && a.result.success === false ? "bad" : "ok" }, [
+      el("li", { class: a.result && a.result.ok === false ? "bad" : "ok" }, [
         el("code", { text: describe(a.action) }),
         a.decision ? el("span", { class: `badge level-${a.decision.level}`, text: a.decision.level }) : null,
-        a.result && (a.result.message || a.result.error) ? el("span", { class: "small muted", text: ` ${a.result.message || a.result.error}` }) : null,
+        a.result && (a.result.message || a.result.error) ? el("span", { class: "small muted", text: ` ${a.result.message || errorText(a.result.error)}` }) : null,
       ]),
     );
     for (const t of s.tools || []) acts.push(el("li", {}, el("code", { text: `${t.tool}(${JSON.stringify(t.arguments || {})})` })));
@@ -41,19 +34,30 @@ const RecordView = (() => {
     ]);
   }
 
+  // A file of the record, fetched with the token, saved under its own name.
+  async function download(id, path) {
+    const url = await Kite.blobUrl(`/api/runs/${encodeURIComponent(id)}/record/${path.split("/").map(encodeURIComponent).join("/")}`);
+    if (!url) return Kite.toast(`could not fetch ${path}`, "error");
+    const a = el("a", { href: url, download: path.split("/").pop() });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  }
+
   async function open(id) {
     const d = ensureDialog();
-    const { ok, data } = await api(`/api/runs/${encodeURIComponent(id)}`);
+    const { ok, data } = await api(`/api/runs/${encodeURIComponent(id)}/record`);
     const close = el("button", { type: "button", text: "Close", onclick: () => d.close() });
     if (!ok) {
       d.replaceChildren(el("h2", { id: "record-title", text: "Run record" }), el("p", { class: "error-text", text: errorText(data) }), close);
       d.showModal();
       return;
     }
-    const r = data.result || {};
-    const json = new Blob([JSON.stringify(data, null, 2)], { type: "application/json" });
+    const run = data.run || {};
+    const r = run.result || {};
     const facts = [
-      ["Status", data.status],
+      ["Task", run.task],
+      ["Model", run.model],
       ["Success", r.success === undefined ? "" : r.success ? "yes" : "no"],
       ["Stop reason", r.stop_reason],
       ["Answer", r.answer],
@@ -61,18 +65,14 @@ const RecordView = (() => {
       ["Steps", r.steps],
       ["Tokens", r.tokens_in != null ? `${r.tokens_in} in / ${r.tokens_out} out` : ""],
       ["Duration", r.duration_s != null ? `${Number(r.duration_s).toFixed(1)} s` : ""],
+      ["Started", run.started_at ? new Date(run.started_at).toLocaleString() : ""],
       ["Final page", r.final_url],
-      ["Record folder", r.run_dir || data.run_dir],
+      ["Folder", r.run_dir],
     ].filter(([, v]) => v !== undefined && v !== null && v !== "");
-    const steps = Array.isArray(data.steps) ? data.steps : [];
+    const steps = data.steps || [];
+    const files = data.files || [];
     d.replaceChildren(
-      el("div", { class: "pane-head" }, [
-        el("h2", { id: "record-title", text: `Record of run ${id}` }),
-        el("span", { class: "grow" }),
-        el("a", { class: "button", href: URL.createObjectURL(json), download: `kite-run-${id}.json`, text: "Download JSON" }),
-        close,
-      ]),
-      el("p", { text: data.task || "" }),
+      el("div", { class: "pane-head" }, [el("h2", { id: "record-title", text: `Record of run ${id}` }), close]),
       el("dl", { class: "facts" }, facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v) })])),
       el("h3", { text: `Steps (${steps.length})` }),
       steps.length
@@ -81,6 +81,10 @@ const RecordView = (() => {
             el("tbody", {}, steps.map(stepRow)),
           ]))
         : el("p", { class: "empty", text: "No step was recorded." }),
+      el("details", { class: "record-files" }, [
+        el("summary", { text: `Files (${files.length})` }),
+        el("ul", {}, files.map((f) => el("li", {}, el("button", { type: "button", class: "linkish", text: f, onclick: () => download(id, f) })))),
+      ]),
     );
     d.showModal();
     close.focus();

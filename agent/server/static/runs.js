@@ -5,10 +5,10 @@
 const RunsView = (() => {
   const { api, el, errorText, toast } = Kite;
   const $ = (id) => document.getElementById(id);
-  const FINAL = new Set(["finished", "done", "failed", "stopped", "error", "cancelled", "interrupted"]);
+  const FINAL = new Set(["finished", "failed", "stopped"]);
   let watch = null; // {id, stream, steps: Map, box}
 
-  const runId = (r) => r.id || r.run_id;
+  const runId = (r) => r.id;
   const isFinal = (status) => FINAL.has(String(status || "").toLowerCase());
 
   async function refreshList() {
@@ -28,7 +28,7 @@ const RunsView = (() => {
           el("a", { class: "card-main", href: `#runs/${encodeURIComponent(runId(r))}` }, [
             el("span", { class: "card-title", text: r.task || runId(r) }),
             el("span", { class: `badge status-${r.status}`, text: r.status }),
-            el("span", { class: "muted", text: `${r.steps_done ?? (Array.isArray(r.steps) ? r.steps.length : r.steps ?? 0)} steps` }),
+            el("span", { class: "muted", text: `${r.step_count} step${r.step_count === 1 ? "" : "s"} · ${r.model}${r.stop_reason ? ` · ${r.stop_reason}` : ""}` }),
           ]),
         ]),
       ),
@@ -107,9 +107,9 @@ const RunsView = (() => {
     );
     watch = { id, box, steps: new Map(), confirms: new Map() };
     $("view-runs").querySelector(".split").classList.add("watching");
-    setStatus(data.status, data.result);
-    for (const c of data.pending_confirmations || data.confirmations || []) Confirmations.show(watch, c);
+    setStatus(data.status, data.result, data.error);
     refreshList();
+    // the stream replays every event from the first, then follows the run live until it ends
     watch.stream = new EventStream(`/api/runs/${encodeURIComponent(id)}/events`, (kind, ev) => onEvent(id, kind, ev), {
       onState: (state, status) => {
         if (!watch || watch.id !== id) return;
@@ -118,7 +118,7 @@ const RunsView = (() => {
     }).start();
   }
 
-  function setStatus(status, result) {
+  function setStatus(status, result, error) {
     const box = watch.box;
     box.status.textContent = status;
     box.status.className = `badge status-${status}`;
@@ -129,15 +129,26 @@ const RunsView = (() => {
       box.conn.textContent = "";
       Confirmations.clear(watch);
     }
-    if (result) box.result.replaceChildren(resultCard(result));
+    if (result) box.result.replaceChildren(resultCard(result, error, status));
   }
 
-  function resultCard(r) {
+  // The run ended: its status (finished, failed, stopped) and error come from the run itself.
+  async function ended(id, result) {
+    const { ok, data } = await api(`/api/runs/${encodeURIComponent(id)}`);
+    if (!watch || watch.id !== id) return;
+    if (ok) setStatus(data.status, data.result || result, data.error);
+    else setStatus("finished", result);
+    refreshList();
+  }
+
+  function resultCard(r, error, status) {
+    const title = status === "stopped" ? "Stopped" : status === "failed" ? "Failed" : r.success ? "Succeeded" : "Did not succeed";
     return el("div", { class: `result-card ${r.success ? "ok" : "bad"}` }, [
-      el("strong", { text: r.success ? "Succeeded" : "Did not succeed" }),
+      el("strong", { text: title }),
       el("span", { class: "muted", text: ` · ${r.stop_reason}${r.steps != null ? ` · ${r.steps} steps` : ""}${r.duration_s != null ? ` · ${Number(r.duration_s).toFixed(1)} s` : ""}` }),
       r.answer ? el("p", { text: r.answer }) : null,
       r.message ? el("p", { class: "muted", text: r.message }) : null,
+      error ? el("p", { class: "error-text", text: errorText(error) }) : null,
     ]);
   }
 
@@ -159,8 +170,8 @@ const RunsView = (() => {
     return s;
   }
 
-  async function thumbnail(id, n, s) {
-    const url = await Kite.blobUrl(`/api/runs/${encodeURIComponent(id)}/screenshots/${n}`);
+  async function thumbnail(id, n, s, path) {
+    const url = await Kite.blobUrl(path || `/api/runs/${encodeURIComponent(id)}/screenshots/${n}`);
     if (!url || !watch || watch.id !== id) return;
     const img = el("img", { src: url, alt: `Screenshot of step ${n}`, loading: "lazy" });
     s.thumb.replaceChildren(el("a", { href: url, target: "_blank", rel: "noopener", "aria-label": `Open the screenshot of step ${n}` }, img));
@@ -176,16 +187,25 @@ const RunsView = (() => {
     return row;
   }
 
+  // The list's step counts follow the run, refreshed at most every 2 s.
+  let listTimer = 0;
+  function refreshListSoon() {
+    if (!listTimer) listTimer = setTimeout(() => ((listTimer = 0), refreshList()), 2000);
+  }
+
+  const lastStep = () => Math.max(0, ...watch.steps.keys());
+
   function onEvent(id, kind, ev) {
     if (!watch || watch.id !== id) return;
     const n = ev.step ?? 0;
+    if (kind === "observe") refreshListSoon();
     switch (kind) {
       case "start":
         break;
       case "observe": {
         const s = stepBox(n);
         s.where.textContent = [ev.title, ev.url].filter(Boolean).join(" — ");
-        if (ev.screenshot) thumbnail(id, n, s);
+        if (ev.screenshot_url || ev.screenshot) thumbnail(id, n, s, ev.screenshot_url);
         break;
       }
       case "model":
@@ -222,21 +242,28 @@ const RunsView = (() => {
       case "error":
         stepBox(n).actions.append(el("li", { class: "action bad" }, [el("strong", { text: ev.error }), ` ${ev.message}`]));
         break;
-      case "confirm":
-      case "confirmation":
+      case "confirm": {
         Confirmations.show(watch, ev);
+        const note = el("li", { class: "action note waiting", dataset: { cid: ev.id }, text: `Waiting for an answer: ${Confirmations.actionText(ev)}` });
+        stepBox(lastStep()).actions.append(note);
         break;
-      case "confirmed":
-      case "confirmation_answered":
+      }
+      case "confirmed": {
         Confirmations.answered(watch, ev);
+        const text = `${ev.approved ? "Approved" : "Denied"}: ${ev.reason || ""}`;
+        const note = watch.box.steps.querySelector(`.action.note[data-cid="${CSS.escape(ev.id)}"]`);
+        const line = el("li", { class: `action note ${ev.approved ? "ok" : "bad"}`, text });
+        if (note) note.replaceWith(line);
+        else stepBox(lastStep()).actions.append(line);
+        break;
+      }
+      case "notify":
+        stepBox(n || lastStep()).actions.append(
+          el("li", { class: "action note", text: `Note: ${ev.description || Confirmations.actionText(ev)}` }),
+        );
         break;
       case "finish":
-        setStatus(ev.status || (ev.result && ev.result.stop_reason === "interrupted" ? "stopped" : "finished"), ev.result);
-        refreshList();
-        break;
-      case "status":
-        setStatus(ev.status, ev.result);
-        refreshList();
+        ended(id, ev.result);
         break;
       default:
         break;
@@ -244,9 +271,9 @@ const RunsView = (() => {
   }
 
   async function stop(id) {
+    toast(`Stopping run ${id}…`);
     const { ok, data } = await api(`/api/runs/${encodeURIComponent(id)}/stop`, { method: "POST" });
-    if (!ok) toast(errorText(data), "error");
-    else toast(`Stopping run ${id}…`);
+    toast(ok ? `Run ${id} ${data.status}` : errorText(data), ok ? "info" : "error");
   }
 
   function init() {
