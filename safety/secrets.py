@@ -138,6 +138,11 @@ class SecretStore:
     def names(self) -> list[str]:
         return sorted(self._secrets)
 
+    def only(self, names: Iterable[str]) -> SecretStore:
+        """A store holding just the secrets named (names this store lacks are skipped)."""
+        keep = set(names)
+        return SecretStore(s for name, s in self._secrets.items() if name in keep)
+
     def __len__(self) -> int:
         return len(self._secrets)
 

@@ -7,10 +7,12 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from agent.config import BrowserConfig, KiteConfig, check_domain, load_config
+from agent.browser.start_url import check_start_url
+from agent.config import KiteConfig, check_domain, load_config
 from agent.errors import KiteError, UsageError
+
+__all__ = ["check_start_url"]  # moved to agent/browser/start_url.py; the commands import it from here
 
 
 def positive_int(text: str) -> int:
@@ -40,42 +42,6 @@ def port_number(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got '{text}'")
     return value
-
-
-def check_start_url(url: str | None, browser: BrowserConfig) -> str | None:
-    """The start URL to open (``example.com`` gets https://), or a UsageError saying what is wrong with it."""
-    if url is None:
-        return None
-    raw = url.strip()
-    if not raw:
-        raise UsageError(
-            "--start-url is empty: give a URL such as https://example.com, or leave the flag out"
-        )
-    if "://" not in raw and not raw.lower().startswith(
-        ("about:", "javascript:", "data:", "file:", "chrome:")
-    ):
-        raw = "https://" + raw
-    try:
-        parts = urlsplit(raw)
-        port = parts.port
-    except ValueError as exc:
-        raise UsageError(f"--start-url {url!r} is not a valid URL ({exc})") from None
-    scheme = parts.scheme.lower()
-    allowed = {"http", "https"} | ({"file"} if browser.allow_file_urls else set())
-    if scheme == "about" and raw.lower() == "about:blank":
-        return raw
-    if scheme not in allowed:
-        extra = " (file: needs browser.allow_file_urls)" if scheme == "file" else ""
-        raise UsageError(f"--start-url {url!r}: '{scheme}:' URLs cannot be opened; use http(s){extra}")
-    if scheme in ("http", "https"):
-        host = parts.hostname or ""
-        if not host or any(c.isspace() for c in raw):
-            raise UsageError(
-                f"--start-url {url!r} is not a URL: use a full address such as https://example.com"
-            )
-        if port is not None and not 0 < port < 65536:
-            raise UsageError(f"--start-url {url!r}: port {port} is out of range (1-65535)")
-    return raw
 
 
 def check_runs_dir(path: str) -> None:

@@ -187,6 +187,11 @@ def unregister_fake(name: str) -> None:
     _HANDLERS.pop(name, None)
 
 
+def has_fake(name: str) -> bool:
+    """Whether ``kite/<name>`` answers (``kite/scripted`` always does once the fakes are registered)."""
+    return name in _HANDLERS or name == "scripted"
+
+
 # --- the scripted model -------------------------------------------------------------------------------
 
 

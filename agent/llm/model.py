@@ -89,6 +89,11 @@ def unregister_model(name: str) -> None:
     _NAMED.pop(name, None)
 
 
+def is_registered(name: str) -> bool:
+    """Whether ``register_model`` made ``name`` build a model."""
+    return name in _NAMED
+
+
 def model_for(config: LLMConfig) -> Model:
     """The model a config names: a registered one, else litellm (``model`` must be resolved: not ``local``)."""
     factory = _NAMED.get(config.model or "")

@@ -55,6 +55,7 @@ DESCRIPTIONS = {
     413: "The request body is larger than server.max_body_bytes (body_too_large).",
     422: "The body or a parameter has the wrong shape (invalid_request, naming each problem).",
     429: "Too many runs at once (too_many_runs).",
+    503: "The server is shutting down (shutting_down).",
     504: "The tool did not answer in time (tool_timeout).",
 }
 COMMON = (400, 401, 404, 413, 422)

@@ -1,13 +1,55 @@
-"""Agent runs over HTTP (being built: the skeleton has no runs yet)."""
+"""Agent runs over HTTP: several at once, each in its own browser context of one shared Chromium (launched at
+the first run, restarted if it died), each with an HTTP confirmer. Bad input is refused before anything
+starts (``ApiError``: unknown model, bad start URL or domain, unknown secret, too many runs); what goes wrong
+later (an unreachable start URL, the model failing) ends the run as ``failed`` with a typed ``error``."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+import secrets as _secrets
 from collections.abc import Awaitable, Callable
+from typing import Any
 
-from agent.config import KiteConfig
+from agent.browser.session import BrowserSession, ContextSession
+from agent.browser.start_url import check_start_url
+from agent.config import KiteConfig, with_overrides
+from agent.errors import KiteError
+from agent.server.confirm import HttpConfirmer
+from agent.server.errors import ApiError, ErrorBody
+from agent.server.run import Run
+from agent.server.run_models import RunRequest
 from safety.secrets import SecretStore
 
 ModelResolver = Callable[[KiteConfig], Awaitable[KiteConfig]]
+log = logging.getLogger("kite.server")
+KEEP_FINISHED = 200
+"""Finished runs kept in memory (their records stay on disk)."""
+STOP_WAIT_S = 30.0
+
+
+def model_problem(model: str, can_resolve_local: bool) -> str | None:
+    """Why ``model`` cannot run here (None: it can), without calling it."""
+    from agent.llm.model import is_registered
+
+    if model == "local":
+        return None if can_resolve_local else "the bundled local model is not available in this server"
+    if is_registered(model):
+        return None
+    if model.startswith("kite/"):
+        from agent.llm.fakes import has_fake, register_fakes
+
+        register_fakes()
+        return None if has_fake(model.removeprefix("kite/")) else f"no model {model} is registered"
+    import litellm
+
+    litellm.suppress_debug_info = True
+    try:
+        litellm.get_llm_provider(model)
+    except Exception:
+        return f"litellm knows no provider for {model!r}: use provider/model, e.g. openai/gpt-4o-mini"
+    return None
 
 
 class RunManager:
@@ -15,9 +57,137 @@ class RunManager:
         self, config: KiteConfig, secrets: SecretStore, *, resolve_model: ModelResolver | None = None
     ) -> None:
         self.config, self.secrets, self.resolve_model = config, secrets, resolve_model
+        self.runs: dict[str, Run] = {}
+        self.browser: BrowserSession | None = None
+        self._browser_lock = asyncio.Lock()
+        self.closing = False
+
+    # ------------------------------------------------------------------ queries
+    def get(self, run_id: str) -> Run:
+        run = self.runs.get(run_id)
+        if run is None:
+            raise ApiError(404, "unknown_run", f"no run {run_id!r}", run=run_id)
+        return run
+
+    def active(self) -> list[Run]:
+        return [r for r in self.runs.values() if not r.done]
+
+    # ------------------------------------------------------------------ starting
+    def _prepare(self, req: RunRequest) -> tuple[KiteConfig, SecretStore, str | None]:
+        model = req.model or self.config.llm.model
+        if not model:
+            raise ApiError(400, "no_model", "no model: give 'model' or start kite serve with --model")
+        problem = model_problem(model, self.resolve_model is not None)
+        if problem:
+            raise ApiError(400, "unknown_model", problem, model=model)
+        try:
+            start_url = check_start_url(req.start_url, self.config.browser, flag="start_url")
+        except KiteError as exc:
+            raise ApiError(400, "invalid_start_url", exc.message, start_url=req.start_url) from None
+        over: dict[str, Any] = {"llm.model": model}
+        if req.max_steps is not None:
+            over["agent.max_steps"] = req.max_steps
+        if req.allowed_domains is not None:
+            over["safety.allowed_domains"] = list(req.allowed_domains)
+        try:
+            config = with_overrides(self.config, over)
+        except KiteError as exc:
+            raise ApiError(400, "invalid_value", exc.message) from None
+        unknown = sorted(set(req.secrets) - set(self.secrets.names()))
+        if unknown:
+            raise ApiError(
+                400,
+                "unknown_secret",
+                f"the server has no secret named {', '.join(map(repr, unknown))}",
+                available=self.secrets.names(),
+            )
+        return config, self.secrets.only(req.secrets), start_url
+
+    async def start(self, req: RunRequest) -> Run:
+        if self.closing:
+            raise ApiError(503, "shutting_down", "the server is shutting down")
+        if len(self.active()) >= self.config.server.max_runs:
+            limit = self.config.server.max_runs
+            raise ApiError(429, "too_many_runs", f"{limit} runs are going already (server.max_runs)")
+        config, secrets, start_url = self._prepare(req)
+        run = Run(
+            _secrets.token_hex(5),
+            req,
+            model=config.llm.model or "",
+            max_steps=config.agent.max_steps,
+            domains=list(config.safety.allowed_domains),
+        )
+        self.runs[run.id] = run
+        self._forget_old()
+        confirmer = HttpConfirmer(
+            run,
+            timeout_s=self.config.server.confirm_timeout_s,
+            approve=config.safety.approve,
+            secrets=secrets,
+        )
+        run.task = asyncio.create_task(self._execute(run, config, secrets, confirmer, start_url))
+        return run
+
+    def _forget_old(self) -> None:
+        finished = [r for r in self.runs.values() if r.done]
+        for run in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            del self.runs[run.id]
+
+    async def _context(self) -> ContextSession:
+        async with self._browser_lock:
+            if self.browser is None:
+                self.browser = BrowserSession(self.config.browser)
+                await self.browser.start()
+            elif not self.browser.is_alive:
+                await self.browser.restart()
+            return await self.browser.new_context()
+
+    async def _execute(
+        self, run: Run, config: KiteConfig, secrets: SecretStore, confirmer: HttpConfirmer, start: str | None
+    ) -> None:
+        from agent.loop import Agent
+
+        ctx: ContextSession | None = None
+        failure: ErrorBody | None = None
+        try:
+            if config.llm.model == "local" and self.resolve_model is not None:
+                config = await self.resolve_model(config)
+            ctx = await self._context()
+            agent = Agent(
+                config, confirmer=confirmer, context=ctx, secrets=secrets, on_event=run.on_event, label=run.id
+            )
+            await agent.run(run.request.task, start_url=start)
+        except asyncio.CancelledError:
+            pass  # stopped: the agent saved its record and reported the end
+        except KiteError as exc:
+            failure = ErrorBody(error=exc.type, message=exc.message)
+        except Exception as exc:
+            log.exception("run %s failed", run.id)
+            failure = ErrorBody(error="internal_error", message=f"internal error: {exc!r}")
+        finally:
+            if ctx is not None:
+                with contextlib.suppress(Exception):
+                    await ctx.close()
+            run.close(failure)
+
+    # ------------------------------------------------------------------ stopping
+    async def stop(self, run: Run) -> None:
+        """Stop ``run`` (no-op when it is over) and wait until its record is saved."""
+        if run.done or run.task is None:
+            return
+        run.stop_requested = True
+        run.task.cancel()
+        await asyncio.wait([run.task], timeout=STOP_WAIT_S)
 
     async def stop_all(self) -> None:
-        return None
+        self.closing = True
+        await asyncio.gather(*(self.stop(r) for r in self.active()), return_exceptions=True)
 
     async def close(self) -> None:
-        return None
+        try:
+            await self.stop_all()
+        finally:
+            if self.browser is not None:
+                with contextlib.suppress(Exception):
+                    await self.browser.close()
+                self.browser = None

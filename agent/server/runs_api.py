@@ -1,9 +1,175 @@
-"""Run endpoints (being built)."""
+"""Run endpoints: start, list, show, live events (SSE, resumable with ``Last-Event-ID``), stop, screenshots,
+the run record, and answers to confirmations (see the API reference in ``agent/server/__init__.py``)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Request
+from fastapi import Path as PathParam
+from fastapi.responses import FileResponse, StreamingResponse
+
+from agent.server.confirm import answer
+from agent.server.errors import ApiError, responses
+from agent.server.run import Run
+from agent.server.run_models import (
+    ConfirmationAnswer,
+    ConfirmationResult,
+    RunList,
+    RunRecord,
+    RunRequest,
+    RunView,
+)
+from agent.server.runs import RunManager
+
+KEEPALIVE_S = 15.0
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+PNG = {200: {"content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}}}
+ANY_FILE = {
+    200: {"content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}
+}
+EVENTS = {
+    200: {
+        "description": "Server-sent events: ``id: N``, ``event: <kind>``, ``data: <JSON>``; ends after ``finish``.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
+
+
+RunId = Annotated[str, PathParam(min_length=1, max_length=64, description="The run's id.")]
+StepNumber = Annotated[int, PathParam(ge=0, le=100_000, description="The step (0 = the start URL).")]
+ConfirmationId = Annotated[str, PathParam(min_length=1, max_length=64, description="The confirmation's id.")]
+LastEventId = Annotated[
+    int | None, Header(alias="Last-Event-ID", ge=0, description="Resume after this event id.")
+]
+
+
+def manager(request: Request) -> RunManager:
+    runs: RunManager = request.app.state.kite.runs
+    return runs
+
+
+def _inside(folder: Path, relative: str) -> Path:
+    """``folder/relative`` if that is a file inside ``folder`` (symlinks resolved), else a typed 404/400."""
+    root = folder.resolve()
+    target = (root / relative).resolve()
+    if not target.is_relative_to(root) or target == root:
+        raise ApiError(400, "invalid_path", f"{relative!r} is not a file of the run's record", path=relative)
+    if not target.is_file():
+        raise ApiError(404, "unknown_file", f"the run's record has no file {relative!r}", path=relative)
+    return target
+
+
+def _record_dir(run: Run) -> Path:
+    if run.run_dir is None or not run.run_dir.is_dir():
+        raise ApiError(404, "no_record", f"run {run.id} has no record (yet)", run=run.id)
+    return run.run_dir
+
+
+async def _stream(run: Run, after: int) -> AsyncIterator[str]:
+    async for event in run.follow(after, KEEPALIVE_S):
+        yield ": keep-alive\n\n" if event is None else event.sse()
 
 
 def router() -> APIRouter:
-    return APIRouter(prefix="/api", tags=["runs"])
+    api = APIRouter(prefix="/api/runs", tags=["runs"])
+
+    @api.post(
+        "",
+        status_code=201,
+        summary="Start an agent run",
+        responses=responses(429, 503),
+    )
+    async def start(body: RunRequest, request: Request) -> RunView:
+        run = await manager(request).start(body)
+        return run.view()
+
+    @api.get("", summary="Every run, newest first")
+    async def runs(request: Request) -> RunList:
+        listed = sorted(manager(request).runs.values(), key=lambda r: r.created_at, reverse=True)
+        return RunList(runs=[r.summary() for r in listed])
+
+    @api.get("/{run_id}", summary="A run: status, steps, result, waiting confirmations")
+    async def show(run_id: RunId, request: Request) -> RunView:
+        return manager(request).get(run_id).view()
+
+    @api.get("/{run_id}/events", summary="The run's events, live (SSE)", responses=EVENTS)
+    async def events(
+        run_id: RunId,
+        request: Request,
+        last_event_id: LastEventId = None,
+    ) -> StreamingResponse:
+        run = manager(request).get(run_id)
+        return StreamingResponse(
+            _stream(run, last_event_id or 0), media_type="text/event-stream", headers=SSE_HEADERS
+        )
+
+    @api.post("/{run_id}/stop", summary="Stop the run (its record is saved); answers the run")
+    async def stop(run_id: RunId, request: Request) -> RunView:
+        runs = manager(request)
+        run = runs.get(run_id)
+        await runs.stop(run)
+        return run.view()
+
+    @api.get(
+        "/{run_id}/screenshots/{n}",
+        summary="The screenshot of step n",
+        response_class=FileResponse,
+        responses=PNG,
+    )
+    async def screenshot(run_id: RunId, n: StepNumber, request: Request) -> FileResponse:
+        run = manager(request).get(run_id)
+        name = f"step-{n:03d}.png"
+        path = _record_dir(run) / "screenshots" / name
+        if not path.is_file():
+            raise ApiError(404, "unknown_screenshot", f"run {run.id} has no screenshot of step {n}", step=n)
+        return FileResponse(path, media_type="image/png")
+
+    @api.get("/{run_id}/record", summary="The run record: run.json, the steps, the files")
+    async def record(run_id: RunId, request: Request) -> RunRecord:
+        folder = _record_dir(manager(request).get(run_id))
+        run_json: dict[str, Any] = {}
+        if (folder / "run.json").is_file():
+            run_json = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+        steps = []
+        if (folder / "steps.jsonl").is_file():
+            lines = (folder / "steps.jsonl").read_text(encoding="utf-8").splitlines()
+            steps = [json.loads(x) for x in lines if x.strip()]
+        files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+        return RunRecord(run=run_json, steps=steps, files=files)
+
+    @api.get(
+        "/{run_id}/record/{path:path}",
+        summary="A file of the run record",
+        response_class=FileResponse,
+        responses=ANY_FILE,
+    )
+    async def record_file(run_id: RunId, path: str, request: Request) -> FileResponse:
+        folder = _record_dir(manager(request).get(run_id))
+        return FileResponse(_inside(folder, path))
+
+    @api.post(
+        "/{run_id}/confirmations/{cid}",
+        summary="Answer a waiting confirmation (approve or deny)",
+        responses=responses(409),
+    )
+    async def confirm(
+        run_id: RunId,
+        cid: ConfirmationId,
+        body: ConfirmationAnswer,
+        request: Request,
+    ) -> ConfirmationResult:
+        run = manager(request).get(run_id)
+        given = answer(run, cid, body.decision == "approve", body.similar, body.reason)
+        if given is not None:
+            return ConfirmationResult(id=cid, approved=given.approved, reason=given.reason)
+        if cid in run.answered:
+            raise ApiError(
+                409, "confirmation_closed", f"confirmation {cid} was answered or timed out", id=cid
+            )
+        raise ApiError(404, "unknown_confirmation", f"run {run.id} has no confirmation {cid!r}", id=cid)
+
+    return api

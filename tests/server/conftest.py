@@ -3,8 +3,10 @@ in-process API (FastAPI's TestClient, lifespan included) and readers of typed er
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +43,26 @@ def static_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@contextlib.contextmanager
+def in_process(
+    browser_config: BrowserConfig, home: Path, static: Path, **overrides: Any
+) -> Iterator[TestClient]:
+    """A server in this process (FastAPI's TestClient; lifespan included), already authorised."""
+    config = server_config(browser_config, home, **overrides)
+    state = ServerState(config, token=TOKEN, secrets_cli=[f"shop_pw={SECRET}"])
+    with TestClient(create_app(state, static_dir=static), headers=AUTH) as client:
+        yield client
+
+
+SECRET = "hunter2-secret"
+
+
 @pytest.fixture(scope="module")
 def api(
     browser_config: BrowserConfig, tmp_path_factory: pytest.TempPathFactory, static_dir: Path
 ) -> Iterator[TestClient]:
-    """One in-process server for the test module (modules: chrome), already authorised."""
-    home = tmp_path_factory.mktemp("serve")
-    state = ServerState(
-        server_config(browser_config, home), token=TOKEN, secrets_cli=["shop_pw=hunter2-secret"]
-    )
-    with TestClient(create_app(state, static_dir=static_dir), headers=AUTH) as client:
+    """One in-process server for the test module (modules: chrome)."""
+    with in_process(browser_config, tmp_path_factory.mktemp("serve"), static_dir) as client:
         yield client
 
 
@@ -63,3 +75,38 @@ def typed(response: httpx.Response, status: int, error: str | None = None) -> di
     if error is not None:
         assert body["error"] == error, body
     return body
+
+
+def sse_events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+    """Parse a text/event-stream: yields ``{"id": int, "event": str, "data": dict}`` (comments skipped)."""
+    current: dict[str, Any] = {}
+    for line in lines:
+        if not line:
+            if "event" in current:
+                yield current
+            current = {}
+        elif line.startswith(":"):
+            continue
+        else:
+            key, _, value = line.partition(": ")
+            current[key] = int(value) if key == "id" else json.loads(value) if key == "data" else value
+
+
+def follow(
+    client: TestClient | httpx.Client,
+    run_id: str,
+    *,
+    last_id: int | None = None,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Every event of a run's SSE stream until it ends (after ``finish``); ``on_event`` sees each as it comes."""
+    headers = {"Last-Event-ID": str(last_id)} if last_id is not None else {}
+    out = []
+    with client.stream("GET", f"/api/runs/{run_id}/events", headers=headers) as response:
+        assert response.status_code == 200, response.read()
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for event in sse_events(response.iter_lines()):
+            out.append(event)
+            if on_event is not None:
+                on_event(event)
+    return out

@@ -1,0 +1,91 @@
+"""The HTTP confirmer: a ``confirm`` decision of a run becomes a question on the run's event stream
+(``confirm``) that a person answers with ``POST /api/runs/{id}/confirmations/{cid}``; nobody answering within
+``server.confirm_timeout_s`` denies it. ``safety.approve`` (``kite serve --approve``) approves without asking.
+Every answer, and a time-out, is announced as a ``confirmed`` event."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from agent.errors import UsageError
+from agent.server.run import Run
+from agent.server.run_models import ConfirmationView
+from safety.confirm import ConfirmAnswer, ConfirmRequest
+from safety.policy import ConfirmLevel
+from safety.secrets import SecretStore
+
+
+@dataclass
+class Pending:
+    view: ConfirmationView
+    answer: asyncio.Future[ConfirmAnswer] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
+class HttpConfirmer:
+    def __init__(
+        self, run: Run, *, timeout_s: float, approve: Iterable[str] = (), secrets: SecretStore | None = None
+    ) -> None:
+        self.run, self.timeout_s = run, timeout_s
+        self.approve = frozenset(approve)
+        if ConfirmLevel.BLOCK in self.approve:
+            raise UsageError("--approve block: blocked actions never run")
+        self.secrets = secrets or SecretStore()
+
+    def _approved_by_flag(self, request: ConfirmRequest) -> bool:
+        name = str(request.action.get("action"))
+        return request.decision.level.value in self.approve or name in self.approve
+
+    def _view(self, request: ConfirmRequest) -> ConfirmationView:
+        created = datetime.now(UTC)
+        view = ConfirmationView(
+            id=secrets.token_hex(4),
+            action=request.action,
+            level=request.decision.level.value,
+            reasons=list(request.decision.reasons),
+            element=request.element.model_dump(mode="json") if request.element is not None else None,
+            url=request.url,
+            description=request.describe(),
+            timeout_s=self.timeout_s,
+            created_at=created.isoformat(timespec="milliseconds"),
+            expires_at=(created + timedelta(seconds=self.timeout_s)).isoformat(timespec="milliseconds"),
+        )
+        return ConfirmationView.model_validate(self.secrets.redact_obj(view.model_dump(mode="json")))
+
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        if self._approved_by_flag(request):
+            return ConfirmAnswer(approved=True, reason="approved by --approve")
+        pending = Pending(self._view(request))
+        cid = pending.view.id
+        self.run.pending[cid] = pending
+        self.run.add("confirm", pending.view.model_dump(mode="json"))
+        try:
+            answer = await asyncio.wait_for(asyncio.shield(pending.answer), self.timeout_s)
+        except TimeoutError:
+            answer = ConfirmAnswer(approved=False, reason=f"nobody answered within {self.timeout_s:g} s")
+        finally:
+            self.run.pending.pop(cid, None)
+            self.run.answered.add(cid)
+        self.run.add("confirmed", {"id": cid, "approved": answer.approved, "reason": answer.reason})
+        return answer
+
+    async def notify(self, request: ConfirmRequest) -> None:
+        self.run.add(
+            "notify", self._view(request).model_dump(mode="json", exclude={"timeout_s", "expires_at"})
+        )
+
+
+def answer(run: Run, cid: str, approved: bool, similar: bool, reason: str) -> ConfirmAnswer | None:
+    """Resolve a waiting confirmation; None when ``cid`` is not waiting (unknown, answered or timed out)."""
+    pending = run.pending.get(cid)
+    if pending is None or pending.answer.done():
+        return None
+    said = reason or ("approved over HTTP" if approved else "denied over HTTP")
+    result = ConfirmAnswer(approved=approved, similar=similar and approved, reason=said)
+    pending.answer.set_result(result)
+    return result

@@ -1,0 +1,125 @@
+"""The wire models of the runs API (requests, the run as GET /api/runs/{id} shows it, confirmations)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.record import RunResult
+from agent.server.errors import ErrorBody
+
+RunStatus = Literal["running", "finished", "failed", "stopped"]
+
+
+class RunRequest(BaseModel):
+    """What to run. Secrets are asked for by name: their values come from the server's own config
+    (``safety.secrets``, ``KITE_SECRET_*``, ``kite serve --secret``) and never travel in a request."""
+
+    model_config = ConfigDict(extra="forbid")
+    task: str = Field(min_length=1, max_length=20_000, description="What Kite should do, in plain language.")
+    start_url: str | None = Field(None, max_length=4096, description="Open this URL first.")
+    model: str | None = Field(
+        None, min_length=1, max_length=200, description="litellm model string; default: the server's."
+    )
+    max_steps: int | None = Field(None, ge=1, le=1000, description="Stop after this many steps.")
+    allowed_domains: list[str] | None = Field(
+        None, max_length=100, description="Only these domains (and subdomains); default: the server's."
+    )
+    secrets: list[str] = Field(
+        default_factory=list, max_length=50, description="Names of the server's secrets this run may type."
+    )
+
+
+class ActionView(BaseModel):
+    action: str
+    """As the model was shown it: ``click [6] button "Add to cart"``."""
+    level: str = "auto"
+    allowed: bool | None = None
+    ok: bool | None = None
+    """None while the action runs (or when it was refused before running)."""
+    message: str = ""
+
+
+class StepView(BaseModel):
+    step: int
+    url: str = ""
+    title: str = ""
+    screenshot_url: str | None = None
+    """GET this (with the token) for the step's screenshot."""
+    tokens: int = 0
+    actions: list[ActionView] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+    """Replies of the model that could not be used."""
+
+
+class ConfirmationView(BaseModel):
+    """A question waiting for a person (the same details the TUI's modal shows)."""
+
+    id: str
+    action: dict[str, Any]
+    """The action's JSON form (secrets as ``<secret>name</secret>`` placeholders)."""
+    level: str
+    reasons: list[str]
+    element: dict[str, Any] | None = None
+    url: str = ""
+    description: str
+    timeout_s: float
+    created_at: str
+    expires_at: str
+
+
+class RunSummary(BaseModel):
+    id: str
+    status: RunStatus
+    task: str
+    model: str
+    created_at: str
+    finished_at: str | None = None
+    step_count: int = 0
+    """Steps taken so far."""
+    success: bool | None = None
+    stop_reason: str | None = None
+
+
+class RunView(RunSummary):
+    start_url: str | None = None
+    max_steps: int
+    allowed_domains: list[str] = Field(default_factory=list)
+    secrets: list[str] = Field(default_factory=list)
+    """The names of the secrets the run may use (never their values)."""
+    events: int = 0
+    """How many events the run has emitted (the id of the last one)."""
+    steps: list[StepView] = Field(default_factory=list)
+    """Each step as it happened: page, actions with their results, screenshot."""
+    result: RunResult | None = None
+    error: ErrorBody | None = None
+    """Why a failed run failed (``start_url_unreachable``, ``model_error``, ``browser_error`` ...)."""
+    confirmations: list[ConfirmationView] = Field(default_factory=list)
+    """Questions waiting for an answer."""
+
+
+class RunList(BaseModel):
+    runs: list[RunSummary]
+
+
+class ConfirmationAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    decision: Literal["approve", "deny"]
+    similar: bool = Field(False, description="Also approve similar actions for the rest of this run.")
+    reason: str = Field("", max_length=1000)
+
+
+class ConfirmationResult(BaseModel):
+    id: str
+    approved: bool
+    reason: str = ""
+
+
+class RunRecord(BaseModel):
+    run: dict[str, Any]
+    """run.json: the task, model, settings (credentials masked) and the result."""
+    steps: list[dict[str, Any]]
+    """steps.jsonl: one object per step, as recorded."""
+    files: list[str]
+    """The files of the run folder (GET /api/runs/{id}/record/{path})."""
