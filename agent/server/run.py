@@ -57,7 +57,8 @@ class Run:
     def __init__(self, run_id: str, request: RunRequest, *, model: str, max_steps: int, domains: list[str]):
         self.id, self.request = run_id, request
         self.model, self.max_steps, self.domains = model, max_steps, domains
-        self.created_at, self.finished_at = now(), None
+        self.created_at: str = now()
+        self.finished_at: str | None = None
         self.status: RunStatus = "running"
         self.events: list[Event] = []
         self.steps: dict[int, StepView] = {}

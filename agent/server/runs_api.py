@@ -27,11 +27,13 @@ from agent.server.runs import RunManager
 
 KEEPALIVE_S = 15.0
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-PNG = {200: {"content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}}}
-ANY_FILE = {
+PNG: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}}
+}
+ANY_FILE: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}
 }
-EVENTS = {
+EVENTS: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "Server-sent events: ``id: N``, ``event: <kind>``, ``data: <JSON>``; ends after ``finish``.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},

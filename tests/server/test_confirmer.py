@@ -1,0 +1,64 @@
+"""The HTTP confirmer on its own (no browser): a question nobody answers is denied after its time-out, every
+question and answer is an event of the run, ``--approve`` skips the question, and secrets never show."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agent.browser.actions import ExecuteJS
+from agent.browser.observation import Element, Rect
+from agent.config import SafetyConfig
+from agent.server.confirm import HttpConfirmer, answer
+from agent.server.run import Run
+from agent.server.run_models import RunRequest
+from safety.confirm import ConfirmRequest
+from safety.policy import ConfirmLevel, Decision
+from safety.secrets import SecretStore
+
+SECRET = "hunter2-secret"
+
+
+def _run() -> Run:
+    return Run("r1", RunRequest(task="t"), model="kite/x", max_steps=3, domains=[])
+
+
+def _request(name: str = "Pay") -> ConfirmRequest:
+    return ConfirmRequest(
+        action=ExecuteJS(code="return 1").to_json(),
+        decision=Decision(level=ConfirmLevel.CONFIRM, reasons=["executeJS always asks"]),
+        element=Element(
+            index=3, tag="button", role="button", name=name, rect=Rect(x=0, y=0, width=9, height=9)
+        ),
+        url=f"http://127.0.0.1/pay?key={SECRET}",
+    )
+
+
+async def test_nobody_answering_denies_after_the_timeout() -> None:
+    run = _run()
+    secrets = SecretStore.from_sources(SafetyConfig(), cli=[f"key={SECRET}"])
+    got = await HttpConfirmer(run, timeout_s=0.05, secrets=secrets).confirm(_request())
+    assert not got.approved and "nobody answered within 0.05 s" in got.reason
+    assert [e.kind for e in run.events] == ["confirm", "confirmed"]
+    asked, said = run.events[0].data, run.events[1].data
+    assert asked["level"] == "confirm" and asked["element"]["name"] == "Pay" and asked["timeout_s"] == 0.05
+    assert SECRET not in str(asked) and "<secret>key</secret>" in asked["url"]
+    assert said == {"id": asked["id"], "approved": False, "reason": got.reason}
+    assert run.pending == {} and answer(run, asked["id"], True, False, "") is None  # too late
+
+
+async def test_an_answer_resolves_the_question_and_approve_flags_skip_it() -> None:
+    run = _run()
+    confirmer = HttpConfirmer(run, timeout_s=30)
+    asking = asyncio.ensure_future(confirmer.confirm(_request()))
+    asked = await anext(run.follow(0, keepalive_s=5))  # the question, as a stream follower sees it
+    assert asked is not None and asked.kind == "confirm"
+    cid = asked.data["id"]
+    assert list(run.pending) == [cid]
+    given = answer(run, cid, True, True, "")
+    assert given is not None and given.approved and given.similar
+    got = await asking
+    assert got.approved and got.reason == "approved over HTTP"
+    assert run.events[-1].data == {"id": cid, "approved": True, "reason": "approved over HTTP"}
+    before = len(run.events)
+    flagged = await HttpConfirmer(run, timeout_s=30, approve=["executeJS"]).confirm(_request())
+    assert flagged.approved and len(run.events) == before  # nobody was asked
