@@ -38,6 +38,8 @@ class LiveServer:
             base_url=self.base, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60
         )
 
+    token: str = TOKEN
+
     @property
     def panel_url(self) -> str:
         return f"{self.base}/#token={TOKEN}"

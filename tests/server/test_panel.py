@@ -196,3 +196,146 @@ async def test_tool_console_calls_tools_and_shows_typed_errors(
     await expect(page.locator("#tool-output [role=alert]")).to_contain_text("invalid_json")
     assert not [u for u in requests if "/api/tools/" in u], "invalid JSON is caught before any request"
     server.api("POST", "/api/tools/chrome_close", json={"browserId": browser})
+
+
+async def test_every_control_of_each_view_is_reachable_with_tab(page: Page, server: LiveServer) -> None:
+    for view in ("modules/chrome", "tools", "runs"):
+        await page.goto(f"{server.base}/#{view}")
+        await expect(page.locator(f"nav a[href='#{view.split('/')[0]}']")).to_have_attribute(
+            "aria-current", "page"
+        )
+        if view == "tools":
+            await expect(page.locator("#tool-select option").first).to_be_attached()
+        controls: list[str] = await page.evaluate(
+            """() => [...document.querySelectorAll('a[href], button, input, select, textarea, summary')]
+                .filter((e) => !e.disabled && e.checkVisibility())
+                .map((e, i) => (e.dataset.kbd = String(i)))"""
+        )
+        assert len(controls) >= 5, view
+        await page.locator("body").focus()
+        reached = set()
+        for _ in range(len(controls) + 5):
+            await page.keyboard.press("Tab")
+            reached.add(await page.evaluate("document.activeElement?.dataset.kbd ?? null"))
+        missing = await page.evaluate(
+            "(keys) => keys.map((k) => document.querySelector(`[data-kbd='${k}']`)?.outerHTML.slice(0, 80))",
+            sorted(set(controls) - reached),
+        )
+        assert not missing, f"#{view}: not reachable with Tab: {missing}"
+
+
+# ----------------------------------------------------------------------------- runs
+
+
+async def start_run(page: Page, server: LiveServer, task: str, start_url: str) -> str:
+    await page.goto(f"{server.base}/#runs")
+    await page.fill("#run-task", task)
+    await page.fill("#run-url", start_url)
+    await page.fill("#run-steps", "8")
+    await page.click("#run-start")
+    await expect(page).to_have_url(re.compile(r"#runs/\w+$"))
+    return page.url.rsplit("/", 1)[1]
+
+
+async def test_a_run_streams_its_steps_and_waits_for_an_approval(
+    page: Page, server: LiveServer, sites: SitesServer, tmp_path: Path
+) -> None:
+    task = "[buy] Put the blue mug in the cart and place the order"
+    run_id = await start_run(page, server, task, sites.url("/shop/product/classic-blue-mug"))
+    box = page.locator(".confirm-box")
+    await expect(box).to_be_visible(timeout=90_000)
+    (pending,) = server.api("GET", f"/api/runs/{run_id}")["confirmations"]
+    # the TUI modal's details: the action, its target as the page shows it, the page, the reasons
+    assert pending["action"]["action"] == "click" and pending["element"] is not None
+    await expect(box.locator(".confirm-action")).to_have_text('click selector="#place-order"')
+    await expect(box.locator(".confirm-target")).to_have_text(
+        re.compile(rf'^\[{pending["element"]["index"]}\] button "Place order"')
+    )
+    await expect(box.locator(".confirm-url")).to_have_text(pending["url"])
+    for reason in pending["reasons"]:
+        await expect(box.locator(".confirm-reasons")).to_contain_text(reason)
+    await expect(box.locator("button.deny")).to_be_focused()  # the safe answer has the focus, as in the TUI
+    await expect(page.locator(".action.note.waiting")).to_contain_text('click selector="#place-order"')
+    # the steps so far, each with its action, result and screenshot
+    view = server.api("GET", f"/api/runs/{run_id}")
+    for step in view["steps"]:
+        row = page.locator(f'.steps > .step[data-step="{step["step"]}"]')
+        for action in step["actions"]:
+            await expect(row).to_contain_text(action["action"])
+        if step["screenshot_url"]:
+            await expect(row.locator(".thumb img")).to_have_attribute("src", re.compile("^blob:"))
+            width = await row.locator(".thumb img").evaluate(
+                "(img) => img.decode().then(() => img.naturalWidth)"
+            )
+            assert width > 100
+    await expect(page.locator('.steps > .step[data-step="1"] .action.ok')).to_contain_text("#add-to-cart")
+    await snap(page, tmp_path, "run-confirmation")
+
+    await box.get_by_role("button", name="Approve (y)").click()
+    await expect(box).to_have_count(0)
+    await expect(page.locator(".run-head .badge")).to_have_text("finished", timeout=60_000)
+    await expect(page.locator(".result-card")).to_contain_text("The order form asks for the details.")
+    view = server.api("GET", f"/api/runs/{run_id}")
+    assert view["status"] == "finished" and view["result"]["success"] and not view["confirmations"]
+    place = [a for s in view["steps"] for a in s["actions"] if "place-order" in a["action"]]
+    assert place and place[0]["ok"] is True, view["steps"]  # the approved click ran
+    await expect(page.locator(".steps")).to_contain_text("Approved: approved over HTTP")
+    await expect(page.locator(f'#run-list [data-run="{run_id}"]')).to_contain_text("finished")
+    await snap(page, tmp_path, "run-finished")
+
+    await page.get_by_role("button", name="Open record").click()
+    dialog = page.locator("dialog.record")
+    await expect(dialog).to_be_visible()
+    record = server.api("GET", f"/api/runs/{run_id}/record")
+    await expect(dialog.locator(".record-steps tbody tr")).to_have_count(len(record["steps"]))
+    await expect(dialog).to_contain_text(record["run"]["result"]["answer"])
+    await expect(dialog.locator(".record-files summary")).to_contain_text(f"Files ({len(record['files'])})")
+    await snap(page, tmp_path, "run-record")
+    await page.keyboard.press("Escape")
+    await expect(dialog).to_be_hidden()
+
+
+async def test_a_run_is_stopped_from_the_panel(
+    page: Page, server: LiveServer, sites: SitesServer, tmp_path: Path
+) -> None:
+    run_id = await start_run(page, server, "[slow] Scroll the shop slowly", sites.url("/shop/"))
+    # step 1 has run; the model's next reply takes minutes: the run is mid-step when it is stopped
+    await expect(page.locator('.steps > .step[data-step="1"] .action.ok')).to_contain_text(
+        "scroll", timeout=90_000
+    )
+    await expect(page.locator(".run-head .badge")).to_have_text("running")
+    await snap(page, tmp_path, "run-running")
+    await page.get_by_role("button", name="Stop run").click()
+    await expect(page.locator(".run-head .badge")).to_have_text("stopped", timeout=60_000)
+    await expect(page.get_by_role("button", name="Stop run")).to_be_hidden()
+    view = server.api("GET", f"/api/runs/{run_id}")
+    assert view["status"] == "stopped" and view["result"]["stop_reason"] == "interrupted"
+    await expect(page.locator(".result-card")).to_contain_text("interrupted")
+    await snap(page, tmp_path, "run-stopped")
+
+
+async def test_without_the_token_the_panel_asks_for_it(pw_browser: Browser, server: LiveServer) -> None:
+    context = await pw_browser.new_context(viewport=DESKTOP)
+    try:
+        page = await context.new_page()
+        watch = ConsoleWatch(page)
+        await page.goto(server.base + "/")
+        form = page.locator("#token-form")
+        await expect(form).to_be_visible()
+        await expect(page.locator("#token-input")).to_be_focused()
+        await expect(page.locator("#conn")).to_have_text("token needed")
+        watch.expect("/api/modules")  # the browser logs the 401 answer as a failed resource
+        await page.keyboard.type("not-the-token")
+        await page.keyboard.press("Enter")
+        await expect(page.locator("#conn")).to_have_text("token refused")
+        await expect(form).to_be_visible()
+        await page.locator("#token-input").fill(server.token)
+        await page.locator("#token-input").focus()
+        await page.keyboard.press("Enter")
+        await expect(page.locator("body[data-ready]")).to_be_attached()
+        await expect(form).to_be_hidden()
+        await expect(page.locator("#conn")).to_contain_text("connected")
+        await expect(page.locator("#module-list .module-card").first).to_be_visible()
+        watch.check()
+    finally:
+        await context.close()
