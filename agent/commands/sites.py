@@ -31,13 +31,13 @@ def run(args: argparse.Namespace) -> int:
         server = SitesServer(port=args.port, cross_port=args.cross_port).start()
     except OSError as exc:
         raise UsageError(f"cannot listen on 127.0.0.1:{args.port}/{args.cross_port}: {exc.strerror}") from exc
-    print(f"Kite sites:   {server.base_url}/", flush=True)
-    print(f"Cross origin: {server.cross_origin_url}/", flush=True)
-    print(
-        "Shop /shop/ · Account /account/ · Forms /forms/ · Dynamic /dynamic/ · Frames /frames/ · Tests /test/"
-    )
-    print("Press Ctrl-C to stop.", flush=True)
-    try:
+    try:  # from here on Ctrl-C stops cleanly, even while the banner is still being printed
+        print(f"Kite sites:   {server.base_url}/", flush=True)
+        print(f"Cross origin: {server.cross_origin_url}/", flush=True)
+        print(
+            "Shop /shop/ · Account /account/ · Forms /forms/ · Dynamic /dynamic/ · Frames /frames/ · Tests /test/"
+        )
+        print("Press Ctrl-C to stop.", flush=True)
         threading.Event().wait()
     except KeyboardInterrupt:
         print("\nstopped", flush=True)

@@ -11,11 +11,11 @@ import json
 import sys
 from pathlib import Path
 
-from agent.cli import main
+from agent.cli import exit_with, main
 from agent.llm.fakes import set_script
 
 if __name__ == "__main__":
     split = sys.argv.index("--")
     script_path, *rest = sys.argv[1:split]
     set_script(json.loads(Path(script_path).read_text()), latency_s=float(rest[0]) if rest else 0.0)
-    sys.exit(main(sys.argv[split + 1 :]))
+    exit_with(main(sys.argv[split + 1 :]))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from agent.cli import main
+from agent.cli import exit_with, main
 from tests.batch.fakes import register_steps
 from tests.batch.holder import register_holder
 from tests.fixtures.llm import install_model_guard
@@ -16,4 +16,4 @@ if __name__ == "__main__":
     install_model_guard()
     register_steps(latency_s=0.3)
     register_holder()
-    sys.exit(main(sys.argv[1:]))
+    exit_with(main(sys.argv[1:]))

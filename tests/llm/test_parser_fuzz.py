@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -65,6 +66,8 @@ tool_reply = st.builds(
 reply = st.one_of(text_reply, text_reply, tool_reply)
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # ~30 s on a quiet 2-core machine; the per-reply CPU-time bound is the test
 def test_5000_generated_replies_give_actions_or_parse_error_within_a_second():
     seen = {"replies": 0, "parse_errors": 0, "slowest_s": 0.0}
 

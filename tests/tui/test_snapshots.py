@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.widgets import Input
+
 from agent.config import load_config
 from agent.tui.app import KiteApp
 from agent.tui.confirm import ConfirmModal
@@ -31,15 +33,23 @@ def app(tmp_path: Any) -> KiteApp:
     )
 
 
+async def steady(pilot: Any) -> None:
+    """A blinking cursor is drawn or not depending on wall-clock time; a snapshot must not depend on it."""
+    for field in pilot.app.query(Input):
+        field.cursor_blink = False
+    await pilot.pause()
+
+
 def test_form(snap_compare, tmp_path):
-    assert snap_compare(app(tmp_path), terminal_size=SMALL)
+    assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=steady)
 
 
 def test_form_with_missing_task(snap_compare, tmp_path):
-    assert snap_compare(app(tmp_path), terminal_size=SMALL, press=["ctrl+r"])
+    assert snap_compare(app(tmp_path), terminal_size=SMALL, press=["ctrl+r"], run_before=steady)
 
 
 async def push(pilot: Any, *screens: Any) -> None:
+    await steady(pilot)
     for screen in screens:
         await pilot.app.push_screen(screen)
     await pilot.pause()
