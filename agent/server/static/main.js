@@ -35,7 +35,7 @@
       else link.removeAttribute("aria-current");
     }
     if (name !== "runs") RunsView.unwatch();
-    if (name === "modules" && arg) await ModulesView.open(arg);
+    if (name === "modules") await (arg ? ModulesView.open(arg) : ModulesView.openDefault());
     if (name === "tools") await ToolsView.show(arg);
     if (name === "runs") {
       await RunsView.refreshList();

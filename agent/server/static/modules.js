@@ -29,7 +29,7 @@ const ModulesView = (() => {
       el("button", { type: "button", class: "card-main", "aria-label": `Open the ${m.name} module`, onclick: () => open(m.name) }, [
         el("span", { class: "card-title", text: m.name }),
         el("span", { class: `badge status-${m.status}`, text: m.status }),
-        el("span", { class: "muted", text: `${count} tool${count === 1 ? "" : "s"}` }),
+        el("span", { class: "muted", text: `${count} tool${count === 1 ? "" : "s"} · ${m.source || "builtin"}${m.web_component ? " · panel" : ""}` }),
       ]),
       failed && m.error ? el("p", { class: "error-text small", text: errorText(m.error) }) : null,
     ]);
@@ -113,6 +113,12 @@ const ModulesView = (() => {
     document.getElementById("modules-refresh").addEventListener("click", refresh);
   }
 
-  return { init, refresh, open, get states() { return states; } };
+  // #modules without a name: open the module picked last, else the first one with a panel.
+  function openDefault() {
+    const pick = current || (states.find((s) => s.web_component && s.status === "initialized") || {}).name;
+    return pick ? open(pick) : null;
+  }
+
+  return { init, refresh, open, openDefault, get states() { return states; } };
 })();
 window.ModulesView = ModulesView;
