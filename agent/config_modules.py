@@ -35,6 +35,8 @@ class JavaScriptModuleConfig(Section):
     """When no Chromium can start, run the code in Node.js instead (same contract, no canvas)."""
     node_path: str = "node"
     """The Node.js executable of the fallback."""
+    warm_pages_max: int = Field(8, ge=1, le=64)
+    """Most fresh sandbox pages kept open ready for the next calls (as many as the recent peak of concurrent calls)."""
 
 
 class PlaywrightBrowserModuleConfig(Section):

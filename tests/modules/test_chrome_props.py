@@ -29,7 +29,8 @@ TYPED = string.ascii_letters + string.digits + " .,-_!?"
 PLAYGROUND = """<!doctype html><title>Playground</title>
 <input id="field" aria-label="Field"><textarea id="area" aria-label="Area"></textarea>
 <button id="inc" onclick="document.getElementById('count').textContent = +document.getElementById('count').textContent + 1">Add one</button>
-<span id="count">0</span><p class="note" id="note-1">first</p><p class="note" id="note-2">second</p>"""
+<span id="count">0</span><p class="note" id="note-1">first</p><p class="note" id="note-2">second</p>
+<button id="far" style="margin-top: 3000px" onclick="document.getElementById('count').textContent = +document.getElementById('count').textContent + 1">Far below</button>"""
 
 
 @pytest.fixture(scope="module")
@@ -129,15 +130,21 @@ def test_fill_replaces_and_type_appends(
 
 
 @SETTINGS
-@given(times=st.integers(1, 2))
-def test_click_runs_the_handler(chrome: Any, pages_server: PagesServer, times: int) -> None:
-    """Property 10 (click): each chrome_click runs the element's click handler once."""
+@given(buttons=st.lists(st.sampled_from(["#inc", "#far"]), min_size=1, max_size=3))
+def test_click_runs_the_handler(chrome: Any, pages_server: PagesServer, buttons: list[str]) -> None:
+    """Property 10 (click): each chrome_click runs the element's click handler once, whether the mouse goes
+    straight to a button in view or a button out of view is scrolled to first."""
     h, _, tab = chrome
     _on_playground(h, tab, pages_server)
     before = int(h.ok("chrome_get_text", {"tabId": tab, "selector": "#count"})["text"])
-    for _ in range(times):
-        h.ok("chrome_click", {"tabId": tab, "selector": "#inc"})
-    assert int(h.ok("chrome_get_text", {"tabId": tab, "selector": "#count"})["text"]) == before + times
+    for sel in buttons:
+        in_view = h.ok("chrome_evaluate", {"tabId": tab, "script": VISIBLE_JS.replace("SEL", sel)})["result"]
+        out = h.ok("chrome_click", {"tabId": tab, "selector": sel})
+        assert out["how"] == ("mouse" if in_view else "locator")
+    assert int(h.ok("chrome_get_text", {"tabId": tab, "selector": "#count"})["text"]) == before + len(buttons)
+
+
+VISIBLE_JS = "const r = document.querySelector('SEL').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight"
 
 
 @SETTINGS

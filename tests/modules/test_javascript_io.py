@@ -77,3 +77,19 @@ def test_browser_not_available_without_fallback(harness_factory: Any) -> None:
         },
     )
     assert h.call("run_javascript", {"code": "return 1"})["error"] == "browser_not_available"
+
+
+def test_canvas_export_failure_is_typed_and_keeps_the_result(harness_factory: Any, tmp_path: Any) -> None:
+    """The artifacts folder cannot be created (a plain file sits where its parent should be: this fails even
+    for root): the code's result comes back inside canvas_export_failed, and the module keeps working."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file, not a folder")
+    h: ToolboxHarness = harness_factory(
+        ["javascript"], **{"module_settings.artifacts_dir": str(blocker / "art")}
+    )
+    code = "const c = getCanvas(20, 10); c.getContext('2d').fillRect(0, 0, 5, 5); return {drawn: true}"
+    err = h.call("run_javascript", {"code": code})
+    assert err["error"] == "canvas_export_failed", err
+    assert err["result"] == {"drawn": True} and "could not be saved" in err["message"]
+    assert blocker.read_text() == "a file, not a folder"  # nothing was written over it
+    assert h.ok("run_javascript", {"code": "return input + 1", "input": 41})["result"] == 42

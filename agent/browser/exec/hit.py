@@ -15,7 +15,7 @@ from agent.browser.exec.base import ElementCoveredError, ExecContext
 from agent.browser.exec.targets import Target, describe_element
 
 # In the element's own frame: the centre of its visible part, and what elementFromPoint finds there.
-_PROBE_JS = """(el) => {
+HIT_JS = """(el) => {
   const r = el.getBoundingClientRect();
   const vw = innerWidth, vh = innerHeight;
   const l = Math.max(r.left, 0), t = Math.max(r.top, 0), rt = Math.min(r.right, vw), b = Math.min(r.bottom, vh);
@@ -72,13 +72,13 @@ async def probe(target: Target, scroll: bool = True) -> Probe:
     """Find the element's visible centre in top-level viewport pixels (scrolling it into view if needed)."""
     h = target.handle
     try:
-        p = await h.evaluate(_PROBE_JS)
+        p = await h.evaluate(HIT_JS)
         if not p.get("visible") and scroll:
             try:
                 await h.scroll_into_view_if_needed(timeout=1500)
             except PlaywrightError:
                 pass
-            p = await h.evaluate(_PROBE_JS)
+            p = await h.evaluate(HIT_JS)
     except PlaywrightError:
         return Probe(visible=False)
     if not p.get("visible"):

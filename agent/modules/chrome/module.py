@@ -16,7 +16,7 @@ from agent.modules.base import READS, CallContext, ModuleRuntime, Tool, ToolHint
 from agent.modules.chrome import pages
 from agent.modules.chrome import params as p
 from agent.modules.chrome.manager import BrowserManager
-from agent.modules.chrome.probe import probe
+from agent.modules.chrome.probe import probe, probe_click
 
 WEB = Path(__file__).with_name("web")
 LOCAL = ToolHints(destructive=False, open_world=False)
@@ -150,22 +150,19 @@ class ChromeModule(ToolModule):
     # ------------------------------------------------------------------ interaction
     async def click(self, ctx: CallContext, a: p.ClickParams) -> dict[str, Any]:
         page = self.m.tab(a.tabId).page
-        if a.waitForSelector:
-            handle = await pages.wait_element(page, a.selector, a.timeoutMs)
-        else:
-            handle = await pages.query(page, a.selector)
-        obs = await probe(page, handle)
+        handle = await pages.find(page, a.selector, a.timeoutMs if a.waitForSelector else 0)
+        obs, spot = await probe_click(page, handle)
         action = Click(index=0) if obs.elements else Click(selector=a.selector)
         await self.gate.check_action(ctx, "chrome_click", action, obs, {"selector": a.selector})
         url_before = page.url
-        await pages.click(page, handle, a.selector, a.timeoutMs)
-        return {"tabId": a.tabId, "clicked": a.selector, "urlBefore": url_before, "url": page.url}
+        how = await pages.click(page, handle, a.selector, a.timeoutMs, spot)
+        return {"tabId": a.tabId, "clicked": a.selector, "how": how, "urlBefore": url_before, "url": page.url}
 
     async def _typing_target(
         self, ctx: CallContext, tool: str, tab_id: str, selector: str, value: str
     ) -> Any:
         page = self.m.tab(tab_id).page
-        handle = await pages.wait_element(page, selector, pages.ACTION_TIMEOUT_MS)
+        handle = await pages.find(page, selector, pages.ACTION_TIMEOUT_MS)
         obs = await probe(page, handle)
         action = Type(index=0, text=value) if obs.elements else Type(selector=selector, text=value)
         await self.gate.check_action(ctx, tool, action, obs, {"selector": selector})

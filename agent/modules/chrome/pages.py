@@ -13,7 +13,7 @@ from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from agent.browser.exec.cdp import cdp_session, type_keys
+from agent.browser.exec.cdp import cdp_session, mouse_click, type_keys
 from agent.browser.exec.js import RUN_JS
 from agent.config import BrowserConfig
 from agent.modules.base import ToolError
@@ -56,6 +56,25 @@ async def query(page: Page, selector: str) -> ElementHandle:
     if handle is None:
         raise ToolError("element_not_found", f"no element matches {selector!r}", selector=selector)
     return handle
+
+
+_FIND_JS = "(selector) => document.querySelector(selector)"
+
+
+async def find(page: Page, selector: str, wait_ms: int = 0) -> ElementHandle:
+    """The first element matching ``selector``, waiting up to ``wait_ms`` for it to be attached.
+
+    Fast path: one round trip through the page's own ``querySelector`` (Playwright's selector engine costs
+    several). Anything else goes to Playwright's engine, unchanged: a selector ``querySelector`` cannot parse
+    (Playwright's ``text=``/XPath extensions, or a malformed one: invalid_selector), and an element that is not
+    there (yet), or only inside a shadow root (it waits, or answers element_not_found)."""
+    try:
+        found = (await page.evaluate_handle(_FIND_JS, selector)).as_element()
+    except PlaywrightError:
+        found = None
+    if found is not None:
+        return found
+    return await (wait_element(page, selector, wait_ms) if wait_ms > 0 else query(page, selector))
 
 
 async def wait_for(page: Page, selector: str, state: str, timeout_ms: int) -> None:
@@ -233,9 +252,26 @@ _CARET_END = """(e) => {
 }"""
 
 
-async def click(page: Page, handle: ElementHandle, selector: str, timeout_ms: int) -> None:
+async def click(
+    page: Page, handle: ElementHandle, selector: str, timeout_ms: int, spot: dict[str, Any] | None
+) -> str:
+    """A real mouse click. Where the hit test (``spot``, from the probe) says the element's visible centre
+    receives the click, the mouse events go there at once (pipelined, one round trip: as the agent's executor
+    clicks); otherwise Playwright's click scrolls it into view and waits until it can be clicked. Returns how
+    it clicked (mouse | locator)."""
+    if spot and spot.get("visible") and spot.get("hit") == "self":
+        try:
+            await mouse_click(page, float(spot["cx"]), float(spot["cy"]))
+        except PlaywrightError as exc:  # never retried: part of the click may have happened
+            raise ToolError(
+                "element_not_interactable",
+                f"clicking {selector!r} failed: {first_line(exc)}",
+                selector=selector,
+            ) from exc
+        return "mouse"
     try:
         await handle.click(timeout=timeout_ms)
+        return "locator"
     except PlaywrightTimeout as exc:
         raise ToolError(
             "element_not_interactable",

@@ -3,7 +3,9 @@
 The policy judges elements from observations (never from what a caller claims). For ``chrome_click``,
 ``chrome_type`` and ``chrome_fill`` one round trip reads the target's tag, role, accessible-ish name, type and
 identifying attributes, plus the page's URL and the start of its text (to tell a sensitive page); the call is
-then judged as the matching Kite action on element 0 of that observation.
+then judged as the matching Kite action on element 0 of that observation. For a click the same round trip also
+finds where a real mouse click lands (the executor's hit test, ``HIT_JS``), so the click itself needs no
+further look at the element.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 
+from agent.browser.exec.hit import HIT_JS
 from agent.browser.observation import Element, Observation, PageSummary, Rect
 
 _PROBE_JS = """(e) => {
@@ -28,6 +31,7 @@ _PROBE_JS = """(e) => {
           attrs: {id: e.id || '', name: attr('name'), autocomplete: attr('autocomplete')},
           text: (document.body ? document.body.innerText : '').slice(0, 3000)};
 }"""
+_PROBE_HIT_JS = f"(e) => ({{info: ({_PROBE_JS})(e), hit: ({HIT_JS})(e)}})"
 
 
 def _kind(info: dict[str, Any]) -> str:
@@ -48,6 +52,19 @@ async def probe(page: Page, handle: ElementHandle) -> Observation:
     info: dict[str, Any] | None = None
     with contextlib.suppress(PlaywrightError):
         info = await handle.evaluate(_PROBE_JS)
+    return _observation(page, info)
+
+
+async def probe_click(page: Page, handle: ElementHandle) -> tuple[Observation, dict[str, Any] | None]:
+    """``probe`` plus where a click lands (``{visible, hit: self|other|ancestor|none, cx, cy}``), in one
+    round trip; the spot is None when the element could not be read."""
+    out: dict[str, Any] | None = None
+    with contextlib.suppress(PlaywrightError):
+        out = await handle.evaluate(_PROBE_HIT_JS)
+    return _observation(page, (out or {}).get("info")), (out or {}).get("hit")
+
+
+def _observation(page: Page, info: dict[str, Any] | None) -> Observation:
     summary = PageSummary(url=page.url, visible_text=(info or {}).get("text", ""))
     if not info:
         return Observation(summary=summary, elements=[])

@@ -1,9 +1,15 @@
 """The dedicated headless Chromium of ``run_javascript``: one browser (its own, shared with nothing), a fresh
 page per call, closed afterwards.
 
-A page stuck in ``while(true){}`` does not answer the DevTools protocol, so a timed-out call is not waited on:
-its page is closed (the browser ends that renderer process); if even that does not finish within
-``KILL_GRACE_S`` the whole browser is closed and the next call starts a new one.
+Every page lives in a browser context of its own, so it has a renderer process of its own: a page stuck in
+``while(true){}`` blocks no other call. Opening one (a renderer process) is the expensive part of a call, so it
+is done ahead of time: the sandbox keeps fresh pages ready (``Pool``), as many as the recent peak of concurrent
+calls (at least one, at most ``warm_pages_max``), and a call takes one; a call that finds none waits for the
+next page opened. A page serves one call only.
+
+A page stuck in a loop does not answer the DevTools protocol, so a timed-out call is not waited on: its page
+is closed (the browser ends that renderer process); if even that does not finish within ``KILL_GRACE_S`` the
+whole browser is closed and the next call starts a new one.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +29,8 @@ from agent.config import KiteConfig
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
 KILL_GRACE_S = 1.0
+RECENT_CALLS = 64
+"""The warm pool follows the peak number of concurrent calls among this many recent calls."""
 log = logging.getLogger("kite.modules.javascript")
 
 
@@ -37,14 +46,142 @@ class SandboxCrashed(Exception):
     """The call's page crashed or was closed under it (e.g. out of memory)."""
 
 
+class PoolClosed(Exception):
+    """The pool's browser was closed (restarted) while a call waited for a page: the call tries the next one."""
+
+
+async def close_page(page: Page) -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(page.context.close(), 10)
+
+
+class Pool:
+    """Fresh pages of one browser, opened ahead of the calls that take them."""
+
+    def __init__(self, browser: Browser, max_warm: int, background: Any) -> None:
+        self.browser = browser
+        self.max_warm = max_warm
+        self._background = background
+        self._ready: list[Page] = []
+        self._waiters: deque[asyncio.Future[Page]] = deque()
+        self._opening: set[asyncio.Future[None]] = set()
+        self._recent: deque[int] = deque([1], maxlen=RECENT_CALLS)
+        self._in_use = 0
+        self._closed = False
+
+    @property
+    def target(self) -> int:
+        """How many pages to keep ready: the recent peak of concurrent calls."""
+        return max(1, min(self.max_warm, max(self._recent)))
+
+    async def take(self) -> Page:
+        """A fresh page for one call; ``release()`` or ``abandon()`` it when the call ends."""
+        if self._closed:
+            raise PoolClosed()
+        self._in_use += 1
+        self._recent.append(self._in_use)
+        try:
+            while self._ready:
+                page = self._ready.pop()
+                if not page.is_closed():
+                    return page
+            waiter: asyncio.Future[Page] = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            self._refill()
+            try:
+                return await waiter
+            except BaseException:
+                if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
+                    self._ready.append(waiter.result())  # handed over just as the call gave up: keep it
+                raise
+            finally:
+                with contextlib.suppress(ValueError):
+                    self._waiters.remove(waiter)
+        except BaseException:
+            self._in_use -= 1
+            raise
+        finally:
+            self._refill()
+
+    def release(self, page: Page) -> None:
+        """The call is over: its page (and context) is closed in the background."""
+        self._in_use -= 1
+        self._background(close_page(page))
+
+    def abandon(self) -> None:
+        """The call timed out: its page is being killed elsewhere (``Sandbox._dispose``)."""
+        self._in_use -= 1
+
+    def _refill(self) -> None:
+        """Open pages for the waiting calls first; once none waits, top the ready pages up to the target."""
+        if self._closed:
+            return
+        want = len(self._waiters) if self._waiters else self.target - len(self._ready)
+        for _ in range(want - len(self._opening)):
+            task = asyncio.ensure_future(self._open_one())
+            self._opening.add(task)
+            task.add_done_callback(self._opening.discard)
+        while not self._waiters and len(self._ready) > self.target:
+            self._background(close_page(self._ready.pop(0)))
+
+    async def _open_one(self) -> None:
+        try:
+            page = await self._open()
+        except Exception as exc:
+            self._fail_waiters(SandboxCrashed(f"no sandbox page could be opened: {exc}"))
+            return
+        if self._closed:
+            await close_page(page)
+            return
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(page)
+                break
+        else:
+            self._ready.append(page)
+        self._opening.discard(asyncio.current_task())  # type: ignore[arg-type]
+        self._refill()
+
+    async def _open(self) -> Page:
+        context = await self.browser.new_context()
+        try:
+            page = await context.new_page()
+            await page.evaluate("0")  # the page's JavaScript world is created on first use: do it now
+            return page
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await context.close()
+            raise
+
+    def _fail_waiters(self, exc: BaseException) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(exc)
+
+    async def settled(self) -> None:
+        """Wait until the pages being opened are ready (benchmarks and tests measure a settled pool)."""
+        while self._opening:
+            await asyncio.gather(*list(self._opening), return_exceptions=True)
+
+    async def close(self) -> None:
+        self._closed = True
+        for task in list(self._opening):
+            task.cancel()
+        self._fail_waiters(PoolClosed())
+        ready, self._ready = self._ready, []
+        await asyncio.gather(*(close_page(p) for p in ready))
+
+
 class Sandbox:
     def __init__(self, config: KiteConfig) -> None:
         self.config = config
         self._pw: Playwright | None = None
         self._browser: Browser | None = None
+        self._pool: Pool | None = None
         self._lock = asyncio.Lock()
         self._cleanups: set[asyncio.Future[None]] = set()
-        self._spare: asyncio.Future[Page] | None = None
         self.launches = 0
         """How many browsers this sandbox has started (1 while it is reused)."""
 
@@ -52,10 +189,13 @@ class Sandbox:
     def alive(self) -> bool:
         return self._browser is not None and self._browser.is_connected()
 
-    async def _ensure(self) -> None:
+    async def _ensure(self) -> Pool:
+        pool = self._pool
+        if pool is not None and self.alive:
+            return pool
         async with self._lock:
-            if self.alive:
-                return
+            if self._pool is not None and self.alive:
+                return self._pool
             await self._close_browser()
             try:
                 if self._pw is None:
@@ -70,59 +210,47 @@ class Sandbox:
                 await self._close_browser()
                 raise BrowserUnavailable(f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from exc
             self.launches += 1
+            max_warm = self.config.module_settings.javascript.warm_pages_max
+            self._pool = Pool(self._browser, max_warm, self._background)
+            return self._pool
 
     async def run(self, code: str, data: Any, timeout_s: float, max_bytes: int) -> dict[str, Any]:
         """The raw outcome of run.js (kind ok|error|unserialisable|too_large); raises ExecutionTimeout."""
-        await self._ensure()
-        deadline = asyncio.get_running_loop().time() + timeout_s  # the limit covers the page's creation too
-        try:
-            page = await asyncio.wait_for(self._take_page(), timeout_s)
-        except TimeoutError:
-            raise ExecutionTimeout() from None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s  # the limit covers waiting for a page too
+        while True:
+            pool = await self._ensure()
+            try:
+                page = await asyncio.wait_for(pool.take(), max(0.001, deadline - loop.time()))
+                break
+            except TimeoutError:
+                raise ExecutionTimeout() from None
+            except PoolClosed:
+                continue  # the browser restarted under the wait: take a page of the new one
         evaluation = asyncio.ensure_future(page.evaluate(RUN_JS, [code, data, max_bytes]))
         try:
-            remaining = max(0.001, deadline - asyncio.get_running_loop().time())
-            done, _ = await asyncio.wait({evaluation}, timeout=remaining)
+            done, _ = await asyncio.wait({evaluation}, timeout=max(0.001, deadline - loop.time()))
             if not done:
+                pool.abandon()
                 self._dispose(page, evaluation)
                 raise ExecutionTimeout()
+            pool.release(page)
             try:
                 return evaluation.result()  # type: ignore[no-any-return]
             except PlaywrightError as exc:
                 raise SandboxCrashed(str(exc).splitlines()[0]) from exc
-        finally:
+        except asyncio.CancelledError:  # the caller gave up (e.g. the registry's call timeout)
             if evaluation.done():
-                self._background(self._close_page(page))
-
-    async def _open(self) -> Page:
-        """A page in a context of its own: Chromium never shares a renderer process between contexts, so a
-        page stuck in a loop cannot block (or take down with it) the page of another call."""
-        assert self._browser is not None
-        context = await self._browser.new_context()
-        try:
-            return await context.new_page()
-        except BaseException:
-            with contextlib.suppress(Exception):
-                await context.close()
+                pool.release(page)
+            else:
+                pool.abandon()
+                self._dispose(page, evaluation)
             raise
 
-    async def _take_page(self) -> Page:
-        """A fresh page: the spare one opened after the previous call (warm calls skip page creation), and
-        a new spare is opened for the next call. Every page (and its context) serves one call only."""
-        spare, self._spare = self._spare, None
-        page: Page | None = None
-        if spare is not None:
-            with contextlib.suppress(Exception):
-                page = await spare
-        if page is None or page.is_closed() or page.context.browser is not self._browser:
-            page = await self._open()
-        self._spare = asyncio.ensure_future(self._open())
-        return page
-
-    @staticmethod
-    async def _close_page(page: Page) -> None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(page.context.close(), 10)
+    async def settled(self) -> None:
+        """Wait until the sandbox's fresh pages for the next calls are open (no effect before the first call)."""
+        if self._pool is not None:
+            await self._pool.settled()
 
     def _background(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -146,11 +274,9 @@ class Sandbox:
 
     async def _close_browser(self) -> None:
         browser, self._browser = self._browser, None
-        spare, self._spare = self._spare, None
-        if spare is not None:
-            spare.cancel()
-            with contextlib.suppress(BaseException):
-                await spare
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
         if browser is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(browser.close(), 10)
