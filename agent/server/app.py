@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
-from starlette.routing import Mount
+from starlette.routing import Match, Mount
 
 from agent import __version__
 from agent.httpserve import BearerToken
@@ -81,6 +81,16 @@ def _protected(path: str) -> bool:
     return path == "/api" or path.startswith("/api/")
 
 
+class PanelMount(Mount):
+    """The panel's files at ``/``, never answering for ``/api/...`` (an unknown API path is a JSON 404, a
+    wrong method a 405 naming the route's methods, not the file server's idea of either)."""
+
+    def matches(self, scope: dict[str, Any]) -> tuple[Match, dict[str, Any]]:  # type: ignore[override]
+        if _protected(scope.get("path", "")):
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
 def create_app(state: ServerState, *, static_dir: Path | None = None) -> FastAPI:
     """The app for ``state``; its lifespan loads the modules and, at the end, stops runs and closes all."""
 
@@ -96,6 +106,7 @@ def create_app(state: ServerState, *, static_dir: Path | None = None) -> FastAPI
             )
         app.router.routes.sort(key=lambda r: isinstance(r, Mount))  # the panel's catch-all mount last
         app.openapi_schema = None
+        app.state.method_table = None
         try:
             yield
         finally:
@@ -116,7 +127,9 @@ def create_app(state: ServerState, *, static_dir: Path | None = None) -> FastAPI
     app.include_router(modules_api.router())
     app.include_router(runs_api.router())
     folder = static_dir or STATIC_DIR
-    app.mount("/", StaticFiles(directory=folder, html=True, check_dir=False), name="panel")
+    app.router.routes.append(
+        PanelMount("/", app=StaticFiles(directory=folder, html=True, check_dir=False), name="panel")
+    )
     app.add_middleware(BodyLimit, limit=state.config.server.max_body_bytes)
     app.add_middleware(BearerToken, token=state.token, protects=_protected, query_param="access_token")
     if state.config.server.cors_origins:

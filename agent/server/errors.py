@@ -18,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
+from starlette.routing import compile_path
 
 log = logging.getLogger("kite.server")
 
@@ -77,6 +78,18 @@ def _problems(exc: RequestValidationError) -> list[dict[str, str]]:
     return out
 
 
+def _methods_of(request: Request) -> list[str]:
+    """Every method the spec offers on this path (Starlette's 405 would name only the first route's)."""
+    app = request.app
+    compiled = getattr(app.state, "method_table", None)
+    if compiled is None:
+        compiled = [
+            (compile_path(t)[0], [m.upper() for m in ops]) for t, ops in app.openapi()["paths"].items()
+        ]
+        app.state.method_table = compiled
+    return sorted({m for regex, methods in compiled if regex.match(request.url.path) for m in methods})
+
+
 def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
@@ -101,9 +114,14 @@ def install_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         name = NAMES.get(exc.status_code, "http_error")
         detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        headers = dict(exc.headers or {})
         if exc.status_code == 404:
             detail = f"no such route: {request.method} {request.url.path}"
-        return error_response(exc.status_code, {"error": name, "message": detail}, exc.headers)
+        if exc.status_code == 405:
+            allowed = _methods_of(request)
+            headers["Allow"] = ", ".join(allowed)
+            detail = f"{request.method} is not allowed on {request.url.path} (allowed: {headers['Allow']})"
+        return error_response(exc.status_code, {"error": name, "message": detail}, headers)
 
     @app.exception_handler(Exception)
     async def bug(request: Request, exc: Exception) -> JSONResponse:

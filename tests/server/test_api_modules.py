@@ -82,4 +82,44 @@ def test_bad_input_gets_typed_errors_and_the_server_keeps_serving(api: TestClien
     typed(api.post("/api/tools/chrome_launch", content=b"x" * 1_100_000), 413, "body_too_large")
     typed(api.get("/api/no/such/route"), 404, "not_found")
     typed(api.delete("/api/modules"), 405, "method_not_allowed")
+    assert api.put("/api/runs").headers["allow"] == "GET, POST"
     assert api.get("/api/modules").status_code == 200
+
+
+ROUTES = {
+    "GET /api/modules",
+    "GET /api/modules/{name}",
+    "GET /api/modules/{name}/web-component",
+    "GET /api/modules/chrome/browsers",
+    "GET /api/modules/chrome/browsers/{browser_id}",
+    "GET /api/modules/chrome/browsers/{browser_id}/tabs",
+    "GET /api/modules/chrome/tabs/{tab_id}/screenshot",
+    "POST /api/modules/chrome/browsers/{browser_id}/close",
+    "POST /api/modules/chrome/tabs/{tab_id}/close",
+    "GET /api/tools",
+    "POST /api/tools/{tool_name}",
+    "POST /api/runs",
+    "GET /api/runs",
+    "GET /api/runs/{run_id}",
+    "GET /api/runs/{run_id}/events",
+    "POST /api/runs/{run_id}/stop",
+    "GET /api/runs/{run_id}/screenshots/{n}",
+    "GET /api/runs/{run_id}/record",
+    "GET /api/runs/{run_id}/record/{path}",
+    "POST /api/runs/{run_id}/confirmations/{cid}",
+}
+"""The routes of the issue (and GET /api/tools, the run record) — nothing more, nothing less."""
+
+
+def test_the_openapi_spec_names_every_route_and_its_typed_errors(api: TestClient) -> None:
+    spec = api.get("/api/openapi.json").json()
+    documented = {f"{m.upper()} {p}" for p, ops in spec["paths"].items() for m in ops}
+    assert documented == ROUTES
+    error = spec["components"]["schemas"]["ErrorBody"]
+    assert set(error["required"]) == {"error", "message"}
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            for code in ("400", "401", "404", "413", "422"):
+                body = op["responses"][code]["content"]["application/json"]["schema"]
+                assert body == {"$ref": "#/components/schemas/ErrorBody"}, (method, path, code)
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
