@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import Match, Mount
+from starlette.types import Scope
 
 from agent import __version__
 from agent.httpserve import BearerToken
@@ -85,7 +86,7 @@ class PanelMount(Mount):
     """The panel's files at ``/``, never answering for ``/api/...`` (an unknown API path is a JSON 404, a
     wrong method a 405 naming the route's methods, not the file server's idea of either)."""
 
-    def matches(self, scope: dict[str, Any]) -> tuple[Match, dict[str, Any]]:  # type: ignore[override]
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
         if _protected(scope.get("path", "")):
             return Match.NONE, {}
         return super().matches(scope)
