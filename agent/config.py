@@ -161,6 +161,9 @@ class AgentConfig(_Section):
     """Override the model's input budget (else from capabilities)."""
     module_tools: list[str] = Field(default_factory=list)
     """Tools of enabled modules offered to the model next to the browser actions (e.g. [run_javascript])."""
+    output_retries: int = Field(2, ge=0)
+    """With an output schema: how many times a ``done`` with invalid ``data`` is sent back to be fixed before
+    the run ends (stop reason invalid_output)."""
 
 
 def check_domain(text: str) -> str:

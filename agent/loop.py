@@ -6,6 +6,7 @@ Stops are exceptions that carry their reason; the record is saved in ``finally``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -36,6 +37,7 @@ from agent.llm.model import Model, ModelView, PastAction, model_for
 from agent.llm.parsing import ParseError, parse_reply_async
 from agent.memory import Memory, describe_action, describe_result
 from agent.modules.planner import PlannerTools
+from agent.output import OutputSpec
 from agent.prompt import PromptBuilder
 from agent.record import RunRecorder, RunResult
 from agent.runtime import (
@@ -49,7 +51,7 @@ from agent.runtime import (
     page_text,
 )
 from agent.step_record import ActionOutcome, GateOutcome, StepRecord
-from agent.stops import Guards, Refusals, Stop, StopWhen, current_url, digest, judge_success
+from agent.stops import Guards, Refusals, Stop, StopWhen, build_result, current_url, digest
 from safety.confirm import Confirmer
 from safety.output import redact_model, redacting_logs, redacting_sink
 from safety.secrets import SecretStore
@@ -72,13 +74,17 @@ class Agent:
         label: str | None = None,
         stop_when: StopWhen | None = None,
         tools: Sequence[Callable[..., Any]] = (),
+        output_type: Any = None,
     ) -> None:
-        """``tools``: your own typed functions, offered to the model next to ``agent.module_tools``."""
+        """``tools``: your own typed functions, offered to the model next to ``agent.module_tools``.
+        ``output_type``: a pydantic model (any type pydantic validates) or a JSON schema dict that ``done``'s
+        ``data`` must match (agent/output.py); ``result.data`` is its JSON, ``result.output`` its value."""
         if model is not None and config.llm.model != model.name:
             config = config.model_copy(update={"llm": config.llm.model_copy(update={"model": model.name})})
         self.config, self._given_context, self.label = config, context, label
         self.stop_when = stop_when
-        self.model = ModelSetup.from_config(config)
+        self.output = OutputSpec(output_type, config.agent.output_retries)
+        self.model = ModelSetup.from_config(config, self.output)
         self.safety = SafetySetup.from_config(config, confirmer, secrets)
         self.on_event = redacting_sink(self.safety.secrets, on_event)  # what leaves the run is redacted
         self.llm: Model = model or model_for(config.llm)
@@ -107,6 +113,7 @@ class Agent:
             self.config.agent.observation,
             self.config.agent.max_steps,
             self.safety.secrets.names(),
+            self.output.prompt(),
         )
         logs = redacting_logs(self.safety.secrets)  # log records of the run are redacted too
         logs.__enter__()
@@ -137,6 +144,7 @@ class Agent:
         finally:
             result = result or self._result(Stop("error", "run ended unexpectedly"), started)
             result = redact_model(self.safety.secrets, result)
+            result.output = self.output.instance(result.data)
             logs.__exit__(None, None, None)
             self.result = result
             rec.finish(result)
@@ -173,6 +181,9 @@ class Agent:
     async def _wind_down(self, ctx: ContextSession) -> None:
         ctx.dialog_judge = None
         self.final_url = current_url(ctx)
+        if self.config.run.screenshots:  # the page after the last step (each step's own shows it before)
+            with contextlib.suppress(Exception):
+                await ctx.page.screenshot(path=str(self.recorder.screenshots / "final.png"), timeout=3000)
         await self.tools.close()
         await self.safety.gate.flush()
         if self.config.run.trace:
@@ -226,7 +237,7 @@ class Agent:
         """Ask the model, parse its reply, run its actions; everything that happens goes into ``record``."""
         step = record.step
         try:
-            reply = await self._complete(messages, obs, step)
+            reply = await self._complete(record, messages, obs)
         except LLMError as exc:
             record.error = exc.to_dict()
             raise Stop("model_error", f"{exc.type}: {exc.message}") from exc
@@ -257,9 +268,10 @@ class Agent:
             result, decision = await self._act(action, obs, step)
             record.actions.append(ActionOutcome(action=action.to_json(), decision=decision, result=result))
             record.overhead_ms["act"] = _ms(t1)
-            any_error = any_error or not result.ok
-            if isinstance(action, Done):
-                raise Stop("done", success=action.success, answer=action.answer)
+            if isinstance(action, Done):  # ends the run, unless its data goes back to the model to fix
+                self.output.settle(action, result)
+            else:
+                any_error = any_error or not result.ok
             if not result.ok and i < len(actions) - 1:
                 self.memory.add(
                     f"that action failed, so the remaining {len(actions) - 1 - i} action(s) of your reply "
@@ -277,7 +289,10 @@ class Agent:
             self.warnings.append(warning)
         self.guards.step_failed(any_error)
 
-    async def _complete(self, messages: list[dict[str, Any]], obs: Observation, step: int) -> LLMReply:
+    async def _complete(
+        self, record: StepRecord, messages: list[dict[str, Any]], obs: Observation
+    ) -> LLMReply:
+        step, tools, shot = record.step, self.model.tools, obs.screenshot_path
         view = ModelView(
             task=self.prompt.task,
             step=step,
@@ -286,12 +301,15 @@ class Agent:
             observation=obs,
             tools=self.model.tools,
             history=list(self.history),
+            output_schema=self.output.schema,
         )
         try:
-            return await self.llm.complete(messages, self.model.tools, view=view)
+            record.request = self.recorder.request(messages, tools, shot)
+            return await self.llm.complete(messages, tools, view=view)
         except ContextWindowError:
             messages, _ = self._messages(obs, step, min_compaction=3)
-            return await self.llm.complete(messages, self.model.tools, view=view)
+            record.request = self.recorder.request(messages, tools, shot)
+            return await self.llm.complete(messages, tools, view=view)
 
     async def _act(self, action: Action, obs: Observation, step: int) -> tuple[ActionResult, GateOutcome]:
         element = obs.element(action.target_index) if action.target_index is not None else None
@@ -303,7 +321,7 @@ class Agent:
         await emit(self.on_event, ActionDecided(step=step, action=described, **decision.model_dump()))
         if gate.allowed:
             blocked_before = len(self.safety.domains.blocked_log) if self.safety.domains else 0
-            result = await self.executor.execute(action)
+            result = self.output.refuse(action) or await self.executor.execute(action)
             if self.safety.domains and (note := self.safety.domains.last_block_message(since=blocked_before)):
                 if result.error is not None:
                     result.error.message = f"{note}: {result.error.message}"
@@ -371,25 +389,8 @@ class Agent:
         return self.prompt.messages(text, obs.screenshot_b64), total
 
     def _result(self, stop: Stop, started: float) -> RunResult:
-        t = self.totals
-        declined = self.refusals.outstanding
-        success, message = judge_success(stop, declined)
-        return RunResult(
-            success=success,
-            declined=declined,
-            claimed_success=stop.success,
-            answer=stop.answer,
-            stop_reason=stop.reason,
-            message=message,
-            steps=self.steps_done,
-            tokens_in=t.tokens_in,
-            tokens_out=t.tokens_out,
-            cost_usd=t.cost_usd,
-            duration_s=round(time.monotonic() - started, 3),
-            model_latency_s=round(t.model_latency_s, 3),
-            run_dir=str(self.recorder.run_dir),
-            final_url=self.final_url,
-        )
+        run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding
+        return build_result(stop, declined, self.totals, self.steps_done, started, run_dir, self.final_url)
 
 
 def _ms(since: float) -> float:

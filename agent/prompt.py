@@ -89,6 +89,9 @@ class PromptBuilder:
     observation_mode: str = "auto"
     max_steps: int = 30
     secret_names: list[str] = field(default_factory=list)
+    output_schema: str | None = None
+    """The JSON schema ``done``'s ``data`` must match, as shown each step (in the user message: it is the
+    task's, so the system message stays the same for every task)."""
 
     def system(self) -> str:
         """The system message; rendered once per distinct setting (it is the same for every step and task)."""
@@ -105,6 +108,7 @@ class PromptBuilder:
             .render(
                 t=strings(self.language),
                 task=self.task,
+                output_schema=self.output_schema,
                 step=step,
                 max_steps=self.max_steps,
                 history=history,

@@ -1,11 +1,17 @@
-"""The run record: ``runs/<timestamp>-<id>/`` with run.json, steps.jsonl, screenshots/ and trace.zip.
+"""The run record: ``runs/<timestamp>-<id>/`` with run.json, steps.jsonl, screenshots/, sent/ and trace.zip.
 
 Everything is written as the run goes (steps.jsonl is appended and flushed per step) so that a crash loses at
 most the step in flight. Every object passes through ``redact`` first: secret values never reach the disk.
+
+Each step's record holds the request sent to the model (``request``: the messages and tools). What is the same
+every step is stored once per run: the system message and the tool definitions go to ``sent/`` under a hash
+of their content and the step refers to them (``content_file``, ``tools_file``); an attached screenshot is
+referred to by its file in ``screenshots/`` instead of its base64. ``load_request`` puts them back.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import time
@@ -47,9 +53,14 @@ class RunResult(BaseModel):
     declined: list[RefusedAction] = Field(default_factory=list)
     """Actions declined by the user or blocked by the policy and never run afterwards with approval."""
     answer: str = ""
+    data: Any = None
+    """``done``'s structured answer (JSON): validated against the output schema when one was given."""
+    output: Any = Field(None, exclude=True)
+    """``data`` as the Python value of ``Agent(output_type=...)`` (a pydantic model's instance); not in the
+    JSON form of the result (``data`` is)."""
     stop_reason: str
     """done | max_steps | max_failures | loop_detected | max_cost | max_tokens | interrupted | start_url_unreachable |
-    task_ended | error"""
+    task_ended | invalid_output | error"""
     message: str = ""
     steps: int = 0
     tokens_in: int = 0
@@ -59,6 +70,31 @@ class RunResult(BaseModel):
     model_latency_s: float = 0.0
     run_dir: str | None = None
     final_url: str | None = None
+
+
+def _image_ref(part: Any, shot: str | None) -> Any:
+    url = part.get("image_url", {}).get("url", "") if isinstance(part, dict) else ""
+    if not str(url).startswith("data:"):
+        return part
+    return {
+        "type": "image_url",
+        "image_url": {"url": shot or f"(an image of {len(url)} characters, not kept)"},
+    }
+
+
+def load_request(
+    run_dir: str | Path, request: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[Any] | None]:
+    """A step record's ``request`` with its stored parts read back: (messages, tools)."""
+    root = Path(run_dir)
+    messages = []
+    for m in request.get("messages") or []:
+        if "content_file" in m:
+            text = (root / m["content_file"]).read_text(encoding="utf-8")
+            m = {"role": m.get("role", "system"), "content": text}
+        messages.append(m)
+    tools = request.get("tools_file")
+    return messages, json.loads((root / tools).read_text(encoding="utf-8")) if tools else None
 
 
 def _default(obj: Any) -> Any:
@@ -96,6 +132,38 @@ class RunRecorder:
     def start(self, **info: Any) -> None:
         self._run = {"started_at": datetime.now(UTC).isoformat(), **info, "result": None}
         self._write_run()
+
+    def _stored(self, kind: str, text: str, suffix: str) -> str:
+        """``text`` (redacted) stored once under ``sent/``; its path relative to the run folder."""
+        text = self.redact(text)
+        name = f"sent/{kind}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.{suffix}"
+        path = self.run_dir / name
+        if not path.is_file():
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        return name
+
+    def request(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, image: str | None = None
+    ) -> dict[str, Any]:
+        """What a step sent to the model, for its record: system messages and tools by reference, an image by
+        its screenshot file (``image``: the path; else only its size is kept)."""
+        shot = (
+            str(Path(image).relative_to(self.run_dir))
+            if image and Path(image).is_relative_to(self.run_dir)
+            else image
+        )
+        out: list[dict[str, Any]] = []
+        for m in messages:
+            content = m.get("content")
+            if m.get("role") == "system" and isinstance(content, str):
+                out.append({"role": "system", "content_file": self._stored("system", content, "txt")})
+            elif isinstance(content, list):
+                out.append({**m, "content": [_image_ref(part, shot) for part in content]})
+            else:
+                out.append(m)
+        sent = json.dumps(tools, ensure_ascii=False, indent=1) if tools else None
+        return {"messages": out, "tools_file": self._stored("tools", sent, "json") if sent else None}
 
     def step(self, record: StepLike) -> None:
         data = record.to_json() if not isinstance(record, dict) else record

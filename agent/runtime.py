@@ -23,6 +23,7 @@ from agent.config import BrowserConfig, KiteConfig
 from agent.llm.capabilities import Capabilities, capabilities_for, select_mode
 from agent.llm.client import Usage
 from agent.llm.schemas import tool_schemas
+from agent.output import OutputSpec
 from safety.confirm import BatchConfirmer, Confirmer, Gate
 from safety.domains import DomainPolicy
 from safety.policy import SafetyPolicy
@@ -54,7 +55,8 @@ class ModelSetup:
     tools_tokens: int = 0
 
     @classmethod
-    def from_config(cls, config: KiteConfig) -> ModelSetup:
+    def from_config(cls, config: KiteConfig, output: OutputSpec | None = None) -> ModelSetup:
+        """``output``: the run's output type, which describes the ``done`` tool's ``data``."""
         llm = config.llm
         if not llm.model:
             from agent.errors import UsageError
@@ -66,7 +68,7 @@ class ModelSetup:
         budget = max(1024, budget - llm.max_output_tokens)
         setup = cls(llm.model, caps, mode, caps.function_calling, mode == "hybrid", budget)
         if setup.function_calling:
-            setup.tools = tool_schemas()
+            setup.tools = output.tools(tool_schemas()) if output is not None else tool_schemas()
             import json
 
             setup.tools_tokens = count_tokens(llm.model, json.dumps(setup.tools))

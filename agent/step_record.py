@@ -39,7 +39,11 @@ class StepRecord(BaseModel):
     """Kite's own time: observe+prompt before the model call, act after it."""
     recovered: str | None = None
     """The page stopped responding while it was observed: its tab was closed (what the model was told)."""
+    request: dict[str, Any] | None = None
+    """What was sent to the model (``RunRecorder.request``): the messages, the system message and the tools
+    by reference to ``sent/`` (stored once per run), an image by its screenshot file. Redacted."""
     reply: LLMReply | None = None
+    """The model's reply as received: its text and tool calls (arguments as the raw JSON it wrote)."""
     usage: Usage | None = None
     thought: str | None = None
     actions: list[ActionOutcome] = Field(default_factory=list)

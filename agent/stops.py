@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agent.browser.actions import Action
@@ -13,16 +14,21 @@ from agent.browser.observation import Observation
 from agent.browser.session import ContextSession
 from agent.config import AgentConfig
 from agent.record import RefusedAction, RunResult
-from agent.runtime import Totals
+
+if TYPE_CHECKING:
+    from agent.runtime import Totals
 
 StopWhen = Callable[[ContextSession], Awaitable[str | None]]
 """Asked after every step: a reason when the task has ended by itself (a MiniWoB episode is over), else None."""
 
 
 class Stop(Exception):
-    def __init__(self, reason: str, message: str = "", *, success: bool = False, answer: str = "") -> None:
+    def __init__(
+        self, reason: str, message: str = "", *, success: bool = False, answer: str = "", data: Any = None
+    ) -> None:
         super().__init__(message or reason)
         self.reason, self.message, self.success, self.answer = reason, message, success, answer
+        self.data = data
 
 
 class Refusals:
@@ -100,6 +106,36 @@ def judge_success(stop: Stop, declined: list[RefusedAction]) -> tuple[bool, str]
     return stop.success, stop.message
 
 
+def build_result(
+    stop: Stop,
+    declined: list[RefusedAction],
+    t: Totals,
+    steps: int,
+    started: float,
+    run_dir: str,
+    final_url: str | None,
+) -> RunResult:
+    """The run's result from how it stopped, its outstanding refusals and its totals (``started``: monotonic)."""
+    success, message = judge_success(stop, declined)
+    return RunResult(
+        success=success,
+        declined=declined,
+        claimed_success=stop.success,
+        answer=stop.answer,
+        data=stop.data,
+        stop_reason=stop.reason,
+        message=message,
+        steps=steps,
+        tokens_in=t.tokens_in,
+        tokens_out=t.tokens_out,
+        cost_usd=t.cost_usd,
+        duration_s=round(time.monotonic() - started, 3),
+        model_latency_s=round(t.model_latency_s, 3),
+        run_dir=run_dir,
+        final_url=final_url,
+    )
+
+
 def host(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
 
@@ -125,6 +161,7 @@ __all__ = [
     "RunResult",
     "Stop",
     "StopWhen",
+    "build_result",
     "current_url",
     "digest",
     "host",

@@ -95,9 +95,16 @@ def confirmations(run_dir: str | Path | None) -> list[dict[str, Any]]:
 
 
 async def evaluate(
-    check: Check, ctx: Any, *, answer: str = "", run_dir: str | None = None, base_url: str | None = None
+    check: Check,
+    ctx: Any,
+    *,
+    answer: str = "",
+    run_dir: str | None = None,
+    base_url: str | None = None,
+    data: Any = None,
 ) -> CheckOutcome:
-    """Evaluate every part of ``check`` against the context's active page, the answer and the run record."""
+    """Evaluate every part of ``check`` against the context's active page, the answer, the structured answer
+    (``data``) and the run record."""
     failures: list[str] = []
     page = ctx.page
     url = page.url if page is not None else ""
@@ -130,7 +137,29 @@ async def evaluate(
             failures.append(f"confirmed: no {check.confirmed} asked for confirmation (asked: {names})")
     if check.answer is not None and not re.search(check.answer, answer or "", re.I):
         failures.append(f"answer: {answer[:200]!r} does not match /{check.answer}/")
+    if check.data is not None:
+        failures += data_failures(check.data, data)
     return CheckOutcome(passed=not failures, failures=failures)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)[:200]
+
+
+def data_failures(expected: dict[str, Any], data: Any) -> list[str]:
+    """One line per key of ``expected`` whose value in ``data`` (the structured answer) differs."""
+    if data is None:
+        return ["data: the run gave no structured answer (done's data)"]
+    failures = []
+    for key, want in expected.items():
+        try:
+            got = dotted(data, key)
+        except (KeyError, IndexError, TypeError):
+            failures.append(f"data: {key} missing in {_json(data)}")
+            continue
+        if got != want:
+            failures.append(f"data: {key} = {_json(got)}, expected {_json(want)}")
+    return failures
 
 
 async def _state_failures(check: Check, ctx: Any, base: str) -> list[str]:

@@ -125,6 +125,7 @@ async def build_jobs(
                 config = config.model_copy(update={"llm": resolved[model].llm})
             if not config.llm.model:
                 raise UsageError("no model: pass --model, set KITE_MODEL, or give the task a 'model'")
+            task = _with_schema(task, folder)
             task_secrets = [f"{k}={v}" for k, v in task.secrets.items()]
             secrets = SecretStore.from_sources(config.safety, cli=[*cli_secrets, *task_secrets])
             BatchConfirmer(config.safety.approve)  # validates the approvals
@@ -135,6 +136,21 @@ async def build_jobs(
             jobs.append(Job(i + 1, task, config, secrets, list(config.safety.approve), rep, label=label))
     register_models(jobs)
     return jobs
+
+
+def _with_schema(task: Task, folder: Path) -> Task:
+    """The task with its ``output_schema`` read (a path) and checked; a UsageError when it is no schema."""
+    from agent.output import check_schema, load_schema
+
+    given = task.output_schema
+    if given is None:
+        return task
+    if isinstance(given, str):
+        path = Path(given) if Path(given).is_absolute() else folder / given
+        schema = load_schema(path, "output_schema")
+    else:
+        schema = check_schema(given, "output_schema")
+    return task.model_copy(update={"output_schema": schema})
 
 
 def register_models(jobs: list[Job]) -> None:

@@ -59,7 +59,12 @@ class CheckScorer:
             return Verdict(run.success, float(run.success))
         try:
             check = await evaluate(
-                task.check, ctx, answer=run.answer, run_dir=run.run_dir, base_url=task.start_url
+                task.check,
+                ctx,
+                answer=run.answer,
+                run_dir=run.run_dir,
+                base_url=task.start_url,
+                data=run.data,
             )
         except Exception as exc:  # a dead page cannot be checked: that is a failed check, not a crash
             check = CheckOutcome(passed=False, failures=[f"the check could not run: {_describe(exc)}"])

@@ -11,6 +11,10 @@ A task file is YAML (or JSONL: one task per line)::
         start_url: "{sites}/shop/"
         check: {url: "/shop/cart", state: {"cart.count": 1}}
         solution: [{click: {name: "Blue mug"}}, {click: {name: "Add to cart"}}, done]
+      - id: shop-cheapest-mugs
+        task: The three cheapest mugs, with name and price.
+        output_schema: schemas/mugs.json       # or the JSON schema inline
+        check: {data: {"length": 3, "0.name": "White Porcelain Mug", "0.price": 6.49}}
 
 ``start_url``, ``task``, ``check`` and ``solution`` may use ``{sites}`` / ``{cross}`` (the bundled sites'
 two origins) and ``{suite_dir}`` (the folder of the task file); ``resolve`` fills them in. Validation
@@ -58,10 +62,14 @@ class Check(_Model):
     """true: some action needed the user's confirmation; a name: an action of that name did; false: none did."""
     answer: str | None = None
     """A regular expression (case-insensitive) searched in the agent's final answer."""
+    data: dict[str, Any] | None = None
+    """Keys into the run's structured answer (``done``'s data) and the values they must equal, written as
+    for ``state``: ``{"0.name": "White Porcelain Mug", "length": 3}`` (``length``: a list's length;
+    ``/a.b/c`` for keys with dots)."""
 
     @model_validator(mode="after")
     def _something(self) -> Check:
-        fields = ("url", "text", "not_text", "js", "state", "confirmed", "answer")
+        fields = ("url", "text", "not_text", "js", "state", "confirmed", "answer", "data")
         if all(getattr(self, f) is None for f in fields):
             raise ValueError(f"a check needs at least one of: {', '.join(fields)}")
         for pattern in (self.url, self.answer):
@@ -99,6 +107,9 @@ class Task(_Model):
     tags: list[str] = Field(default_factory=list)
     approve: list[str] = Field(default_factory=list)
     """Batch confirmer: levels or actions approved without asking (e.g. [confirm], [executeJS])."""
+    output_schema: dict[str, Any] | str | None = None
+    """A JSON schema the structured answer (``done``'s data) must match: inline, or the path of a JSON file
+    (relative to the task file's folder)."""
     check: Check | None = None
     """How success is scored; without one, the agent's own claim (done success=true) is used."""
     solution: list[SolutionStep] = Field(default_factory=list)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from rich.console import Console
 from rich.markup import escape
 
@@ -59,4 +61,6 @@ class ProgressPrinter:
             )
         if result.answer:
             c.print(f"[bold]answer:[/] {escape(result.answer)}")
+        if result.data is not None:
+            c.print(f"[bold]data:[/] {escape(json.dumps(result.data, ensure_ascii=False))}")
         c.print(f"[dim]record: {escape(str(result.run_dir))}[/]")

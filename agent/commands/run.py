@@ -25,6 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("task", help="what Kite should do, in plain language")
     p.add_argument("--start-url", help="open this URL first")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    p.add_argument(
+        "--output-schema",
+        metavar="FILE",
+        help="a JSON schema file: the answer's structured form (result 'data') must match it",
+    )
     add_agent_options(p)
     add_browser_options(p)
     p.set_defaults(func=run)
@@ -43,6 +48,9 @@ async def run(args: argparse.Namespace) -> int:
     refuse_eval_models(config.llm.model)
     start_url = check_start_url(args.start_url, config.browser)  # bad input fails before anything starts
     check_runs_dir(config.run.runs_dir)
+    from agent.output import load_schema
+
+    schema = load_schema(args.output_schema) if args.output_schema else None
     if not config.browser.headless and not config.browser.attach and not has_display():
         raise UsageError(NO_DISPLAY_HELP)
     from agent.loop import Agent
@@ -51,7 +59,8 @@ async def run(args: argparse.Namespace) -> int:
     config = await resolve_model(config)
     secrets = SecretStore.from_sources(config.safety, cli=args.secret)
     printer = ProgressPrinter()
-    agent = Agent(config, confirmer=make_confirmer(config), secrets=secrets, on_event=printer)
+    confirmer = make_confirmer(config)
+    agent = Agent(config, confirmer=confirmer, secrets=secrets, on_event=printer, output_type=schema)
     result = await agent.run(args.task, start_url=start_url)
     printer.final(result)
     if args.json:

@@ -60,6 +60,8 @@ class ModelView(BaseModel):
     tools: list[dict[str, Any]] | None = None
     """The tool definitions sent with the call; None when the model gets the JSON fallback instead."""
     history: list[PastAction] = Field(default_factory=list)
+    output_schema: dict[str, Any] | None = None
+    """The JSON schema ``done``'s ``data`` must match (the run's output type), or None."""
 
 
 @runtime_checkable

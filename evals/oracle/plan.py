@@ -4,6 +4,10 @@ The plan's progress is replayed from the run's history (a plan step counts as do
 succeeded while it was the current step); the current step's element is found by name/role among the
 elements the prompt lists. An element it cannot find is scrolled for, then reported as a failure:
 ``done(success=false, answer="oracle: …")`` — the oracle is a test of the pipeline.
+
+``done`` takes ``answer`` or ``answer_from`` (a regular expression searched in what the history said, then
+in the page; its first group is the answer) and ``data_rows: {pattern, limit}`` (structured data: one row
+per match of a regular expression with named groups, typed by the output schema's item properties).
 """
 
 from __future__ import annotations
@@ -120,4 +124,31 @@ def _done(view: OracleView, params: dict[str, Any]) -> dict[str, Any]:
         if not m:
             return fail(f"answer_from /{pattern}/ found nothing in the history or on the page")
         answer = m.group(1) if m.groups() else m.group(0)
-    return {"action": "done", "success": bool(params.get("success", True)), "answer": answer}
+    out = {"action": "done", "success": bool(params.get("success", True)), "answer": answer}
+    if "data_rows" in params:
+        rows = _rows(view, params["data_rows"])
+        if not rows:
+            return fail(f"data_rows /{params['data_rows']['pattern']}/ found nothing in the history or on the page")
+        out["data"] = rows
+        out["answer"] = answer or "; ".join(", ".join(str(v) for v in row.values()) for row in rows)
+    return out
+
+
+def _rows(view: OracleView, spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per match (said first, else the page), typed as the schema's item properties say."""
+    pattern = spec["pattern"]
+    found = [m.groupdict() for m in re.finditer(pattern, view.said)]
+    found = found or [m.groupdict() for m in re.finditer(pattern, view.page)]
+    items = (view.output_schema or {}).get("items") or {}
+    props = items.get("properties") or {}
+    typed = [{k: _typed(v, (props.get(k) or {}).get("type")) for k, v in row.items()} for row in found]
+    return typed[: spec.get("limit") or len(typed)]
+
+
+def _typed(value: str, kind: Any) -> Any:
+    text = value.strip()
+    if kind == "number":
+        return float(text.replace(",", ""))
+    if kind == "integer":
+        return int(text.replace(",", ""))
+    return text

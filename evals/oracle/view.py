@@ -7,6 +7,7 @@ viewport), scrolls when more are below, and remembers nothing but the run's hist
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent.browser.observation import Element
 from agent.browser.render import render_observation, role_word
@@ -69,6 +70,8 @@ class OracleView:
     history: list[PastAction]
     page: str
     """The page as the prompt renders it (searched by ``answer_from``)."""
+    output_schema: dict[str, Any] | None = None
+    """The JSON schema ``done``'s data must match (typed values for ``data_rows``)."""
 
     @classmethod
     def of(cls, view: ModelView) -> OracleView:
@@ -82,6 +85,7 @@ class OracleView:
             focused=obs.summary.focused,
             history=list(view.history),
             page=render_observation(obs),
+            output_schema=view.output_schema,
         )
 
     @property

@@ -132,3 +132,46 @@ def test_ctrl_c_saves_the_record_and_exits_130(tmp_path, sites):
     run = json.loads((steps_files[0].parent / "run.json").read_text())
     assert run["result"]["stop_reason"] == "interrupted"
     assert "Traceback" not in err
+
+
+def test_kite_run_output_schema(tmp_path):
+    schema = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    script = [
+        {"name": "done", "arguments": {"success": True, "answer": "one", "data": {"count": "one"}}},
+        {"name": "done", "arguments": {"success": True, "answer": "one", "data": {"count": 1}}},
+    ]
+    proc = _entry(
+        tmp_path,
+        script,
+        "run",
+        "count",
+        "--model",
+        "kite/scripted",
+        "--json",
+        "--output-schema",
+        str(tmp_path / "schema.json"),
+    )
+    out, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["data"] == {"count": 1} and result["steps"] == 2 and "output" not in result
+    assert 'data: {"count": 1}' in err and "invalid_data" in err
+    run = json.loads((Path(result["run_dir"]) / "run.json").read_text())
+    assert run["result"]["data"] == {"count": 1}
+    step = json.loads((Path(result["run_dir"]) / "steps.jsonl").read_text().splitlines()[0])
+    tools = json.loads((Path(result["run_dir"]) / step["request"]["tools_file"]).read_text())
+    done = next(t for t in tools if t["function"]["name"] == "done")
+    assert done["function"]["parameters"]["properties"]["data"]["required"] == ["count"]
+
+
+def test_a_bad_output_schema_is_a_usage_error(tmp_path):
+    (tmp_path / "schema.json").write_text('{"type": "counter"}')
+    env = {"KITE_RUNS_DIR": str(tmp_path / "runs"), "KITE_HOME": str(tmp_path / "home")}
+    out = kite(
+        "run", "task", "--model", "kite/scripted", "--output-schema", str(tmp_path / "schema.json"), env=env
+    )
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert out.returncode == 2 and len(lines) == 1 and "not a valid JSON schema at type" in lines[0], (
+        out.stderr
+    )

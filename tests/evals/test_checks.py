@@ -115,3 +115,16 @@ def test_confirmations_read_the_run_record(tmp_path: Path) -> None:
     run_dir = _run_dir(tmp_path, [("type", "auto"), ("uploadFile", "confirm")])
     assert [c["action"]["action"] for c in confirmations(run_dir)] == ["uploadFile"]
     assert confirmations(tmp_path / "missing") == []
+
+
+def test_data_checks_compare_fields_of_the_structured_answer() -> None:
+    from agent.batch.checks import data_failures
+
+    data = [{"name": "White Porcelain Mug", "price": 6.49}, {"name": "Sky Blue Espresso Mug", "price": 7.25}]
+    assert data_failures({"length": 2, "0.name": "White Porcelain Mug", "/1/price": 7.25}, data) == []
+    assert data_failures({"0.price": 6.5, "2.name": "x"}, data) == [
+        "data: 0.price = 6.49, expected 6.5",
+        f"data: 2.name missing in {json.dumps(data)}",
+    ]
+    assert data_failures({"length": 2}, None) == ["data: the run gave no structured answer (done's data)"]
+    assert Check.model_validate({"data": {"0.name": "x"}}).data == {"0.name": "x"}

@@ -21,6 +21,7 @@ SITES_TASKS = [
     "frames-cross-origin",
     "dynamic-new-tab",
     "forms-upload",
+    "shop-cheapest-mugs-json",
 ]
 MINIWOB = ["click-checkboxes#1", "enter-text#0", "click-tab-2#0", "use-slider#1"]
 

@@ -36,6 +36,9 @@ class Done(ActionModel):
     action: Literal["done"] = "done"
     success: bool = Field(description="Whether the task was accomplished.")
     answer: str = Field("", description="The result or answer for the user (what you found, what you did).")
+    data: Any = Field(
+        None, description="The structured answer (JSON), when the task gives an output schema it must match."
+    )
 
 
 _KIND = {"button": "button", "input": "input", "link": "link", "select": "select", "image": "image"}
@@ -98,7 +101,8 @@ async def done(ec: ExecContext, action: Done) -> Outcome:
     return Outcome(
         None,
         action.answer or ("task done" if action.success else "task failed"),
-        data={"success": action.success, "answer": action.answer},
+        data={"success": action.success, "answer": action.answer}
+        | ({"data": action.data} if action.data is not None else {}),
     )
 
 
