@@ -59,7 +59,7 @@ def _click_option(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("click-checkboxes", "click-checkboxes-large", "click-checkboxes-transfer")
-def _checkboxes(v: OracleView) -> dict[str, Any] | None:
+def _checkboxes(v: OracleView) -> Any:
     m = re.match(r"Select (.+) and click Submit", v.task)
     if not m:
         return None
@@ -166,7 +166,8 @@ def _menu(v: OracleView) -> dict[str, Any] | None:
     items = [named(v, p, ("menuitem",)) for p in path]
     for i, el in enumerate(items):
         if el is None:  # open the submenu of the previous item
-            return {"action": "hover", "index": items[i - 1].index} if i and items[i - 1] else None
+            prev = items[i - 1] if i else None
+            return {"action": "hover", "index": prev.index} if prev is not None else None
     return click(items[-1])
 
 

@@ -264,7 +264,7 @@ def _generate(v: OracleView) -> dict[str, Any] | None:
         n = int(shown.group(1))
         if parity:
             ok = (n % 2 == 1) == (parity.group(1) == "odd")
-        else:
+        elif m is not None:
             ok = n < int(m.group(2)) if m.group(1) == "less" else n > int(m.group(2))
         if ok:
             return submit(v)
@@ -292,7 +292,7 @@ def _scroll_text_2(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("use-slider")
-def _slider(v: OracleView) -> dict[str, Any] | None:
+def _slider(v: OracleView) -> dict[str, Any] | list[dict[str, Any]] | None:
     m = re.search(r"Select (-?\d+) with the slider", v.task)
     now = re.match(r"\s*(-?\d+)", page_words(v, v.task))
     handle = next((e for e in v.elements if e.role in ("span", "slider")), None)
