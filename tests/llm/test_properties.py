@@ -47,6 +47,11 @@ FIELD_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "indices": st.lists(st.integers(min_value=-5, max_value=10_000), min_size=1, max_size=50),
     "success": st.booleans(),
     "answer": text,
+    "data": st.recursive(
+        st.none() | st.booleans() | st.integers() | text,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+        max_leaves=8,
+    ),
     "query": nonempty,
     "page": st.integers(min_value=1, max_value=1000),
 }
