@@ -57,7 +57,9 @@ def check_schema(schema: Any, what: str = "output schema") -> dict[str, Any]:
         validator_for(schema).check_schema(schema)
     except SchemaError as exc:
         where = "/".join(str(p) for p in exc.path)
-        raise UsageError(f"{what}: not a valid JSON schema{f' at {where}' if where else ''}: {exc.message}") from None
+        raise UsageError(
+            f"{what}: not a valid JSON schema{f' at {where}' if where else ''}: {exc.message}"
+        ) from None
     return schema
 
 

@@ -128,7 +128,9 @@ def _done(view: OracleView, params: dict[str, Any]) -> dict[str, Any]:
     if "data_rows" in params:
         rows = _rows(view, params["data_rows"])
         if not rows:
-            return fail(f"data_rows /{params['data_rows']['pattern']}/ found nothing in the history or on the page")
+            return fail(
+                f"data_rows /{params['data_rows']['pattern']}/ found nothing in the history or on the page"
+            )
         out["data"] = rows
         out["answer"] = answer or "; ".join(", ".join(str(v) for v in row.values()) for row in rows)
     return out
