@@ -208,6 +208,17 @@ class RunConfig(_Section):
     """Save a screenshot per step in the run folder."""
 
 
+class RayConfig(_Section):
+    shared_runs_dir: str | None = None
+    """A folder every Ray worker and the driver see (e.g. a network mount): workers write run records there
+    directly. None: each worker sends its records back with the result, into the driver's ``run.runs_dir``."""
+
+
+class BatchConfig(_Section):
+    ray: RayConfig = Field(default_factory=RayConfig)
+    """The Ray backend (``kite batch/eval --backend ray``)."""
+
+
 class KiteConfig(_Section):
     browser: BrowserConfig = Field(default_factory=BrowserConfig)
     waits: WaitConfig = Field(default_factory=WaitConfig)
@@ -216,6 +227,7 @@ class KiteConfig(_Section):
     agent: AgentConfig = Field(default_factory=AgentConfig)
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
     run: RunConfig = Field(default_factory=RunConfig)
+    batch: BatchConfig = Field(default_factory=BatchConfig)
     modules: list[str] = Field(default_factory=lambda: list(DEFAULT_MODULES))
     """Tool modules to enable (built-ins in agent/modules/, others through the kite.modules entry points)."""
     module_settings: ModuleSettings = Field(default_factory=ModuleSettings)

@@ -3,22 +3,33 @@ browser context each), fed by the same ``BatchRunner`` as the local backend, so 
 resume and progress are the same.
 
 A worker that dies mid-task (its process, its node) makes that task run again on another worker, up to
-``max_attempts``; the result says how many attempts it took (``attempts``). Nothing is written by a worker:
-results travel back to the driver, which appends them. Ray is optional (``pip install 'kite-agent[ray]'``).
+``max_attempts``; the result says how many attempts it took (``attempts``). Results travel back to the
+driver, which appends them; so do run records, unless ``shared_runs_dir`` names a folder the workers write to
+directly (agent/batch/ray_worker.py). A model registered in the driver's process (``register_model``) travels
+with each job, so workers run the same model object. A local Ray started here is reaped if the driver is
+killed (agent/batch/ray_reaper.py). Ray is optional (``pip install 'kite-agent[ray]'``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from agent.batch import ray_reaper
 from agent.batch.execute import failed
 from agent.batch.jobs import Job
+from agent.batch.ray_worker import BrowserWorker, Outcome
+from agent.batch.records import unpack
 from agent.batch.results import TaskResult
 from agent.config import BrowserConfig
 from agent.errors import UsageError
+from agent.llm.model import registered_model
 
 INSTALL_HINT = "the Ray backend needs Ray: pip install 'kite-agent[ray]'"
 
@@ -29,31 +40,6 @@ def require_ray() -> Any:
     except ImportError:
         raise UsageError(INSTALL_HINT) from None
     return ray
-
-
-class BrowserWorker:
-    """One Ray actor: one Chromium, ``concurrency`` contexts (the local backend, in the worker's process)."""
-
-    def __init__(
-        self, browser_config: BrowserConfig, concurrency: int, setup: Callable[[], None] | None
-    ) -> None:
-        from agent.batch.local import LocalBackend
-
-        self.backend = LocalBackend(browser_config, concurrency=concurrency)
-        self.setup = setup
-
-    async def start(self) -> int:
-        """Start the browser; returns the worker's pid."""
-        if self.setup is not None:
-            self.setup()
-        await self.backend.start()
-        return os.getpid()
-
-    async def run(self, job: Job) -> TaskResult:
-        return await self.backend.run(job)
-
-    async def close(self) -> None:
-        await self.backend.close()
 
 
 class _Slot:
@@ -72,16 +58,20 @@ class RayBackend:
         max_attempts: int = 3,
         env_vars: dict[str, str] | None = None,
         setup: Callable[[], None] | None = None,
+        shared_runs_dir: str | None = None,
     ) -> None:
         """``concurrency`` tasks per worker; ``env_vars`` (API keys) reach the workers through Ray's runtime
-        environment, never the results; ``setup`` runs first in every worker (e.g. registers test models)."""
+        environment, never the results; ``setup`` runs first in every worker (e.g. registers test models);
+        ``shared_runs_dir``: workers write run records there instead of sending them back."""
         self.ray = require_ray()
         self.browser_config, self.address = browser_config, address
         self.workers, self.concurrency = max(1, workers), max(1, concurrency)
         self.slots = self.workers * self.concurrency
         self.max_attempts, self.env_vars, self.setup = max(1, max_attempts), env_vars or {}, setup
+        self.shared_runs_dir = shared_runs_dir
         self.pool: list[_Slot] = []
         self._started_ray = False
+        self._reaper: subprocess.Popen[bytes] | None = None
         self._lock = asyncio.Lock()
 
     async def start(self) -> None:
@@ -91,10 +81,13 @@ class RayBackend:
             ray.init(address=self.address, runtime_env=runtime_env, log_to_driver=False)
             self._started_ray = True
         self.pool = list(await asyncio.gather(*(self._spawn() for _ in range(self.workers))))
+        if self._started_ray and self.address is None:
+            self._reaper = _start_reaper()
 
     async def _spawn(self) -> _Slot:
         actor = self.ray.remote(BrowserWorker).options(max_concurrency=self.concurrency + 2, num_cpus=1)
-        handle = actor.remote(self.browser_config, self.concurrency, self.setup)
+        shared = self.shared_runs_dir is not None
+        handle = actor.remote(self.browser_config, self.concurrency, self.setup, shared)
         pid = await handle.start.remote()
         return _Slot(handle, pid)
 
@@ -110,23 +103,39 @@ class RayBackend:
             self.pool.remove(slot)
             self.pool.append(await self._spawn())
 
+    def _portable(self, job: Job) -> Job:
+        """The job as a worker runs it: the driver's registered model object attached, the shared runs dir."""
+        if self.shared_runs_dir is not None:
+            run = job.config.run.model_copy(update={"runs_dir": self.shared_runs_dir})
+            job = dataclasses.replace(job, config=job.config.model_copy(update={"run": run}))
+        if job.model is None and (model := registered_model(job.config.llm)) is not None:
+            job = dataclasses.replace(job, model=model)
+        return job
+
     async def run(self, job: Job) -> TaskResult:
         from ray.exceptions import RayActorError
 
-        why = ""
+        why, sent = "", self._portable(job)
         for attempt in range(1, self.max_attempts + 1):
             slot = min((s for s in self.pool if not s.dead), key=lambda s: s.load)
             slot.load += 1
-            ref = slot.handle.run.remote(job)
+            ref = None
             try:
-                result: TaskResult = await ref
+                ref = slot.handle.run.remote(sent)
+                outcome: Outcome = await ref
+                result = await self._arrived(job, *outcome)
             except RayActorError as exc:  # the worker (and its browser) died: run it again elsewhere
                 why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
                 await self._replace(slot)
                 continue
             except asyncio.CancelledError:
-                self.ray.cancel(ref)
+                if ref is not None:
+                    self.ray.cancel(ref)
                 raise
+            except (
+                Exception
+            ) as exc:  # the job did not pickle, a bug in the worker: a failed task, not a crash
+                result = failed(job, exc)
             finally:
                 slot.load -= 1
             result.attempts = attempt
@@ -134,6 +143,13 @@ class RayBackend:
         out = failed(job, f"the worker died {self.max_attempts} times: {why}")
         out.attempts = self.max_attempts
         return out
+
+    async def _arrived(self, job: Job, result: TaskResult, archive: bytes | None) -> TaskResult:
+        """The result, its run record unpacked into the driver's runs folder when it came along."""
+        if archive is not None and result.run_dir:
+            runs_dir = Path(job.config.run.runs_dir)
+            result.run_dir = str(await asyncio.to_thread(unpack, archive, runs_dir, result.run_dir))
+        return result
 
     async def close(self) -> None:
         for slot in self.pool:
@@ -145,3 +161,19 @@ class RayBackend:
         self.pool = []
         if self._started_ray:
             self.ray.shutdown()
+        if self._reaper is not None:  # Ray is down: nothing left to reap
+            self._reaper.kill()
+            self._reaper.wait()
+            self._reaper = None
+
+
+def _start_reaper() -> subprocess.Popen[bytes] | None:
+    """Reap this machine's Ray if this driver dies (Linux: needs /proc)."""
+    below = ray_reaper.descendants(os.getpid())
+    if not below:
+        return None
+    return subprocess.Popen(
+        [sys.executable, ray_reaper.__file__, str(os.getpid()), *(f"{p}:{t}" for p, t in below)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,  # not in the driver's group: a kill of the group leaves it to do its job
+    )  # fmt: skip

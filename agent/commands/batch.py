@@ -28,7 +28,13 @@ from agent.commands._agent_opts import (
     refuse_eval_models,
     resolve_model,
 )
-from agent.commands._backend_opts import add_backend_options, check_backend, make_backend
+from agent.commands._backend_opts import (
+    add_backend_options,
+    check_backend,
+    keep_local,
+    make_backend,
+    records_dir,
+)
 from agent.commands._browser_opts import add_browser_options
 
 if TYPE_CHECKING:
@@ -78,8 +84,9 @@ async def run(args: argparse.Namespace) -> int:
 
             sites = SitesServer().start()
             values |= {"sites": sites.url("/").rstrip("/"), "cross": sites.cross_origin_url.rstrip("/")}
+        resolver = keep_local if args.backend == "ray" else resolve_model
         jobs = await build_jobs(
-            tf, config, placeholders=values, cli_secrets=args.secret, resolve_model=resolve_model
+            tf, config, placeholders=values, cli_secrets=args.secret, resolve_model=resolver
         )
         refuse_eval_models(*(j.config.llm.model for j in jobs))
         backend = make_backend(args, config, args.concurrency)
@@ -105,7 +112,7 @@ async def run(args: argparse.Namespace) -> int:
         console.width = 160
     console.print(summary_table(jobs, results))
     print(totals_line(jobs, results, time.monotonic() - started))
-    print(f"results: {out} · run records: {config.run.runs_dir}")
+    print(f"results: {out} · run records: {records_dir(args, config)}")
     if interrupted:
         print("kite: interrupted (the tasks that were running run again on resume)", file=sys.stderr)
         return 130

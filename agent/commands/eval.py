@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.commands._agent_opts import add_agent_options, load_with_args, positive_int, resolve_model
-from agent.commands._backend_opts import add_backend_options, check_backend, make_backend
+from agent.commands._backend_opts import (
+    add_backend_options,
+    check_backend,
+    keep_local,
+    make_backend,
+    records_dir,
+)
 from agent.commands._browser_opts import add_browser_options
 from agent.errors import UsageError
 
@@ -88,7 +94,7 @@ async def run(args: argparse.Namespace) -> int:
         extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"eval-{suite.name}-{stamp}")
     config = load_with_args(args, extra)
     if not (config.llm.model or "").startswith("kite/"):
-        config = await resolve_model(config)
+        config = await (keep_local if args.backend == "ray" else resolve_model)(config)
     ids = [i.strip() for i in args.tasks.split(",") if i.strip()] if args.tasks else None
     done = {"n": 0, "ok": 0}
 
@@ -128,7 +134,7 @@ async def run(args: argparse.Namespace) -> int:
     ):
         if out:
             print(f"wrote {writer(report, out)}")
-    print(f"run records: {config.run.runs_dir}")
+    print(f"run records: {records_dir(args, config)}")
     if report.interrupted:
         print("kite: interrupted (the report holds the tasks that finished)", file=sys.stderr)
         return 130

@@ -96,11 +96,16 @@ def is_registered(name: str) -> bool:
     return name in _NAMED
 
 
+def registered_model(config: LLMConfig) -> Model | None:
+    """The model registered in this process under the config's model name, if any."""
+    factory = _NAMED.get(config.model or "")
+    return factory(config) if factory is not None else None
+
+
 def model_for(config: LLMConfig) -> Model:
     """The model a config names: a registered one, else litellm (``model`` must be resolved: not ``local``)."""
-    factory = _NAMED.get(config.model or "")
-    if factory is not None:
-        return factory(config)
+    if (model := registered_model(config)) is not None:
+        return model
     from agent.llm.client import LiteLLMModel
 
     return LiteLLMModel(config)
