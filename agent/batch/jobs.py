@@ -17,6 +17,7 @@ from typing import Any
 
 from agent.batch.scoring import CheckScorer, Scorer
 from agent.batch.tasks import Task, TaskFile, parse_tasks, read_raw
+from agent.browser.start_url import check_start_url
 from agent.config import KiteConfig, with_overrides
 from agent.errors import ConfigError, UsageError
 from agent.llm.model import Model
@@ -126,6 +127,8 @@ async def build_jobs(
             if not config.llm.model:
                 raise UsageError("no model: pass --model, set KITE_MODEL, or give the task a 'model'")
             task = _with_schema(task, folder)
+            start = check_start_url(task.start_url, config.browser, flag="start_url")  # before any browser
+            task = task.model_copy(update={"start_url": start})
             task_secrets = [f"{k}={v}" for k, v in task.secrets.items()]
             secrets = SecretStore.from_sources(config.safety, cli=[*cli_secrets, *task_secrets])
             BatchConfirmer(config.safety.approve)  # validates the approvals

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from agent.commands._agent_opts import add_agent_options, check_runs_dir, load_with_args
+from agent.commands._agent_opts import add_agent_options, check_runs_dir, check_start_url, load_with_args
 from agent.commands._browser_opts import add_browser_options
 from agent.config import KiteConfig
 
@@ -39,9 +39,12 @@ def run(args: argparse.Namespace) -> int:
 
     config = with_cli_secrets(load_with_args(args), args.secret)
     check_runs_dir(config.run.runs_dir)
+    start_url = (
+        check_start_url(args.start_url, config.browser) if args.start_url else ""
+    )  # before the UI opens
     start = TaskEntry(
         task=args.task,
-        start_url=args.start_url,
+        start_url=start_url or "",
         model=config.llm.model or "local",
         vision=bool(config.llm.vision),
         headed=not config.browser.headless,

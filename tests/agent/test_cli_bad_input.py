@@ -87,3 +87,23 @@ def test_a_good_start_url_is_kept(tmp_path: Path):
     assert check_start_url("about:blank", BrowserConfig()) == "about:blank"
     assert check_start_url("file:///tmp/x.html", BrowserConfig(allow_file_urls=True)) == "file:///tmp/x.html"
     assert check_start_url(None, BrowserConfig()) is None
+
+
+def test_bad_tui_start_url_fails_before_the_ui_opens(capsys):
+    code, err = kite(capsys, "tui", "--model", "kite/scripted", "--start-url", "javascript:alert(1)")
+    assert_usage_error(code, err, "'javascript:' URLs cannot be opened")
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [("javascript:alert(1)", "'javascript:' URLs"), ("http://", "is not a URL"), ("", "is empty")],
+)
+def test_bad_start_url_in_a_task_file_fails_before_any_task_runs(capsys, tmp_path: Path, url: str, says: str):
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text(
+        f"- {{id: fine, task: look, start_url: 'http://127.0.0.1:9/'}}\n- {{id: bad, task: look, start_url: '{url}'}}\n"
+    )
+    out = tmp_path / "results.jsonl"
+    code, err = kite(capsys, "batch", str(tasks), "--model", "kite/scripted", "--out", str(out))
+    assert_usage_error(code, err, "task #2 (bad)", "start_url", says)
+    assert not out.exists(), "a task ran"
