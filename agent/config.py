@@ -124,6 +124,9 @@ class LLMConfig(_Section):
     """Force vision on/off; None = from capabilities."""
     mode: Literal["auto", "dom", "hybrid"] = "auto"
     """Observation mode: hybrid adds a screenshot for vision models; auto picks from capabilities."""
+    tools: Literal["single", "compact", "full"] = "single"
+    """Tools sent to a function-calling model: one browser_action tool (smallest), one per action, or one
+    per action with every parameter described."""
     max_output_tokens: int = 1024
     """Cap on the model's reply."""
 
@@ -149,8 +152,8 @@ class AgentConfig(_Section):
     """Language of the prompts."""
     history_full_steps: int = 3
     """The last N steps are kept in full; older ones are compacted to one line."""
-    loop_warn: int = 3
-    """Warn the model when the same action repeats on an unchanged page this many times."""
+    loop_warn: int = 2
+    """Warn the model when the same action repeats on unchanged elements this many times."""
     loop_stop: int = 5
     """Stop when it repeats this many times."""
     max_cost_usd: float | None = None

@@ -35,7 +35,7 @@ from agent.llm.client import LLMReply
 from agent.llm.errors import ContextWindowError, LLMError
 from agent.llm.model import Model, ModelView, PastAction, model_for
 from agent.llm.parsing import ParseError, parse_reply_async
-from agent.memory import Memory, describe_action, describe_result
+from agent.memory import Memory, add_note, describe_action, describe_result
 from agent.modules.planner import PlannerTools
 from agent.output import OutputSpec
 from agent.prompt import PromptBuilder
@@ -46,6 +46,7 @@ from agent.runtime import (
     SafetySetup,
     Totals,
     count_tokens,
+    kite_notices,
     observe_guarded,
     open_context,
     page_text,
@@ -264,8 +265,8 @@ class Agent:
                 f"your reply had {len(actions) + parsed.dropped} actions; only the first "
                 f"{len(actions)} were considered"
             )
-        for i, action in enumerate(actions):
-            result, decision = await self._act(action, obs, step)
+        for i, (action, note) in enumerate(zip(actions, parsed.notes or [""] * len(actions), strict=True)):
+            result, decision = await self._act(action, obs, step, note)
             record.actions.append(ActionOutcome(action=action.to_json(), decision=decision, result=result))
             record.overhead_ms["act"] = _ms(t1)
             if isinstance(action, Done):  # ends the run, unless its data goes back to the model to fix
@@ -283,9 +284,7 @@ class Agent:
                     f"the page changed, so the remaining {len(actions) - 1 - i} action(s) were not run"
                 )
                 break
-        if warning := self.guards.check_loop(
-            actions, str(record.observation["hash"] if record.observation else "")
-        ):
+        if warning := self.guards.check_loop(actions, obs):
             self.warnings.append(warning)
         self.guards.step_failed(any_error)
 
@@ -311,7 +310,9 @@ class Agent:
             record.request = self.recorder.request(messages, tools, shot)
             return await self.llm.complete(messages, tools, view=view)
 
-    async def _act(self, action: Action, obs: Observation, step: int) -> tuple[ActionResult, GateOutcome]:
+    async def _act(
+        self, action: Action, obs: Observation, step: int, note: str = ""
+    ) -> tuple[ActionResult, GateOutcome]:
         element = obs.element(action.target_index) if action.target_index is not None else None
         gate = await self.safety.gate.check(action, obs)
         decision = GateOutcome(
@@ -332,6 +333,7 @@ class Agent:
             result = ActionResult(
                 action=action.action, ok=False, error=ErrorInfo(error=kind, message=gate.message)
             )
+        add_note(result, note)  # what the parser repaired to run it: the model learns the right form
         refused = None if gate.allowed else ("blocked" if decision.level == "block" else "declined")
         reason = gate.message or "; ".join(gate.decision.reasons)
         self.refusals.track(action, element, obs, step, described, refused, reason)
@@ -364,7 +366,7 @@ class Agent:
     ) -> tuple[list[dict[str, Any]], int]:
         system_tokens = count_tokens(self.model.model, self.prompt.system())  # cached after the first step
         fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
-        warnings, self.warnings = self.warnings, []
+        warnings, self.warnings = [*self.warnings, *kite_notices(obs)], []
         layered = self.config.agent.observation == "layered"
         for level in range(min_compaction, 5):
             history, results = self.memory.render(min(level, 3))

@@ -32,7 +32,7 @@ def describe_action(action: Any, element: Element | None = None) -> str:
         if element is not None:
             role = role_word(element)
             parts.append(f'{role} "{_clip(element.name, 40)}"' if element.name else role)
-    for key in ("button", "double", "full_page", "visible"):
+    for key in ("mouse_button", "double", "full_page", "visible"):
         if data.get(key) in (False, "left", None):
             data.pop(key, None)
     if data.get("clear") is True:  # type replaces by default
@@ -87,6 +87,17 @@ def describe_result(result: ActionResult, *, full: bool = True) -> str:
     if isinstance(extra, str) and extra:
         text += "\n" + extra
     return text
+
+
+def add_note(result: ActionResult, note: str) -> None:
+    """Put Kite's note about how it read the action (fields ignored, names mapped) into its result."""
+    if not note:
+        return
+    note = f"note: Kite {note}"
+    if result.error is not None:
+        result.error.message = f"{note}; {result.error.message}"
+    else:
+        result.message = f"{note}; {result.message}" if result.message else note
 
 
 @dataclass

@@ -13,8 +13,10 @@ from typing import Any
 import jinja2
 import yaml
 
-from agent.browser.actions import ACTION_MODELS
+from agent.llm.schemas import action_catalog
 from agent.resources import resource_dir, resource_path
+
+__all__ = ["PromptBuilder", "action_catalog", "strings"]
 
 
 @cache
@@ -36,26 +38,6 @@ def strings(language: str) -> dict[str, Any]:
     return data[language]
 
 
-def _signature(model: type) -> str:
-    parts = []
-    for name, f in model.model_fields.items():  # type: ignore[attr-defined]
-        if name == "action":
-            continue
-        shown = f.alias or name
-        parts.append(shown if f.is_required() else f"{shown}?")
-    return "(" + ", ".join(parts) + ")"
-
-
-@cache
-def action_catalog() -> tuple[dict[str, str], ...]:
-    """One entry per action: name, compact signature and the first line of its description."""
-    out = []
-    for name, model in ACTION_MODELS.items():
-        doc = " ".join((model.__doc__ or "").split())
-        out.append({"name": name, "signature": _signature(model), "description": doc})
-    return tuple(out)
-
-
 @cache
 def _system(
     language: str, mode: str, secret_names: tuple[str, ...], vision: bool, function_calling: bool
@@ -69,7 +51,7 @@ def _system(
             secret_names=list(secret_names),
             vision=vision,
             function_calling=function_calling,
-            actions=action_catalog(),
+            actions=action_catalog(vision),
         )
     )
 

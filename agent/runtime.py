@@ -68,7 +68,8 @@ class ModelSetup:
         budget = max(1024, budget - llm.max_output_tokens)
         setup = cls(llm.model, caps, mode, caps.function_calling, mode == "hybrid", budget)
         if setup.function_calling:
-            setup.tools = output.tools(tool_schemas()) if output is not None else tool_schemas()
+            tools = tool_schemas(style=llm.tools, vision=setup.vision)
+            setup.tools = output.tools(tools) if output is not None else tools
             import json
 
             setup.tools_tokens = count_tokens(llm.model, json.dumps(setup.tools))
@@ -158,9 +159,17 @@ async def observe_guarded(
 
 
 def page_text(obs: Observation, *, layered: bool, budget_tokens: int) -> str:
-    """The page as the model sees it; the untrusted fence cannot be closed from inside the page."""
+    """The page as the model sees it; the untrusted fence cannot be closed from inside the page. Kite's
+    own notes about the snapshot (``summary.warnings``) are not page content: ``kite_notices`` has them."""
+    if obs.summary.warnings:
+        obs = obs.model_copy(update={"summary": obs.summary.model_copy(update={"warnings": []})})
     text = render_summary(obs.summary) if layered else render_observation(obs, budget_tokens=budget_tokens)
     return text.replace("<" + FENCE, "‹" + FENCE).replace("</" + FENCE, "‹/" + FENCE)
+
+
+def kite_notices(obs: Observation) -> list[str]:
+    """Kite's notes about this observation, shown outside ``<untrusted_page>`` (in the Attention section)."""
+    return [f"page snapshot: {w}" for w in obs.summary.warnings]
 
 
 @dataclass

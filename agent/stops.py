@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agent.browser.actions import Action
-from agent.browser.observation import Observation
+from agent.browser.observation import Element, Observation
 from agent.browser.session import ContextSession
 from agent.config import AgentConfig
 from agent.record import RefusedAction, RunResult
@@ -74,19 +74,20 @@ class Guards:
         if self.failures >= self.limits.max_failures:
             raise Stop("max_failures", f"{self.failures} consecutive steps failed")
 
-    def check_loop(self, actions: list[Action], page_hash: str) -> str | None:
+    def check_loop(self, actions: list[Action], obs: Observation) -> str | None:
         """Stop on the configured repeat count; a warning for the model before that, else None."""
-        key = repr([a.to_json() for a in actions]) + page_hash
+        key = loop_key(actions, obs)
         self.repeats = self.repeats + 1 if key == self._last_key else 1
         self._last_key = key
         if self.repeats >= self.limits.loop_stop:
             raise Stop(
-                "loop_detected", f"the same action was repeated {self.repeats} times on an unchanged page"
+                "loop_detected",
+                f"the same action was repeated {self.repeats} times on elements that did not change",
             )
         if self.repeats >= self.limits.loop_warn:
             return (
-                f"You have repeated the same action {self.repeats} times and the page did not change. "
-                "Try something different, or call done."
+                f"You have repeated the same action {self.repeats} times and it changed nothing. Do not "
+                "repeat it: do the next part of the task (another element), or call done."
             )
         return None
 
@@ -96,6 +97,24 @@ class Guards:
             raise Stop("max_tokens", f"used {t.tokens_in + t.tokens_out} tokens (limit {a.max_tokens})")
         if a.max_cost_usd is not None and t.cost_usd is not None and t.cost_usd > a.max_cost_usd:
             raise Stop("max_cost", f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
+
+
+def _state(el: Element | None) -> tuple[Any, ...] | None:
+    if el is None:
+        return None
+    return (el.tag, el.role, el.name, el.value, el.checked, el.selected, el.expanded, el.disabled)
+
+
+def loop_key(actions: list[Action], obs: Observation) -> str:
+    """What makes a step "the same again": the actions, the URL and the state of the elements they target
+    (name, value, checked ...) — or, for actions without a target, of the focused element and the scroll.
+    Not the page's text: a countdown or clock ticking on the page must not hide a loop."""
+    targets = [a.target_index for a in actions if a.target_index is not None]
+    parts: list[Any] = [obs.url, [a.to_json() for a in actions], [_state(obs.element(i)) for i in targets]]
+    if not targets:
+        focused = obs.summary.focused
+        parts += [_state(obs.element(focused)) if focused is not None else None, obs.summary.scroll]
+    return repr(parts)
 
 
 def judge_success(stop: Stop, declined: list[RefusedAction]) -> tuple[bool, str]:
@@ -166,4 +185,5 @@ __all__ = [
     "digest",
     "host",
     "judge_success",
+    "loop_key",
 ]

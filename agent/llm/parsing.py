@@ -3,7 +3,8 @@
 ``parse_reply`` never raises anything but ``ParseError``, whatever the model sent; the error's message is
 written for the model (what was wrong, what is valid) and is fed back to it as the next observation.
 The text fallback is tolerant: fenced blocks with or without a language tag, bare JSON, JSON after prose,
-``<tool_call>`` tags, trailing commas, single quotes and comments (repaired with ``json_repair``).
+``<tool_call>`` tags, trailing commas, single quotes, comments and Python's True/None (``json_repair``).
+Each action is then validated forgivingly (``agent.llm.forgiving``): what the model clearly meant is run.
 """
 
 from __future__ import annotations
@@ -17,12 +18,20 @@ from contextvars import ContextVar
 from typing import Any, Literal
 
 import json_repair
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action, parse_action
+from agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action
 from agent.errors import KiteError
 from agent.llm.client import LLMReply, ToolCall
-from agent.llm.schemas import SINGLE_TOOL_NAME, action_schema
+from agent.llm.forgiving import (
+    closest_action,
+    corrected_example,
+    example_from_prose,
+    forgive,
+    resolve_alias,
+    signature,
+)
+from agent.llm.schemas import SINGLE_TOOL_NAME
 
 MAX_TEXT_CHARS = 100_000
 """Longest reply text, and longest tool-call arguments, that are read at all."""
@@ -80,27 +89,31 @@ class ParsedReply(BaseModel):
     """Where the actions came from."""
     dropped: int = 0
     """Actions beyond ``max_actions`` that were ignored (the model should be told)."""
+    notes: list[str] = []
+    """Per action (same order), what Kite repaired to run it ("" if nothing): extra fields ignored, a near
+    name read as the real one, two targets reduced to one. The model sees it in the action's result."""
 
 
 def _fail(message: str, **context: Any) -> ParseError:
     return ParseError(message, valid_actions=list(ACTION_NAMES), **context)
 
 
-def _signature(name: str) -> str:
-    params = action_schema(name)
-    required = set(params.get("required", []))
-    return f"{name}({', '.join(p if p in required else p + '?' for p in params['properties'])})"
-
-
-def _resolve_name(raw: Any) -> str:
+def _resolve_name(raw: Any, params: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """(Kite's action name, what the name implies): an exact or near-exact name, or a name models invent
+    (``input_text`` → type, with a note for the model). Unknown: a ParseError with a corrected example."""
     if isinstance(raw, str):
         if raw in ACTION_MODELS:
-            return raw
+            return raw, {}
         found = _NORMALISED.get(re.sub(r"[_\-\s]", "", raw).lower())
         if found:
-            return found
+            return found, {}
+        if alias := resolve_alias(raw):
+            return alias
     shown = json.dumps(raw)[:80] if not isinstance(raw, str) else repr(raw[:80])
-    raise _fail(f"Unknown action {shown}. Valid actions: {', '.join(ACTION_NAMES)}.")
+    near = closest_action(raw) if isinstance(raw, str) else None
+    example = corrected_example({**(params or {}), "action": near}) if near else ""
+    hint = f" Did you mean: {example}" if example else ""
+    raise _fail(f"Unknown action {shown}. Valid actions: {', '.join(ACTION_NAMES)}.{hint}")
 
 
 def _as_object(raw: Any, what: str) -> dict[str, Any]:
@@ -127,28 +140,19 @@ def _as_object(raw: Any, what: str) -> dict[str, Any]:
     return raw
 
 
-def _validate(flat: dict[str, Any], position: int) -> Action:
+def _validate(flat: dict[str, Any], position: int) -> tuple[Action, str]:
+    """The action, and a note on what was repaired ("" if nothing); else a ParseError with one example."""
     name = flat["action"]
-    try:
-        return parse_action(flat)
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors()[:3]:
-            loc = [str(p) for p in err["loc"][1:]]
-            field = ".".join(loc)
-            if err["type"] == "extra_forbidden":
-                problems.append(f"unknown parameter '{field}'")
-            elif err["type"] == "missing":
-                problems.append(f"missing required parameter '{field}'")
-            else:
-                msg = err["msg"].removeprefix("Value error, ")
-                problems.append(f"'{field}': {msg}" if field else msg)
-        where = f" (action #{position + 1})" if position else ""
-        raise _fail(
-            f"Invalid parameters for '{name}'{where}: {'; '.join(problems)}. "
-            f"Valid form: {_signature(name)} (? = optional).",
-            action=name,
-        ) from None
+    forgiven = forgive(flat)
+    if forgiven.action is not None:
+        return forgiven.action, "; ".join(forgiven.notes)
+    where = f" (action #{position + 1})" if position else ""
+    example = f" Corrected from your reply: {forgiven.example}" if forgiven.example else ""
+    raise _fail(
+        f"Invalid parameters for '{name}'{where}: {'; '.join(forgiven.problems)}. "
+        f"Valid form: {signature(name)} (? = optional).{example}",
+        action=name,
+    )
 
 
 def _flatten(item: Any) -> dict[str, Any]:
@@ -167,14 +171,15 @@ def _flatten(item: Any) -> dict[str, Any]:
         action = item["action"]
         if isinstance(action, dict):
             return _flatten(action)
-        name = _resolve_name(action)
         params_key = next((k for k in _PARAM_KEYS if k in item), None)
         rest = {k: v for k, v in item.items() if k not in _META_KEYS and k != "action" and k != params_key}
-        params = _as_object(item[params_key], f"'params' of {name}") if params_key else {}
-        return {**rest, **params, "action": name}
+        params = _as_object(item[params_key], f"'params' of {str(action)[:40]}") if params_key else {}
+        name, implied = _resolve_name(action, {**rest, **params})
+        return {**implied, **rest, **params, "action": name}
     keys = [k for k in item if k not in _META_KEYS]
     if len(keys) == 1 and isinstance(keys[0], str) and re.sub(r"[_\-\s]", "", keys[0]).lower() in _NORMALISED:
-        return {**_as_object(item[keys[0]], f"parameters of {keys[0]}"), "action": _resolve_name(keys[0])}
+        name, implied = _resolve_name(keys[0])
+        return {**implied, **_as_object(item[keys[0]], f"parameters of {keys[0]}"), "action": name}
     raise _fail(
         'An action object needs an "action" field, e.g. {"action": "click", "params": {"index": 3}}; '
         f"got keys {sorted(map(str, item))[:8]}. Valid actions: {', '.join(ACTION_NAMES)}."
@@ -187,12 +192,12 @@ def _from_call(name: Any, arguments: Any) -> dict[str, Any]:
         if "action" not in args:
             raise _fail(f'{SINGLE_TOOL_NAME} needs "action" (one of {", ".join(ACTION_NAMES)}) and "params".')
         return _flatten(args)
-    resolved = _resolve_name(name)
-    args = _as_object(arguments, f"arguments of {resolved}")
+    args = _as_object(arguments, f"arguments of {str(name)[:40]}")
     if set(args) <= {"params", "action"} and isinstance(args.get("params"), dict | str):
-        args = _as_object(args["params"], f"params of {resolved}")
+        args = _as_object(args["params"], f"params of {str(name)[:40]}")
     args = {k: v for k, v in args.items() if k not in _META_KEYS and k != "action"}
-    return {**args, "action": resolved}
+    resolved, implied = _resolve_name(name, args)
+    return {**implied, **args, "action": resolved}
 
 
 def _looks_like_actions(value: Any) -> bool:
@@ -343,7 +348,7 @@ def _parse_text(text: str) -> tuple[list[dict[str, Any]], str | None]:
         if not values and other is not None:
             _flatten(other)  # raises the precise "needs an action field" error
     if not values:
-        raise _fail(f"No action found in your reply. {_HOW_TO}")
+        raise _fail(f"No action found in your reply. {_HOW_TO}{example_from_prose(text)}")
     items, thought = _items(values)
     if not items:
         raise _fail(f"The action list was empty. {_HOW_TO}")
@@ -363,10 +368,14 @@ def _parse(reply: LLMReply | str, max_actions: int) -> ParsedReply:
     else:
         text = reply if isinstance(reply, str) else (reply.content or "")
         (flats, thought), source = _parse_text(text), "json"
-    actions = [_validate(flat, i) for i, flat in enumerate(flats)]
+    checked = [_validate(flat, i) for i, flat in enumerate(flats)]
     keep = max(1, max_actions)
     return ParsedReply(
-        actions=actions[:keep], thought=thought, source=source, dropped=max(0, len(actions) - keep)
+        actions=[a for a, _ in checked[:keep]],
+        notes=[n for _, n in checked[:keep]],
+        thought=thought,
+        source=source,
+        dropped=max(0, len(checked) - keep),
     )
 
 

@@ -1,8 +1,14 @@
-"""Tool schemas for the LLM, generated from the action models (never written by hand).
+"""Tool schemas and the action catalogue for the LLM, generated from the action models (never by hand).
 
-``tool_schemas()`` gives one OpenAI-format function per action (the function name is the action name, the
-parameters are the action's fields). The parser also accepts the one-tool form ``browser_action {action,
-params}`` that some models produce.
+``tool_schemas(style=...)`` gives the tools sent to a function-calling model, in one of three styles:
+
+- ``single`` (the default): one ``browser_action {action, params}`` tool whose description is the action
+  catalogue (one line per action: signature and what it does) — the smallest (``evals/bench/prompt_size.py``);
+- ``compact``: one function per action with short descriptions and only the parameters a model should use;
+- ``full``: one function per action, every parameter with its description.
+
+``action_catalog()`` is the same catalogue the JSON fallback's system prompt lists. The parser accepts every
+form whatever was sent.
 
 The JSON Schema is simplified for the widest provider support: ``$ref`` inlined, titles dropped, and
 optional-nullable fields (``anyOf [X, null]``) reduced to ``X`` since leaving them out means "not set".
@@ -12,12 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from agent.browser.actions import ACTION_MODELS, ACTION_NAMES
 from agent.jsonschema import flat_schema
 
 SINGLE_TOOL_NAME = "browser_action"
+ToolStyle = Literal["single", "compact", "full"]
+TOOL_STYLES: tuple[ToolStyle, ...] = ("single", "compact", "full")
+_POINT = ("selector", "x", "y")
 
 _TARGET_HINTS = {
     frozenset(
@@ -64,9 +73,82 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def tool_schemas(names: Iterable[str] | None = None) -> list[dict[str, Any]]:
-    """One OpenAI-format function tool per action, in ``ACTION_NAMES`` order unless ``names`` is given."""
+def _signature(name: str, vision: bool) -> str:
+    """``click(index, mouse_button?, double?)``: the parameters a model should use. The selector (and,
+    without a screenshot, x/y) are left out: a selector is only for an element without an index, and a
+    small model that sees it in every signature reaches for it first."""
+    fields = ACTION_MODELS[name].model_fields
+    hidden = ("selector",) if vision else _POINT
+    targeted = "index" in fields and "selector" in fields
+    parts = []
+    for key, f in fields.items():
+        if key == "action" or key in hidden:
+            continue
+        shown = f.alias or key
+        parts.append(shown if f.is_required() or (targeted and key == "index") else f"{shown}?")
+    return "(" + ", ".join(parts) + ")"
+
+
+@cache
+def action_catalog(vision: bool = False) -> tuple[dict[str, str], ...]:
+    """One entry per action: name, compact signature and its description (the model's docstring)."""
+    return tuple(
+        {
+            "name": name,
+            "signature": _signature(name, vision),
+            "description": " ".join((ACTION_MODELS[name].__doc__ or "").split()),
+        }
+        for name in ACTION_NAMES
+    )
+
+
+def _compact(name: str, vision: bool) -> dict[str, Any]:
+    params = action_schema(name)
+    hidden = ("selector",) if vision else _POINT
+    props = {
+        k: {key: v for key, v in p.items() if key != "description"}
+        for k, p in params["properties"].items()
+        if k not in hidden
+    }
+    out: dict[str, Any] = {"type": "object", "properties": props}
+    if params.get("required"):
+        out["required"] = params["required"]
+    doc = " ".join((ACTION_MODELS[name].__doc__ or name).split())
+    return {"name": name, "description": doc.split(". ")[0].rstrip("."), "parameters": out}
+
+
+def _single(names: list[str], vision: bool) -> dict[str, Any]:
+    lines = [
+        f"{a['name']}{a['signature']}: {a['description']}"
+        for a in action_catalog(vision)
+        if a["name"] in names
+    ]
+    return {
+        "name": SINGLE_TOOL_NAME,
+        "description": "Run one browser action: `action` is its name, `params` its parameters "
+        "(? = optional). Target elements by their index [N].\n" + "\n".join(lines),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": names},
+                "params": {"type": "object", "description": 'The action\'s parameters, e.g. {"index": 3}.'},
+            },
+            "required": ["action", "params"],
+        },
+    }
+
+
+def tool_schemas(
+    names: Iterable[str] | None = None, *, style: ToolStyle = "full", vision: bool = False
+) -> list[dict[str, Any]]:
+    """The tools for ``names`` (default: every action, in ``ACTION_NAMES`` order) in the given style."""
     chosen = list(ACTION_NAMES if names is None else names)
+    for name in chosen:
+        action_schema(name)  # KeyError for an unknown name
+    if style == "single":
+        return [{"type": "function", "function": _single(chosen, vision)}]
+    if style == "compact":
+        return [{"type": "function", "function": _compact(name, vision)} for name in chosen]
     return [
         {
             "type": "function",

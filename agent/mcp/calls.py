@@ -96,7 +96,9 @@ class Calls:
         return await self.act(s, A.Navigate(url=a.url), "navigate", client)
 
     async def click(self, s: ClientState, a: T.ClickArgs, client: str) -> Content:
-        return await self.act(s, A.Click(index=a.ref, button=a.button, double=a.double), "click", client)
+        return await self.act(
+            s, A.Click(index=a.ref, mouse_button=a.button, double=a.double), "click", client
+        )
 
     async def type(self, s: ClientState, a: T.TypeArgs, client: str) -> Content:
         return await self.act(s, A.Type(index=a.ref, text=a.text, clear=a.clear), "type", client)

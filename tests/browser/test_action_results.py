@@ -35,6 +35,15 @@ async def test_select_on_a_checkbox_ticks_it_once(kite: Kite, sites: SitesServer
     assert await kite.page.is_checked("#subscribe")
 
 
+async def test_select_naming_another_checkbox_ticks_that_one(kite: Kite, sites: SitesServer) -> None:
+    """The small model's habit: "Select HF2" as select(index=<the first box it saw>, value="HF2")."""
+    await kite.goto(sites.url("/forms/"))
+    terms = await kite.index_of("#terms")
+    res = await kite.act(action="select", index=terms, value="Subscribe to updates")
+    assert res.ok and "Subscribe to updates" in res.message, res
+    assert await kite.page.is_checked("#subscribe") and not await kite.page.is_checked("#terms")
+
+
 async def test_an_action_without_effect_says_nothing_changed(kite: Kite, sites: SitesServer) -> None:
     await kite.goto(sites.url("/test/counter.html"))
     enter = await kite.act(action="pressKey", key="Enter")
@@ -57,9 +66,10 @@ async def test_enter_in_a_search_field_that_submits_is_a_change(kite: Kite, site
 async def test_typing_the_same_text_twice_does_not_duplicate_it(kite: Kite, sites: SitesServer) -> None:
     await kite.goto(sites.url("/shop/"))
     search = await kite.index_of("#search")
-    for _ in range(2):
+    for n in range(2):
         res = await kite.act(action="type", index=search, text="blue mug")
         assert res.ok and res.effects.value == "blue mug", res
+        assert ("already held 'blue mug': nothing changed" in res.message) is (n == 1), res.message
     assert await kite.page.input_value("#search") == "blue mug"
     more = await kite.act(action="type", index=search, text=" large", clear=False)  # appends when asked
     assert more.effects.value == "blue mug large"

@@ -110,9 +110,9 @@ def test_max_actions_keeps_the_first_and_counts_the_rest():
     ("reply", "expected"),
     [
         ('{"action": "clik", "params": {"index": 1}}', ["Unknown action 'clik'", "click, type, scroll"]),
-        ('{"action": "click", "params": {}}', ["exactly one target", "click(index?, selector?"]),
+        ('{"action": "click", "params": {}}', ["exactly one target", "click(index, mouse_button?, double?)"]),
         ('{"action": "type", "params": {"index": 1}}', ["missing required parameter 'text'"]),
-        ('{"action": "click", "params": {"index": 1, "force": true}}', ["unknown parameter 'force'"]),
+        ('{"action": "type", "params": {"index": 1, "force": true}}', ["missing required parameter 'text'"]),
         ('{"action": "wait", "params": {"ms": -5}}', ["'ms'", "wait(ms)"]),
         ("I am not sure what to do.", ["No action found", '```json block: {"action": "<name>"']),
         ("", ["empty"]),

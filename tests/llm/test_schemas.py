@@ -34,7 +34,7 @@ def test_schemas_are_flat_for_picky_providers():
 
 def test_fields_follow_the_models():
     click = action_schema("click")
-    assert set(click["properties"]) == {"index", "selector", "x", "y", "button", "double"}
+    assert set(click["properties"]) == {"index", "selector", "x", "y", "mouse_button", "double"}
     assert click["properties"]["index"] == {
         "minimum": 0,
         "type": "integer",
@@ -66,3 +66,26 @@ def test_schema_rejects_what_the_model_rejects():
 def test_callers_cannot_corrupt_the_cache():
     action_schema("click")["properties"].clear()
     assert "index" in action_schema("click")["properties"]
+
+
+def test_three_styles_carry_every_action():
+    single = tool_schemas(style="single")
+    assert [t["function"]["name"] for t in single] == ["browser_action"]
+    fn = single[0]["function"]
+    assert fn["parameters"]["properties"]["action"]["enum"] == list(ACTION_NAMES)
+    assert all(f"\n{name}(" in fn["description"] for name in ACTION_NAMES)
+    assert "click(index, mouse_button?, double?)" in fn["description"]
+    compact = tool_schemas(style="compact")
+    assert [t["function"]["name"] for t in compact] == list(ACTION_NAMES)
+    click = compact[0]["function"]["parameters"]
+    assert set(click["properties"]) == {"index", "mouse_button", "double"}  # no selector, no x/y
+    assert "description" not in json.dumps(click)
+    with_vision = tool_schemas(["click"], style="compact", vision=True)[0]["function"]["parameters"]
+    assert set(with_vision["properties"]) == {"index", "x", "y", "mouse_button", "double"}
+
+
+def test_the_smallest_style_is_the_smallest():
+    from agent.browser.tokens import count_tokens
+
+    sizes = {s: count_tokens(json.dumps(tool_schemas(style=s))) for s in ("single", "compact", "full")}
+    assert sizes["single"] < sizes["compact"] < sizes["full"], sizes

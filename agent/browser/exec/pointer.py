@@ -41,10 +41,10 @@ class DragPoint(BaseModel):
 
 
 class Click(PointTarget):
-    """Click an element (by index) with a real mouse click at its visible centre."""
+    """Click an element (buttons, links, tabs, checkboxes, radio buttons) with a real mouse click."""
 
     action: Literal["click"] = "click"
-    button: Literal["left", "right", "middle"] = Field("left", description="Mouse button.")
+    mouse_button: Literal["left", "right", "middle"] = Field("left", description="Mouse button.")
     double: bool = Field(False, description="Double-click instead of a single click.")
 
 
@@ -73,7 +73,7 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
         await check_point(page, action.x, action.y)
         what = await describe_point(page, action.x, action.y)
         await ec.ready()
-        await mouse_click(page, action.x, action.y, action.button, count)
+        await mouse_click(page, action.x, action.y, action.mouse_button, count)
         return Outcome("mouse", f"clicked at ({action.x:g}, {action.y:g}){' on ' + what if what else ''}")
     target = await resolve_element(ec, page, action.index, action.selector)
     pr = await probe(target)
@@ -81,7 +81,7 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
     await ec.ready()
     if pr.visible and pr.hit == "self":
         async with through_covers(target, pr):
-            await mouse_click(page, pr.x, pr.y, action.button, count)
+            await mouse_click(page, pr.x, pr.y, action.mouse_button, count)
         past = f" through a transparent <{pr.through}> over it" if pr.through else ""
         return Outcome("mouse", f"{verb}ed {target.label} at ({pr.x:.0f}, {pr.y:.0f}){past}")
     if pr.visible and pr.hit == "other":
@@ -93,11 +93,11 @@ async def _click_ladder(target: Target, action: Click, pr: Probe, verb: str) -> 
     why = "it has no visible box" if not pr.visible else "the point hits its parent"
     count = 2 if action.double else 1
     try:
-        await target.handle.click(button=action.button, click_count=count, timeout=LOCATOR_TIMEOUT_MS)
+        await target.handle.click(button=action.mouse_button, click_count=count, timeout=LOCATOR_TIMEOUT_MS)
         return Outcome("locator", f"{verb}ed {target.label} (locator click: mouse could not land, {why})")
     except PlaywrightError:
         pass
-    if action.button != "left":
+    if action.mouse_button != "left":
         raise NotInteractableError(f"cannot {verb} {target.label}: {why}", reason=why)
     try:
         js = (

@@ -13,8 +13,8 @@ from agent.browser.snapshot import Snapshotter
 
 
 class Read(ActionModel):
-    """Read the page's main content as Markdown (headings, lists, table rows, links as [text][#index]), across
-    frames; long pages come in pages. With query: only the passages containing its words (find in page)."""
+    """Read the page's main text as Markdown (links as [text][#index]; long pages in pages). With query: only
+    the passages containing its words (find in page)."""
 
     action: Literal["read"] = "read"
     query: str | None = Field(

@@ -15,7 +15,7 @@ from agent.browser.exec.targets import Target, resolve_element
 
 
 class Select(ElementTarget):
-    """Choose an option in a dropdown (native <select> by value or visible label; custom dropdowns by text)."""
+    """Choose an option of a dropdown by its text (or value)."""
 
     action: Literal["select"] = "select"
     value: str | list[str] = Field(description="Option value or visible label; a list for multi-selects.")
@@ -37,8 +37,9 @@ _MATCH_JS = """(el, wanted) => {
 }"""
 _READ_JS = "el => Array.from(el.selectedOptions).map(o => o.label.trim() || o.value).join(', ')"
 
-# Radios, checkboxes and switches: the one to tick (the radio of the same group whose value or label is the
-# wanted one, else the target itself), or null when the target is not one of them.
+# Radios, checkboxes and switches: the one to tick — the radio of the same group whose value or label is the
+# wanted one, else any radio or checkbox of the same form (or page) labelled so (a model names the option it
+# wants on the box it saw first), else the target itself; null when the target is not one of them.
 _CHECKABLE_JS = """(el, wanted) => {
   const roles = ['radio', 'checkbox', 'switch', 'menuitemradio', 'menuitemcheckbox'];
   const native = el.tagName === 'INPUT' && /^(radio|checkbox)$/i.test(el.type);
@@ -46,12 +47,12 @@ _CHECKABLE_JS = """(el, wanted) => {
   const norm = (s) => (s || '').trim().replace(/\\s+/g, ' ').toLowerCase();
   const label = (e) => (e.labels && e.labels.length ? e.labels[0].innerText : '') || e.getAttribute('aria-label') || e.innerText || '';
   const want = wanted.map(norm);
-  let group = [el];
-  if (native && el.type.toLowerCase() === 'radio' && el.name) {
-    const root = el.form || el.getRootNode();
-    group = Array.from(root.querySelectorAll('input[type=radio]')).filter((e) => e.name === el.name);
-  }
-  return group.find((e) => want.includes(norm(e.value)) || want.includes(norm(label(e)))) || el;
+  const named = (e) => want.includes(norm(e.value)) || want.includes(norm(label(e)));
+  if (named(el)) return el;
+  const root = (native && el.form) || el.getRootNode();
+  const boxes = Array.from(root.querySelectorAll('input[type=radio], input[type=checkbox], [role=radio], [role=checkbox]'));
+  const group = native && el.type.toLowerCase() === 'radio' && el.name ? boxes.filter((e) => e.name === el.name) : [];
+  return group.find(named) || boxes.filter((e) => !e.disabled).find((e) => norm(label(e)) && want.includes(norm(label(e)))) || el;
 }"""
 _CHECKED_JS = """(el) => el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true'"""
 _LABEL_JS = """(el) => {

@@ -18,8 +18,8 @@ Modifier = Literal["ctrl", "alt", "shift", "meta"]
 
 
 class Type(ActionModel):
-    """Type text into an input, textarea or contenteditable, replacing its value (clear=false appends).
-    Without a target, types into the focused element."""
+    """Type text into a text field, replacing its value (clear=false appends); without index, into the
+    focused element."""
 
     action: Literal["type"] = "type"
     index: IndexField = None
@@ -38,7 +38,7 @@ class Type(ActionModel):
 
 
 class PressKey(ActionModel):
-    """Press a key (Enter, Tab, Escape, ArrowDown, a letter ...) with optional modifiers, on the focused element."""
+    """Press a key (Enter, Tab, Escape, ArrowDown, a ...) on the focused element."""
 
     action: Literal["pressKey"] = "pressKey"
     key: str = Field(
@@ -125,6 +125,8 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
     shown = "•" * len(value) if prep.get("password") else value
     verb = "replaced the value of" if action.clear else "typed into"
     msg = f"{verb} {target.label}; value is now {shown!r}"
+    if action.clear and before == value:
+        msg = f"{target.label} already held {shown!r}: nothing changed"
     if value != expected and method == "keyboard":
         msg += " (the page changed or limited the input)"
     return Outcome(method, msg, value=shown)

@@ -1,0 +1,117 @@
+"""The 1.5B model's habits, reproduced with test models: extra fields, a copied prompt example, a ticking
+timer, Python literals through the real litellm path. Kite runs what was clearly meant and says so, refuses
+what was not, and sees a loop however the page's text ticks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from agent import Agent, FunctionModel, ModelView
+from agent.config import KiteConfig
+from agent.llm.fakes import FakeReply
+from tests.agent.plan_model import find_index, prompt_text
+
+FENCE = "<untrusted_page>"
+
+TICKING = """<!doctype html><title>Sign up</title>
+<p>Time left: <span id="t">10.0</span> s</p>
+<label>Name <input id="name"></label> <button>Submit</button>
+<script>
+  const start = performance.now();
+  setInterval(() => {
+    document.getElementById('t').textContent = (10 - (performance.now() - start) / 1000).toFixed(2);
+  }, 30);
+</script>"""
+
+
+def _outside_the_page(messages: list[dict[str, Any]], text: str) -> bool:
+    """``text`` is in the step's user message, before the page (the system prompt names the fence too)."""
+    user = messages[-1]["content"]
+    return text in user and user.index(text) < user.index(FENCE)
+
+
+async def test_a_ticking_timer_does_not_hide_a_loop(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, pages_server: Any
+) -> None:
+    """The small model typed the same text step after step while a countdown ticked: the page text
+    changed every step, so a loop keyed on the page's text never fired."""
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        return {"action": "type", "index": find_index(view, "name"), "text": "Ada"}
+
+    model = FunctionModel(fn)
+    config = kite_config(**{"llm.model": "", "agent.loop_warn": 3, "agent.loop_stop": 5})
+    result = await Agent(config, model=model, context=ctx_session).run(
+        "Enter Ada as the name", start_url=pages_server.add("/ticking.html", TICKING)
+    )
+    texts = {v.observation.summary.visible_text for v in model.views}
+    assert len(texts) > 1, "the timer did not tick between observations: the test reproduces nothing"
+    # step 1 fills the field; steps 2-6 repeat the same typing on a field that already holds "Ada"
+    assert result.stop_reason == "loop_detected" and result.steps == 6, result
+    warning = "You have repeated the same action 3 times"
+    assert [warning in prompt_text(m) for m in model.messages] == [False] * 4 + [True, False]
+    assert _outside_the_page(model.messages[4], warning)
+
+
+async def test_extra_and_misnamed_fields_are_run_with_a_note(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        if view.step == 1:  # a valid click, plus what the small model adds
+            mug = find_index(view, "Sky Blue Espresso Mug")
+            return {"action": "click", "index": mug, "selector": "a.mug", "text": "mug", "button": "Close"}
+        return {"action": "done", "success": True, "answer": "opened"}
+
+    model = FunctionModel(fn)
+    result = await Agent(kite_config(**{"llm.model": ""}), model=model, context=ctx_session).run(
+        "Open the Sky Blue Espresso Mug", start_url=sites.url("/shop/")
+    )
+    assert result.success and "/shop/product/" in model.views[1].observation.url
+    (click,) = model.views[1].history
+    assert click.ok and click.action == {"action": "click", "index": click.index, "double": False,
+                                          "mouse_button": "left"}  # fmt: skip
+    for note in ("ignored selector", 'ignored text="mug"', 'ignored button="Close"'):
+        assert _outside_the_page(model.messages[1], note), note
+
+
+async def test_a_copied_prompt_example_runs_nothing(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    """The old example typed "blue mug" and pressed Enter, and the model copied it into unrelated tasks."""
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        if view.step == 1:
+            (block,) = re.findall(r"```json\n(.*?)\n```", messages[0]["content"], re.S)
+            return f"I will do this.\n```json\n{block}\n```"
+        return '```json\n{"action": "done", "success": false, "answer": "gave up"}\n```'
+
+    model = FunctionModel(fn)
+    config = kite_config(**{"llm.model": "", "llm.function_calling": False})
+    result = await Agent(config, model=model, context=ctx_session).run(
+        "Find the cheapest mug", start_url=sites.url("/shop/")
+    )
+    assert result.answer == "gave up" and model.views[1].history == []  # nothing was typed or clicked
+    assert "your reply could not be used" in prompt_text(model.messages[1])
+
+
+async def test_python_literals_and_extras_through_litellm(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any, scripted_model: Any
+) -> None:
+    scripted_model.script(
+        [
+            FakeReply(
+                content='Scroll.\n```json\n{"action": "scroll", "direction": "down", "amount": None, '
+                '"smooth": True}\n```'
+            ),  # fmt: skip
+            FakeReply(
+                content='```json\n{"action": "done", "success": True, "answer": "ok", "confidence": 1}\n```'
+            ),
+        ]
+    )
+    config = kite_config(**{"llm.model": "kite/scripted", "llm.function_calling": False})
+    result = await Agent(config, context=ctx_session).run("Look around", start_url=sites.url("/shop/"))
+    assert result.success and result.answer == "ok", result
+    second = prompt_text(scripted_model.calls[1].messages)
+    assert re.search(r"scroll .*→ ok.*note: Kite ignored smooth=true", second), second[-1500:]
