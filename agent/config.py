@@ -153,7 +153,7 @@ class AgentConfig(_Section):
     history_full_steps: int = 3
     """The last N steps are kept in full; older ones are compacted to one line."""
     loop_warn: int = 2
-    """Warn the model when the same action repeats on unchanged elements this many times."""
+    """Warn the model when the same action repeats and no element of the page changed, this many times."""
     loop_stop: int = 5
     """Stop when it repeats this many times."""
     max_cost_usd: float | None = None

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agent.browser.actions import Action
-from agent.browser.observation import Element, Observation
+from agent.browser.observation import Observation
 from agent.browser.session import ContextSession
 from agent.config import AgentConfig
 from agent.record import RefusedAction, RunResult
@@ -82,11 +82,11 @@ class Guards:
         if self.repeats >= self.limits.loop_stop:
             raise Stop(
                 "loop_detected",
-                f"the same action was repeated {self.repeats} times on elements that did not change",
+                f"the same action was repeated {self.repeats} times and no element changed",
             )
         if self.repeats >= self.limits.loop_warn:
             return (
-                f"You have repeated the same action {self.repeats} times and it changed nothing. Do not "
+                f"You have repeated the same action {self.repeats} times and no element changed. Do not "
                 "repeat it: do the next part of the task (another element), or call done."
             )
         return None
@@ -99,22 +99,19 @@ class Guards:
             raise Stop("max_cost", f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
 
 
-def _state(el: Element | None) -> tuple[Any, ...] | None:
-    if el is None:
-        return None
-    return (el.tag, el.role, el.name, el.value, el.checked, el.selected, el.expanded, el.disabled)
-
-
 def loop_key(actions: list[Action], obs: Observation) -> str:
-    """What makes a step "the same again": the actions, the URL and the state of the elements they target
-    (name, value, checked ...) — or, for actions without a target, of the focused element and the scroll.
-    Not the page's text: a countdown or clock ticking on the page must not hide a loop."""
-    targets = [a.target_index for a in actions if a.target_index is not None]
-    parts: list[Any] = [obs.url, [a.to_json() for a in actions], [_state(obs.element(i)) for i in targets]]
-    if not targets:
-        focused = obs.summary.focused
-        parts += [_state(obs.element(focused)) if focused is not None else None, obs.summary.scroll]
-    return repr(parts)
+    """What makes a step "the same again": the actions, the URL, the scroll and the state of the page's
+    elements (name, value, checked, selected, expanded, disabled) — not the page's text: a countdown or a
+    clock ticking on the page must not hide a loop. (So a click whose only effect is a number changing in
+    plain text counts as a repeat too; one that changes an element, like "Cart (2)", does not.)"""
+    states = hashlib.sha1(
+        "|".join(
+            f"{e.index}:{e.tag}:{e.role}:{e.name}:{e.value}:{e.checked}:{e.selected}:{e.expanded}:{e.disabled}"
+            for e in obs.elements
+        ).encode()
+    ).hexdigest()
+    s = obs.summary
+    return repr([obs.url, [a.to_json() for a in actions], states, s.scroll, s.focused])
 
 
 def judge_success(stop: Stop, declined: list[RefusedAction]) -> tuple[bool, str]:

@@ -192,9 +192,11 @@ async def test_the_last_steps_results_are_shown_as_such(make_config, ctx_session
 
 
 async def test_a_changing_page_is_not_a_loop(make_config, ctx_session, sites, scripted_model):
-    # The same click six times, but the counter text changes each time: not a loop.
+    # The same click six times, but each adds an element to the page: not a loop. (A click whose only effect
+    # is a number changing in plain text is one since loops ignore the page's text, which a countdown
+    # ticks: tests/agent/test_small_model_habits.py.)
     scripted_model.script(
-        [{"name": "click", "arguments": {"selector": "#increment"}}] * 6
+        [{"name": "click", "arguments": {"selector": "#add-item"}}] * 6
         + [{"name": "done", "arguments": {"success": True, "answer": "6"}}]
     )
     config = make_config(**{"llm.model": "kite/scripted", "agent.loop_stop": 5})

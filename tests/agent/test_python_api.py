@@ -71,7 +71,9 @@ async def test_function_model_receives_the_structured_view(
     first, second = model.views
     assert isinstance(first.observation, Observation) and first.observation.url.endswith("/shop/")
     assert (first.step, second.step, first.task) == (1, 2, "Open the espresso mug")
-    assert first.tools and "click" in {t["function"]["name"] for t in first.tools}
+    assert first.tools and "browser_action" in {
+        t["function"]["name"] for t in first.tools
+    }  # llm.tools: single
     assert [h.name for h in first.history] == [] and second.observation.url.endswith(
         "/product/sky-blue-espresso-mug"
     )

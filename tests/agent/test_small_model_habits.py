@@ -50,7 +50,7 @@ async def test_a_ticking_timer_does_not_hide_a_loop(
     assert len(texts) > 1, "the timer did not tick between observations: the test reproduces nothing"
     # step 1 fills the field; steps 2-6 repeat the same typing on a field that already holds "Ada"
     assert result.stop_reason == "loop_detected" and result.steps == 6, result
-    warning = "You have repeated the same action 3 times"
+    warning = "You have repeated the same action 3 times and no element changed"
     assert [warning in prompt_text(m) for m in model.messages] == [False] * 4 + [True, False]
     assert _outside_the_page(model.messages[4], warning)
 
@@ -70,8 +70,12 @@ async def test_extra_and_misnamed_fields_are_run_with_a_note(
     )
     assert result.success and "/shop/product/" in model.views[1].observation.url
     (click,) = model.views[1].history
-    assert click.ok and click.action == {"action": "click", "index": click.index, "double": False,
-                                          "mouse_button": "left"}  # fmt: skip
+    assert click.ok and click.action == {
+        "action": "click",
+        "index": click.index,
+        "double": False,
+        "mouse_button": "left",
+    }
     for note in ("ignored selector", 'ignored text="mug"', 'ignored button="Close"'):
         assert _outside_the_page(model.messages[1], note), note
 
@@ -104,7 +108,7 @@ async def test_python_literals_and_extras_through_litellm(
             FakeReply(
                 content='Scroll.\n```json\n{"action": "scroll", "direction": "down", "amount": None, '
                 '"smooth": True}\n```'
-            ),  # fmt: skip
+            ),
             FakeReply(
                 content='```json\n{"action": "done", "success": True, "answer": "ok", "confidence": 1}\n```'
             ),

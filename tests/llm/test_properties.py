@@ -26,7 +26,7 @@ drag_end = st.one_of(
 
 # One strategy per field name of the action models (a test below checks none is missing).
 FIELD_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
-    "button": st.sampled_from(["left", "right", "middle"]),
+    "mouse_button": st.sampled_from(["left", "right", "middle"]),
     "double": st.booleans(),
     "text": text,
     "clear": st.booleans(),

@@ -49,7 +49,9 @@ async def test_module_and_user_tools_are_offered_called_gated_and_recorded(
     result = await agent.run("Count the words", start_url=sites.url("/shop/"))
     assert result.success and result.answer == "counted", result
     offered = {t["function"]["name"]: t for t in model.views[0].tools or []}
-    assert {"word_count", "remember", "chrome_list_tabs", "click"} <= set(offered)
+    assert {"word_count", "remember", "chrome_list_tabs", "browser_action"} <= set(
+        offered
+    )  # llm.tools: single
     assert "chrome_launch" not in offered  # only the listed module tools
     assert offered["word_count"]["function"]["parameters"]["required"] == ["text"]
     told = "\n".join(str(m["content"]) for m in model.messages[1])
