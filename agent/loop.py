@@ -311,7 +311,7 @@ class Agent:
             return await self.llm.complete(messages, tools, view=view)
 
     async def _act(
-        self, action: Action, obs: Observation, step: int, note: str = ""
+        self, action: Action, obs: Observation, step: int, repaired: str = ""
     ) -> tuple[ActionResult, GateOutcome]:
         element = obs.element(action.target_index) if action.target_index is not None else None
         gate = await self.safety.gate.check(action, obs)
@@ -333,7 +333,7 @@ class Agent:
             result = ActionResult(
                 action=action.action, ok=False, error=ErrorInfo(error=kind, message=gate.message)
             )
-        add_note(result, note)  # what the parser repaired to run it: the model learns the right form
+        add_note(result, repaired)  # what the parser repaired to run it: the model learns the right form
         refused = None if gate.allowed else ("blocked" if decision.level == "block" else "declined")
         reason = gate.message or "; ".join(gate.decision.reasons)
         self.refusals.track(action, element, obs, step, described, refused, reason)
