@@ -16,7 +16,20 @@ from agent import __version__
 from agent.errors import ConfigError, KiteError, UsageError
 
 # Subcommand modules (agent/commands/<name>.py), in the order --help lists them.
-COMMANDS = ("run", "tui", "batch", "eval", "snapshot", "sites", "local", "demo", "tools", "mcp", "serve")
+COMMANDS = (
+    "run",
+    "tui",
+    "batch",
+    "eval",
+    "show",
+    "snapshot",
+    "sites",
+    "local",
+    "demo",
+    "tools",
+    "mcp",
+    "serve",
+)
 
 
 class KiteArgumentParser(argparse.ArgumentParser):

@@ -1,11 +1,9 @@
-"""Eval reports: JSON (the plain file to keep in git and compare), Markdown, and one self-contained HTML page
-with every task's steps and screenshots inlined; ``compare`` shows what changed between two JSON reports.
+"""Eval reports: JSON (the plain file to keep in git and compare) and Markdown; ``compare`` shows what changed
+between two JSON reports. The HTML page is ``evals/report_html.py``.
 """
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -13,11 +11,8 @@ from typing import Any
 from agent.batch.results import TaskResult
 from evals.harness import EvalReport, summarize, wilson
 
-SCREENSHOT_LIMIT = 40
-"""Screenshots inlined per task (the last ones are kept)."""
 
-
-def _fmt_cost(cost: float | None) -> str:
+def fmt_cost(cost: float | None) -> str:
     return "—" if cost is None else f"${cost:.4f}"
 
 
@@ -43,7 +38,7 @@ def headline(r: EvalReport) -> str:
     return (
         f"{r.suite} · {r.model}: {r.successes}/{r.n} = {r.success_rate:.1%}{_interrupted(r)} "
         f"(95% CI {lo:.1%}–{hi:.1%}), {r.steps_mean} steps/task, {r.tokens_in}+{r.tokens_out} tokens, "
-        f"cost {_fmt_cost(r.cost)}, wall {r.wall_s:.1f}s, model {r.model_latency_s:.1f}s vs Kite "
+        f"cost {fmt_cost(r.cost)}, wall {r.wall_s:.1f}s, model {r.model_latency_s:.1f}s vs Kite "
         f"{r.overhead_s:.1f}s ({r.overhead_per_step_ms:.0f} ms/step)"
     )
 
@@ -58,7 +53,7 @@ def markdown(r: EvalReport) -> str:
         f"- success: **{r.successes}/{r.n} = {r.success_rate:.1%}** (95% Wilson interval {lo:.1%}–{hi:.1%})"
         + _interrupted(r),
         f"- mean score {r.mean_score}, {r.steps_mean} steps per task, tokens {r.tokens_in} in / {r.tokens_out} out, "
-        f"cost {_fmt_cost(r.cost)}",
+        f"cost {fmt_cost(r.cost)}",
         f"- time: {r.wall_s:.1f}s elapsed; model latency {r.model_latency_s:.1f}s vs Kite's own overhead "
         f"{r.overhead_s:.1f}s ({r.overhead_per_step_ms:.0f} ms per step)",
         "",
@@ -69,11 +64,11 @@ def markdown(r: EvalReport) -> str:
         why = "; ".join(t.failures)[:160] if not t.success else ""
         if not t.success and not why:
             why = t.message[:160]
-        why = _claimed(t) + why
+        why = claimed(t) + why
         name = t.id if r.repeat == 1 else f"{t.id} (r{t.repeat})"
         lines.append(
             f"| {name} | {'✅' if t.success else '❌'} | {t.score:g} | {t.steps} | {t.tokens_in}/{t.tokens_out} | "
-            f"{_fmt_cost(t.cost_usd)} | {t.wall_s:.1f} | {t.model_latency_s:.1f} | {t.stop_reason} | "
+            f"{fmt_cost(t.cost_usd)} | {t.wall_s:.1f} | {t.model_latency_s:.1f} | {t.stop_reason} | "
             f"{why.replace('|', '/')} |"
         )
     return "\n".join(lines) + "\n"
@@ -83,114 +78,6 @@ def write_markdown(report: EvalReport, path: str | Path) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(markdown(report), encoding="utf-8")
-    return p
-
-
-def _steps(run_dir: str | None) -> list[dict[str, Any]]:
-    if not run_dir or not (Path(run_dir) / "steps.jsonl").is_file():
-        return []
-    out = []
-    for line in (Path(run_dir) / "steps.jsonl").read_text(encoding="utf-8").splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return out
-
-
-def _img(path: Path) -> str:
-    data = base64.b64encode(path.read_bytes()).decode()
-    return f'<img loading="lazy" alt="{html.escape(path.name)}" src="data:image/png;base64,{data}">'
-
-
-def _action_html(item: dict[str, Any]) -> str:
-    action = item.get("action") or {}
-    result = item.get("result") or {}
-    decision = item.get("decision") or {}
-    ok = result.get("ok")
-    err = result.get("error") or {}
-    res = "ok" if ok else f"error {err.get('error', '')}: {err.get('message', '')}"
-    if ok and result.get("message"):
-        res += f" — {result['message']}"
-    level = decision.get("level")
-    badge = (
-        f' <span class="lvl lvl-{html.escape(str(level))}">{html.escape(str(level))}</span>'
-        if level and level != "auto"
-        else ""
-    )
-    return (
-        f'<li class="{"ok" if ok else "err"}"><code>{html.escape(json.dumps(action, ensure_ascii=False))}</code>'
-        f"{badge}<br><span class=res>{html.escape(res[:600])}</span></li>"
-    )
-
-
-def _task_html(t: TaskResult) -> str:
-    steps = _steps(t.run_dir)
-    shots_dir = Path(t.run_dir) / "screenshots" if t.run_dir else None
-    shots = sorted(shots_dir.glob("step-*.png")) if shots_dir and shots_dir.is_dir() else []
-    keep = {p.name for p in shots[-SCREENSHOT_LIMIT:]}
-    parts = []
-    for s in steps:
-        n = s.get("step", 0)
-        head = f"Step {n}" + (f" — {html.escape(str(s.get('url', '')))}" if s.get("url") else "")
-        body = "".join(_action_html(a) for a in s.get("actions") or [])
-        if s.get("parse_error"):
-            body += f"<li class=err>parse error: {html.escape(str(s['parse_error'].get('message', '')))}</li>"
-        if s.get("error"):
-            body += f"<li class=err>{html.escape(json.dumps(s['error'], ensure_ascii=False)[:600])}</li>"
-        thought = s.get("thought")
-        th = f"<p class=thought>{html.escape(str(thought)[:600])}</p>" if thought else ""
-        shot = shots_dir / f"step-{n:03d}.png" if shots_dir and isinstance(n, int) else None
-        img = _img(shot) if shot and shot.name in keep and shot.is_file() else ""
-        parts.append(f"<div class=step><h4>{head}</h4>{th}<ul>{body}</ul>{img}</div>")
-    why = "; ".join(t.failures) or t.message
-    status = "ok" if t.success else "fail"
-    return (
-        f'<details class="task {status}" id="{html.escape(t.id)}-{t.repeat}"><summary>'
-        f"<b>{'✅' if t.success else '❌'} {html.escape(t.id)}</b>{f' r{t.repeat}' if t.repeat else ''} — "
-        f"{t.steps} steps, score {t.score:g}, {t.stop_reason}, {t.wall_s:.1f}s</summary>"
-        f"<p><b>Task:</b> {html.escape(t.task)}</p>"
-        f"<p><b>Answer:</b> {html.escape(t.answer)}</p>"
-        + (f"<p class=why><b>Claimed vs done:</b> {html.escape(_claimed(t))}</p>" if _claimed(t) else "")
-        + (f"<p class=why><b>Why not:</b> {html.escape(why)}</p>" if not t.success else "")
-        + f"<p class=meta>tokens {t.tokens_in}/{t.tokens_out} · cost {_fmt_cost(t.cost_usd)} · model "
-        f"{t.model_latency_s:.2f}s · Kite {t.overhead_s:.2f}s · final URL {html.escape(t.final_url or '')}</p>"
-        + "".join(parts)
-        + "</details>"
-    )
-
-
-_CSS = """body{font:14px system-ui,sans-serif;margin:2em;max-width:1200px}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px}
-.task{border:1px solid #ddd;margin:6px 0;padding:4px 8px}.task.fail{border-color:#d66}
-.step{border-top:1px dashed #ccc;margin-top:6px}.step img{max-width:100%;border:1px solid #999}
-li.err{color:#a00}.res{color:#555}.lvl{background:#fd6;padding:0 4px;border-radius:3px}
-.why{color:#a00}.thought{font-style:italic;color:#444}code{font-size:12px}"""
-
-
-def html_report(r: EvalReport) -> str:
-    rows = "".join(
-        f"<tr><td><a href='#{html.escape(t.id)}-{t.repeat}'>{html.escape(t.id)}</a></td>"
-        f"<td>{'✅' if t.success else '❌'}</td><td>{t.score:g}</td><td>{t.steps}</td>"
-        f"<td>{t.tokens_in}/{t.tokens_out}</td><td>{_fmt_cost(t.cost_usd)}</td><td>{t.wall_s:.1f}</td>"
-        f"<td>{html.escape(t.stop_reason)}</td></tr>"
-        for t in r.tasks
-    )
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>Kite eval: {html.escape(r.suite)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>Kite eval: {html.escape(r.suite)}</h1><p>{html.escape(headline(r))}</p>"
-        "<table><tr><th>task</th><th>ok</th><th>score</th><th>steps</th><th>tokens</th><th>cost</th>"
-        f"<th>wall s</th><th>stop</th></tr>{rows}</table><h2>Tasks</h2>"
-        + "".join(_task_html(t) for t in r.tasks)
-        + "</body></html>\n"
-    )
-
-
-def write_html(report: EvalReport, path: str | Path) -> Path:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(html_report(report), encoding="utf-8")
     return p
 
 
@@ -291,20 +178,20 @@ def compare_text(diff: dict[str, Any]) -> str:
 
 
 __all__ = [
+    "claimed",
     "compare",
     "compare_text",
+    "fmt_cost",
     "headline",
-    "html_report",
     "load_json",
     "markdown",
     "wilson",
-    "write_html",
     "write_json",
     "write_markdown",
 ]
 
 
-def _claimed(t: TaskResult) -> str:
+def claimed(t: TaskResult) -> str:
     """'claimed success; declined: …; ' when the model's word and the run disagree (else '')."""
     if not t.declined and (t.success or not t.claimed_success):
         return ""

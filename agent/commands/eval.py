@@ -79,7 +79,8 @@ async def run(args: argparse.Namespace) -> int:
         raise UsageError("give one suite: sites, miniwob or a suite file")
     from agent.commands._interrupt import interruptible
     from evals.harness import run_eval
-    from evals.report import headline, write_html, write_json, write_markdown
+    from evals.report import headline, write_json, write_markdown
+    from evals.report_html import write_html
     from evals.tasks import find_suite, load_suite
 
     check_backend(args)

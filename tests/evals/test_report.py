@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,8 @@ from agent.batch.checks import CheckOutcome
 from agent.batch.results import TaskResult
 from agent.cli import main
 from evals.harness import EvalReport, summarize, wilson
-from evals.report import compare, html_report, load_json, markdown, write_html, write_json
+from evals.report import compare, load_json, markdown, write_json
+from evals.report_html import html_report, write_html
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")
 
@@ -174,3 +177,42 @@ def test_html_escapes_and_handles_missing_run_dirs(tmp_path: Path) -> None:
     )
     page = html_report(report)
     assert "&lt;boom&gt;" in page and "Kite eval: s&lt;" in page
+
+
+EMOJI = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ufe0f\U0001f000-\U0001faff]")
+
+
+def test_html_shows_each_steps_after_screenshot_tokens_and_why_without_emoji(tmp_path: Path) -> None:
+    report = _report(tmp_path, [("a", True, 2), ("b", False, 2)])
+    run = Path(report.tasks[1].run_dir or "")
+    shots = {name: PNG + name.encode() for name in ("step-001.png", "step-002.png", "final.png")}
+    for name, data in shots.items():
+        (run / "screenshots" / name).write_bytes(data)
+    steps = [
+        {
+            "step": s,
+            "url": "http://x/",
+            "usage": {"prompt_tokens": 1200 + s, "completion_tokens": 30},
+            "actions": [],
+        }
+        for s in (1, 2)
+    ]
+    (run / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps), encoding="utf-8")
+    page = html_report(report)
+
+    b64 = {name: base64.b64encode(data).decode() for name, data in shots.items()}
+    task_b = page[page.index('id="b-0"') :]
+    step1, step2 = task_b.split("<h4>Step 1")[1].split("<h4>Step 2")
+    assert (
+        b64["step-002.png"] in step1 and "after step 1</figcaption>" in step1 and "1201 in / 30 out" in step1
+    )
+    assert b64["final.png"] in step2 and "after step 2 (the end of the run)" in step2 and "1202 in" in step2
+    assert b64["step-001.png"] not in page, "a screenshot taken before the first step's actions is shown"
+    assert "<td class=why>done: url: nope</td>" in page and "<td class=why>done</td>" in page
+    assert (
+        '<input type="checkbox" id="only-failed">' in page
+        and "#only-failed:checked~#report .task-pass" in page
+    )
+    assert page.count("<tr class=task-fail>") == 1 and page.count('<details class="task task-pass"') == 1
+    assert not EMOJI.search(page), EMOJI.findall(page)
+    assert '<span class="mark fail">FAIL</span>' in page and '<span class="mark pass">PASS</span>' in page

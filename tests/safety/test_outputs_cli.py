@@ -68,7 +68,7 @@ def test_tui_and_reports_show_the_claim_and_the_declined_actions() -> None:
     from agent.batch.results import TaskResult
     from agent.record import RefusedAction, RunResult
     from agent.tui.format import final_text
-    from evals.report import _claimed
+    from evals.report import claimed
 
     refused = RefusedAction(
         step=2, action='click button "Permanently delete"', outcome="declined", reason="no"
@@ -77,6 +77,6 @@ def test_tui_and_reports_show_the_claim_and_the_declined_actions() -> None:
     text = final_text(run)
     assert "failed" in text and "reported success" in text and "Permanently delete" in text
     task = TaskResult(**run.model_dump(), id="t1")
-    assert _claimed(task) == 'claimed success; not done: click button "Permanently delete" (declined); '
+    assert claimed(task) == 'claimed success; not done: click button "Permanently delete" (declined); '
     honest = TaskResult(success=True, claimed_success=True, stop_reason="done", id="t2")
-    assert _claimed(honest) == ""
+    assert claimed(honest) == ""
