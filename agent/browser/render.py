@@ -266,7 +266,7 @@ def _flow_lines(obs: Observation, line_chars: int, total: int, level: int) -> li
     placed: set[int] = set()
     flow = obs.flow
     for i, item in enumerate(flow):
-        if isinstance(item, str) and _names_neighbour(item, flow, i, by_index):
+        if isinstance(item, str) and names_neighbour(item, flow, i, by_index):
             continue  # a label that repeats its field's name
         if isinstance(item, int):
             el = by_index.get(item)
@@ -288,7 +288,8 @@ def _key(text: str) -> str:
     return re.sub(r"[\W_]+", " ", text).strip().casefold()
 
 
-def _names_neighbour(text: str, flow: list[str | int], i: int, by_index: dict[int, Element]) -> bool:
+def names_neighbour(text: str, flow: list[str | int], i: int, by_index: dict[int, Element]) -> bool:
+    """The text ``flow[i]`` repeats the name of an element next to it (a field's label)."""
     key = _key(text)
     for j in (i - 1, i + 1):
         item = flow[j] if 0 <= j < len(flow) else None

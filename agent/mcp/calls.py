@@ -76,18 +76,23 @@ class Calls:
                 error["message"] = f"{note}: {error['message']}"
             raise ToolFailure(error)
         update = await self._update(state, result)
-        text = render.effects_text(result, changed=result.page_changed or bool(update))
+        text = render.effects_text(
+            result,
+            changed=result.page_changed or bool(update.text),
+            listed=bool(update.text),
+            page_url=update.page_url,
+        )
         if note:
             text = f"{note}. {text}"
-        return _text(f"{text}\n{update}" if update else text)
+        return _text(f"{text}\n{update.text}" if update.text else text)
 
-    async def _update(self, state: ClientState, result: ActionResult) -> str:
-        """What changed on the page for this client ("" when nothing did), checked on a new snapshot: some
-        changes (a modal shown by CSS, a field's value) add no element and move no URL."""
+    async def _update(self, state: ClientState, result: ActionResult) -> render.Update:
+        """What changed on the page for this client (no text when nothing did), checked on a new snapshot:
+        some changes (a modal shown by CSS, a field's value) add no element and move no URL."""
         obs = await self.hub.snapshot(state)
-        update, lines = render.page_update(obs, state.shown, state.shown_url, changed=result.page_changed)
-        if update:
-            state.shown, state.shown_url = lines, obs.url
+        update = render.page_update(obs, state.shown, state.shown_url, changed=result.page_changed)
+        if update.text:
+            state.shown, state.shown_url = update.lines, obs.url
         return update
 
     # ------------------------------------------------------------ the tools

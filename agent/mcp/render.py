@@ -4,15 +4,22 @@ changed page against the last snapshot the client was sent (when that is smaller
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from typing import Any
 
-from agent.browser.observation import ActionResult, Element, Observation, PageSummary
-from agent.browser.render import element_line
+from agent.browser.observation import ActionResult, Element, Observation
+from agent.browser.render import element_line, names_neighbour
 from agent.browser.tokens import count_tokens
 
 TEXT_CHARS = 200
-"""Visible text shown with a snapshot (the read tool gives the page's text in full)."""
+"""The page's own text shown with a snapshot, in all (the read tool gives the page's text in full)."""
+LINE_CHARS = 80
+"""... and per text line."""
 NAME_CHARS = 40
+_WORDY = re.compile(r"\w")
+_AT = re.compile(r" at \(-?\d+, -?\d+\)")
+_LOOKS_LISTED = re.compile(r"^(\[|… )")
 
 
 def _matches(el: Element, query: str) -> bool:
@@ -21,12 +28,17 @@ def _matches(el: Element, query: str) -> bool:
     return any(q in (f or "").lower() for f in fields)
 
 
-def summary_text(s: PageSummary, *, text_chars: int = TEXT_CHARS) -> str:
-    """The page in a few short lines: title and URL, scroll, focus, tabs, dialog, warnings, some text."""
-    height = s.page_size.get("height", 0)
+def _cut_text(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:chars].rstrip() + " …"
+
+
+def summary_text(obs: Observation, *, with_text: bool = True) -> str:
+    """The page in a few short lines: title and URL, scroll (when not at the top), focus, tabs, dialog,
+    warnings, and (``with_text``, for pages without a reading-order flow) the start of the visible text."""
+    s = obs.summary
     lines = [f"Page: {s.title or '(no title)'} — {s.url}"]
-    if height > s.viewport.get("height", 0) + 1:
-        lines.append(f"Scroll: {s.scroll.get('y', 0):.0f} of {height:.0f}px")
+    if s.scroll.get("y", 0) >= 1:
+        lines.append(f"Scrolled: {s.scroll.get('y', 0):.0f} of {s.page_size.get('height', 0):.0f}px")
     if s.focused is not None:
         lines.append(f"Focused: [{s.focused}]")
     if len(s.tabs) > 1:
@@ -36,35 +48,89 @@ def summary_text(s: PageSummary, *, text_chars: int = TEXT_CHARS) -> str:
     if s.dialog is not None:
         lines.append(f'Dialog: {s.dialog.type} "{s.dialog.message[:160]}" ({s.dialog.handled or "pending"})')
     lines += [f"Warning: {w}" for w in s.warnings]
-    if s.visible_text:
-        text = (
-            s.visible_text
-            if len(s.visible_text) <= text_chars
-            else s.visible_text[:text_chars].rstrip() + " …"
-        )
-        lines.append(f"Text: {text}")
+    if with_text and s.visible_text:
+        lines.append(f"Text: {_cut_text(s.visible_text, TEXT_CHARS)}")
     return "\n".join(lines)
+
+
+_FLAGS = ("disabled", "checked", "selected", "expanded", "collapsed", "aria-hidden")
+_LAST_NAME = re.compile(r'^(\[\d+\] \S+) "([^"\\=]+)"$')
+
+
+def _unquoted(line: str) -> str:
+    """``[N] role name`` when the name ends the line (nothing can be read as part of it); quotes stay when
+    attributes follow, and around a name with quotes, ``=``, edge spaces or a last word like ``checked``."""
+    m = _LAST_NAME.match(line)
+    if m is None:
+        return line
+    name = m.group(2)
+    if name != name.strip() or name.rsplit(" ", 1)[-1] in _FLAGS:
+        return line
+    return f"{m.group(1)} {name}"
 
 
 def element_lines(elements: list[Element]) -> dict[int, str]:
     """One line per element, compact (link targets only for nameless links); never collapsed or cut."""
     return {
-        e.index: element_line(e, name_chars=NAME_CHARS, href_chars=40, level=2).lstrip("*") for e in elements
+        e.index: _unquoted(element_line(e, name_chars=NAME_CHARS, href_chars=40, level=2).lstrip("*"))
+        for e in elements
     }
+
+
+def joined(items: list[tuple[int | None, str]]) -> list[str]:
+    """Element lines (index, line) and text lines (None, text) in order; a run of neighbouring elements
+    that read the same (a picture link and its text link to one place) is one line naming every ref:
+    ``[533,534] link "seating"``."""
+    out: list[tuple[list[int] | None, str]] = []
+    for index, line in items:
+        if index is None:
+            out.append((None, line))
+            continue
+        body = line.split("] ", 1)[1] if "] " in line else line
+        last = out[-1] if out else None
+        if last is not None and last[0] is not None and last[1] == body:
+            last[0].append(index)
+        else:
+            out.append(([index], body))
+    return [f"[{','.join(map(str, refs))}] {body}" if refs is not None else body for refs, body in out]
+
+
+def _flow(obs: Observation, lines: dict[int, str]) -> list[tuple[int | None, str]]:
+    """The viewport in reading order: each element's line in its place, with the page's own text between
+    them (up to TEXT_CHARS; not the labels that repeat their field's name, which the element line says)."""
+    by_index = {e.index: e for e in obs.elements if e.index in lines}
+    items: list[tuple[int | None, str]] = []
+    placed: set[int] = set()
+    used = 0
+    for i, item in enumerate(obs.flow):
+        if isinstance(item, int):
+            if item in lines and item not in placed:
+                placed.add(item)
+                items.append((item, lines[item]))
+        elif used < TEXT_CHARS and _WORDY.search(item) and not names_neighbour(item, obs.flow, i, by_index):
+            text = _cut_text(" ".join(item.split()), min(LINE_CHARS, TEXT_CHARS - used))
+            used += len(text)
+            items.append((None, _LOOKS_LISTED.sub(r"\\\1", text)))
+    return items + [(i, line) for i, line in lines.items() if i not in placed]  # outside the flow: last
 
 
 def snapshot_text(
     obs: Observation, *, visible_only: bool = True, query: str | None = None
 ) -> tuple[str, dict[int, str]]:
-    """The snapshot text and its element lines by index (what the client now knows)."""
+    """The snapshot text and its element lines by index (what the client now knows). The viewport (the
+    default) reads in page order, the page's own text between the element lines; a query or the whole page
+    (``visible_only=false``) lists only elements."""
     chosen = [e for e in obs.elements if e.in_viewport or not visible_only]
     if query:
         chosen = [e for e in chosen if _matches(e, query)]
     lines = element_lines(chosen)
-    body = "\n".join(lines.values())
-    if not body:
-        body = f"(no interactive elements match {query!r})" if query else "(no interactive elements in view)"
-    parts = [summary_text(obs.summary), "Elements:", body]
+    in_flow = visible_only and not query and bool(obs.flow)
+    items: list[tuple[int | None, str]] = _flow(obs, lines) if in_flow else [*lines.items()]
+    body = "\n".join(joined(items))
+    if not lines:
+        none = f"(no interactive elements match {query!r})" if query else "(no interactive elements in view)"
+        body = f"{body}\n{none}" if body else none
+    parts = [summary_text(obs, with_text=visible_only and not query and not in_flow), body]
     s = obs.summary
     if visible_only and (s.below or s.above):
         more = ", ".join(
@@ -74,12 +140,18 @@ def snapshot_text(
     return "\n".join(parts), lines
 
 
-def effects_text(result: ActionResult, *, changed: bool | None = None) -> str:
-    """One short paragraph: what the action did and what it verifiably changed."""
+def effects_text(
+    result: ActionResult, *, changed: bool | None = None, listed: bool = False, page_url: str | None = None
+) -> str:
+    """One short paragraph: what the action did and what it verifiably changed. ``listed``: the answer goes
+    on with the changed elements (a diff or a snapshot), so their counts are left out; ``page_url``: it goes
+    on with a snapshot whose first line names this URL, so the effects do not repeat it."""
     e = result.effects
-    head = result.message or ("done" if result.ok else "failed")
+    head = _AT.sub("", result.message or ("done" if result.ok else "failed"))
+    if page_url:
+        head = re.sub(rf"\s+(?:to\s+)?{re.escape(page_url)}", "", head)
     facts: list[str] = []
-    if e.navigated and e.url_after and e.url_after not in head:
+    if e.navigated and e.url_after and e.url_after not in head and e.url_after != page_url:
         facts.append(f"now at {e.url_after}")
     if e.new_tabs:
         facts.append("opened tab(s): " + ", ".join(e.new_tabs))
@@ -89,7 +161,7 @@ def effects_text(result: ActionResult, *, changed: bool | None = None) -> str:
         facts.append("downloaded: " + ", ".join(e.downloads))
     if e.value is not None:
         facts.append(f'field value is now "{e.value[:120]}"')
-    if e.added or e.removed:
+    if (e.added or e.removed) and not listed:
         facts.append(f"{e.added} element(s) appeared, {e.removed} disappeared")
     if e.scroll is not None:
         facts.append(f"scroll {e.scroll.get('x', 0):.0f},{e.scroll.get('y', 0):.0f}")
@@ -101,30 +173,53 @@ def effects_text(result: ActionResult, *, changed: bool | None = None) -> str:
     return head.rstrip(".") + (". " + "; ".join(facts) + "." if facts else ".")
 
 
+def _ranges(indexes: list[int]) -> str:
+    """``[3-5] [9]`` for 3, 4, 5, 9."""
+    out: list[list[int]] = []
+    for i in sorted(indexes):
+        if out and i == out[-1][1] + 1:
+            out[-1][1] = i
+        else:
+            out.append([i, i])
+    return " ".join(f"[{a}]" if a == b else f"[{a}-{b}]" for a, b in out)
+
+
+DIFF_HEAD = "Since your last snapshot (same page):"
+
+
 def diff_text(old: dict[int, str], new: dict[int, str]) -> str:
-    """Element lines added (+) and removed (-) since ``old``; changed lines count as both."""
-    added = [line for i, line in new.items() if old.get(i) != line]
-    removed = [f"- [{i}]" for i, line in old.items() if new.get(i) != line and i not in new]
-    lines = [f"+ {line}" for line in added] + removed
+    """Element lines added or changed (+) and refs no longer listed (-) since ``old``."""
+    added: list[tuple[int | None, str]] = [(i, line) for i, line in new.items() if old.get(i) != line]
+    removed = [i for i in old if i not in new]
+    lines = [f"+ {line}" for line in joined(added)]
+    if removed:
+        lines.append(f"- {_ranges(removed)}")
     return "\n".join(lines) if lines else "(no element changed)"
+
+
+@dataclass
+class Update:
+    """What an action's answer adds after its effects: "" (the client has this page), a diff, or the page."""
+
+    text: str
+    lines: dict[int, str]
+    page_url: str | None = None
+    """Set when ``text`` is a full snapshot (its first line names this URL)."""
 
 
 def page_update(
     obs: Observation, shown: dict[int, str] | None, shown_url: str | None, *, changed: bool = True
-) -> tuple[str, dict[int, str]]:
+) -> Update:
     """The new snapshot, or a diff against what the client was last sent when that is fewer tokens, or ""
     when the client already has this page (same URL, same element lines) and the action changed nothing."""
     full, lines = snapshot_text(obs)
-    if shown_url == obs.url and shown == lines:
-        return "", lines
-    if shown is None and not changed:
-        return "", lines
-    if shown is None or shown_url != obs.url:
-        return "Page changed; new snapshot:\n" + full, lines
-    diff = f"Page changed (same URL); elements since your last snapshot:\n{diff_text(shown, lines)}"
-    if count_tokens(diff) < count_tokens(full):
-        return diff, {**lines}
-    return "Page changed; new snapshot:\n" + full, lines
+    if (shown_url == obs.url and shown == lines) or (shown is None and not changed):
+        return Update("", lines)
+    if shown is not None and shown_url == obs.url:
+        diff = f"{DIFF_HEAD}\n{diff_text(shown, lines)}"
+        if count_tokens(diff) < count_tokens(full):
+            return Update(diff, lines)
+    return Update(full, lines, page_url=obs.url)
 
 
 def error_text(error: dict[str, Any]) -> str:

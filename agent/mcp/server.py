@@ -42,9 +42,10 @@ from safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
 log = logging.getLogger("kite.mcp")
 
 INSTRUCTIONS = (
-    "Kite drives a real browser. Call snapshot to see the page as a short list of elements [N]; act on them "
-    "with click/type/select by ref=N. Actions answer with what changed and, only when the page changed, the "
-    "new snapshot (or a diff). A ref from an older page gives a stale_element error with a fresh list."
+    "Kite drives a real browser. Call snapshot to see the page: its visible part in reading order, each "
+    "interactive element as a line [N] role name, the page's own text between them. Act on elements with "
+    "click/type/select by ref=N. Actions answer with what changed and, only when the page changed, the new "
+    "snapshot (or a diff). A ref from an older page gives a stale_element error with a fresh list."
 )
 
 

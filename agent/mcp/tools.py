@@ -153,7 +153,7 @@ TOOLS: dict[str, ToolSpec] = {
     s.name: s
     for s in (
         ToolSpec("navigate", NavigateArgs, "Open a URL in the current tab; returns the new page's compact snapshot.", LOADS),
-        ToolSpec("snapshot", SnapshotArgs, "The page as a compact list of interactive elements [N] with a short page summary.", READS),
+        ToolSpec("snapshot", SnapshotArgs, "The page as compact lines: its elements [N] in reading order with the text between them.", READS),
         ToolSpec("click", ClickArgs, "Click element [ref] like a user; returns what changed (and the new snapshot if the page changed).", ACTS),
         ToolSpec("type", TypeArgs, "Type text into field [ref] (replaces its value unless clear=false).", LOADS),
         ToolSpec("select", SelectArgs, "Choose an option of dropdown [ref] by value or visible label.", LOADS),

@@ -6,8 +6,9 @@ Kite's side goes through the MCP SDK's own client (in-process) to Kite's MCP ser
 ``snapshot`` answer on each page, and of a ``click`` that changes the page (bundled sites). Playwright MCP
 answers both with the page's ``locator("body").aria_snapshot()``, taken here on the same page in the same
 browser. Recall: every visible interactive element (hit-test ground truth, as in the snapshot tests) must
-appear as ``[N]`` in Kite's snapshot answer. DIR: folders of saved pages (``<name>/index.html`` or
-``<name>.html``); default ``/work/shared/pages`` when present. Tokens: the gpt-4o-mini tokenizer.
+appear as an element line ``[N] ...`` (or ``[N,M] ...``) of Kite's snapshot answer. DIR: folders of saved
+pages (``<name>/index.html`` or ``<name>.html``); default ``/work/shared/pages`` when present. Tokens: the
+gpt-4o-mini tokenizer.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from agent.browser.launch import OFFLINE_RESOLVER
 from agent.browser.tokens import count_tokens, warm_up
 from agent.config import load_config
 from agent.mcp.app import kite_mcp
+from agent.mcp.render import DIFF_HEAD
 from agent.mcp.server import KiteMCP
 from evals.bench.snapshot import pages_in, pct, serve
 from evals.sites import SitesServer
@@ -104,7 +106,7 @@ async def _recall(kite: KiteMCP, page: Page, text: str) -> tuple[int, int]:
     except PlaywrightError:
         return 0, 0
     by_key = kite.hub.snapshotter._state(page).by_key
-    listed = {int(n) for n in re.findall(r"\[(\d+)\]", text)}
+    listed = {int(n) for refs in re.findall(r"^\[([\d,]+)\]", text, re.M) for n in refs.split(",")}
     hits = sum(1 for local in truth["ids"] if by_key.get((truth["token"], local)) in listed)
     return len(truth["ids"]), hits
 
@@ -131,11 +133,11 @@ async def measure_click(
 ) -> dict[str, Any]:
     label = f'click {role} "{name}" on {path}'
     shown = _text(await c.call_tool("navigate", {"url": base + path}))
-    pattern = rf"\[(\d+)\] {re.escape(role)} \"{re.escape(name)}[^\"]*\""
-    m = re.search(pattern, shown)
+    pattern = rf"^\[(\d+)(?:,\d+)*\] {re.escape(role)} \"?{re.escape(name)}"
+    m = re.search(pattern, shown, re.M)
     if not m:
         shown = _text(await c.call_tool("snapshot", {"visible_only": False}))
-        m = re.search(pattern, shown)
+        m = re.search(pattern, shown, re.M)
     if not m:
         return {"page": label, "error": "element not found"}
     answer = await c.call_tool("click", {"ref": int(m.group(1))})
@@ -146,8 +148,8 @@ async def measure_click(
         "kind": "click",
         "tokens": count_tokens(text),
         "aria_tokens": await _aria(page),
-        "changed": "Page changed" in text,
-        "diff": "since your last snapshot" in text,
+        "changed": "\nPage: " in text or DIFF_HEAD in text,
+        "diff": DIFF_HEAD in text,
     }
 
 

@@ -114,8 +114,10 @@ def error_of(result: types.CallToolResult) -> dict[str, Any]:
 
 
 def ref(text: str, role: str, name: str) -> int:
-    """The [N] of the element line ``[N] role "name"`` in a snapshot (fails the test if absent)."""
-    m = re.search(rf"\[(\d+)\] {re.escape(role)} \"{re.escape(name)}\"", text)
+    """The [N] of the element line ``[N] role name`` (or ``role "name" attrs``; ``[N,M]`` for look-alike
+    neighbours) in a snapshot (fails the test if absent)."""
+    quoted, bare = rf"\"{re.escape(name)}\"", rf"{re.escape(name)}$"
+    m = re.search(rf"^\[(\d+)(?:,\d+)*\] {re.escape(role)} (?:{quoted}|{bare})", text, re.M)
     assert m, f'no {role} "{name}" in:\n{text}'
     return int(m.group(1))
 

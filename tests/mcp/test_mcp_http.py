@@ -33,7 +33,7 @@ async def test_http_client_pinned_to_2026_07_28(http_server: HttpServer, sites: 
         page = text_of(await c.call_tool("navigate", {"url": sites.url("/account/login")}))
         await confirmations(c, answers, "/account/login")
         register = text_of(await c.call_tool("click", {"ref": ref(page, "link", "Register")}))
-        assert "/account/register" in register and "new snapshot" in register
+        assert "\nPage: Register — " in register and "/account/register" in register
         stale = error_of(await c.call_tool("click", {"ref": ref(page, "link", "Register")}))
         assert stale["error"] == "stale_element" and "Create account" in stale["elements"]
     async with Client(http_server.url, mode="2026-07-28") as c:  # the same state: still on the register page
@@ -49,7 +49,7 @@ async def test_two_isolated_sessions_at_once(http_server: HttpServer, sites: Sit
         async with Client(http_server.url) as c:
             carts[product] = await shop_task(c, sites, product)
             snap = text_of(await c.call_tool("snapshot", {}))
-            assert re.search(r'link "Cart \( ?1 ?\)"', snap), snap  # only this session's item
+            assert re.search(r"link Cart \( ?1 ?\)$", snap, re.M), snap  # only this session's item
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(shopper, "Classic Blue Mug")
@@ -70,7 +70,7 @@ async def test_client_without_elicitation_is_refused_with_how_to_allow(
 ) -> None:
     async with Client(http_server.url) as c:  # no elicitation callback: the capability is not declared
         home = text_of(await c.call_tool("navigate", {"url": sites.url("/dynamic/")}))
-        assert 'button "Show alert"' not in home and "9 below (visible_only=false" in home
+        assert "button Show alert" not in home and "9 below (visible_only=false" in home
         error = error_of(await c.call_tool("evaluate", {"code": "return 1"}))
         assert error["error"] == "declined" and "--approve confirm" in error["message"]
         whole = text_of(await c.call_tool("snapshot", {"visible_only": False}))

@@ -8,12 +8,10 @@ import httpx
 import pytest
 from mcp import Client
 
-from agent.browser.observation import Counts, Element, Observation, PageSummary, Rect
 from agent.cli import main
 from agent.errors import UsageError
 from agent.mcp.app import kite_mcp
 from agent.mcp.confirm import ElicitConfirmer
-from agent.mcp.render import page_update
 from agent.mcp.tools import TOOLS, ClickArgs
 from agent.mcp.transport import BearerToken, check_http_options
 from agent.modules.functions import USER_MODULE, FunctionModule, tool
@@ -34,26 +32,6 @@ def test_schemas_come_from_the_models_and_annotations_are_true() -> None:
     destructive = {n for n, s in TOOLS.items() if s.tool().annotations.destructive_hint}  # type: ignore[union-attr]
     assert destructive == {"click", "press_key", "evaluate", "upload_file", "drag"}
     assert all(not (s.hints.read_only and s.hints.open_world) for s in TOOLS.values())
-
-
-def _obs(url: str, names: list[str]) -> Observation:
-    summary = PageSummary(url=url, title="t", counts=Counts(), visible_text="some text " * 30)
-    els = [
-        Element(index=i + 1, tag="button", kind="button", name=n, rect=Rect(x=0, y=0, width=10, height=10))
-        for i, n in enumerate(names)
-    ]
-    return Observation(summary=summary, elements=els)
-
-
-def test_a_changed_page_answers_with_a_diff_when_smaller_and_in_full_after_navigation() -> None:
-    names = [f"Button number {i}" for i in range(30)]
-    first, shown = page_update(_obs("http://a/", names), None, None)
-    assert first.startswith("Page changed; new snapshot") and len(shown) == 30
-    second, _ = page_update(_obs("http://a/", [*names, "Close dialog"]), shown, "http://a/")
-    assert "since your last snapshot" in second and '+ [31] button "Close dialog"' in second
-    assert "Button number 3" not in second
-    moved, _ = page_update(_obs("http://b/", names), shown, "http://a/")
-    assert moved.startswith("Page changed; new snapshot") and "http://b/" in moved
 
 
 def _request(action: str = "executeJS") -> ConfirmRequest:

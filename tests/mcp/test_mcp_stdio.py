@@ -56,7 +56,7 @@ async def test_stdio_handshake_era_client_is_asked_by_server_request(
         page = text_of(await c.call_tool("navigate", {"url": sites.url("/account/login")}))
         await confirmations(c, answers, "/account/login")
         register = text_of(await c.call_tool("click", {"ref": ref(page, "link", "Register")}))
-        assert "/account/register" in register and "new snapshot" in register
+        assert "\nPage: Register — " in register and "/account/register" in register
     run = records(mcp_home, last=True)  # this server's record: asked mid-call, no input rounds
     decisions = [(r["tool"], r["allowed"]) for r in run if r["event"] == "decision"]
     assert decisions == [("evaluate", True), ("evaluate", False)]
