@@ -169,7 +169,9 @@ class OutputSpec:
 
     def tools(self, tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
         """``tools`` with the ``done`` tool's ``data`` parameter described by the schema, or left out without
-        one (fewer tokens for every call); the list is copied, never changed in place."""
+        one (fewer tokens for every call); the list is copied, never changed in place. The one-tool style
+        (``browser_action``, llm.tools: single) has no ``done`` function: its catalogue lists ``data?`` and
+        the schema is in the step prompt."""
         if tools is None:
             return tools
         out = []

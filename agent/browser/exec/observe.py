@@ -31,7 +31,8 @@ class GetElementDetails(ActionModel):
 
 
 class Done(ActionModel):
-    """Finish the task: report success or failure and the answer the user asked for."""
+    """Finish the task: report success or failure and the answer the user asked for (and data, when the
+    prompt gives an output schema)."""
 
     action: Literal["done"] = "done"
     success: bool = Field(description="Whether the task was accomplished.")
