@@ -17,6 +17,7 @@ from agent.browser.executor import ActionExecutor
 from agent.browser.observation import ActionResult, ErrorInfo, Observation
 from agent.browser.session import ContextSession
 from agent.browser.snapshot import Snapshotter
+from agent.cancel import raise_if_cancelled
 from agent.config import KiteConfig
 from agent.errors import KiteError, UsageError
 from agent.events import (
@@ -244,6 +245,7 @@ class Agent:
             raise Stop("model_error", f"{exc.type}: {exc.message}") from exc
         self.totals.add(reply.usage)
         record.reply, record.usage = reply, reply.usage
+        raise_if_cancelled()  # a reply that beat Ctrl-C is recorded, not acted on (agent/cancel.py)
         usage = TokenUsage.model_validate(reply.usage.model_dump())
         await emit(self.on_event, ModelReplied(step=step, usage=usage, content=(reply.content or "")[:500]))
         self.guards.check_budgets(self.totals)
@@ -375,9 +377,7 @@ class Agent:
             if level == 4:  # last resort: cut the page text to what fits
                 room = max(200, (self.model.input_budget - fixed) * 3)
                 page = page[: room // 2] + "\n… (page text cut to fit the model's input budget)"
-            r = (
-                self.safety.secrets.redact
-            )  # what the page and the steps say; the task is the user's own words
+            r = self.safety.secrets.redact  # the page and the steps; the task is the user's own words
             text = self.prompt.user(
                 step=step,
                 history=[r(h) for h in history],

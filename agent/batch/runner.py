@@ -8,8 +8,9 @@ every result to a JSONL file the moment it finishes, and reports progress.
 Resuming: ``runner.pending`` are the jobs without a result in ``out`` yet; ``run`` only runs those. A task
 interrupted by Ctrl-C (or a killed runner) writes nothing, so it runs again next time; nothing runs twice:
 ``interrupt()`` (called from a signal handler, before the browser's death can be noticed) makes every result
-that arrives afterwards be dropped. Safety follows the batch policy: every job gets a ``BatchConfirmer``
-(never an interactive prompt). A failing task — browser crash, model error, a bug — becomes a failed result;
+that arrives afterwards be dropped; a task cancelled with ``run()`` writes nothing either, even when a call it
+awaited lost the cancel (agent/cancel.py). Safety follows the batch policy: every job gets a
+``BatchConfirmer`` (never an interactive prompt). A failing task — browser crash, model error, a bug — becomes a failed result;
 it never stops the others. Without ``out`` (an eval) nothing is written and nothing is skipped.
 """
 
@@ -24,6 +25,7 @@ from typing import Any
 from agent.batch.backend import Backend
 from agent.batch.jobs import Job
 from agent.batch.results import ResultsFile, ResultWriter, TaskResult, read_results
+from agent.cancel import cancel_requested
 
 Hook = Callable[[Job], Awaitable[None] | None]
 ResultHook = Callable[[Job, TaskResult], Awaitable[None] | None]
@@ -97,6 +99,8 @@ class BatchRunner:
                 result = await self.backend.run(job)
             finally:
                 self.active -= 1
+            if cancel_requested():  # cancelled, and a call lost the cancel: cut short all the same
+                raise asyncio.CancelledError
             if self.interrupted:  # cut short by Ctrl-C: not a result, the task runs again on resume
                 return
             if writer is not None:

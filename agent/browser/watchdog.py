@@ -18,7 +18,6 @@ session) counts towards neither limit.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
@@ -26,6 +25,7 @@ from typing import Any, TypeVar
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from agent.cancel import raise_if_cancelled
 from agent.errors import BrowserCrashedError, BrowserError, KiteError
 
 T = TypeVar("T")
@@ -68,9 +68,12 @@ def _active_page(session: Any) -> Page | None:
 
 
 async def _cancel(task: asyncio.Future[Any]) -> None:
+    """Cancel an abandoned call and give it a second to end. Its own outcome is dropped; a cancel of the
+    caller's own (Ctrl-C arriving meanwhile) is not: it propagates."""
     task.cancel()
-    with contextlib.suppress(BaseException):
-        await asyncio.wait_for(task, 1.0)
+    await asyncio.wait({task}, timeout=1.0)
+    if task.done() and not task.cancelled():
+        task.exception()  # retrieved: an abandoned call's failure is nobody's error
 
 
 async def discard_tab(session: Any, page: Page) -> str:
@@ -97,6 +100,7 @@ async def discard_tab(session: Any, page: Page) -> str:
 
 async def guard(session: Any, call: Awaitable[T], *, what: str, deadline_s: float, hang_s: float) -> T:
     """Run ``call`` (a coroutine on ``session``'s active tab) under a deadline and a hang probe."""
+    raise_if_cancelled(call)  # no browser call for a caller whose cancel was lost on the way
     task: asyncio.Future[T] = asyncio.ensure_future(call)
     started = time.monotonic()
     waited_on_user = 0.0
