@@ -99,7 +99,9 @@ class BearerToken:
 def bind(host: str, port: int) -> socket.socket:
     """A listening-ready socket on ``host:port`` (a UsageError saying why when it cannot be bound)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP; with proto 0
+    # every response (headers and body written apart) waited ~40 ms for the client's delayed ACK
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

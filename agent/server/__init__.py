@@ -49,7 +49,8 @@ Runs::
 Event kinds on the stream: the loop's (``start``, ``observe``, ``model``, ``decision``, ``result``, ``error``,
 ``finish``; see ``agent/events.py``) and the server's: ``confirm`` (a confirmation is waiting: ``{id, action,
 level, reasons, element, url, description, timeout_s}``), ``confirmed`` (it was answered, or timed out:
-``{id, approved, reason}``), ``notify`` (an action the policy wants you to know about).
+``{id, approved, reason}``), ``notify`` (an action the policy wants you to know about). Every event's data
+also has ``t``, when it was emitted (seconds since the epoch).
 """
 
 from agent.server.app import create_app

@@ -4,6 +4,7 @@ its pending confirmations and how it ended."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -73,7 +74,8 @@ class Run:
 
     # ------------------------------------------------------------------ events
     def add(self, kind: str, data: dict[str, Any]) -> Event:
-        event = Event(len(self.events) + 1, kind, data)
+        """Append an event; its data gets ``t``, the time it was emitted (seconds since the epoch)."""
+        event = Event(len(self.events) + 1, kind, {**data, "t": round(time.time(), 6)})
         self.events.append(event)
         self._changed.set()
         self._changed = asyncio.Event()
@@ -90,6 +92,8 @@ class Run:
             self._ended(event.result)
         self._track(event, data)
         self.add(event.kind, data)
+        for _ in range(3):  # let the streams send it before the agent goes on (its next work may not yield)
+            await asyncio.sleep(0)
 
     def screenshot_url(self, step: int) -> str:
         return f"/api/runs/{self.id}/screenshots/{step}"

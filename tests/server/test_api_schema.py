@@ -4,8 +4,6 @@ bodies). No run can start: the server has no default model and none a generator 
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,8 +14,8 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
 
 from agent.config import BrowserConfig
-from agent.httpserve import serve_asgi
 from agent.server import ServerState, create_app
+from agent.server.thread import ServerThread
 from tests.server.conftest import AUTH, TOKEN, server_config
 
 pytestmark = pytest.mark.slow
@@ -30,24 +28,8 @@ def base_url(
     home = tmp_path_factory.mktemp("schema")
     config = server_config(browser_config, home, **{"llm.model": None, "modules": ["chrome"]})
     app = create_app(ServerState(config, token=TOKEN), static_dir=static_dir)
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    port: list[int] = []
-
-    def started(bound: int) -> None:
-        port.append(bound)
-        ready.set()
-
-    task = loop.create_task(serve_asgi(app, "127.0.0.1", 0, ready=started))
-    thread = threading.Thread(target=loop.run_until_complete, args=(task,), daemon=True)
-    thread.start()
-    assert ready.wait(60), "the server did not start"
-    try:
-        yield f"http://127.0.0.1:{port[0]}"
-    finally:
-        loop.call_soon_threadsafe(task.cancel)
-        thread.join(30)
-        loop.close()
+    with ServerThread(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
