@@ -42,7 +42,11 @@ async def test_nobody_answering_denies_after_the_timeout() -> None:
     asked, said = run.events[0].data, run.events[1].data
     assert asked["level"] == "confirm" and asked["element"]["name"] == "Pay" and asked["timeout_s"] == 0.05
     assert SECRET not in str(asked) and "<secret>key</secret>" in asked["url"]
-    assert said == {"id": asked["id"], "approved": False, "reason": got.reason}
+    assert said.pop("t") >= asked["t"] and said == {
+        "id": asked["id"],
+        "approved": False,
+        "reason": got.reason,
+    }
     assert run.pending == {} and answer(run, asked["id"], True, False, "") is None  # too late
 
 
@@ -58,7 +62,12 @@ async def test_an_answer_resolves_the_question_and_approve_flags_skip_it() -> No
     assert given is not None and given.approved and given.similar
     got = await asking
     assert got.approved and got.reason == "approved over HTTP"
-    assert run.events[-1].data == {"id": cid, "approved": True, "reason": "approved over HTTP"}
+    assert {**run.events[-1].data, "t": 0} == {
+        "id": cid,
+        "approved": True,
+        "reason": "approved over HTTP",
+        "t": 0,
+    }
     before = len(run.events)
     flagged = await HttpConfirmer(run, timeout_s=30, approve=["executeJS"]).confirm(_request())
     assert flagged.approved and len(run.events) == before  # nobody was asked
