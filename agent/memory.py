@@ -14,6 +14,7 @@ from agent.browser.observation import ActionResult, Element
 from agent.browser.render import role_word
 
 MAX_LINE = 240
+_PLAIN_METHODS = frozenset({"mouse", "keyboard", "none", "select_option"})
 
 
 def _clip(text: str, limit: int) -> str:
@@ -58,7 +59,7 @@ def describe_result(result: ActionResult, *, full: bool = True) -> str:
         text = f"error {result.error.error}: {result.error.message}"
         return _clip(text, 1200 if full else 160)
     bits = ["ok"]
-    if result.method:
+    if result.method and result.method not in _PLAIN_METHODS:  # a fallback the model may want to know of
         bits[0] = f"ok ({result.method})"
     e = result.effects
     if e.navigated and e.url_after:

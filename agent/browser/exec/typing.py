@@ -124,7 +124,7 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
         value, method = await target.handle.evaluate(_READ_JS), "fill"
     shown = "•" * len(value) if prep.get("password") else value
     verb = "replaced the value of" if action.clear else "typed into"
-    msg = f"{verb} {target.label}; value is now {shown!r}"
+    msg = f"{verb} {target.label}"  # the value is in the effects (the model and MCP clients are shown it)
     if action.clear and before == value:
         msg = f"{target.label} already held {shown!r}: nothing changed"
     if value != expected and method == "keyboard":
