@@ -148,10 +148,10 @@ def task_html(t: TaskResult) -> str:
 _CSS = """body{font:14px system-ui,sans-serif;margin:2em;max-width:1200px}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top}
 .task{border:1px solid #ddd;margin:6px 0;padding:4px 8px}.task.task-fail{border-color:#d66}
-.step{border-top:1px dashed #ccc;margin-top:6px}.step img{max-width:100%;border:1px solid #999}
+.step{border-top:1px dashed #ccc;margin-top:6px}.step img{max-width:min(100%,720px);border:1px solid #999}
 figure{margin:4px 0}figcaption{font-size:12px;color:#555}
 li.err{color:#a00}.res{color:#555}.lvl{background:#fd6;padding:0 4px;border-radius:3px}
-.why{color:#a00}td.why{max-width:420px}.thought{font-style:italic;color:#444}code{font-size:12px}
+.why{color:#a00}td.why{max-width:420px;color:inherit}tr.task-fail td.why{color:#a00}.thought{font-style:italic;color:#444}code{font-size:12px}
 .meta{color:#666;font-weight:normal;font-size:12px}
 .mark{display:inline-block;min-width:3.2em;text-align:center;font:bold 11px monospace;border-radius:3px;padding:1px 3px;color:#fff}
 .mark.pass{background:#2f855a}.mark.fail{background:#c53030}
