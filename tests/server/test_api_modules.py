@@ -16,6 +16,9 @@ def test_every_api_path_needs_the_token_but_the_panel_does_not(api: TestClient) 
         typed(api.get("/api/openapi.json", headers=headers), 401, "unauthorized")
     assert api.get("/api/modules", headers={"Authorization": ""}).headers["www-authenticate"] == "Bearer"
     assert api.get("/api/modules", params={"access_token": TOKEN}, headers={"Authorization": ""}).is_success
+    evil = {"Origin": "http://evil.test", "Access-Control-Request-Method": "GET"}
+    for answer in (api.options("/api/modules", headers=evil), api.get("/api/modules", headers=evil)):
+        assert "access-control-allow-origin" not in answer.headers  # CORS closed by default
     page = api.get("/", headers={"Authorization": ""})
     assert page.status_code == 200 and "<p>panel</p>" in page.text
 

@@ -205,3 +205,29 @@ def test_an_unreachable_start_url_fails_the_run_with_a_typed_error(
         "unknown_confirmation",
     )
     typed(api.get(f"/api/runs/{run['id']}/events", headers={"Last-Event-ID": "x"}), 422, "invalid_request")
+
+
+def test_a_secret_asked_for_by_name_is_typed_but_never_shown(
+    api: TestClient, sites: SitesServer, model: Any
+) -> None:
+    typing = {"name": "type", "arguments": {"selector": "#full-name", "text": "<secret>shop_pw</secret>"}}
+    read = {"name": "read", "arguments": {}}
+    name = model("secret", [typing, read, done("typed")])
+    run = start(
+        api, task="type the password", start_url=sites.url("/forms/"), model=name, secrets=["shop_pw"]
+    )
+    assert run["secrets"] == ["shop_pw"]
+    events = follow(api, run["id"])
+    assert [e["data"]["ok"] for e in events if e["event"] == "result"] == [True, True, True], events
+    shown = api.get(f"/api/runs/{run['id']}")
+    record = api.get(f"/api/runs/{run['id']}/record")
+    steps = api.get(f"/api/runs/{run['id']}/record/steps.jsonl")
+    for text in (str(events), shown.text, record.text, steps.text):
+        assert SECRET not in text
+    assert "<secret>shop_pw</secret>" in str(events)
+    # the control: a run that did not ask for the secret cannot type it
+    other = start(
+        api, task="type it", start_url=sites.url("/forms/"), model=model("nosecret", [typing, done("no")])
+    )
+    first = next(e["data"] for e in follow(api, other["id"]) if e["event"] == "result")
+    assert first["ok"] is False and "shop_pw" in first["message"]

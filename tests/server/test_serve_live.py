@@ -21,6 +21,8 @@ from evals.sites import SitesServer
 from tests.server.conftest import follow, sse_events, typed
 from tests.server.panel_harness import ROOT, TOKEN, LiveServer, start_server
 
+pytestmark = pytest.mark.slow  # a kite serve subprocess with its own Chromium
+
 JS = {"name": "executeJS", "arguments": {"code": "return document.title"}}
 SCROLL = {"name": "scroll", "arguments": {"direction": "down"}}
 
