@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import anyio
+import mcp_types as types
 from mcp import Client
 
 from evals.sites import SitesServer
@@ -77,3 +78,32 @@ async def test_client_without_elicitation_is_refused_with_how_to_allow(
         shown = ref(whole, "button", "Show alert")
         clicked = text_of(await c.call_tool("click", {"ref": shown}))
         assert 'alert dialog "Hello from Kite!" was accepted' in clicked
+
+
+async def test_a_client_that_vanishes_mid_call_leaves_the_server_serving(
+    http_server: HttpServer, sites: SitesServer
+) -> None:
+    """The client goes away while the server waits for its user's answer: other clients are still served,
+    nothing reaches the protocol stream as a traceback (the fixture then checks: clean exit, no Chromium)."""
+    asked = anyio.Event()
+
+    async def never_answers(ctx: object, params: object) -> types.ElicitResult:
+        asked.set()
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def vanishing() -> None:
+        async with Client(http_server.url, elicitation_callback=never_answers) as c:
+            await c.call_tool("navigate", {"url": sites.url("/forms/")})
+            await c.call_tool("evaluate", {"code": "return 1"})
+
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(vanishing)
+            await asked.wait()  # the server is in the middle of the call, asking
+            tg.cancel_scope.cancel()
+    async with Client(http_server.url) as c:
+        page = text_of(await c.call_tool("navigate", {"url": sites.url("/account/login")}))
+        assert "Page: Log in" in page
+        assert error_of(await c.call_tool("click", {"ref": 10**6}))["error"] == "stale_element"
+    assert "Traceback" not in "".join(http_server.stderr)
