@@ -33,3 +33,37 @@ def test_chinese_prompt_is_chinese():
 
 def test_layered_mode_tells_the_model_to_ask_for_elements():
     assert "getElements" in PromptBuilder("t", observation_mode="layered").system()
+
+
+def test_kites_notes_about_the_snapshot_are_outside_the_page():
+    from agent.browser.observation import Observation, PageSummary
+    from agent.runtime import kite_notices, page_text
+
+    warning = "frame #f1: no answer within the time cap; left out"
+    obs = Observation(summary=PageSummary(url="http://127.0.0.1:1/", visible_text="hi", warnings=[warning]))
+    page = page_text(obs, layered=False, budget_tokens=500)
+    assert warning not in page and obs.summary.warnings == [warning]  # the observation itself is untouched
+    notices = kite_notices(obs)
+    user = PromptBuilder("t").user(step=1, history=[], results=[], warnings=notices, page=page)
+    assert user.index(warning) < user.index("<untrusted_page>")
+
+
+def test_the_system_prompt_stays_small():
+    """Its size in tokens (the local model reads it every first step; `python -m evals.bench.prompt_size`
+    prints it per mode): the JSON fallback lists every action, function calling leaves them to the tools."""
+    from agent.browser.tokens import count_tokens
+
+    sizes = {fc: count_tokens(PromptBuilder("t", function_calling=fc).system()) for fc in (False, True)}
+    print(f"system prompt tokens: JSON fallback {sizes[False]}, function calling {sizes[True]}")
+    assert sizes[False] <= 1000 and sizes[True] <= 450, sizes
+
+
+def test_the_prompt_says_what_small_models_got_wrong():
+    system = PromptBuilder("t", function_calling=False).system()
+    assert "checkboxes and radio buttons" in system and "Use select only on a `select` dropdown" in system
+    assert "click(index, mouse_button?, double?)" in system and "button?" not in system.replace(
+        "mouse_button?", ""
+    )
+    assert (
+        "selector" not in system.split("# Actions")[1].split("getElementDetails")[0]
+    )  # no signature offers it
