@@ -54,6 +54,9 @@ def test_a_pydantic_type_validates_and_normalises() -> None:
         value is None and errors[0].startswith("0.price: ") and any(e.startswith("1.name: ") for e in errors)
     )
     assert spec.instance(GOOD) == [Mug(**m) for m in GOOD]
+    one = OutputSpec(Mug)
+    assert one.schema is not None and one.schema["type"] == "object"
+    assert one.instance(one.validate({"name": "A", "price": 1})[0]) == Mug(name="A", price=1.0)
 
 
 def test_a_json_schema_validates_with_paths() -> None:

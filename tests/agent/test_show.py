@@ -67,10 +67,11 @@ async def test_each_step_records_the_exact_request_redacted_and_the_raw_reply_an
     assert json.loads(asked[1]["reply"]["tool_calls"][0]["arguments"])["index"] >= 0, "raw arguments kept"
     shots = sorted(p.name for p in (run_dir / "screenshots").iterdir())
     assert shots == ["final.png", "step-001.png", "step-002.png", "step-003.png"]
-    show_prints_the_run_step_by_step(str(run_dir), capsys)
+    tool_names = [t["function"]["name"] for t in model.views[0].tools or []]
+    show_prints_the_run_step_by_step(str(run_dir), capsys, tool_names)
 
 
-def show_prints_the_run_step_by_step(run_dir: str, capsys: Any) -> None:
+def show_prints_the_run_step_by_step(run_dir: str, capsys: Any, tool_names: list[str]) -> None:
     assert main(["show", run_dir]) == 0
     out = capsys.readouterr().out
     assert out.index("Step 0") < out.index("Step 1") < out.index("Step 2") < out.index("Step 3")
@@ -86,7 +87,7 @@ def show_prints_the_run_step_by_step(run_dir: str, capsys: Any) -> None:
 
     assert main(["show", run_dir, "--step", "1"]) == 0
     one = capsys.readouterr().out
-    assert "You are Kite" in one and "tools click, type" in one and "Scrolling first." in one
+    assert "You are Kite" in one and f"tools {', '.join(tool_names)}\n" in one and "Scrolling first." in one
     assert "Step 2" not in one
 
     assert main(["show", run_dir, "--step", "7"]) == 2
