@@ -179,6 +179,7 @@ class Calls:
         out = f"Tabs (* = active):\n{listing}"
         if a.action != "list":
             obs = await self.hub.snapshot(s)
+            obs.summary.tabs = []  # listed just above
             text, lines = render.snapshot_text(obs)
             s.shown, s.shown_url = lines, obs.url
             out += "\nActive tab:\n" + text

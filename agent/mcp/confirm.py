@@ -133,8 +133,8 @@ class _Questions:
 def _interpret(result: types.ElicitResult) -> ConfirmAnswer:
     if result.action == "accept" and (result.content or {}).get("approve") is True:
         return ConfirmAnswer(approved=True, reason="approved by the user")
-    how = "cancelled" if result.action == "cancel" else "declined"
-    return ConfirmAnswer(approved=False, reason=f"the user {how}")
+    how = {"accept": "answered no", "cancel": "cancelled"}.get(result.action, "declined")
+    return ConfirmAnswer(approved=False, reason=f"{how} in the client")
 
 
 class ElicitConfirmer:

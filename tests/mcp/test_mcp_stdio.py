@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import uuid
 from pathlib import Path
@@ -57,6 +58,11 @@ async def test_stdio_handshake_era_client_is_asked_by_server_request(
         await confirmations(c, answers, "/account/login")
         register = text_of(await c.call_tool("click", {"ref": ref(page, "link", "Register")}))
         assert "\nPage: Register — " in register and "/account/register" in register
+        opened = text_of(await c.call_tool("tabs", {"action": "new", "url": sites.url("/forms/")}))
+        assert re.search(r"^1\* 'Kite forms", opened, re.M) and "\nPage: Kite forms" in opened
+        assert "Tabs:" not in opened  # the list is given once
+        closed = text_of(await c.call_tool("tabs", {"action": "close", "index": 1}))
+        assert re.search(r"^0\* 'Register'", closed, re.M) and "Kite forms" not in closed
     run = records(mcp_home, last=True)  # this server's record: asked mid-call, no input rounds
     decisions = [(r["tool"], r["allowed"]) for r in run if r["event"] == "decision"]
     assert decisions == [("evaluate", True), ("evaluate", False)]
