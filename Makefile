@@ -1,6 +1,6 @@
 # Kite: two commands do all the set-up on a fresh machine.
 #   make demo   run an agent task on the bundled shop (KITE_MODEL, or the bundled local model)
-#   make test   lint (ruff check, ruff format --check, mypy), then the whole test suite
+#   make test   lint (ruff check, ruff format --check, mypy), then the whole test suite (PYTEST_ARGS=... passes options to pytest)
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -17,7 +17,7 @@ chromium: $(STAMP)
 	@$(PY) -m agent.browser.chromium --ensure >/dev/null
 
 test: lint chromium
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 demo: $(STAMP) chromium
 	$(VENV)/bin/kite demo
