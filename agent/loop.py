@@ -25,7 +25,6 @@ from agent.events import (
     ActionFinished,
     EventSink,
     ModelReplied,
-    PageObserved,
     ReplyRejected,
     RunFinished,
     RunStarted,
@@ -50,6 +49,7 @@ from agent.runtime import (
     kite_notices,
     observe_guarded,
     open_context,
+    page_observed,
     page_text,
 )
 from agent.step_record import ActionOutcome, GateOutcome, StepRecord
@@ -91,13 +91,17 @@ class Agent:
         self.on_event = redacting_sink(self.safety.secrets, on_event)  # what leaves the run is redacted
         self.llm: Model = model or model_for(config.llm)
         self.tools = PlannerTools(config, self.safety.gate.confirmer, tools)
+        self._fresh_run()
+
+    def _fresh_run(self) -> None:
+        """What one run accumulates; a second ``run()`` of the same Agent starts from zero."""
         self.history: list[PastAction] = []
-        self.snapshotter = Snapshotter(config.snapshot)
-        self.memory = Memory(full_steps=config.agent.history_full_steps)
-        self.totals = Totals()
-        self.steps_done, self.guards = 0, Guards(config.agent)
+        self.snapshotter = Snapshotter(self.config.snapshot)
+        self.memory = Memory(full_steps=self.config.agent.history_full_steps)
+        self.totals, self.steps_done, self.guards = Totals(), 0, Guards(self.config.agent)
         self.warnings: list[str] = []
         self.refusals = Refusals()
+        self.output.rejected = 0
         self.final_url: str | None = None
         self.result: RunResult | None = None
 
@@ -106,7 +110,7 @@ class Agent:
             raise UsageError("the task is empty: say what Kite should do")
         rec = RunRecorder.create(self.config.run.runs_dir, self.safety.secrets.redact_obj, self.label)
         self.recorder, started, result = rec, time.monotonic(), None
-        self.refusals.clear()
+        self._fresh_run()
         self.prompt = PromptBuilder(
             task.strip(),
             self.config.agent.language,
@@ -209,16 +213,7 @@ class Agent:
         )
         if recovered:
             self.warnings.append(recovered)
-        await emit(
-            self.on_event,
-            PageObserved(
-                step=step,
-                url=obs.url,
-                title=obs.summary.title,
-                screenshot=obs.screenshot_path,
-                text=obs.summary.visible_text[:200],
-            ),
-        )
+        await emit(self.on_event, page_observed(step, obs))
         messages, prompt_tokens = self._messages(obs, step)
         self.memory.begin(step, obs.url)
         page_digest = digest(obs)

@@ -20,6 +20,7 @@ from agent.browser.snapshot import Snapshotter
 from agent.browser.tokens import count_tokens as _count
 from agent.browser.watchdog import PageUnresponsiveError, guard
 from agent.config import BrowserConfig, KiteConfig
+from agent.events import PageObserved
 from agent.llm.capabilities import Capabilities, capabilities_for, select_mode
 from agent.llm.client import Usage
 from agent.llm.schemas import tool_schemas
@@ -185,3 +186,14 @@ class Totals:
         self.model_latency_s += usage.latency_ms / 1000
         if usage.cost_usd is not None:
             self.cost_usd = (self.cost_usd or 0.0) + usage.cost_usd
+
+
+def page_observed(step: int, obs: Observation) -> PageObserved:
+    """The run event for the page seen at ``step``."""
+    return PageObserved(
+        step=step,
+        url=obs.url,
+        title=obs.summary.title,
+        screenshot=obs.screenshot_path,
+        text=obs.summary.visible_text[:200],
+    )

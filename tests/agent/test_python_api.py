@@ -104,3 +104,26 @@ def test_the_package_exports_the_api() -> None:
     built = Agent(config, model=real)  # nothing is called until run()
     assert built.llm is real and built.config.llm.model == "openai/gpt-4o-mini"
     assert built.model.function_calling  # capabilities come from the model passed in
+
+
+async def test_an_agent_run_twice_starts_its_second_run_from_zero(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        if view.step == 1:
+            mug = next(e for e in view.observation.elements if e.name == "Sky Blue Espresso Mug")
+            return {"action": "click", "index": mug.index}
+        return {"action": "done", "success": True, "answer": "seen"}
+
+    model = FunctionModel(fn)
+    agent_ = Agent(kite_config(), model=model, context=ctx_session)
+    first = await agent_.run("Open the espresso mug", start_url=sites.url("/shop/"))
+    second = await agent_.run("Open the espresso mug", start_url=sites.url("/shop/"))
+    assert first.success and second.success and first.run_dir != second.run_dir
+    assert (second.steps, second.tokens_in, second.tokens_out) == (
+        first.steps,
+        first.tokens_in,
+        first.tokens_out,
+    )
+    third_run_first_view = model.views[2]  # the second run's first step knows nothing of the first run
+    assert third_run_first_view.step == 1 and third_run_first_view.history == []
