@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib
 import os
 import secrets
 import shutil
@@ -56,7 +57,10 @@ class BrowserWorker:
         self._servers_lock = asyncio.Lock()
 
     async def start(self) -> int:
-        """Start the browser; returns the worker's pid."""
+        """Start the browser; returns the worker's pid. The agent's modules (litellm among them: seconds) are
+        imported here, so that the first tasks do not wait for them."""
+        for module in ("agent.loop", "agent.llm.fakes"):
+            importlib.import_module(module)
         if self.setup is not None:
             self.setup()
         if not self.shared_runs:
