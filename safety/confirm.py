@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from agent.browser.actions import ACTION_NAMES, Action
 from agent.browser.observation import Element, Observation
+from agent.browser.render import role_word
 from agent.errors import UsageError
 from safety.policy import ConfirmLevel, Decision, SafetyPolicy
 
@@ -31,6 +32,17 @@ class ConfirmRequest(BaseModel):
         target = f' on "{self.element.name}"' if self.element is not None and self.element.name else ""
         why = "; ".join(self.decision.reasons) or self.decision.level.value
         return f"{self.action.get('action')}{target} at {self.url or '(no page)'}: {why}"
+
+    def target_text(self) -> str:
+        """The action's target as the page shows it (plain text): ``[6] button "Place order"``, the page's own
+        dialog, or ``(no element: <selector or URL>)``."""
+        if self.action.get("action") == "dialog":  # the page's own confirm()/prompt()/beforeunload
+            return f'the page\'s {self.action.get("type")} dialog "{self.action.get("message")}"'
+        el = self.element
+        if el is None:
+            return f"(no element: {self.action.get('selector') or self.action.get('url') or '-'})"
+        extra = f" type={el.type}" if el.type else ""
+        return f'[{el.index}] {role_word(el)} "{el.name}"{extra}'
 
 
 class ConfirmAnswer(BaseModel):

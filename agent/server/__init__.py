@@ -38,19 +38,24 @@ Runs::
                                    -> 201 the run (as GET /api/runs/{id})
     GET  /api/runs                 {"runs": [run summaries, newest first]}
     GET  /api/runs/{id}            {id, status, task, model, steps: [...], result, error, confirmations: [...]}
+                                   (each confirmation as the ``confirm`` event below)
     GET  /api/runs/{id}/events     text/event-stream; each event has an ``id:`` (1, 2, ...), an ``event:`` kind
                                    and JSON ``data:``; resume with ``Last-Event-ID``; ends after ``finish``
     POST /api/runs/{id}/stop       stop the run (its record is saved); answers the run
     GET  /api/runs/{id}/screenshots/{n}   image/png of step n
-    GET  /api/runs/{id}/record     run.json and the steps of the run record
+    GET  /api/runs/{id}/record     run.json and the steps of the run record (each action with ``action_text``)
     GET  /api/runs/{id}/record/{path}     a file of the run folder (steps.jsonl, screenshots/step-001.png ...)
     POST /api/runs/{id}/confirmations/{cid}   {"decision": "approve" | "deny", "similar"?: bool, "reason"?: str}
 
 Event kinds on the stream: the loop's (``start``, ``observe``, ``model``, ``decision``, ``result``, ``error``,
-``finish``; see ``agent/events.py``) and the server's: ``confirm`` (a confirmation is waiting: ``{id, action,
-level, reasons, element, url, description, timeout_s}``), ``confirmed`` (it was answered, or timed out:
-``{id, approved, reason}``), ``notify`` (an action the policy wants you to know about). Every event's data
-also has ``t``, when it was emitted (seconds since the epoch).
+``finish``; see ``agent/events.py``) and the server's: ``confirm`` (a confirmation is waiting: ``{id, step,
+action, action_text, level, reasons, element, target, url, description, timeout_s, created_at, expires_at}``;
+``step`` is the step it belongs to, ``action_text`` and ``target`` are the action and its target worded as the
+TUI's modal words them), ``confirmed`` (it was answered, or timed out: ``{id, step, approved, reason}``),
+``notify`` (an action the policy wants you to know about: as ``confirm``, without ``timeout_s`` and
+``expires_at``). ``finish`` has the loop's ``{step, result}`` and the run's ``status`` (``finished``,
+``failed``, ``stopped``) and ``error`` (why it failed, else null), as ``GET /api/runs/{id}`` shows them. Every
+event's data also has ``t``, when it was emitted (seconds since the epoch).
 """
 
 from agent.server.app import create_app

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from agent.errors import UsageError
+from agent.memory import describe_action
 from agent.server.run import Run
 from agent.server.run_models import ConfirmationView
 from safety.confirm import ConfirmAnswer, ConfirmRequest
@@ -45,7 +46,10 @@ class HttpConfirmer:
         created = datetime.now(UTC)
         view = ConfirmationView(
             id=secrets.token_hex(4),
+            step=self.run.step,
             action=request.action,
+            action_text=describe_action(dict(request.action)),
+            target=request.target_text(),
             level=request.decision.level.value,
             reasons=list(request.decision.reasons),
             element=request.element.model_dump(mode="json") if request.element is not None else None,
@@ -71,7 +75,8 @@ class HttpConfirmer:
         finally:
             self.run.pending.pop(cid, None)
             self.run.answered.add(cid)
-        self.run.add("confirmed", {"id": cid, "approved": answer.approved, "reason": answer.reason})
+        said = {"id": cid, "step": pending.view.step, "approved": answer.approved, "reason": answer.reason}
+        self.run.add("confirmed", said)
         return answer
 
     async def notify(self, request: ConfirmRequest) -> None:

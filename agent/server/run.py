@@ -68,6 +68,8 @@ class Run:
         self.result: RunResult | None = None
         self.error: ErrorBody | None = None
         self.run_dir: Path | None = None
+        self.step = 0
+        """The step in progress (the highest step an event has named so far)."""
         self.stop_requested = False
         self.task: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
@@ -90,6 +92,8 @@ class Run:
             data["screenshot_url"] = self.screenshot_url(event.step)
         elif isinstance(event, RunFinished):
             self._ended(event.result)
+            data.update(self._outcome())
+        self.step = max(self.step, event.step)
         self._track(event, data)
         self.add(event.kind, data)
         for _ in range(3):  # let the streams send it before the agent goes on (its next work may not yield)
@@ -129,6 +133,10 @@ class Run:
         else:
             self.status = "finished"
 
+    def _outcome(self) -> dict[str, Any]:
+        """What the ``finish`` event adds to the loop's: the run's ``status`` and ``error`` (as GET shows them)."""
+        return {"status": self.status, "error": self.error.model_dump(mode="json") if self.error else None}
+
     def close(self, failure: ErrorBody | None = None) -> None:
         """The run's task is over: make sure it has a result and a ``finish`` event, and wake every follower."""
         if self.result is None:
@@ -143,7 +151,8 @@ class Run:
             self._ended(result)
             if self.status == "failed":
                 self.error = failure
-            self.add("finish", RunFinished(step=len(self.steps), result=result).model_dump(mode="json"))
+            finish = RunFinished(step=len(self.steps), result=result).model_dump(mode="json")
+            self.add("finish", {**finish, **self._outcome()})
         self.finished_at = self.finished_at or now()
         self._changed.set()
 

@@ -57,8 +57,15 @@ class ConfirmationView(BaseModel):
     """A question waiting for a person (the same details the TUI's modal shows)."""
 
     id: str
+    step: int = Field(ge=0)
+    """The step the question belongs to (0: before the first step, e.g. a dialog of the start URL)."""
     action: dict[str, Any]
     """The action's JSON form (secrets as ``<secret>name</secret>`` placeholders)."""
+    action_text: str
+    """The action as the TUI's modal shows it: ``click selector="#place-order"``."""
+    target: str
+    """Its target as the page shows it: ``[6] button "Place order"``, ``the page's confirm dialog "..."`` or
+    ``(no element: <selector or URL>)``."""
     level: str
     reasons: list[str]
     element: dict[str, Any] | None = None
@@ -120,6 +127,7 @@ class RunRecord(BaseModel):
     run: dict[str, Any]
     """run.json: the task, model, settings (credentials masked) and the result."""
     steps: list[dict[str, Any]]
-    """steps.jsonl: one object per step, as recorded."""
+    """steps.jsonl: one object per step, as recorded; each of its ``actions`` also has ``action_text``, the
+    action as the TUI words it (``click [6]``)."""
     files: list[str]
     """The files of the run folder (GET /api/runs/{id}/record/{path})."""

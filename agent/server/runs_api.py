@@ -12,6 +12,7 @@ from fastapi import APIRouter, Header, Request
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, StreamingResponse
 
+from agent.memory import describe_action
 from agent.server.confirm import answer
 from agent.server.errors import ApiError, responses
 from agent.server.run import Run
@@ -35,7 +36,11 @@ ANY_FILE: dict[int | str, dict[str, Any]] = {
 }
 EVENTS: dict[int | str, dict[str, Any]] = {
     200: {
-        "description": "Server-sent events: ``id: N``, ``event: <kind>``, ``data: <JSON>``; ends after ``finish``.",
+        "description": (
+            "Server-sent events: ``id: N``, ``event: <kind>``, ``data: <JSON>``; ends after ``finish``. A "
+            "``confirm`` event's data is a ConfirmationView (with its ``step``, ``action_text`` and ``target``); "
+            "``finish`` has ``result``, ``status`` and ``error`` (as GET /api/runs/{id} shows them)."
+        ),
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
 }
@@ -63,6 +68,14 @@ def _inside(folder: Path, relative: str) -> Path:
     if not target.is_file():
         raise ApiError(404, "unknown_file", f"the run's record has no file {relative!r}", path=relative)
     return target
+
+
+def _worded(step: dict[str, Any]) -> dict[str, Any]:
+    """A recorded step whose actions each get ``action_text``: the action as the TUI words it."""
+    for outcome in step.get("actions") or []:
+        if isinstance(outcome, dict) and isinstance(outcome.get("action"), dict):
+            outcome["action_text"] = describe_action(outcome["action"])
+    return step
 
 
 def _record_dir(run: Run) -> Path:
@@ -139,7 +152,7 @@ def router() -> APIRouter:
         steps = []
         if (folder / "steps.jsonl").is_file():
             lines = (folder / "steps.jsonl").read_text(encoding="utf-8").splitlines()
-            steps = [json.loads(x) for x in lines if x.strip()]
+            steps = [_worded(json.loads(x)) for x in lines if x.strip()]
         files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
         return RunRecord(run=run_json, steps=steps, files=files)
 

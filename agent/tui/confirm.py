@@ -11,8 +11,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
-from agent.browser.render import role_word
-
 if TYPE_CHECKING:
     from safety.confirm import ConfirmAnswer, ConfirmRequest
 
@@ -20,15 +18,8 @@ CHOICES = {"approve": "approved in the TUI", "similar": "approved similar action
 
 
 def target_line(request: ConfirmRequest) -> str:
-    el = request.element
-    if request.action.get("action") == "dialog":  # the page's own confirm()/prompt()/beforeunload
-        return f'the page\'s {escape(str(request.action.get("type")))} dialog "{escape(str(request.action.get("message")))}"'
-    if el is None:
-        where = request.action.get("selector") or request.action.get("url") or "-"
-        return f"(no element: {escape(str(where))})"
-    role = role_word(el)
-    extra = f" type={el.type}" if el.type else ""
-    return f'[{el.index}] {escape(role)} "{escape(el.name)}"{escape(extra)}'
+    """The target as the page shows it (``ConfirmRequest.target_text``), escaped for Textual markup."""
+    return escape(request.target_text())
 
 
 class ConfirmModal(ModalScreen["ConfirmAnswer"]):

@@ -85,6 +85,14 @@ def test_a_run_streams_every_step_and_a_confirmation_approved_over_http(
     confirm = next(e["data"] for e in events if e["event"] == "confirm")
     assert confirm["action"]["action"] == "executeJS" and confirm["level"] == "confirm" and confirm["reasons"]
     assert "executeJS" in confirm["description"] and confirm["url"].endswith("/test/counter.html")
+    # its step (the READ_JS step: its decision follows the answer), its action and target as the TUI words them
+    after = kinds.index("confirmed")
+    decided = next(e["data"] for e in events[after:] if e["event"] == "decision")
+    assert confirm["step"] == decided["step"] == 2 and events[after]["data"]["step"] == 2
+    assert confirm["action_text"] == 'executeJS code="return document.title"'
+    assert confirm["target"] == "(no element: -)"
+    # the finish event says how the run ended, as GET /api/runs/{id} does
+    assert {k: events[-1]["data"][k] for k in ("status", "error")} == {"status": "finished", "error": None}
     results = [e["data"] for e in events if e["event"] == "result"]
     assert [r["ok"] for r in results] == [True, True, True]
     shown = api.get(f"/api/runs/{run['id']}").json()
@@ -106,6 +114,13 @@ def test_a_run_streams_every_step_and_a_confirmation_approved_over_http(
     record = api.get(f"/api/runs/{run['id']}/record").json()
     assert record["run"]["result"]["answer"] == "count is 1" and len(record["steps"]) == 4  # 0 = start URL
     assert "steps.jsonl" in record["files"] and "screenshots/step-001.png" in record["files"]
+    worded = [a["action_text"] for step in record["steps"] for a in step["actions"]]
+    assert worded == [
+        f'navigate url="{sites.url("/test/counter.html")}"',
+        'click selector="#increment"',
+        'executeJS code="return document.title"',
+        'done success=True answer="count is 1"',
+    ]
     assert api.get(f"/api/runs/{run['id']}/record/steps.jsonl").content.count(b"\n") == 4
     for bad in ("..%2F..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", "screenshots%2F..%2F..%2F..%2Fx"):
         typed(api.get(f"/api/runs/{run['id']}/record/{bad}"), 400, "invalid_path")
@@ -140,6 +155,7 @@ def test_stop_mid_run_saves_the_record(api: TestClient, sites: SitesServer, mode
 
     events = follow(api, run["id"], on_event=stop_after_first_result)
     assert events[-1]["event"] == "finish" and events[-1]["data"]["result"]["stop_reason"] == "interrupted"
+    assert events[-1]["data"]["status"] == "stopped" and events[-1]["data"]["error"] is None
     shown = api.get(f"/api/runs/{run['id']}").json()
     assert shown["status"] == "stopped" and shown["step_count"] < 50
     assert api.get(f"/api/runs/{run['id']}/record").json()["run"]["result"]["stop_reason"] == "interrupted"
@@ -199,6 +215,7 @@ def test_an_unreachable_start_url_fails_the_run_with_a_typed_error(
     assert [e["event"] for e in events] == ["start", "finish"]
     shown = api.get(f"/api/runs/{run['id']}").json()
     assert shown["status"] == "failed" and shown["error"]["error"] == "start_url_unreachable"
+    assert events[-1]["data"]["status"] == "failed" and events[-1]["data"]["error"] == shown["error"]
     typed(
         api.post(f"/api/runs/{run['id']}/confirmations/zzz", json={"decision": "deny"}),
         404,

@@ -8,6 +8,7 @@ import asyncio
 from agent.browser.actions import ExecuteJS
 from agent.browser.observation import Element, Rect
 from agent.config import SafetyConfig
+from agent.events import PageObserved
 from agent.server.confirm import HttpConfirmer, answer
 from agent.server.run import Run
 from agent.server.run_models import RunRequest
@@ -35,15 +36,20 @@ def _request(name: str = "Pay") -> ConfirmRequest:
 
 async def test_nobody_answering_denies_after_the_timeout() -> None:
     run = _run()
+    await run.on_event(PageObserved(step=2, url="http://127.0.0.1/pay"))  # the run is at its step 2
     secrets = SecretStore.from_sources(SafetyConfig(), cli=[f"key={SECRET}"])
     got = await HttpConfirmer(run, timeout_s=0.05, secrets=secrets).confirm(_request())
     assert not got.approved and "nobody answered within 0.05 s" in got.reason
-    assert [e.kind for e in run.events] == ["confirm", "confirmed"]
-    asked, said = run.events[0].data, run.events[1].data
+    assert [e.kind for e in run.events] == ["observe", "confirm", "confirmed"]
+    asked, said = run.events[1].data, run.events[2].data
     assert asked["level"] == "confirm" and asked["element"]["name"] == "Pay" and asked["timeout_s"] == 0.05
+    # the step it belongs to, and the action and its target worded as the TUI's modal words them
+    assert asked["step"] == 2
+    assert asked["action_text"] == 'executeJS code="return 1"' and asked["target"] == '[3] button "Pay"'
     assert SECRET not in str(asked) and "<secret>key</secret>" in asked["url"]
     assert said.pop("t") >= asked["t"] and said == {
         "id": asked["id"],
+        "step": 2,
         "approved": False,
         "reason": got.reason,
     }
@@ -64,6 +70,7 @@ async def test_an_answer_resolves_the_question_and_approve_flags_skip_it() -> No
     assert got.approved and got.reason == "approved over HTTP"
     assert {**run.events[-1].data, "t": 0} == {
         "id": cid,
+        "step": 0,
         "approved": True,
         "reason": "approved over HTTP",
         "t": 0,
@@ -71,3 +78,16 @@ async def test_an_answer_resolves_the_question_and_approve_flags_skip_it() -> No
     before = len(run.events)
     flagged = await HttpConfirmer(run, timeout_s=30, approve=["executeJS"]).confirm(_request())
     assert flagged.approved and len(run.events) == before  # nobody was asked
+
+
+def test_the_target_is_worded_as_the_tui_words_it() -> None:
+    decision = Decision(level=ConfirmLevel.CONFIRM, reasons=["the page asks"])
+    dialog = ConfirmRequest(
+        action={"action": "dialog", "type": "confirm", "message": "Leave?"}, decision=decision
+    )
+    assert dialog.target_text() == 'the page\'s confirm dialog "Leave?"'
+    away = ConfirmRequest(action={"action": "navigate", "url": "http://x.test/"}, decision=decision)
+    assert away.target_text() == "(no element: http://x.test/)"
+    assert (
+        _request("[b]Pay[/b]").target_text() == '[3] button "[b]Pay[/b]"'
+    )  # plain: no markup, nothing escaped

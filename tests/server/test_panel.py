@@ -12,6 +12,7 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import pytest_asyncio
@@ -257,7 +258,12 @@ async def test_a_run_streams_its_steps_and_waits_for_an_approval(
     for reason in pending["reasons"]:
         await expect(box.locator(".confirm-reasons")).to_contain_text(reason)
     await expect(box.locator("button.deny")).to_be_focused()  # the safe answer has the focus, as in the TUI
-    await expect(page.locator(".action.note.waiting")).to_contain_text('click selector="#place-order"')
+    # the server's words (action_text, target), and the waiting note under the question's own step
+    assert pending["action_text"] == 'click selector="#place-order"' and pending["step"] == 3
+    await expect(box.locator(".confirm-target")).to_have_text(pending["target"])
+    waiting = page.locator(f'.steps > .step[data-step="{pending["step"]}"] .action.note.waiting')
+    await expect(waiting).to_contain_text('click selector="#place-order"')
+    await expect(page.locator(".action.note.waiting")).to_have_count(1)
     # the steps so far, each with its action, result and screenshot
     view = server.api("GET", f"/api/runs/{run_id}")
     for step in view["steps"]:
@@ -281,7 +287,8 @@ async def test_a_run_streams_its_steps_and_waits_for_an_approval(
     assert view["status"] == "finished" and view["result"]["success"] and not view["confirmations"]
     place = [a for s in view["steps"] for a in s["actions"] if "place-order" in a["action"]]
     assert place and place[0]["ok"] is True, view["steps"]  # the approved click ran
-    await expect(page.locator(".steps")).to_contain_text("Approved: approved over HTTP")
+    approved = page.locator(f'.steps > .step[data-step="{pending["step"]}"] .action.note.ok')
+    await expect(approved).to_have_text("Approved: approved over HTTP")
     await expect(page.locator(f'#run-list [data-run="{run_id}"]')).to_contain_text("finished")
     await snap(page, tmp_path, "run-finished")
 
@@ -291,6 +298,10 @@ async def test_a_run_streams_its_steps_and_waits_for_an_approval(
     record = server.api("GET", f"/api/runs/{run_id}/record")
     await expect(dialog.locator(".record-steps tbody tr")).to_have_count(len(record["steps"]))
     await expect(dialog).to_contain_text(record["run"]["result"]["answer"])
+    # each recorded action as the server words it (action_text)
+    await expect(dialog.locator(".record-steps code")).to_have_text(
+        [a["action_text"] for step in record["steps"] for a in step["actions"]]
+    )
     await expect(dialog.locator(".record-files summary")).to_contain_text(f"Files ({len(record['files'])})")
     await snap(page, tmp_path, "run-record")
     await page.keyboard.press("Escape")
@@ -307,8 +318,18 @@ async def test_a_run_is_stopped_from_the_panel(
     )
     await expect(page.locator(".run-head .badge")).to_have_text("running")
     await snap(page, tmp_path, "run-running")
+    gets: list[str] = []
+    page.on(
+        "request",
+        lambda r: (
+            gets.append(r.url)
+            if r.method == "GET" and urlsplit(r.url).path == f"/api/runs/{run_id}"
+            else None
+        ),
+    )
     await page.get_by_role("button", name="Stop run").click()
     await expect(page.locator(".run-head .badge")).to_have_text("stopped", timeout=60_000)
+    assert gets == []  # the finish event said how the run ended: no GET of the run after it
     await expect(page.get_by_role("button", name="Stop run")).to_be_hidden()
     view = server.api("GET", f"/api/runs/{run_id}")
     assert view["status"] == "stopped" and view["result"]["stop_reason"] == "interrupted"

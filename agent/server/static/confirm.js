@@ -1,5 +1,6 @@
 // Pending confirmations of a run: the same details as the TUI's modal (agent/tui/confirm.py) — the action,
-// its target as the page shows it, the page URL and the policy's reasons — answered with
+// its target as the page shows it, the page URL and the policy's reasons, as the server words them
+// (ConfirmationView's action_text and target) — answered with
 // POST /api/runs/{id}/confirmations/{cid} {"decision": "approve" | "deny", "similar"}. Keys like the TUI's:
 // y approve, n / Escape deny, a approve similar actions for the rest of the run.
 "use strict";
@@ -8,57 +9,6 @@ const Confirmations = (() => {
   const { api, el, errorText, toast } = Kite;
 
   const cidOf = (c) => c.id;
-
-  function roleWord(e) {
-    if (e.role) return e.role;
-    if (e.tag === "a") return "link";
-    if (e.tag === "button" || e.tag === "summary") return "button";
-    if (e.tag === "input") {
-      const t = e.type || "text";
-      if (t === "checkbox" || t === "radio") return t;
-      return ["button", "submit", "reset", "image"].includes(t) ? "button" : "input";
-    }
-    if (e.tag === "select" || e.tag === "textarea") return e.tag;
-    if (e.tag === "img") return "image";
-    return e.editable ? "textbox" : e.tag;
-  }
-
-  // The TUI's target_line, for servers that send the element but not the line.
-  function targetLine(r) {
-    const a = r.action || {};
-    if (a.action === "dialog") return `the page's ${a.type} dialog "${a.message}"`;
-    const e = r.element;
-    if (!e) return `(no element: ${a.selector || a.url || "-"})`;
-    return `[${e.index}] ${roleWord(e)} "${e.name || ""}"${e.type ? ` type=${e.type}` : ""}`;
-  }
-
-  const clip = (text, limit) => {
-    const t = String(text).split(/\s+/).filter(Boolean).join(" ");
-    return t.length <= limit ? t : `${t.slice(0, limit - 1)}…`;
-  };
-  const py = (v) => (v === true ? "True" : v === false ? "False" : v === null || v === undefined ? "None" : Array.isArray(v) ? `[${v.map((x) => (typeof x === "string" ? `'${x}'` : py(x))).join(", ")}]` : String(v));
-  const short = (v) => {
-    if (typeof v === "string") return `"${clip(v, 60)}"`;
-    if (v && typeof v === "object" && !Array.isArray(v)) return `{${Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => `${k}:${py(x)}`).join(",")}}`;
-    return py(v);
-  };
-
-  // The TUI's "Action" line (agent.memory.describe_action of the action's JSON form).
-  function actionText(r) {
-    const data = { ...(r.action || {}) };
-    const parts = [data.action ?? "?"];
-    delete data.action;
-    if (data.index !== undefined && data.index !== null) parts.push(`[${data.index}]`);
-    delete data.index;
-    for (const key of ["button", "double", "full_page", "visible"]) {
-      if ([false, "left", null, undefined].includes(data[key])) delete data[key];
-    }
-    if (data.clear === true) delete data.clear;
-    if (Array.isArray(data.modifiers) && !data.modifiers.length) delete data.modifiers;
-    const rest = Object.entries(data).map(([k, v]) => `${k}=${short(v)}`);
-    if (rest.length) parts.push(rest.join(" "));
-    return parts.join(" ");
-  }
 
   function show(watch, c) {
     const cid = cidOf(c);
@@ -74,8 +24,8 @@ const Confirmations = (() => {
     const box = el("div", { class: "confirm-box", role: "alertdialog", "aria-labelledby": titleId, "aria-describedby": `${titleId}-d`, tabindex: "-1", dataset: { cid } }, [
       el("h3", { id: titleId, text: "Kite asks before this action" }),
       el("dl", { id: `${titleId}-d`, class: "confirm-details" }, [
-        el("dt", { text: "Action" }), el("dd", {}, el("code", { class: "confirm-action", text: actionText(r) })),
-        el("dt", { text: "Target" }), el("dd", { class: "confirm-target", text: targetLine(r) }),
+        el("dt", { text: "Action" }), el("dd", {}, el("code", { class: "confirm-action", text: r.action_text })),
+        el("dt", { text: "Target" }), el("dd", { class: "confirm-target", text: r.target }),
         el("dt", { text: "Page" }), el("dd", { class: "confirm-url", text: r.url || "(no page)" }),
         el("dt", { text: "Why" }), el("dd", {}, el("ul", { class: "confirm-reasons" }, (reasons.length ? reasons : ["(no reason given)"]).map((x) => el("li", { text: x })))),
       ]),
@@ -126,6 +76,6 @@ const Confirmations = (() => {
     for (const cid of [...watch.confirms.keys()]) remove(watch, cid);
   }
 
-  return { show, answered, clear, targetLine, actionText };
+  return { show, answered, clear };
 })();
 window.Confirmations = Confirmations;

@@ -14,12 +14,13 @@ const RecordView = (() => {
     return dialog;
   }
 
-  const describe = (action) => (action && typeof action === "object" ? Confirmations.actionText({ action }) : String(action ?? ""));
+  // the server words each recorded action (action_text) as the TUI does
+  const describe = (a) => a.action_text || (typeof a.action === "string" ? a.action : JSON.stringify(a.action ?? ""));
 
   function stepRow(s) {
     const acts = (s.actions || []).map((a) =>
       el("li", { class: a.result && a.result.ok === false ? "bad" : "ok" }, [
-        el("code", { text: describe(a.action) }),
+        el("code", { text: describe(a) }),
         a.decision ? el("span", { class: `badge level-${a.decision.level}`, text: a.decision.level }) : null,
         a.result && (a.result.message || a.result.error) ? el("span", { class: "small muted", text: ` ${a.result.message || errorText(a.result.error)}` }) : null,
       ]),

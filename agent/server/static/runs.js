@@ -132,12 +132,10 @@ const RunsView = (() => {
     if (result) box.result.replaceChildren(resultCard(result, error, status));
   }
 
-  // The run ended: its status (finished, failed, stopped) and error come from the run itself.
-  async function ended(id, result) {
-    const { ok, data } = await api(`/api/runs/${encodeURIComponent(id)}`);
+  // The run ended: the finish event says how (status: finished, failed, stopped; error: why it failed).
+  function ended(id, ev) {
     if (!watch || watch.id !== id) return;
-    if (ok) setStatus(data.status, data.result || result, data.error);
-    else setStatus("finished", result);
+    setStatus(ev.status, ev.result, ev.error);
     refreshList();
   }
 
@@ -193,8 +191,6 @@ const RunsView = (() => {
     if (!listTimer) listTimer = setTimeout(() => ((listTimer = 0), refreshList()), 2000);
   }
 
-  const lastStep = () => Math.max(0, ...watch.steps.keys());
-
   function onEvent(id, kind, ev) {
     if (!watch || watch.id !== id) return;
     const n = ev.step ?? 0;
@@ -243,9 +239,10 @@ const RunsView = (() => {
         stepBox(n).actions.append(el("li", { class: "action bad" }, [el("strong", { text: ev.error }), ` ${ev.message}`]));
         break;
       case "confirm": {
+        // the question belongs to its step (ev.step); the server words the action as the TUI does
         Confirmations.show(watch, ev);
-        const note = el("li", { class: "action note waiting", dataset: { cid: ev.id }, text: `Waiting for an answer: ${Confirmations.actionText(ev)}` });
-        stepBox(lastStep()).actions.append(note);
+        const note = el("li", { class: "action note waiting", dataset: { cid: ev.id }, text: `Waiting for an answer: ${ev.action_text}` });
+        stepBox(n).actions.append(note);
         break;
       }
       case "confirmed": {
@@ -254,16 +251,14 @@ const RunsView = (() => {
         const note = watch.box.steps.querySelector(`.action.note[data-cid="${CSS.escape(ev.id)}"]`);
         const line = el("li", { class: `action note ${ev.approved ? "ok" : "bad"}`, text });
         if (note) note.replaceWith(line);
-        else stepBox(lastStep()).actions.append(line);
+        else stepBox(n).actions.append(line);
         break;
       }
       case "notify":
-        stepBox(n || lastStep()).actions.append(
-          el("li", { class: "action note", text: `Note: ${ev.description || Confirmations.actionText(ev)}` }),
-        );
+        stepBox(n).actions.append(el("li", { class: "action note", text: `Note: ${ev.description || ev.action_text}` }));
         break;
       case "finish":
-        ended(id, ev.result);
+        ended(id, ev);
         break;
       default:
         break;
