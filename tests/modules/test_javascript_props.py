@@ -45,23 +45,6 @@ def _error(result: dict[str, Any], kind: str) -> dict[str, Any]:
 
 
 @SETTINGS
-@given(data=JSON, delay=st.integers(0, 20))
-def test_result_promise_isolation_reuse(js: Any, data: Any, delay: int) -> None:
-    """Properties 1, 2, isolation and reuse: `input` round-trips through an awaited promise, a global set by
-    an earlier call is never seen, and every call is served by the same browser."""
-    h, module = js
-    code = (
-        "const seen = globalThis.__kiteMark ?? null; globalThis.__kiteMark = 'set';"
-        f"const v = await new Promise(r => setTimeout(() => r(input), {delay}));"
-        "return {echo: v, seen, url: location.href};"
-    )
-    out = h.ok("run_javascript", {"code": code, "input": data})
-    assert out["result"] == {"echo": data, "seen": None, "url": "about:blank"}
-    assert "engine" not in out and "images" not in out
-    assert module.sandbox is not None and module.sandbox.launches == 1
-
-
-@SETTINGS
 @given(
     kind=st.sampled_from(["throw_error", "throw_string", "reject", "syntax", "function", "cyclic", "bigint"]),
     message=MESSAGE,
@@ -118,18 +101,36 @@ def test_canvas_size_singleton_and_export(
     assert (meta["messageId"], meta["agentId"]) == ("m-1", "a-1") and meta["createdAt"]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@SETTINGS
 @given(
-    code=st.sampled_from(
+    stuck=st.sampled_from(
         ["while (true) {}", "await new Promise(() => {})", "await new Promise(r => setTimeout(r, 60000))"]
     ),
     timeout_ms=st.integers(30, 150),
+    data=JSON,
+    delay=st.integers(0, 20),
 )
-def test_timeout_holds_and_next_call_works(js: Any, code: str, timeout_ms: int) -> None:
-    """Property 3: even a busy loop answers execution_timeout within timeout + 1 s, and the next call works."""
-    h, _ = js
+def test_timeout_then_result_isolation_and_reuse(
+    js: Any, stuck: str, timeout_ms: int, data: Any, delay: int
+) -> None:
+    """Property 3: even a busy loop answers execution_timeout within timeout + 1 s, and the next call works.
+    That next call is itself an example of properties 1, 2, 9 and 10: `input` round-trips through an awaited
+    promise, what the stuck call (or any earlier one) left in its page is never seen, and every call is served
+    by the same browser."""
+    h, module = js
+    mark = "globalThis.__kiteMark = 'set'; document.body.append(Object.assign(document.createElement('p'), {id: 'left'}));"
     t0 = time.monotonic()
-    err = _error(h.call("run_javascript", {"code": code, "timeout_ms": timeout_ms}), "execution_timeout")
+    err = _error(
+        h.call("run_javascript", {"code": mark + stuck, "timeout_ms": timeout_ms}), "execution_timeout"
+    )
     assert time.monotonic() - t0 <= timeout_ms / 1000 + 1.0
     assert err["timeout_ms"] == timeout_ms
-    assert h.ok("run_javascript", {"code": "return 6 * 7"})["result"] == 42
+    code = (
+        "const seen = [globalThis.__kiteMark ?? null, document.getElementById('left')];"
+        f"const v = await new Promise(r => setTimeout(() => r(input), {delay}));"
+        "return {echo: v, seen, url: location.href};"
+    )
+    out = h.ok("run_javascript", {"code": code, "input": data})
+    assert out["result"] == {"echo": data, "seen": [None, None], "url": "about:blank"}
+    assert "engine" not in out and "images" not in out
+    assert module.sandbox is not None and module.sandbox.launches == 1
