@@ -4,9 +4,11 @@
 
 Per operation (navigate, click, type, fill, get_text on the bundled forms page) the plain Playwright call
 and the ``chrome_*`` tool call (through ``Toolbox.call``: argument validation, safety gate, typed errors)
-alternate, each in its own browser, so both see the same machine load; medians, p95 and the ratio
-kite/plain are reported (target: ratio <= 1.2 for navigate/click/type/get_text). The ``browser`` module's
-navigate/snapshot/act are timed too. Token parity: on each saved page of ``--pages`` (default
+run back to back, each in its own browser, so both see the same machine load; which one goes first
+alternates from one repetition to the next. Reported: medians and p95 of both, the ratio of the medians
+kite/plain (target: <= 1.2 for navigate/click/type/get_text), the median of the per-repetition ratios (each
+pair ran within milliseconds of each other: robust to load that drifts during the run) and the load
+average before and after. The ``browser`` module's navigate/snapshot/act are timed too. Token parity: on each saved page of ``--pages`` (default
 ``../shared/pages``) the ``browser`` snapshot's tokens are compared with ``kite snapshot``'s. The
 ``javascript`` module's ``run_javascript`` is timed against plain Playwright (``evals/bench/tools_js.py``).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import statistics
 import time
@@ -39,6 +42,7 @@ SHARED_PAGES = next(
 )
 """``../shared/pages`` next to the checkout (or next to the worktrees' folder)."""
 Op = Callable[[], Awaitable[Any]]
+OPS = ("navigate", "click", "type", "fill", "get_text")
 
 
 def _check(result: dict[str, Any]) -> dict[str, Any]:
@@ -89,10 +93,14 @@ async def side_by_side(reps: int, sites: SitesServer) -> dict[str, dict[str, lis
         plain, chrome = _plain_ops(page, url), _chrome_ops(tb, tab, url)
         await plain["navigate"]()
         await chrome["navigate"]()
-        for _ in range(reps):
+        for _ in range(2):  # warm both sides up (first clicks and key events pay one-time costs)
             for name in plain:
-                times["plain"].setdefault(name, []).append(await _time(plain[name]))
-                times["chrome"].setdefault(name, []).append(await _time(chrome[name]))
+                await plain[name]()
+                await chrome[name]()
+        for i in range(reps):
+            for name in plain:
+                for who, ops in (("plain", plain), ("chrome", chrome))[:: 1 if i % 2 == 0 else -1]:
+                    times[who].setdefault(name, []).append(await _time(ops[name]))
         await browser.close()
 
         async def b(args: dict[str, Any]) -> dict[str, Any]:
@@ -154,13 +162,21 @@ def summarise(times: dict[str, dict[str, list[float]]]) -> dict[str, float]:
         out[f"chrome_{name}_ratio_x"] = round(
             out[f"chrome_{name}_median_ms"] / max(out[f"plain_{name}_median_ms"], 1e-6), 2
         )
+        pairs = zip(times["chrome"][name], times["plain"][name], strict=True)
+        out[f"chrome_{name}_paired_ratio_x"] = round(statistics.median(k / max(p, 1e-6) for k, p in pairs), 2)
     return out
 
 
+def load_average() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
 async def run(reps: int, pages: Path | None) -> dict[str, Any]:
+    result: dict[str, Any] = {"reps": reps, "cpus": os.cpu_count() or 0, "load_before": load_average()}
     with SitesServer() as sites:
-        result: dict[str, Any] = summarise(await side_by_side(reps, sites))
+        result.update(summarise(await side_by_side(reps, sites)))
     result.update(await javascript_timings(reps))
+    result["load_after"] = load_average()
     if pages is not None:
         parity = await token_parity(pages)
         result["browser_snapshot_pages_count"] = parity["pages"]
@@ -171,7 +187,7 @@ async def run(reps: int, pages: Path | None) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    ap.add_argument("--reps", type=int, default=20, help="repetitions per operation (default 20)")
+    ap.add_argument("--reps", type=int, default=30, help="repetitions per operation (default 30)")
     ap.add_argument("--json", action="store_true", help="print one JSON object of metrics")
     ap.add_argument("--pages", type=Path, default=SHARED_PAGES, help="saved pages for the token parity check")
     ap.add_argument("--no-pages", action="store_true", help="skip the token parity check")
@@ -182,20 +198,30 @@ def main(argv: list[str] | None = None) -> None:
     if args.json:
         print(json.dumps(result))
         return
-    print(f"{'operation':<12} {'plain ms':>10} {'chrome ms':>10} {'ratio':>6}   (medians; p95 in --json)")
-    for key in [k for k in result if k.startswith("plain_") and k.endswith("_median_ms")]:
-        name = key[len("plain_") : -len("_median_ms")]
+    print(f"{result['reps']} repetitions; load average {result['load_before']} before, "
+          f"{result['load_after']} after ({result['cpus']} CPUs)")  # fmt: skip
+    print(f"{'operation':<10} {'plain ms':>16} {'chrome ms':>16} {'ratio':>6} {'paired':>7}   (median / p95)")
+    for name in OPS:
+        plain = f"{result[f'plain_{name}_median_ms']:.1f} / {result[f'plain_{name}_p95_ms']:.1f}"
+        kite = f"{result[f'chrome_{name}_median_ms']:.1f} / {result[f'chrome_{name}_p95_ms']:.1f}"
         print(
-            f"{name:<12} {result[key]:>10.1f} {result[f'chrome_{name}_median_ms']:>10.1f} "
-            f"{result[f'chrome_{name}_ratio_x']:>5.2f}x"
+            f"{name:<10} {plain:>16} {kite:>16} {result[f'chrome_{name}_ratio_x']:>5.2f}x "
+            f"{result[f'chrome_{name}_paired_ratio_x']:>6.2f}x"
         )
-    for key in [k for k in result if k.startswith("browser_") and k.endswith("_median_ms")]:
-        print(f"browser module {key[len('browser_') : -len('_median_ms')]:<10} {result[key]:>8.1f} ms")
+    for name in ("navigate", "snapshot", "act_click"):
+        print(
+            f"browser module {name:<10} {result[f'browser_{name}_median_ms']:>8.1f} ms "
+            f"(p95 {result[f'browser_{name}_p95_ms']:.1f})"
+        )
     print(
-        f"run_javascript {{return 1+1}}: plain {result['plain_run_js_median_ms']:.1f} ms, javascript module "
-        f"{result['javascript_run_js_median_ms']:.1f} ms (p95 {result['javascript_run_js_p95_ms']:.1f}); "
-        f"8 concurrent {result['javascript_concurrent8_median_ms']:.1f} ms = "
-        f"{result['javascript_concurrent8_vs_one_x']:.2f}x one call"
+        f"run_javascript {{return 1+1}} warm: {result['javascript_run_js_median_ms']:.1f} ms "
+        f"(p95 {result['javascript_run_js_p95_ms']:.1f}); plain Playwright page+evaluate+close "
+        f"{result['plain_run_js_median_ms']:.1f} ms; back to back {result['javascript_run_js_b2b_median_ms']:.1f} "
+        f"ms (p95 {result['javascript_run_js_b2b_p95_ms']:.1f})"
+    )
+    print(
+        f"8 concurrent run_javascript: {result['javascript_concurrent8_median_ms']:.1f} ms vs one "
+        f"{result['javascript_one_median_ms']:.1f} ms = {result['javascript_concurrent8_vs_one_x']:.2f}x"
     )
     if "browser_snapshot_pages_count" in result:
         print(

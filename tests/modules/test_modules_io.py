@@ -281,3 +281,25 @@ def test_chrome_http_router_and_web_component(chrome: Any) -> None:
     assert out["missing"][0] == 404 and out["missing"][1]["error"] == "browser_not_found"
     (panel,) = [c for c in h.toolbox.registry.web_components() if c.module_name == "chrome"]
     assert "ChromePanel" in panel.panel_js and "chrome-module-panel" in panel.panel_html and panel.panel_css
+
+
+def test_chrome_fill_replaces_in_every_kind_of_field(chrome: Any, pages_server: Any) -> None:
+    """chrome_fill: text-like inputs, contenteditable and typeless inputs (date) are replaced; an empty value
+    clears; a disabled field, a button or a bad date is element_not_interactable and nothing changes."""
+    h, _, tab = chrome
+    page = """<input id="num" type="number" aria-label="N" value="7"><input id="mail" type="email" value="a@b.c">
+    <input id="day" type="date" aria-label="Day"><input id="off" aria-label="Off" value="kept" disabled>
+    <button id="btn">Button</button><div id="ed" contenteditable="true">old text</div>"""
+    h.ok("chrome_navigate", {"tabId": tab, "url": pages_server.add("/fill.html", page)})
+
+    def fill(sel: str, value: str) -> dict[str, Any]:
+        return h.call("chrome_fill", {"tabId": tab, "selector": sel, "value": value})
+
+    assert fill("#num", "42")["value"] == "42" and fill("#num", "")["value"] == ""
+    assert fill("#mail", "ada@example.org")["value"] == "ada@example.org"
+    assert fill("#day", "2024-02-29")["value"] == "2024-02-29"
+    assert fill("#ed", "new words")["value"] == "new words"
+    for sel, value in (("#day", "not a date"), ("#off", "x"), ("#btn", "x")):
+        _err(fill(sel, value), "element_not_interactable")
+    assert h.ok("chrome_evaluate", {"tabId": tab, "script": "return [day.value, off.value]"},
+                confirmer=Recorder(approve=True))["result"] == ["2024-02-29", "kept"]  # fmt: skip

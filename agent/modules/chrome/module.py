@@ -13,7 +13,7 @@ from typing import Any
 
 from agent.browser.actions import Click, ExecuteJS, Navigate, Type
 from agent.modules.base import READS, CallContext, ModuleRuntime, Tool, ToolHints, ToolModule, WebComponent
-from agent.modules.chrome import pages
+from agent.modules.chrome import interact, pages
 from agent.modules.chrome import params as p
 from agent.modules.chrome.manager import BrowserManager
 from agent.modules.chrome.probe import probe, probe_click
@@ -155,7 +155,7 @@ class ChromeModule(ToolModule):
         action = Click(index=0) if obs.elements else Click(selector=a.selector)
         await self.gate.check_action(ctx, "chrome_click", action, obs, {"selector": a.selector})
         url_before = page.url
-        how = await pages.click(page, handle, a.selector, a.timeoutMs, spot)
+        how = await interact.click(page, handle, a.selector, a.timeoutMs, spot)
         return {"tabId": a.tabId, "clicked": a.selector, "how": how, "urlBefore": url_before, "url": page.url}
 
     async def _typing_target(
@@ -170,12 +170,12 @@ class ChromeModule(ToolModule):
 
     async def type(self, ctx: CallContext, a: p.TypeParams) -> dict[str, Any]:
         page, handle = await self._typing_target(ctx, "chrome_type", a.tabId, a.selector, a.text)
-        value = await pages.type_text(page, handle, a.selector, a.text, a.delay)
+        value = await interact.type_text(page, handle, a.selector, a.text, a.delay)
         return {"tabId": a.tabId, "selector": a.selector, "value": value}
 
     async def fill(self, ctx: CallContext, a: p.FillParams) -> dict[str, Any]:
-        _page, handle = await self._typing_target(ctx, "chrome_fill", a.tabId, a.selector, a.value)
-        value = await pages.fill(handle, a.selector, a.value)
+        page, handle = await self._typing_target(ctx, "chrome_fill", a.tabId, a.selector, a.value)
+        value = await interact.fill(page, handle, a.selector, a.value)
         return {"tabId": a.tabId, "selector": a.selector, "value": value}
 
     async def evaluate(self, ctx: CallContext, a: p.EvaluateParams) -> dict[str, Any]:

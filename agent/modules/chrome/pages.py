@@ -13,7 +13,7 @@ from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from agent.browser.exec.cdp import cdp_session, mouse_click, type_keys
+from agent.browser.exec.cdp import cdp_session
 from agent.browser.exec.js import RUN_JS
 from agent.config import BrowserConfig
 from agent.modules.base import ToolError
@@ -240,75 +240,6 @@ async def content(page: Page, selector: str | None) -> str:
 
 async def text(page: Page, selector: str | None) -> str:
     return await _read(page, selector, "text")
-
-
-# ---------------------------------------------------------------------------- interaction
-
-_CARET_END = """(e) => {
-  e.focus();
-  try { if (typeof e.value === 'string' && e.setSelectionRange) { e.setSelectionRange(e.value.length, e.value.length); return; } } catch (_) {}
-  if (e.isContentEditable) { const r = document.createRange(); r.selectNodeContents(e); r.collapse(false);
-    const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
-}"""
-
-
-async def click(
-    page: Page, handle: ElementHandle, selector: str, timeout_ms: int, spot: dict[str, Any] | None
-) -> str:
-    """A real mouse click. Where the hit test (``spot``, from the probe) says the element's visible centre
-    receives the click, the mouse events go there at once (pipelined, one round trip: as the agent's executor
-    clicks); otherwise Playwright's click scrolls it into view and waits until it can be clicked. Returns how
-    it clicked (mouse | locator)."""
-    if spot and spot.get("visible") and spot.get("hit") == "self":
-        try:
-            await mouse_click(page, float(spot["cx"]), float(spot["cy"]))
-        except PlaywrightError as exc:  # never retried: part of the click may have happened
-            raise ToolError(
-                "element_not_interactable",
-                f"clicking {selector!r} failed: {first_line(exc)}",
-                selector=selector,
-            ) from exc
-        return "mouse"
-    try:
-        await handle.click(timeout=timeout_ms)
-        return "locator"
-    except PlaywrightTimeout as exc:
-        raise ToolError(
-            "element_not_interactable",
-            f"{selector!r} is there but could not be clicked within {timeout_ms} ms (hidden, covered or disabled)",
-            selector=selector,
-        ) from exc
-
-
-async def type_text(page: Page, handle: ElementHandle, selector: str, value: str, delay: int) -> str:
-    """Focus the element, put the caret at the end, type (appends); returns the element's value after."""
-    try:
-        await handle.evaluate(_CARET_END)  # focus and caret at the end: one round trip
-        if delay:
-            await page.keyboard.type(value, delay=delay)
-        else:
-            await type_keys(page, value)  # real key events, pipelined
-    except PlaywrightError as exc:
-        raise ToolError(
-            "element_not_interactable", f"cannot type into {selector!r}: {first_line(exc)}", selector=selector
-        ) from exc
-    return await _value(handle)
-
-
-async def fill(handle: ElementHandle, selector: str, value: str) -> str:
-    try:
-        await handle.fill(value, timeout=ACTION_TIMEOUT_MS)
-    except PlaywrightError as exc:
-        raise ToolError(
-            "element_not_interactable", f"cannot fill {selector!r}: {first_line(exc)}", selector=selector
-        ) from exc
-    return await _value(handle)
-
-
-async def _value(handle: ElementHandle) -> str:
-    with contextlib.suppress(PlaywrightError):
-        return str(await handle.evaluate("(e) => typeof e.value === 'string' ? e.value : e.innerText"))
-    return ""
 
 
 _LIMITED = (

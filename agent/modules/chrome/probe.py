@@ -31,7 +31,10 @@ _PROBE_JS = """(e) => {
           attrs: {id: e.id || '', name: attr('name'), autocomplete: attr('autocomplete')},
           text: (document.body ? document.body.innerText : '').slice(0, 3000)};
 }"""
-_PROBE_HIT_JS = f"(e) => ({{info: ({_PROBE_JS})(e), hit: ({HIT_JS})(e)}})"
+_PROBE_HIT_JS = (
+    f"(e) => ({{info: ({_PROBE_JS})(e), hit: {{...({HIT_JS})(e), "
+    "disabled: e.matches(':disabled') || !!e.closest('[aria-disabled=true]')}})"
+)
 
 
 def _kind(info: dict[str, Any]) -> str:
@@ -56,8 +59,8 @@ async def probe(page: Page, handle: ElementHandle) -> Observation:
 
 
 async def probe_click(page: Page, handle: ElementHandle) -> tuple[Observation, dict[str, Any] | None]:
-    """``probe`` plus where a click lands (``{visible, hit: self|other|ancestor|none, cx, cy}``), in one
-    round trip; the spot is None when the element could not be read."""
+    """``probe`` plus where a click lands (``{visible, hit: self|other|ancestor|none, cx, cy, disabled}``),
+    in one round trip; the spot is None when the element could not be read."""
     out: dict[str, Any] | None = None
     with contextlib.suppress(PlaywrightError):
         out = await handle.evaluate(_PROBE_HIT_JS)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections import deque
 from pathlib import Path
@@ -25,6 +26,7 @@ from playwright.async_api import Browser, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from agent.browser.chromium import require_chromium
+from agent.browser.exec.cdp import cdp_session
 from agent.config import KiteConfig
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
@@ -55,6 +57,23 @@ async def close_page(page: Page) -> None:
         await asyncio.wait_for(page.context.close(), 10)
 
 
+async def _evaluate(page: Page, args: list[Any]) -> Any:
+    """run.js with ``[code, input, max_bytes]`` in the page: one DevTools call on the page's own session
+    (lighter than Playwright's evaluate, which goes through its serialisation layer)."""
+    cdp = await cdp_session(page)
+    if cdp is None:
+        return await page.evaluate(RUN_JS, args)
+    expression = f"({RUN_JS})({json.dumps(args)})"
+    res = await cdp.send(
+        "Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True}
+    )
+    details = res.get("exceptionDetails")
+    if details:
+        exc = details.get("exception") or {}
+        raise PlaywrightError(str(exc.get("description") or details.get("text") or "the sandbox page failed"))
+    return res.get("result", {}).get("value")
+
+
 class Pool:
     """Fresh pages of one browser, opened ahead of the calls that take them."""
 
@@ -67,6 +86,7 @@ class Pool:
         self._opening: set[asyncio.Future[None]] = set()
         self._recent: deque[int] = deque([1], maxlen=RECENT_CALLS)
         self._in_use = 0
+        self._used: list[Page] = []
         self._closed = False
 
     @property
@@ -104,19 +124,33 @@ class Pool:
             self._refill()
 
     def release(self, page: Page) -> None:
-        """The call is over: its page (and context) is closed in the background."""
+        """The call is over: its page (and context) is closed once no call runs (see ``_refill``)."""
         self._in_use -= 1
-        self._background(close_page(page))
+        self._used.append(page)
+        self._refill()
 
     def abandon(self) -> None:
         """The call timed out: its page is being killed elsewhere (``Sandbox._dispose``)."""
         self._in_use -= 1
+        self._refill()
 
     def _refill(self) -> None:
-        """Open pages for the waiting calls first; once none waits, top the ready pages up to the target."""
+        """Open pages for the waiting calls at once. The housekeeping (closing used pages, topping the ready
+        ones up to the target) waits until no call is running, so that it never competes with one for the
+        CPU (a burst of 8 calls on a 2-core machine would otherwise share it with 8 renderers starting)."""
         if self._closed:
             return
-        want = len(self._waiters) if self._waiters else self.target - len(self._ready)
+        idle = self._in_use == 0
+        if idle or len(self._used) >= self.max_warm:  # under endless concurrent calls: close them anyway
+            used, self._used = self._used, []
+            for page in used:
+                self._background(close_page(page))
+        if self._waiters:
+            want = len(self._waiters)
+        elif idle:
+            want = self.target - len(self._ready)
+        else:
+            return
         for _ in range(want - len(self._opening)):
             task = asyncio.ensure_future(self._open_one())
             self._opening.add(task)
@@ -148,6 +182,7 @@ class Pool:
         try:
             page = await context.new_page()
             await page.evaluate("0")  # the page's JavaScript world is created on first use: do it now
+            await cdp_session(page)  # and the DevTools session the call will run its code through
             return page
         except BaseException:
             with contextlib.suppress(Exception):
@@ -160,8 +195,12 @@ class Pool:
             if not waiter.done():
                 waiter.set_exception(exc)
 
+    @property
+    def opening(self) -> bool:
+        return bool(self._opening)
+
     async def settled(self) -> None:
-        """Wait until the pages being opened are ready (benchmarks and tests measure a settled pool)."""
+        """Wait until the pages being opened are ready (benchmarks measure a settled pool)."""
         while self._opening:
             await asyncio.gather(*list(self._opening), return_exceptions=True)
 
@@ -170,8 +209,9 @@ class Pool:
         for task in list(self._opening):
             task.cancel()
         self._fail_waiters(PoolClosed())
-        ready, self._ready = self._ready, []
-        await asyncio.gather(*(close_page(p) for p in ready))
+        pages = [*self._ready, *self._used]
+        self._ready, self._used = [], []
+        await asyncio.gather(*(close_page(p) for p in pages))
 
 
 class Sandbox:
@@ -227,7 +267,7 @@ class Sandbox:
                 raise ExecutionTimeout() from None
             except PoolClosed:
                 continue  # the browser restarted under the wait: take a page of the new one
-        evaluation = asyncio.ensure_future(page.evaluate(RUN_JS, [code, data, max_bytes]))
+        evaluation = asyncio.ensure_future(_evaluate(page, [code, data, max_bytes]))
         try:
             done, _ = await asyncio.wait({evaluation}, timeout=max(0.001, deadline - loop.time()))
             if not done:
@@ -248,9 +288,12 @@ class Sandbox:
             raise
 
     async def settled(self) -> None:
-        """Wait until the sandbox's fresh pages for the next calls are open (no effect before the first call)."""
-        if self._pool is not None:
-            await self._pool.settled()
+        """Wait until the sandbox is idle: used pages closed, fresh ones for the next calls open (benchmarks
+        time calls on a settled sandbox; no effect before the first call)."""
+        while self._cleanups or (self._pool is not None and self._pool.opening):
+            await asyncio.gather(*list(self._cleanups), return_exceptions=True)
+            if self._pool is not None:
+                await self._pool.settled()
 
     def _background(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
