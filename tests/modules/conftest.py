@@ -7,7 +7,9 @@ the coroutine on the harness's loop; one browser serves every example of a file 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +66,23 @@ def harness_factory(browser_config: BrowserConfig, tmp_path_factory: pytest.Temp
     yield make
     for h in made:
         h.close()
+
+
+@pytest.fixture(scope="module")
+def never_loads() -> Iterator[str]:
+    """A URL whose server accepts the connection and never answers (a page that never loads)."""
+    stop = threading.Event()
+
+    class Hang(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            stop.wait(30)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hang)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    stop.set()
+    server.shutdown()

@@ -206,16 +206,19 @@ def test_signals_leave_no_chromium(chromium_path: str | None, tmp_path: Path, si
             proc.kill()
 
 
-def test_browser_module_bad_input_and_safety(harness_factory: Any, sites: Any) -> None:
-    h: ToolboxHarness = harness_factory(["browser"])
+def test_browser_module_bad_input_and_safety(harness_factory: Any, sites: Any, never_loads: str) -> None:
+    h: ToolboxHarness = harness_factory(["browser"], **{"browser.navigation_timeout_ms": 1500})
+    _err(h.call("browsr", {"action": "status"}), "unknown_tool")
     _err(h.call("browser", {"action": "fly"}), "invalid_arguments")
     _err(h.call("browser", {"action": "navigate"}), "invalid_arguments")
+    _err(h.call("browser", {"action": "navigate", "target_url": 42}), "invalid_arguments")
     _err(h.call("browser", {"action": "act", "request": {"kind": "click"}}), "invalid_arguments")
     _err(
         h.call("browser", {"action": "act", "request": {"kind": "click", "target_id": "first"}}),
         "invalid_arguments",
     )
-    _err(h.call("browser", {"action": "navigate", "target_url": "javascript:alert(1)"}), "invalid_url")
+    for url in ("javascript:alert(1)", "file:///etc/passwd"):
+        _err(h.call("browser", {"action": "navigate", "target_url": url}), "invalid_url")
     assert h.ok("browser", {"action": "status"})["running"] is False  # nothing started by refused calls
     page = h.ok("browser", {"action": "navigate", "target_url": sites.url("/test/counter.html")})
     assert page["tokens"] > 0 and "[" in page["snapshot"]
@@ -224,14 +227,30 @@ def test_browser_module_bad_input_and_safety(harness_factory: Any, sites: Any) -
         "stale_element",
     )
     assert stale["target_id"] == "999" and "Increment" in stale["snapshot"]
+    t0 = time.monotonic()
+    hang = h.call("browser", {"action": "navigate", "target_url": never_loads})
+    assert hang.get("error") and hang["message"] and time.monotonic() - t0 < 1.5 + 10, hang
     _err(h.call("browser", {"action": "act", "request": {"kind": "evaluate", "text": "1"}}), "declined")
     yes = Recorder(approve=True)
     out = h.ok(
         "browser", {"action": "act", "request": {"kind": "evaluate", "text": "return 2 + 3"}}, confirmer=yes
     )
     assert out["data"]["value"] == 5
+    big = h.ok(
+        "browser",
+        {"action": "act", "request": {"kind": "evaluate", "text": "return 'x'.repeat(10 * 1024 * 1024)"}},
+        confirmer=yes,
+    )
+    assert (
+        big["data"]["truncated"] is True and len(big["data"]["value"]) <= 20_000
+    )  # the agent's executeJS cap
     h.ok("browser", {"action": "stop"})
     assert h.ok("browser", {"action": "status"})["running"] is False
+    # after stop, an id from the old page is stale on the new sandbox, which the call starts itself
+    again = _err(
+        h.call("browser", {"action": "act", "request": {"kind": "click", "target_id": "1"}}), "stale_element"
+    )
+    assert again["snapshot"] is not None and h.ok("browser", {"action": "status"})["running"] is True
 
 
 def test_kite_tools_cli(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import re
-import threading
 import time
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -62,25 +59,6 @@ def test_scripted_agent_shops_through_the_tool(pw: ToolboxHarness, sites: Any) -
     text = cart.split("=== page text ===", 1)[1]
     assert product_name in text
     ok(pw, action="close", browser_id="shop")
-
-
-@pytest.fixture(scope="module")
-def never_loads() -> Iterator[str]:
-    stop = threading.Event()
-
-    class Hang(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            stop.wait(30)
-
-        def log_message(self, format: str, *args: object) -> None:
-            return None
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Hang)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    stop.set()
-    server.shutdown()
 
 
 def test_bad_input_is_typed_and_the_module_keeps_working(
