@@ -5,7 +5,7 @@ Two things happen on the worker's own node rather than the driver's:
 
 - the bundled local model (``llm.model: local``) is started there, or the one already serving that node
   is shared (agent/llm/local_server.py: one server per data dir and machine, shared by every worker on it);
-- run records are written there: into a scratch folder, packed and sent back with the result for the driver
+- run records are written there: into a scratch folder, packed (a zip) and sent back with the result for the driver
   to unpack (agent/batch/records.py), or, with ``batch.ray.shared_runs_dir``, straight into that shared
   folder (nothing is sent back).
 

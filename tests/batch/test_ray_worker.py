@@ -5,7 +5,9 @@ result. One real Chromium per test; only the model is faked (``kite/steps``)."""
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,11 @@ async def test_records_come_back_packed_and_unpack_into_the_driver_folder(
     finally:
         await worker.close()
     assert not worker.scratch.exists()
+
+    with zipfile.ZipFile(io.BytesIO(archive)) as packed:  # images as they are, the JSON lines deflated
+        kinds = {Path(i.filename).suffix: i.compress_type for i in packed.infolist() if not i.is_dir()}
+    assert kinds[".png"] == zipfile.ZIP_STORED
+    assert kinds[".json"] == kinds[".jsonl"] == zipfile.ZIP_DEFLATED
 
     driver_runs = tmp_path / "driver-runs"
     folder = unpack(archive, driver_runs, result.run_dir)
