@@ -1,10 +1,12 @@
 # Kite: two commands do all the set-up on a fresh machine.
 #   make demo   run an agent task on the bundled shop (KITE_MODEL, or the bundled local model)
-#   make test   lint (ruff check, ruff format --check, mypy), then the whole test suite (PYTEST_ARGS=... passes options to pytest)
+#   make test   lint (ruff check, ruff format --check, mypy), then the whole test suite in TEST_WORKERS processes
+#               (default 3: most tests wait on Chromium; PYTEST_ARGS=... passes options to pytest)
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.kite-installed
+TEST_WORKERS ?= 3
 
 .PHONY: test demo chromium lint clean-venv
 
@@ -17,7 +19,7 @@ chromium: $(STAMP)
 	@$(PY) -m agent.browser.chromium --ensure >/dev/null
 
 test: lint chromium
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 demo: $(STAMP) chromium
 	$(VENV)/bin/kite demo

@@ -20,7 +20,7 @@ from tests.batch.conftest import write_tasks
 from tests.batch.test_cli import TIMEOUT_S, env, ids_in, kite
 
 pytest.importorskip("ray")  # an optional extra; CI installs it
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600), pytest.mark.xdist_group("ray")]
 
 
 def _cmdline(pid: int) -> str:
