@@ -73,6 +73,31 @@ async def test_typing_the_same_text_twice_does_not_duplicate_it(kite: Kite, site
     assert await kite.page.input_value("#search") == "blue mug"
     more = await kite.act(action="type", index=search, text=" large", clear=False)  # appends when asked
     assert more.effects.value == "blue mug large"
+    # The small model's habit: clear=false on every type of the same text (it typed "AgustinaAgustina...").
+    for _ in range(2):
+        again = await kite.act(action="type", index=search, text=" large", clear=False)
+        assert again.ok and again.effects.value == "blue mug large", again
+        assert "already ends with this text: not typed again" in again.message
+    assert await kite.page.input_value("#search") == "blue mug large"
+
+
+async def test_a_click_on_a_checkbox_says_whether_it_is_now_checked(kite: Kite, sites: SitesServer) -> None:
+    """The small model's habit: clicking a box it had just ticked (and so unticking it) step after step."""
+    await kite.goto(sites.url("/forms/"))
+    box = await kite.index_of("#subscribe")
+    first = await kite.act(action="click", index=box)
+    assert first.ok and first.message.endswith(": now checked") and await kite.page.is_checked("#subscribe")
+    assert " at (" not in first.message  # coordinates stay in the data, not in the model's words
+    await kite.snap.snapshot(kite.page)
+    second = await kite.act(action="click", index=box)
+    assert second.ok and "now unchecked (it was checked: this click unticked it)" in second.message
+    assert not await kite.page.is_checked("#subscribe")
+    radio = await kite.index_of("#contact-email")
+    await kite.snap.snapshot(kite.page)
+    for said in (": now checked", ": still checked"):
+        res = await kite.act(action="click", index=radio)
+        assert res.ok and res.message.endswith(said), res.message
+        await kite.snap.snapshot(kite.page)
 
 
 async def test_an_invalid_selector_says_use_the_index(kite: Kite, sites: SitesServer) -> None:

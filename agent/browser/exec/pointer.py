@@ -83,10 +83,31 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
         async with through_covers(target, pr):
             await mouse_click(page, pr.x, pr.y, action.mouse_button, count)
         past = f" through a transparent <{pr.through}> over it" if pr.through else ""
-        return Outcome("mouse", f"{verb}ed {target.label} at ({pr.x:.0f}, {pr.y:.0f}){past}")
+        said = f"{verb}ed {target.label}{past}{await _box_state(target)}"
+        return Outcome("mouse", said, data={"x": round(pr.x), "y": round(pr.y)})
     if pr.visible and pr.hit == "other":
         raise_covered(ec, page, target, pr, verb)
-    return await _click_ladder(target, action, pr, verb)
+    outcome = await _click_ladder(target, action, pr, verb)
+    outcome.message += await _box_state(target)
+    return outcome
+
+
+_CHECKED_NOW_JS = """el => el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true'"""
+
+
+async def _box_state(target: Target) -> str:
+    """': now checked' after a click on a checkbox, radio or switch (a second click unticks a checkbox: the
+    result says so, so a model that clicks it again sees what it did)."""
+    was = target.element.checked if target.element is not None else None
+    if was is None:
+        return ""
+    try:
+        now = bool(await target.handle.evaluate(_CHECKED_NOW_JS))
+    except PlaywrightError:  # the click took the element away (a navigation, a re-render)
+        return ""
+    if now == was:
+        return f": still {'checked' if now else 'unchecked'}"
+    return ": now checked" if now else ": now unchecked (it was checked: this click unticked it)"
 
 
 async def _click_ladder(target: Target, action: Click, pr: Probe, verb: str) -> Outcome:

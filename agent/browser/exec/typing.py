@@ -112,6 +112,10 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
         if pr.visible and pr.hit == "self":
             await page.mouse.click(pr.x, pr.y)
     before = prep["before"]
+    if not action.clear and text and prep["textual"] and (before or "").endswith(text):
+        shown = "•" * len(before) if prep.get("password") else before
+        msg = f"{target.label} already ends with this text: not typed again (clear=false would repeat it)"
+        return Outcome("none", msg, value=shown)
     if text:
         await type_keys(page, text)  # replaces the selection when clearing
     elif action.clear:
