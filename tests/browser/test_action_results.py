@@ -118,3 +118,14 @@ async def test_results_name_elements_with_the_element_list_role_words(kite: Kite
         res = await kite.act(action="click", index=idx)
         said = f'[{idx}] {role_word(el)} "{el.name}"'  # checkbox / radio / input, not the tag or kind
         assert element_line(el).lstrip("*").startswith(said) and said in res.message, (said, res.message)
+
+
+async def test_press_key_on_an_index_focuses_that_element_first(kite: Kite, sites: SitesServer) -> None:
+    """The small model's habit: pressKey(index=<the field>, key=Enter) (the index was dropped with a note)."""
+    await kite.goto(sites.url("/shop/"))
+    search = await kite.index_of("#search")
+    await kite.act(action="type", index=search, text="blue mug")
+    await kite.page.evaluate("document.activeElement.blur()")
+    enter = await kite.act(action="pressKey", key="Enter", index=search)
+    assert enter.ok and f"pressed Enter on [{search}]" in enter.message and enter.effects.navigated, enter
+    assert "q=blue" in kite.page.url

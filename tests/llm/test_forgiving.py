@@ -42,9 +42,9 @@ from agent.llm.parsing import ParseError, parse_reply
         ),
         ('{"action": "scroll_down"}', Scroll(direction="down"), "as 'scroll'"),
         (
-            '{"action": "pressKey", "index": 4, "key": "Enter"}',
-            PressKey(key="Enter"),
-            "pressKey has no index",
+            '{"action": "pressKey", "index": 4, "key": "Enter", "text": "x"}',
+            PressKey(key="Enter", index=4),  # the key is pressed on that element (focused first)
+            "ignored text=",
         ),
     ],
 )

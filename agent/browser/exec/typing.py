@@ -38,12 +38,14 @@ class Type(ActionModel):
 
 
 class PressKey(ActionModel):
-    """Press a key (Enter, Tab, Escape, ArrowDown, a ...) on the focused element."""
+    """Press a key (Enter, Tab, Escape, ArrowDown, a ...) on the focused element, or on the element given by
+    index (focused first)."""
 
     action: Literal["pressKey"] = "pressKey"
     key: str = Field(
         min_length=1, description="Key name as in KeyboardEvent.key: Enter, Tab, Escape, ArrowDown, a ..."
     )
+    index: IndexField = None
     modifiers: list[Modifier] = Field(default_factory=list, description="Modifier keys held while pressing.")
 
 
@@ -139,12 +141,17 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
 async def press_key(ec: ExecContext, action: PressKey) -> Outcome:
     key = _KEYS.get(action.key.lower(), action.key) if len(action.key) > 1 else action.key
     combo = "+".join([*(_MODS[m] for m in action.modifiers), key])
+    on = ""
+    if action.index is not None:  # small models name the field they mean: focus it as a click would
+        target = await resolve_element(ec, ec.page, action.index, None)
+        await target.handle.focus()
+        on = f" on {target.label}"
     await ec.ready()
     try:
         await ec.page.keyboard.press(combo)
     except PlaywrightError as exc:
         raise ActionError(f"unknown key {action.key!r}: {str(exc).splitlines()[0]}", key=action.key) from exc
-    return Outcome("keyboard", f"pressed {combo}")
+    return Outcome("keyboard", f"pressed {combo}{on}")
 
 
 define_action(Type, type_text, settle="early", rank=20)
