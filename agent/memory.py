@@ -36,8 +36,8 @@ def describe_action(action: Any, element: Element | None = None) -> str:
     for key in ("mouse_button", "double", "full_page", "visible"):
         if data.get(key) in (False, "left", None):
             data.pop(key, None)
-    if data.get("clear") is True:  # type replaces by default
-        data.pop("clear")
+    if data.get("append") is False:  # type replaces by default
+        data.pop("append")
     if data.get("modifiers") == []:
         data.pop("modifiers")
     if data:

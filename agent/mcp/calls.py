@@ -106,7 +106,7 @@ class Calls:
         )
 
     async def type(self, s: ClientState, a: T.TypeArgs, client: str) -> Content:
-        return await self.act(s, A.Type(index=a.ref, text=a.text, clear=a.clear), "type", client)
+        return await self.act(s, A.Type(index=a.ref, text=a.text, append=not a.clear), "type", client)
 
     async def select(self, s: ClientState, a: T.SelectArgs, client: str) -> Content:
         return await self.act(s, A.Select(index=a.ref, value=a.value), "select", client)

@@ -43,7 +43,7 @@ def click(el: El | None) -> dict[str, Any] | None:
 
 
 def typed(el: El, text: str) -> dict[str, Any]:
-    return {"action": "type", "index": el.index, "text": text, "clear": True}
+    return {"action": "type", "index": el.index, "text": text}
 
 
 def quoted(text: str, n: int = 0) -> str:

@@ -129,3 +129,20 @@ async def test_press_key_on_an_index_focuses_that_element_first(kite: Kite, site
     enter = await kite.act(action="pressKey", key="Enter", index=search)
     assert enter.ok and f"pressed Enter on [{search}]" in enter.message and enter.effects.navigated, enter
     assert "q=blue" in kite.page.url
+
+
+async def test_select_of_the_option_already_shown_says_so(kite: Kite, sites: SitesServer) -> None:
+    """The small model selected the option a list already showed, read 'nothing changed', and selected it again."""
+    await kite.goto(sites.url("/forms/"))
+    country = await kite.index_of("#country")
+    first = await kite.act(action="select", index=country, value="Germany")
+    assert first.ok and first.message == f"selected 'Germany' in [{country}] select \"Country\"", (
+        first.message
+    )
+    await kite.snap.snapshot(kite.page)
+    again = await kite.act(action="select", index=country, value="Germany")
+    assert (
+        again.ok
+        and again.message
+        == f"'Germany' was already selected in [{country}] select \"Country\": nothing changed"
+    )

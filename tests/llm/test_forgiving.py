@@ -83,8 +83,8 @@ def test_tool_calls_are_forgiven_the_same_way():
     ("reply", "example"),
     [
         (
-            '{"action": "type", "index": 5, "clear": false}',
-            '{"action": "type", "index": 5, "text": <text>, "clear": false}',
+            '{"action": "type", "index": 5, "append": false}',
+            '{"action": "type", "index": 5, "text": <text>, "append": false}',
         ),
         ('{"action": "click", "text": "Submit"}', '{"action": "click", "index": <index>}'),
         ('{"action": "clik", "index": 3}', '{"action": "click", "index": 3}'),

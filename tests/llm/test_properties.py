@@ -29,7 +29,7 @@ FIELD_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "mouse_button": st.sampled_from(["left", "right", "middle"]),
     "double": st.booleans(),
     "text": text,
-    "clear": st.booleans(),
+    "append": st.booleans(),
     "direction": st.sampled_from(["up", "down", "left", "right"]),
     "amount": st.integers(min_value=1, max_value=100_000),
     "url": nonempty,

@@ -102,8 +102,11 @@ async def select(ec: ExecContext, action: Select) -> Outcome:
         )
     if len(match["found"]) > 1 and not match["multiple"]:
         raise OptionNotFoundError(f"{target.label} is a single-choice select; give one value")
+    before = await target.handle.evaluate(_READ_JS)
     await target.handle.select_option(index=match["found"], timeout=2000)
     value = await target.handle.evaluate(_READ_JS)
+    if value == before:  # the executor adds "nothing changed": say why, so the model moves on
+        return Outcome("select_option", f"{value!r} was already selected in {target.label}", value=value)
     return Outcome("select_option", f"selected {value!r} in {target.label}", value=value)
 
 

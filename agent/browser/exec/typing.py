@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field, model_validator
@@ -18,16 +18,30 @@ Modifier = Literal["ctrl", "alt", "shift", "meta"]
 
 
 class Type(ActionModel):
-    """Type text into a text field, replacing its value (clear=false appends); without index, into the
+    """Type text into a text field, replacing its value (append=true adds to it); without index, into the
     focused element."""
 
     action: Literal["type"] = "type"
     index: IndexField = None
     selector: SelectorField = None
     text: str = Field(description="Text to type. Use <secret>name</secret> for secrets you were given.")
-    clear: bool = Field(
-        True, description="Replace the current value (default); false appends at the caret instead."
-    )
+    append: bool = Field(False, description="Add the text at the caret instead of replacing the value.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _clear_is_not_append(cls, data: Any) -> Any:
+        """``clear`` (Kite's earlier name, kept by the MCP and module tools): clear=false is append=true. The
+        model's schema names the unusual case, so a model that writes every optional flag as false (the
+        1.5B model wrote clear=false on every type and doubled each value) does the usual thing."""
+        if isinstance(data, dict) and "clear" in data:
+            data = dict(data)
+            clear = data.pop("clear")
+            data.setdefault("append", not clear)
+        return data
+
+    @property
+    def clear(self) -> bool:
+        return not self.append
 
     @model_validator(mode="after")
     def _at_most_one_target(self) -> Type:
@@ -116,7 +130,7 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
     before = prep["before"]
     if not action.clear and text and prep["textual"] and (before or "").endswith(text):
         shown = "•" * len(before) if prep.get("password") else before
-        msg = f"{target.label} already ends with this text: not typed again (clear=false would repeat it)"
+        msg = f"{target.label} already ends with this text: not typed again (append would repeat it)"
         return Outcome("none", msg, value=shown)
     if text:
         await type_keys(page, text)  # replaces the selection when clearing

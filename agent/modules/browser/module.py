@@ -101,9 +101,9 @@ def to_action(req: ActRequest) -> Action:
         case "click":
             return Click(index=i)
         case "type":
-            return Type(index=i, text=text, clear=False)  # "type" appends, "fill" replaces
+            return Type(index=i, text=text, append=True)  # "type" appends, "fill" replaces
         case "fill":
-            return Type(index=i, text=text, clear=True)
+            return Type(index=i, text=text)
         case "hover":
             return Hover(index=i)
         case "press":
