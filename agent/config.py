@@ -110,6 +110,8 @@ class LLMConfig(_Section):
     """API key; usually left empty so that the provider's usual environment variable is used."""
     temperature: float = 0.0
     """Sampling temperature."""
+    repeat_temperature: float | None = 0.7
+    """Temperature of a step after Kite warned the model that it repeats itself; None keeps ``temperature``."""
     timeout_s: float = Field(default=60.0, gt=0)
     """Timeout of one attempt of a model call; must be below retry_max_s, so that a stalled call is retried."""
     max_attempts: int = 4

@@ -298,6 +298,7 @@ class Agent:
             tools=self.model.tools,
             history=list(self.history),
             output_schema=self.output.schema,
+            repeating=self.guards.repeats >= self.config.agent.loop_warn,
         )
         try:
             record.request = self.recorder.request(messages, tools, shot)

@@ -67,7 +67,7 @@ class Guards:
 
     def __init__(self, limits: AgentConfig) -> None:
         self.limits = limits
-        self.failures, self.repeats, self._last_key = 0, 0, ""
+        self.failures, self.repeats, self._last_key, self._key_before = 0, 0, "", ""
 
     def step_failed(self, failed: bool) -> None:
         self.failures = self.failures + 1 if failed else 0
@@ -77,8 +77,10 @@ class Guards:
     def check_loop(self, actions: list[Action], obs: Observation) -> str | None:
         """Stop on the configured repeat count; a warning for the model before that, else None."""
         key = loop_key(actions, obs)
-        self.repeats = self.repeats + 1 if key == self._last_key else 1
-        self._last_key = key
+        # A repeat of the step before, or of the one before that: clicking a checkbox on and off again (each
+        # click changes its state, so no two steps in a row are alike) is a loop too.
+        self.repeats = self.repeats + 1 if key in (self._last_key, self._key_before) else 1
+        self._last_key, self._key_before = key, self._last_key
         if self.repeats >= self.limits.loop_stop:
             raise Stop(
                 "loop_detected",

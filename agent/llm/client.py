@@ -170,6 +170,9 @@ class LiteLLMModel:
     ) -> LLMReply:
         """One model call (with retries). Raises only ``LLMError`` subclasses. ``view`` is not sent."""
         kwargs = self._kwargs(messages, tools, tool_choice)
+        if view is not None and view.repeating and self.config.repeat_temperature is not None:
+            # At temperature 0 a model shown nearly the same page answers it the same way, warning or not.
+            kwargs["temperature"] = max(self.config.temperature, self.config.repeat_temperature)
         started = time.monotonic()
         retrying = AsyncRetrying(
             retry=retry_if_exception(lambda e: isinstance(e, LLMError) and e.retryable),

@@ -62,6 +62,8 @@ class ModelView(BaseModel):
     history: list[PastAction] = Field(default_factory=list)
     output_schema: dict[str, Any] | None = None
     """The JSON schema ``done``'s ``data`` must match (the run's output type), or None."""
+    repeating: bool = False
+    """Kite has told the model it is repeating itself (a model may answer less deterministically)."""
 
 
 @runtime_checkable

@@ -45,7 +45,7 @@ def test_kites_notes_about_the_snapshot_are_outside_the_page():
     assert warning not in page and obs.summary.warnings == [warning]  # the observation itself is untouched
     notices = kite_notices(obs)
     user = PromptBuilder("t").user(step=1, history=[], results=[], warnings=notices, page=page)
-    assert user.index(warning) < user.index("<untrusted_page>")
+    assert user.index(warning) > user.index("</untrusted_page>")  # after the page: read last, never inside it
 
 
 def test_the_system_prompt_stays_small():

@@ -27,9 +27,37 @@ TICKING = """<!doctype html><title>Sign up</title>
 
 
 def _outside_the_page(messages: list[dict[str, Any]], text: str) -> bool:
-    """``text`` is in the step's user message, before the page (the system prompt names the fence too)."""
+    """``text`` is in the step's user message, outside the fenced page (the system prompt names the fence too)."""
     user = messages[-1]["content"]
-    return text in user and user.index(text) < user.index(FENCE)
+    page = user[user.index(FENCE) : user.index("</untrusted_page>")]
+    return text in user.replace(page, "") and text not in page
+
+
+CHECKBOX = """<!doctype html><title>Choose</title>
+<p>Select HF2 and click Submit.</p>
+<label><input type="checkbox" id="hf2"> HF2</label> <button>Submit</button>"""
+
+
+async def test_a_checkbox_clicked_on_and_off_is_a_loop(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, pages_server: Any
+) -> None:
+    """The small model clicked the box it had just ticked, step after step: each click changes the box, so no
+    two steps in a row are alike; every other step is."""
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        return {"action": "click", "index": find_index(view, "HF2")}
+
+    model = FunctionModel(fn)
+    config = kite_config(**{"llm.model": "", "agent.loop_warn": 3, "agent.loop_stop": 5})
+    result = await Agent(config, model=model, context=ctx_session).run(
+        "Select HF2 and click Submit", start_url=pages_server.add("/boxes.html", CHECKBOX)
+    )
+    warned = ["You have repeated the same action" in prompt_text(m) for m in model.messages]
+    # step 1's box is not focused yet, so steps 3, 5, 7 repeat each other and 2, 4, 6 do: warned at the
+    # third repeat (steps 6 and 7), stopped at the fifth
+    assert result.stop_reason == "loop_detected" and result.steps == 7, result
+    assert warned == [False] * 5 + [True, True] and [v.repeating for v in model.views] == warned
+    assert "now unchecked (it was checked: this click unticked it)" in prompt_text(model.messages[2])
 
 
 async def test_a_ticking_timer_does_not_hide_a_loop(

@@ -121,3 +121,19 @@ def test_a_timeout_longer_than_the_retry_budget_is_refused():
     with pytest.raises(ConfigError, match=r"llm\.timeout_s .* must be smaller than llm\.retry_max_s"):
         load_config(overrides={"llm.timeout_s": 120, "llm.retry_max_s": 90}, env={})
     assert load_config(overrides={"llm.timeout_s": 120, "llm.max_attempts": 1}, env={}).llm.timeout_s == 120
+
+
+async def test_a_repeating_step_is_sampled_warmer(openai_server):
+    """At temperature 0 a model shown nearly the same page answers it the same way, warning or not: the step
+    after Kite's repeat warning is sent at llm.repeat_temperature (and never below llm.temperature)."""
+    from agent.browser.observation import Observation, PageSummary
+    from agent.llm.model import ModelView
+
+    obs = Observation(summary=PageSummary(url="http://127.0.0.1:1/"))
+    sent = []
+    for repeating, overrides in ((False, {}), (True, {}), (True, {"repeat_temperature": None})):
+        openai_server.push(OK)
+        view = ModelView(task="t", observation=obs, repeating=repeating)
+        await _client(openai_server, **overrides).complete(USER, view=view)
+        sent.append(openai_server.requests[-1]["temperature"])
+    assert sent == [0.0, 0.7, 0.0]
