@@ -84,11 +84,11 @@ class Guards:
         if self.repeats >= self.limits.loop_stop:
             raise Stop(
                 "loop_detected",
-                f"the same action was repeated {self.repeats} times and no element changed",
+                f"the same action was repeated {self.repeats} times without getting any further",
             )
         if self.repeats >= self.limits.loop_warn:
             return (
-                f"You have repeated the same action {self.repeats} times and no element changed. Do not "
+                f"You have repeated the same action {self.repeats} times without getting any further. Do not "
                 "repeat it: do the next part of the task (another element), or call done."
             )
         return None

@@ -78,7 +78,7 @@ async def test_a_ticking_timer_does_not_hide_a_loop(
     assert len(texts) > 1, "the timer did not tick between observations: the test reproduces nothing"
     # step 1 fills the field; steps 2-6 repeat the same typing on a field that already holds "Ada"
     assert result.stop_reason == "loop_detected" and result.steps == 6, result
-    warning = "You have repeated the same action 3 times and no element changed"
+    warning = "You have repeated the same action 3 times without getting any further"
     assert [warning in prompt_text(m) for m in model.messages] == [False] * 4 + [True, False]
     assert _outside_the_page(model.messages[4], warning)
 

@@ -13,9 +13,7 @@ look up closed or unknown ids, and, twice per run, shut the whole module down an
 from __future__ import annotations
 
 import itertools
-import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from agent.modules.chrome.module import ChromeModule
+from tests.fixtures.procs import gone, processes
 from tests.modules.conftest import ToolboxHarness
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -58,28 +57,6 @@ class World:
 WORLD: list[World] = []
 
 
-def _processes(marker: str) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker.encode() in (entry / "cmdline").read_bytes():
-                    out.append(int(entry.name))
-            except OSError:
-                continue
-    return out
-
-
-def _gone(marker: str, timeout_s: float = 15.0) -> bool:
-    """Polls /proc until no process carries the marker (Chromium's helpers exit a moment after the browser)."""
-    deadline = time.monotonic() + timeout_s
-    while _processes(marker):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 class BrowserLifecycle(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
@@ -111,7 +88,7 @@ class BrowserLifecycle(RuleBasedStateMachine):
         out = self.w.h.ok("chrome_launch", {"args": [marker]})
         bid, tab = out["browserId"], out["tabId"]
         assert bid not in self.w.browser_ids and tab not in self.w.tab_ids  # unique, also across examples
-        assert out["status"] == "running" and _processes(marker)
+        assert out["status"] == "running" and processes(marker)
         self.w.browser_ids.add(bid)
         self.w.tab_ids.add(tab)
         self.w.markers[bid] = marker
@@ -126,7 +103,7 @@ class BrowserLifecycle(RuleBasedStateMachine):
         self.w.closed_browsers.add(bid)
         self.w.closed_here.add(bid)
         self.w.closed_tabs |= self.model.pop(bid)
-        assert _gone(self.w.markers[bid]), f"Chromium of {bid} still running after chrome_close"
+        assert gone(self.w.markers[bid]), f"Chromium of {bid} still running after chrome_close"
 
     @rule(which=st.integers(0, 7))
     def new_tab(self, which: int) -> None:
@@ -154,7 +131,7 @@ class BrowserLifecycle(RuleBasedStateMachine):
         closed_tab=st.booleans(),
         fresh=st.text("abcdef0123456789", min_size=1, max_size=12),
     )
-    def look_up_gone(self, which: int, closed: bool, closed_tab: bool, fresh: str) -> None:
+    def look_upgone(self, which: int, closed: bool, closed_tab: bool, fresh: str) -> None:
         """A closed browser or tab, or one never issued, answers its typed error with its id."""
         gone = sorted(self.w.closed_browsers)
         bid = gone[which % len(gone)] if gone and closed else f"browser-{fresh}"
@@ -177,7 +154,7 @@ class BrowserLifecycle(RuleBasedStateMachine):
         self.w.h.run(self.w.h.toolbox.close())
         assert all(s.status == "shutdown" for s in self.w.h.toolbox.states())
         for bid in self.model:
-            assert _gone(self.w.markers[bid]), f"Chromium of {bid} still running after shutdown"
+            assert gone(self.w.markers[bid]), f"Chromium of {bid} still running after shutdown"
             self.w.closed_browsers.add(bid)
             self.w.closed_tabs |= self.model[bid]
         self.model = {}
@@ -211,6 +188,6 @@ def test_browser_lifecycle(harness_factory: Any) -> None:
     w = WORLD[0]
     assert len(w.browser_ids) >= 2 and w.closed_browsers, "the run launched or closed too little"
     open_markers = [w.markers[bid] for bid in w.module.manager.browsers]  # type: ignore[union-attr]
-    assert open_markers and all(_processes(m) for m in open_markers)
+    assert open_markers and all(processes(m) for m in open_markers)
     w.h.run(w.h.toolbox.close())  # and the module's shutdown at the end closes what is left
-    assert all(_gone(m) for m in w.markers.values())
+    assert all(gone(m) for m in w.markers.values())

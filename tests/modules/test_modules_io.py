@@ -15,6 +15,7 @@ import pytest
 
 from agent.cli import main as kite
 from safety.confirm import ConfirmAnswer, ConfirmRequest
+from tests.fixtures.procs import gone, processes
 from tests.modules.conftest import ToolboxHarness
 
 
@@ -141,31 +142,10 @@ def test_several_browsers_and_clean_shutdown(harness_factory: Any) -> None:
         second["tabId"],
         extra["tabId"],
     }
-    assert _processes(marker)
+    assert processes(marker)
     h.run(h.toolbox.close())
-    assert _wait_gone(marker), "Chromium left behind after shutdown"
+    assert gone(marker), "Chromium left behind after shutdown"
     assert all(s.status == "shutdown" for s in h.toolbox.states())
-
-
-def _processes(marker: str) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker.encode() in (entry / "cmdline").read_bytes():
-                    out.append(int(entry.name))
-            except OSError:
-                continue
-    return out
-
-
-def _wait_gone(marker: str, timeout_s: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not _processes(marker):
-            return True
-        time.sleep(0.1)
-    return False
 
 
 SIGTERM_SCRIPT = """
@@ -197,10 +177,10 @@ def test_signals_leave_no_chromium(chromium_path: str | None, tmp_path: Path, si
     )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        assert _processes(marker)
+        assert processes(marker)
         proc.send_signal(sig)
         assert proc.wait(timeout=30) in (-sig, 1, 130)
-        assert _wait_gone(marker)
+        assert gone(marker)
     finally:
         if proc.poll() is None:
             proc.kill()
