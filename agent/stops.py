@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agent.browser.actions import Action
-from agent.browser.observation import Observation
+from agent.browser.observation import Element, Observation
 from agent.browser.session import ContextSession
 from agent.config import AgentConfig
 from agent.record import RefusedAction, RunResult
@@ -105,15 +105,29 @@ def loop_key(actions: list[Action], obs: Observation) -> str:
     """What makes a step "the same again": the actions, the URL, the scroll and the state of the page's
     elements (name, value, checked, selected, expanded, disabled) — not the page's text: a countdown or a
     clock ticking on the page must not hide a loop. (So a click whose only effect is a number changing in
-    plain text counts as a repeat too; one that changes an element, like "Cart (2)", does not.)"""
+    plain text counts as a repeat too; one that changes an element, like "Cart (2)", does not.)
+    Elements are named by what they are, not by their index: a page loaded again gets new indexes (Kite never
+    reuses one), and a model that selects "Colour" and clicks "Search" on every reload is repeating itself."""
     states = hashlib.sha1(
         "|".join(
-            f"{e.index}:{e.tag}:{e.role}:{e.name}:{e.value}:{e.checked}:{e.selected}:{e.expanded}:{e.disabled}"
+            f"{e.tag}:{e.role}:{e.name}:{e.value}:{e.checked}:{e.selected}:{e.expanded}:{e.disabled}"
             for e in obs.elements
         ).encode()
     ).hexdigest()
     s = obs.summary
-    return repr([obs.url, [a.to_json() for a in actions], states, s.scroll, s.focused])
+    focused = obs.element(s.focused) if isinstance(s.focused, int) else None
+    return repr([obs.url, [_action_key(a, obs) for a in actions], states, s.scroll, _what(focused, s.focused)])
+
+
+def _action_key(action: Action, obs: Observation) -> dict[str, Any]:
+    data = action.to_json()
+    if isinstance(data.get("index"), int):
+        data["index"] = _what(obs.element(data["index"]), data["index"])
+    return data
+
+
+def _what(el: Element | None, fallback: object) -> object:
+    return f"{el.role}:{el.tag}:{el.name}" if el is not None else fallback
 
 
 def judge_success(stop: Stop, declined: list[RefusedAction]) -> tuple[bool, str]:

@@ -147,3 +147,26 @@ async def test_python_literals_and_extras_through_litellm(
     assert result.success and result.answer == "ok", result
     second = prompt_text(scripted_model.calls[1].messages)
     assert re.search(r"scroll .*→ ok.*note: Kite ignored smooth=true", second), second[-1500:]
+
+
+async def test_the_same_search_on_every_reload_is_a_loop(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    """The demo's habit: select colour Blue and click Search, step after step. Each click reloads the page and
+    the page's elements get new indexes (Kite never reuses one), so the repeat is seen by what the elements are."""
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        colour = next(e.index for e in view.observation.elements if e.name == "Colour")
+        search = next(e.index for e in view.observation.elements if e.tag == "button" and e.name == "Search")
+        return [{"action": "select", "index": colour, "value": "Blue"}, {"action": "click", "index": search}]
+
+    model = FunctionModel(fn)
+    config = kite_config(**{"llm.model": "", "agent.loop_warn": 2, "agent.loop_stop": 4})
+    result = await Agent(config, model=model, context=ctx_session).run(
+        "Find the cheapest blue mug", start_url=sites.url("/shop/")
+    )
+    indexes = [next(e.index for e in v.observation.elements if e.name == "Colour") for v in model.views]
+    assert len(set(indexes)) == len(indexes), "the reloads kept the indexes: the test reproduces nothing"
+    # step 1 searches from the start page, steps 2-5 repeat it on the results page
+    assert result.stop_reason == "loop_detected" and result.steps == 5, (result.message, result.steps)
+    assert [v.repeating for v in model.views] == [False, False, False, True, True]  # warned after 2 alike
