@@ -116,7 +116,9 @@ def loop_key(actions: list[Action], obs: Observation) -> str:
     ).hexdigest()
     s = obs.summary
     focused = obs.element(s.focused) if isinstance(s.focused, int) else None
-    return repr([obs.url, [_action_key(a, obs) for a in actions], states, s.scroll, _what(focused, s.focused)])
+    return repr(
+        [obs.url, [_action_key(a, obs) for a in actions], states, s.scroll, _what(focused, s.focused)]
+    )
 
 
 def _action_key(action: Action, obs: Observation) -> dict[str, Any]:
