@@ -319,20 +319,22 @@ class Snapshotter:
         state.known[index] = el
         return el
 
-    async def _fresh_list(self, page: Page) -> str:
+    async def _stale(self, page: Page, index: int) -> StaleElementError:
         from agent.browser.render import render_observation
+        from agent.browser.targets_hint import same_element_now
 
+        was = self._state(page).known.get(index)
         try:
             obs = await self.snapshot(page)
         except PlaywrightError as exc:  # the page itself is gone
-            return f"(no element list: {str(exc).splitlines()[0][:120]})"
-        return render_observation(obs, with_summary=False, budget_tokens=self.config.token_budget)
-
-    async def _stale(self, page: Page, index: int) -> StaleElementError:
+            elements, hint = f"(no element list: {str(exc).splitlines()[0][:120]})", ""
+        else:
+            elements = render_observation(obs, with_summary=False, budget_tokens=self.config.token_budget)
+            hint = same_element_now(was, obs.elements)
         return StaleElementError(
-            f"element [{index}] is not in the current page; use an index from the fresh element list",
+            f"element [{index}] is not in the current page{hint}; use an index from the fresh element list",
             index=index,
-            elements=await self._fresh_list(page),
+            elements=elements,
         )
 
     async def resolve(self, page: Page, index: int) -> ResolvedElement:

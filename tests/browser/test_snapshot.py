@@ -131,8 +131,18 @@ async def test_resolve_refuses_stale_index(page: Page, base: str) -> None:
     # after navigating, the old index is stale even though a same-looking button sits at the same spot
     new_idx = by_id(await snap.snapshot(page))["place"]
     await page.reload()
-    with pytest.raises(StaleElementError):
+    with pytest.raises(StaleElementError) as err:
         await snap.resolve(page, new_idx)
+    # the model is told where the same element is now; the old index is still refused
+    now = by_id(snap.last(page) or await snap.snapshot(page))["place"]
+    assert now != new_idx and f'(button "Place order" is [{now}] now)' in err.value.message
+    assert f"[{99999}] is not in the current page;" in (await _stale_message(snap, page, 99999))
+
+
+async def _stale_message(snap: Snapshotter, page: Page, index: int) -> str:
+    with pytest.raises(StaleElementError) as err:
+        await snap.resolve(page, index)
+    return err.value.message
 
 
 async def test_details_layer(page: Page, base: str) -> None:
