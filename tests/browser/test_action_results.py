@@ -146,3 +146,12 @@ async def test_select_of_the_option_already_shown_says_so(kite: Kite, sites: Sit
         and again.message
         == f"'Germany' was already selected in [{country}] select \"Country\": nothing changed"
     )
+
+
+async def test_select_on_a_text_field_says_use_type(kite: Kite, sites: SitesServer) -> None:
+    """The small model selected "blue" in a Quantity field; Kite clicked some text "blue" on the page and said ok."""
+    await kite.goto(sites.url("/forms/"))
+    name = await kite.index_of("#full-name")
+    res = await kite.act(action="select", index=name, value="blue")
+    assert not res.ok and res.error is not None and res.error.error == "not_interactable"
+    assert "is a text field, not a dropdown: use type" in res.message

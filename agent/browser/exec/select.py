@@ -54,6 +54,11 @@ _CHECKABLE_JS = """(el, wanted) => {
   const group = native && el.type.toLowerCase() === 'radio' && el.name ? boxes.filter((e) => e.name === el.name) : [];
   return group.find(named) || boxes.filter((e) => !e.disabled).find((e) => norm(label(e)) && want.includes(norm(label(e)))) || el;
 }"""
+# A plain text field (no combobox role, popup or datalist): select on it would click whatever text on the page
+# matches the value (the small model "selected" blue in a Quantity field).
+_PLAIN_FIELD_JS = """(el) => (el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' &&
+  !/^(checkbox|radio|button|submit|reset|image|file|range|color|hidden)$/i.test(el.type)))
+  && !el.getAttribute('role') && !el.hasAttribute('aria-haspopup') && !el.hasAttribute('list')"""
 _CHECKED_JS = """(el) => el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true'"""
 _LABEL_JS = """(el) => {
   const kind = el.tagName === 'INPUT' ? el.type.toLowerCase() : el.getAttribute('role');
@@ -94,6 +99,10 @@ async def select(ec: ExecContext, action: Select) -> Outcome:
         box = (await target.handle.evaluate_handle(_CHECKABLE_JS, wanted)).as_element()
         if box is not None:
             return await _check(ec, target, box)
+        if await target.handle.evaluate(_PLAIN_FIELD_JS):
+            raise NotInteractableError(
+                f"{target.label} is a text field, not a dropdown: use type to put text in it", tag="input"
+            )
         return await _custom_select(ec, target, wanted)
     if match["missing"]:
         raise OptionNotFoundError(
