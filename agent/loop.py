@@ -53,7 +53,7 @@ from agent.runtime import (
     page_text,
 )
 from agent.step_record import ActionOutcome, GateOutcome, StepRecord
-from agent.stops import Guards, Refusals, Stop, StopWhen, build_result, current_url, digest
+from agent.stops import Guards, Refusals, Stop, StopWhen, build_result, current_url, digest, said_no_effect
 from safety.confirm import Confirmer
 from safety.output import redact_model, redacting_logs, redacting_sink
 from safety.secrets import SecretStore
@@ -281,7 +281,8 @@ class Agent:
                     f"the page changed, so the remaining {len(actions) - 1 - i} action(s) were not run"
                 )
                 break
-        if warning := self.guards.check_loop(actions, obs):
+        no_effect = all(said_no_effect(o.result) for o in record.actions)
+        if warning := self.guards.check_loop(actions, obs, no_effect=no_effect):
             self.warnings.append(warning)
         self.guards.step_failed(any_error)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agent.browser.actions import Action
-from agent.browser.observation import Element, Observation
+from agent.browser.observation import ActionResult, Element, Observation
 from agent.browser.session import ContextSession
 from agent.config import AgentConfig
 from agent.record import RefusedAction, RunResult
@@ -74,9 +74,12 @@ class Guards:
         if self.failures >= self.limits.max_failures:
             raise Stop("max_failures", f"{self.failures} consecutive steps failed")
 
-    def check_loop(self, actions: list[Action], obs: Observation) -> str | None:
-        """Stop on the configured repeat count; a warning for the model before that, else None."""
-        key = loop_key(actions, obs)
+    def check_loop(self, actions: list[Action], obs: Observation, *, no_effect: bool = True) -> str | None:
+        """Stop on the configured repeat count; a warning for the model before that, else None.
+        ``no_effect``: every action of the step said it changed nothing (or failed); otherwise the page's text
+        counts too, so clicking "Generate" until the right number shows, or nudging a slider whose value is
+        plain text, is progress (a countdown ticking beside a no-op is not)."""
+        key = loop_key(actions, obs, with_text=not no_effect)
         # A repeat of the step before, or of the one before that: clicking a checkbox on and off again (each
         # click changes its state, so no two steps in a row are alike) is a loop too.
         self.repeats = self.repeats + 1 if key in (self._last_key, self._key_before) else 1
@@ -101,7 +104,14 @@ class Guards:
             raise Stop("max_cost", f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
 
 
-def loop_key(actions: list[Action], obs: Observation) -> str:
+def said_no_effect(result: ActionResult | None) -> bool:
+    """The action failed or said it changed nothing (its own words, or the executor's "nothing changed")."""
+    if result is None or not result.ok or result.effects.changed is False:
+        return True
+    return any(w in result.message for w in ("nothing changed", "not typed again", "already"))
+
+
+def loop_key(actions: list[Action], obs: Observation, *, with_text: bool = False) -> str:
     """What makes a step "the same again": the actions, the URL, the scroll and the state of the page's
     elements (name, value, checked, selected, expanded, disabled) — not the page's text: a countdown or a
     clock ticking on the page must not hide a loop. (So a click whose only effect is a number changing in
@@ -116,9 +126,9 @@ def loop_key(actions: list[Action], obs: Observation) -> str:
     ).hexdigest()
     s = obs.summary
     focused = obs.element(s.focused) if isinstance(s.focused, int) else None
-    return repr(
-        [obs.url, [_action_key(a, obs) for a in actions], states, s.scroll, _what(focused, s.focused)]
-    )
+    text = hashlib.sha1(s.visible_text.encode()).hexdigest() if with_text else ""
+    key = [obs.url, [_action_key(a, obs) for a in actions], states, s.scroll, _what(focused, s.focused), text]
+    return repr(key)
 
 
 def _action_key(action: Action, obs: Observation) -> dict[str, Any]:

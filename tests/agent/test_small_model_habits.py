@@ -170,3 +170,27 @@ async def test_the_same_search_on_every_reload_is_a_loop(
     # step 1 searches from the start page, steps 2-5 repeat it on the results page
     assert result.stop_reason == "loop_detected" and result.steps == 5, (result.message, result.steps)
     assert [v.repeating for v in model.views] == [False, False, False, True, True]  # warned after 2 alike
+
+
+GENERATE = """<!doctype html><title>Generate</title>
+<p>Click Generate until the number is 7.</p><p>Number: <span id="n">0</span></p>
+<button onclick="document.getElementById('n').textContent = String(Number(document.getElementById('n').textContent) + 1)">Generate</button>"""
+
+
+async def test_a_click_that_changes_the_pages_text_is_not_a_loop(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, pages_server: Any
+) -> None:
+    """MiniWoB's generate-number and use-slider: the same action again, and its effect is a number in plain
+    text. Progress, not a loop (a no-op beside a ticking countdown is one: the test above)."""
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        if "Number: 7" in view.observation.summary.visible_text:
+            return {"action": "done", "success": True, "answer": "7"}
+        return {"action": "click", "index": find_index(view, "Generate")}
+
+    model = FunctionModel(fn)
+    config = kite_config(**{"llm.model": "", "agent.loop_warn": 2, "agent.loop_stop": 3})
+    result = await Agent(config, model=model, context=ctx_session).run(
+        "Click Generate until the number is 7", start_url=pages_server.add("/generate.html", GENERATE)
+    )
+    assert result.success and result.steps == 8 and not any(v.repeating for v in model.views), result
