@@ -19,8 +19,7 @@ chromium: $(STAMP)
 	@$(PY) -m agent.browser.chromium --ensure >/dev/null
 
 test: lint chromium
-	$(PY) -m pytest -q -m serial $(PYTEST_ARGS)
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not serial" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 demo: $(STAMP) chromium
 	$(VENV)/bin/kite demo
