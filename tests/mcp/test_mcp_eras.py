@@ -56,12 +56,14 @@ async def test_2026_confirmation_is_an_input_round_answered_once(kite_config: An
             assert len(answers.messages) == 2 and "forget" in answers.messages[0]
 
             s = c.session
-            asked = await s.call_tool("forget", {"name": "Cy"}, allow_input_required=True)
+            asked = await s.call_tool("forget", {"name": "Cy Young"}, allow_input_required=True)
             assert isinstance(asked, types.InputRequiredResult) and asked.input_requests
             question = asked.input_requests["confirm"]
             assert isinstance(question, types.ElicitRequest) and "forget" in question.params.message
             state = asked.request_state
-            assert state and "Cy" not in state  # sealed by the SDK's RequestStateBoundary
+            assert (
+                state and "Cy Young" not in state
+            )  # sealed (a space never appears in the base64url state, so no chance match)
 
             with pytest.raises(MCPError):  # the state is bound to the tool and its arguments
                 await s.call_tool(
@@ -69,15 +71,18 @@ async def test_2026_confirmation_is_an_input_round_answered_once(kite_config: An
                 )
             with pytest.raises(MCPError):
                 await s.call_tool(
-                    "forget", {"name": "Cy"}, input_responses={"confirm": YES}, request_state=state + "x"
+                    "forget",
+                    {"name": "Cy Young"},
+                    input_responses={"confirm": YES},
+                    request_state=state + "x",
                 )
             done = await s.call_tool(
-                "forget", {"name": "Cy"}, input_responses={"confirm": YES}, request_state=state
+                "forget", {"name": "Cy Young"}, input_responses={"confirm": YES}, request_state=state
             )
             assert "forgot Cy" in text_of(done)
             again = await s.call_tool(  # the same answer replayed: asked anew, nothing ran
                 "forget",
-                {"name": "Cy"},
+                {"name": "Cy Young"},
                 input_responses={"confirm": YES},
                 request_state=state,
                 allow_input_required=True,
@@ -88,6 +93,11 @@ async def test_2026_confirmation_is_an_input_round_answered_once(kite_config: An
             assert refused["error"] == "declined" and "--approve confirm" in refused["message"]
     records = kite.record.read()
     decisions = [(r["action"]["args"]["name"], r["allowed"]) for r in records if r["event"] == "decision"]
-    assert decisions == [("Ada", True), ("Bob", False), ("Cy", True), ("Dee", False)]
+    assert decisions == [("Ada", True), ("Bob", False), ("Cy Young", True), ("Dee", False)]
     asked = [r["arguments"]["name"] for r in records if r["event"] == "input_required"]
-    assert asked == ["Ada", "Bob", "Cy", "Cy"]  # the replay was asked again; Dee's client cannot be asked
+    assert asked == [
+        "Ada",
+        "Bob",
+        "Cy Young",
+        "Cy Young",
+    ]  # the replay was asked again; Dee's client cannot be asked
