@@ -89,3 +89,20 @@ def test_levels_map_changes_a_builtin_check(tmp_path: Path) -> None:
     assert (
         p.evaluate(parse_action({"action": "click", "index": 5}), page("cart")).level is ConfirmLevel.CONFIRM
     )
+
+
+def test_press_key_on_an_index_is_judged_on_that_element() -> None:
+    """pressKey took an index this round (the key goes to that element): Enter or Space on a button is judged
+    as a click on that button, on a checkout page (confirm) as on a product page; a letter in a field is not."""
+    from tests.safety.pages import _obs, el
+
+    policy = SafetyPolicy.from_config(SafetyConfig())
+    levels = {}
+    for path in ("/shop/checkout", "/shop/product/mug"):
+        obs = _obs("en", path, "Shop", "A mug", [el(2, "input", "Note"), el(3, "button", "Place order")])
+        click = policy.evaluate(parse_action({"action": "click", "index": 3}), obs)
+        for key in ("Enter", " "):
+            pressed = policy.evaluate(parse_action({"action": "pressKey", "key": key, "index": 3}), obs)
+            assert pressed.level == click.level, (path, key, pressed, click)
+        levels[path] = click.level
+    assert levels == {"/shop/checkout": ConfirmLevel.CONFIRM, "/shop/product/mug": ConfirmLevel.AUTO}
