@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agent.browser.actions import Action
+from agent.browser.exec.base import NO_EFFECT
 from agent.browser.observation import ActionResult, Element, Observation
 from agent.browser.session import ContextSession
 from agent.config import AgentConfig
@@ -105,10 +106,11 @@ class Guards:
 
 
 def said_no_effect(result: ActionResult | None) -> bool:
-    """The action failed or said it changed nothing (its own words, or the executor's "nothing changed")."""
+    """The action failed, changed nothing the executor could see, or did nothing because nothing was needed
+    (``no_effect`` in its data). Not read from its message: that quotes the page's own labels."""
     if result is None or not result.ok or result.effects.changed is False:
         return True
-    return any(w in result.message for w in ("nothing changed", "not typed again", "already"))
+    return bool(result.data.get(NO_EFFECT))
 
 
 def loop_key(actions: list[Action], obs: Observation, *, with_text: bool = False) -> str:

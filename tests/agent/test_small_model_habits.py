@@ -8,6 +8,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from agent import Agent, FunctionModel, ModelView
 from agent.config import KiteConfig
 from agent.llm.fakes import FakeReply
@@ -177,8 +179,9 @@ GENERATE = """<!doctype html><title>Generate</title>
 <button onclick="document.getElementById('n').textContent = String(Number(document.getElementById('n').textContent) + 1)">Generate</button>"""
 
 
+@pytest.mark.parametrize("label", ["Generate", "Already nothing changed? Generate"])
 async def test_a_click_that_changes_the_pages_text_is_not_a_loop(
-    kite_config: Callable[..., KiteConfig], ctx_session: Any, pages_server: Any
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, pages_server: Any, label: str
 ) -> None:
     """MiniWoB's generate-number and use-slider: the same action again, and its effect is a number in plain
     text. Progress, not a loop (a no-op beside a ticking countdown is one: the test above)."""
@@ -191,6 +194,9 @@ async def test_a_click_that_changes_the_pages_text_is_not_a_loop(
     model = FunctionModel(fn)
     config = kite_config(**{"llm.model": "", "agent.loop_warn": 2, "agent.loop_stop": 3})
     result = await Agent(config, model=model, context=ctx_session).run(
-        "Click Generate until the number is 7", start_url=pages_server.add("/generate.html", GENERATE)
+        "Click Generate until the number is 7",
+        start_url=pages_server.add(
+            f"/generate-{len(label)}.html", GENERATE.replace(">Generate<", f">{label}<")
+        ),
     )
     assert result.success and result.steps == 8 and not any(v.repeating for v in model.views), result

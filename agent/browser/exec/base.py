@@ -105,6 +105,11 @@ class TabNotFoundError(ActionError):
     type = "tab_not_found"
 
 
+NO_EFFECT = "no_effect"
+"""Key of ``Outcome.data`` (and so ``ActionResult.data``): the unit did nothing because nothing was needed
+(the field already held the text, the option was already selected). Loop detection reads it."""
+
+
 @dataclass
 class Outcome:
     """What an action unit reports; the executor turns it into an ActionResult."""

@@ -8,7 +8,7 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
-from agent.browser.exec.base import ExecContext, NotInteractableError, OptionNotFoundError, Outcome
+from agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, OptionNotFoundError, Outcome
 from agent.browser.exec.hit import probe, raise_covered
 from agent.browser.exec.spec import ElementTarget, define_action
 from agent.browser.exec.targets import Target, resolve_element
@@ -115,7 +115,12 @@ async def select(ec: ExecContext, action: Select) -> Outcome:
     await target.handle.select_option(index=match["found"], timeout=2000)
     value = await target.handle.evaluate(_READ_JS)
     if value == before:  # the executor adds "nothing changed": say why, so the model moves on
-        return Outcome("select_option", f"{value!r} was already selected in {target.label}", value=value)
+        return Outcome(
+            "select_option",
+            f"{value!r} was already selected in {target.label}",
+            value=value,
+            data={NO_EFFECT: True},
+        )
     return Outcome("select_option", f"selected {value!r} in {target.label}", value=value)
 
 
@@ -126,7 +131,7 @@ async def _check(ec: ExecContext, target: Target, box: ElementHandle) -> Outcome
     label = target.label if same else label
     chosen = target if same else Target(target.frame, box, None, label)
     if await box.evaluate(_CHECKED_JS):
-        return Outcome("none", f"{label} is already checked", value="checked")
+        return Outcome("none", f"{label} is already checked", value="checked", data={NO_EFFECT: True})
     pr = await probe(chosen)
     if pr.visible and pr.hit == "other":
         raise_covered(ec, ec.page, chosen, pr, "check")

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field, model_validator
 
-from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
+from agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
 from agent.browser.exec.cdp import type_keys
 from agent.browser.exec.hit import probe
 from agent.browser.exec.spec import ActionModel, IndexField, SelectorField, define_action, target_kinds
@@ -131,7 +131,7 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
     if not action.clear and text and prep["textual"] and (before or "").endswith(text):
         shown = "•" * len(before) if prep.get("password") else before
         msg = f"{target.label} already ends with this text: not typed again (append would repeat it)"
-        return Outcome("none", msg, value=shown)
+        return Outcome("none", msg, value=shown, data={NO_EFFECT: True})
     if text:
         await type_keys(page, text)  # replaces the selection when clearing
     elif action.clear:
@@ -145,11 +145,12 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
     shown = "•" * len(value) if prep.get("password") else value
     verb = "replaced the value of" if action.clear else "typed into"
     msg = f"{verb} {target.label}"  # the value is in the effects (the model and MCP clients are shown it)
-    if action.clear and before == value:
+    unchanged = action.clear and before == value
+    if unchanged:
         msg = f"{target.label} already held {shown!r}: nothing changed"
     if value != expected and method == "keyboard":
         msg += " (the page changed or limited the input)"
-    return Outcome(method, msg, value=shown)
+    return Outcome(method, msg, value=shown, data={NO_EFFECT: True} if unchanged else {})
 
 
 async def press_key(ec: ExecContext, action: PressKey) -> Outcome:
