@@ -243,7 +243,8 @@ class ModuleRegistry:
             )
         limit = timeout_s or self.config.module_settings.call_timeout_s
         try:
-            result = await asyncio.wait_for(self._modules[owner].execute(ctx, tool, args), limit)
+            async with asyncio.timeout(limit):  # no extra task per call, unlike wait_for on Python 3.11
+                result = await self._modules[owner].execute(ctx, tool, args)
         except ToolError as exc:
             return exc.to_dict()
         except TimeoutError:

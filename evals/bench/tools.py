@@ -221,7 +221,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(
         f"8 concurrent run_javascript: {result['javascript_concurrent8_median_ms']:.1f} ms vs one "
-        f"{result['javascript_one_median_ms']:.1f} ms = {result['javascript_concurrent8_vs_one_x']:.2f}x"
+        f"{result['javascript_one_median_ms']:.1f} ms = {result['javascript_concurrent8_vs_one_x']:.2f}x; "
+        f"plain Playwright, same work on fresh pages: {result['plain_concurrent8_median_ms']:.1f} ms vs "
+        f"{result['plain_one_median_ms']:.1f} ms = {result['plain_concurrent8_vs_one_x']:.2f}x"
     )
     if "browser_snapshot_pages_count" in result:
         print(

@@ -93,3 +93,31 @@ def test_canvas_export_failure_is_typed_and_keeps_the_result(harness_factory: An
     assert err["result"] == {"drawn": True} and "could not be saved" in err["message"]
     assert blocker.read_text() == "a file, not a folder"  # nothing was written over it
     assert h.ok("run_javascript", {"code": "return input + 1", "input": 41})["result"] == 42
+
+
+def test_the_pool_closes_used_pages_and_keeps_the_burst_size_ready(js: ToolboxHarness) -> None:
+    """Every call gets a page no other call had (property 9), used pages are closed once the calls are over,
+    and after a burst of 8 the sandbox keeps 8 fresh pages ready (so the next burst waits for none)."""
+    code = "const seen = globalThis.__kiteSeen ?? null; globalThis.__kiteSeen = input; return seen"
+
+    async def burst(n: int) -> list[Any]:
+        out = await asyncio.gather(
+            *(js.toolbox.call("run_javascript", {"code": code, "input": i}) for i in range(n))
+        )
+        return [r["result"] for r in out]
+
+    sandbox = js.toolbox.registry.module("javascript").sandbox  # type: ignore[attr-defined]
+
+    def open_pages() -> int:
+        return sum(len(c.pages) for c in sandbox._browser.contexts)
+
+    assert js.run(burst(1)) == [None]
+    js.run(sandbox.settled())
+    assert open_pages() == sandbox._pool.target  # 1, or the peak of an earlier test's burst
+    assert js.run(burst(8)) == [None] * 8
+    js.run(sandbox.settled())
+    assert open_pages() == 8
+    assert js.run(burst(8)) == [None] * 8
+    js.run(sandbox.settled())
+    assert open_pages() == 8
+    assert sandbox.launches == 1

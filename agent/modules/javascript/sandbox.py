@@ -31,6 +31,8 @@ from agent.config import KiteConfig
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
 KILL_GRACE_S = 1.0
+HOUSEKEEPING_DELAY_S = 0.005
+"""The pool's housekeeping starts this long after the last running call ended (its caller has the result)."""
 RECENT_CALLS = 64
 """The warm pool follows the peak number of concurrent calls among this many recent calls."""
 log = logging.getLogger("kite.modules.javascript")
@@ -88,11 +90,23 @@ class Pool:
         self._in_use = 0
         self._used: list[Page] = []
         self._closed = False
+        self._housekeeping = False
 
     @property
     def target(self) -> int:
         """How many pages to keep ready: the recent peak of concurrent calls."""
         return max(1, min(self.max_warm, max(self._recent)))
+
+    def take_ready(self) -> Page | None:
+        """A page opened ahead of time, taken at once; None when none is ready (then ``take()`` waits)."""
+        while self._ready and not self._closed:
+            page = self._ready.pop()
+            if not page.is_closed():
+                self._in_use += 1
+                self._recent.append(self._in_use)
+                self._refill()
+                return page
+        return None
 
     async def take(self) -> Page:
         """A fresh page for one call; ``release()`` or ``abandon()`` it when the call ends."""
@@ -137,26 +151,42 @@ class Pool:
     def _refill(self) -> None:
         """Open pages for the waiting calls at once. The housekeeping (closing used pages, topping the ready
         ones up to the target) waits until no call is running, so that it never competes with one for the
-        CPU (a burst of 8 calls on a 2-core machine would otherwise share it with 8 renderers starting)."""
+        CPU (a burst of 8 calls on a 2-core machine would otherwise share it with 8 renderers starting), and
+        starts ``HOUSEKEEPING_DELAY_S`` later, once the calls that just ended have handed back their results."""
         if self._closed:
             return
-        idle = self._in_use == 0
-        if idle or len(self._used) >= self.max_warm:  # under endless concurrent calls: close them anyway
-            used, self._used = self._used, []
-            for page in used:
-                self._background(close_page(page))
         if self._waiters:
-            want = len(self._waiters)
-        elif idle:
-            want = self.target - len(self._ready)
-        else:
-            return
+            self._open_more(len(self._waiters))
+        if self._in_use == 0:
+            if not self._housekeeping:
+                self._housekeeping = True
+                self._background(self._housekeep_soon())
+        elif len(self._used) >= self.max_warm:  # under endless concurrent calls: close them anyway
+            self._close_used()
+
+    async def _housekeep_soon(self) -> None:
+        try:
+            await asyncio.sleep(HOUSEKEEPING_DELAY_S)
+        finally:
+            self._housekeeping = False
+        if self._closed or self._in_use:
+            return  # a call started meanwhile: the release that ends it schedules this again
+        self._close_used()
+        self._open_more(self.target - len(self._ready))
+        while len(self._ready) > self.target:
+            self._background(close_page(self._ready.pop(0)))
+
+    def _close_used(self) -> None:
+        used, self._used = self._used, []
+        for page in used:
+            self._background(close_page(page))
+
+    def _open_more(self, want: int) -> None:
+        """Have ``want`` pages being opened (counting those already on their way)."""
         for _ in range(want - len(self._opening)):
             task = asyncio.ensure_future(self._open_one())
             self._opening.add(task)
             task.add_done_callback(self._opening.discard)
-        while not self._waiters and len(self._ready) > self.target:
-            self._background(close_page(self._ready.pop(0)))
 
     async def _open_one(self) -> None:
         try:
@@ -260,6 +290,9 @@ class Sandbox:
         deadline = loop.time() + timeout_s  # the limit covers waiting for a page too
         while True:
             pool = await self._ensure()
+            page = pool.take_ready()  # the usual case: a page opened ahead of the call is waiting
+            if page is not None:
+                break
             try:
                 page = await asyncio.wait_for(pool.take(), max(0.001, deadline - loop.time()))
                 break
