@@ -98,7 +98,8 @@ class SnapshotConfig(_Section):
     name_chars: int = 60
     """Longest accessible name shown per element."""
     time_cap_ms: int = 3000
-    """Extraction returns what it has, with a warning, after this long."""
+    """Extraction returns what it has, with a warning, after this long (the top frame, once asked again, up to
+    1 s more: without it the observation would be empty)."""
 
 
 class LLMConfig(_Section):

@@ -31,6 +31,8 @@ LISTENERS_JS = Path(__file__).with_name("listeners.js").read_text(encoding="utf-
 """A function expression: wraps addEventListener to remember elements given click-like listeners."""
 _VERSION = int(re.search(r"const VERSION = (\d+);", EXTRACTOR_JS).group(1))  # type: ignore[union-attr]
 _MISSING = "__kite_missing__"
+TOP_FRAME_GRACE_S = 1.0
+"""How long the top frame's second request may take after the first missed the time cap."""
 _STUB = (
     "(req) => { const a = window.__kiteExtractor;"
     f" if (!a || a.version !== {_VERSION}) return {_MISSING!r};"
@@ -170,12 +172,27 @@ class Snapshotter:
 
         async def extract(info: _FrameInfo) -> None:
             r = {**req, "withSummary": info.path is None}
+            calls = {asyncio.ensure_future(_call(info.frame, r))}
             try:
-                info.data = await asyncio.wait_for(
-                    _call(info.frame, r), max(cap - (time.perf_counter() - t0), 0.05)
-                )
-            except TimeoutError:
-                warnings.append(f"frame {info.path or 'top'}: no answer within the time cap; left out")
+                done, _ = await asyncio.wait(calls, timeout=max(cap - (time.perf_counter() - t0), 0.05))
+                if not done and info.path is None:
+                    # The top frame is asked once more: on a starved machine its first answer can be missed (seen
+                    # under 3 test processes on 2 cores: the next snapshot answered in 0.1 s) and without it the
+                    # observation is empty. A frozen page costs TOP_FRAME_GRACE_S more: still bounded.
+                    calls.add(asyncio.ensure_future(_call(info.frame, r)))
+                    done, _ = await asyncio.wait(
+                        calls, timeout=TOP_FRAME_GRACE_S, return_when="FIRST_COMPLETED"
+                    )
+                for pending in calls - done:
+                    pending.cancel()
+                if not done:
+                    took = round((time.perf_counter() - t0) * 1000)
+                    warnings.append(
+                        f"frame {info.path or 'top'}: no answer within the time cap ({took} ms); left out"
+                    )
+                    return
+                answered = sorted(done, key=lambda t: t.exception() is not None)  # an answer before an error
+                info.data = answered[0].result()
             except PlaywrightError as exc:
                 warnings.append(f"frame {info.path or 'top'}: {str(exc).splitlines()[0][:160]}")
 

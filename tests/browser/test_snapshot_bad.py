@@ -75,6 +75,25 @@ async def test_frozen_page_hits_time_cap(pw_browser: Browser, base: str) -> None
         await ctx.close()
 
 
+async def test_a_top_frame_busy_past_the_cap_is_still_observed(pw_browser: Browser, base: str) -> None:
+    """The page's main thread is busy for twice the time cap (as on a starved machine): the top frame gets
+    one short grace wait, so the observation is the page, not an empty list with a warning."""
+    ctx = await pw_browser.new_context()
+    try:
+        page = await ctx.new_page()
+        await page.goto(f"{base}/busy.html")
+        snap = Snapshotter(SnapshotConfig(time_cap_ms=300))
+        await snap.snapshot(page)
+        spin = asyncio.ensure_future(
+            page.evaluate("() => { const t = Date.now(); while (Date.now() - t < 600) {} }")
+        )
+        obs = await snap.snapshot(page)
+        await spin
+        assert obs.elements and not obs.summary.warnings, obs.summary.warnings
+    finally:
+        await ctx.close()
+
+
 async def test_ten_thousand_nodes_complete(page: Page, base: str) -> None:
     await page.goto(f"{base}/big.html?n=10000")
     obs = await Snapshotter().snapshot(page, include_all=True)

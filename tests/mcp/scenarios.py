@@ -61,7 +61,7 @@ async def check_tools(c: Client) -> None:
 async def shop_task(c: Client, sites: SitesServer, product: str = "Sky Blue Espresso Mug") -> str:
     """Search, open a product, add it to the cart, read the cart total — MCP calls only. Returns the total."""
     home = text_of(await c.call_tool("navigate", {"url": sites.url("/shop/")}))
-    assert "Kite Shop" in home
+    assert "Kite Shop" in home, home
     red = ref(home, "link", "Red Enamel Mug")
     typed = await c.call_tool("type", {"ref": ref(home, "input", "Search"), "text": "blue mug"})
     assert not typed.is_error and 'value is now "blue mug"' in text_of(typed)
