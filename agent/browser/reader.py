@@ -23,7 +23,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.browser.snapshot import Snapshotter, call_extractor
+from agent.browser.extractor_call import call_extractor
+from agent.browser.snapshot import Snapshotter
 from agent.browser.tokens import count_tokens
 
 READER_JS = Path(__file__).with_name("reader.js").read_text(encoding="utf-8")

@@ -32,6 +32,7 @@ from agent.browser.context import (
     NoOpenTabError,
     TabNotFoundError,
 )
+from agent.browser.extractor_call import install_listener_tracking
 from agent.browser.launch import (
     AttachFailedError,
     LaunchFailedError,
@@ -41,7 +42,6 @@ from agent.browser.launch import (
     viewport,
 )
 from agent.browser.profiles import ProfileLockedError, check_profile_unlocked, profile_dir
-from agent.browser.snapshot import install_listener_tracking
 from agent.config import NO_DISPLAY_HELP, BrowserConfig, default_data_dir, has_display
 from agent.errors import BrowserCrashedError, BrowserError
 

@@ -10,37 +10,27 @@ reused within the page's life. ``resolve`` refuses an index that is not in the c
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 import time
 import weakref
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from playwright.async_api import BrowserContext, ElementHandle, Frame, Page
+from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
+from agent.browser.extractor_call import (
+    _STUB,
+    TOP_FRAME_GRACE_S,
+    _call,
+    _tracked,
+    ask_frame,
+    install_listener_tracking,
+)
 from agent.browser.flow import splice_flow
 from agent.browser.observation import Counts, Element, ElementDetails, Observation, PageSummary, Rect
 from agent.config import SnapshotConfig
 from agent.errors import StaleElementError
 
-EXTRACTOR_JS = Path(__file__).with_name("extractor.js").read_text(encoding="utf-8")
-LISTENERS_JS = Path(__file__).with_name("listeners.js").read_text(encoding="utf-8")
-"""A function expression: wraps addEventListener to remember elements given click-like listeners."""
-_VERSION = int(re.search(r"const VERSION = (\d+);", EXTRACTOR_JS).group(1))  # type: ignore[union-attr]
-_MISSING = "__kite_missing__"
-TOP_FRAME_GRACE_S = 1.0
-"""How long the top frame's second request may take after the first missed the time cap."""
-_STUB = (
-    "(req) => { const a = window.__kiteExtractor;"
-    f" if (!a || a.version !== {_VERSION}) return {_MISSING!r};"
-    " return req.json ? a.json(req) : a.call(req); }"
-)
-# First call in a document: start listener tracking (if the init script did not), then install the extractor.
-_INSTALL = f"(req) => {{ try {{ ({LISTENERS_JS})(); }} catch (e) {{}} return ({EXTRACTOR_JS})(req); }}"
-_tracked: weakref.WeakSet[BrowserContext] = weakref.WeakSet()
 _DETAIL_KEYS = ("attributes", "selector", "xpath", "parentText", "childCount")
 
 
@@ -75,40 +65,6 @@ class _PageState:
     """document token -> (dx, dy, frame path) as of the last snapshot."""
     last: Observation | None = None
     count: int = 0
-
-
-async def _call(frame: Frame, req: dict[str, Any]) -> Any:
-    """Call the extractor in ``frame`` (installing it on first use in this document); JSON back.
-
-    Results travel as one JSON string: Playwright's structured serialisation is several times slower."""
-    req = {**req, "json": True}
-    result = await frame.evaluate(_STUB, req)
-    if result == _MISSING:
-        result = await frame.evaluate(_INSTALL, req)
-    if isinstance(result, str):
-        try:
-            return json.loads(result)
-        except ValueError:
-            return result
-    return result
-
-
-call_extractor = _call
-"""``call_extractor(frame, {"fn": ...})``: the extractor's API in a frame (installed on first use)."""
-
-
-async def install_listener_tracking(context: BrowserContext) -> None:
-    """Track JS click listeners in every document ``context`` loads from now on (idempotent).
-
-    Without it, elements whose only sign of interactivity is a listener added by script are found only
-    once the extractor has run in their document (listeners added before that are not seen)."""
-    if context in _tracked:
-        return
-    _tracked.add(context)
-    try:
-        await context.add_init_script(f"({LISTENERS_JS})();")
-    except PlaywrightError:
-        _tracked.discard(context)
 
 
 def _frame_paths(page: Page) -> list[_FrameInfo]:
@@ -172,29 +128,22 @@ class Snapshotter:
 
         async def extract(info: _FrameInfo) -> None:
             r = {**req, "withSummary": info.path is None}
-            calls = {asyncio.ensure_future(_call(info.frame, r))}
+            # The top frame is asked once more: on a starved machine its first answer can be missed (seen under
+            # 3 test processes on 2 cores: the next snapshot answered in 0.1 s) and without it the observation
+            # is empty. A frozen page costs TOP_FRAME_GRACE_S more: still bounded.
+            grace = TOP_FRAME_GRACE_S if info.path is None else 0.0
             try:
-                done, _ = await asyncio.wait(calls, timeout=max(cap - (time.perf_counter() - t0), 0.05))
-                if not done and info.path is None:
-                    # The top frame is asked once more: on a starved machine its first answer can be missed (seen
-                    # under 3 test processes on 2 cores: the next snapshot answered in 0.1 s) and without it the
-                    # observation is empty. A frozen page costs TOP_FRAME_GRACE_S more: still bounded.
-                    calls.add(asyncio.ensure_future(_call(info.frame, r)))
-                    done, _ = await asyncio.wait(
-                        calls, timeout=TOP_FRAME_GRACE_S, return_when="FIRST_COMPLETED"
-                    )
-                for pending in calls - done:
-                    pending.cancel()
-                if not done:
-                    took = round((time.perf_counter() - t0) * 1000)
-                    warnings.append(
-                        f"frame {info.path or 'top'}: no answer within the time cap ({took} ms); left out"
-                    )
-                    return
-                answered = sorted(done, key=lambda t: t.exception() is not None)  # an answer before an error
-                info.data = answered[0].result()
+                ok, info.data = await ask_frame(
+                    info.frame, r, max(cap - (time.perf_counter() - t0), 0.05), grace
+                )
             except PlaywrightError as exc:
                 warnings.append(f"frame {info.path or 'top'}: {str(exc).splitlines()[0][:160]}")
+                return
+            if not ok:
+                took = round((time.perf_counter() - t0) * 1000)
+                warnings.append(
+                    f"frame {info.path or 'top'}: no answer within the time cap ({took} ms); left out"
+                )
 
         async def locate(info: _FrameInfo) -> tuple[str, int] | None:
             try:
