@@ -20,7 +20,7 @@ _VERSION = int(re.search(r"const VERSION = (\d+);", EXTRACTOR_JS).group(1))  # t
 _MISSING = "__kite_missing__"
 TOP_FRAME_GRACE_S = 1.0
 """How long the top frame's second request may take after the first missed the time cap."""
-_STUB = (
+EXTRACTOR_STUB = (
     "(req) => { const a = window.__kiteExtractor;"
     f" if (!a || a.version !== {_VERSION}) return {_MISSING!r};"
     " return req.json ? a.json(req) : a.call(req); }"
@@ -35,7 +35,7 @@ async def _call(frame: Frame, req: dict[str, Any]) -> Any:
 
     Results travel as one JSON string: Playwright's structured serialisation is several times slower."""
     req = {**req, "json": True}
-    result = await frame.evaluate(_STUB, req)
+    result = await frame.evaluate(EXTRACTOR_STUB, req)
     if result == _MISSING:
         result = await frame.evaluate(_INSTALL, req)
     if isinstance(result, str):

@@ -19,11 +19,10 @@ from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from agent.browser.extractor_call import (
-    _STUB,
+    EXTRACTOR_STUB,
     TOP_FRAME_GRACE_S,
-    _call,
-    _tracked,
     ask_frame,
+    call_extractor,
     install_listener_tracking,
 )
 from agent.browser.flow import splice_flow
@@ -121,8 +120,7 @@ class Snapshotter:
         t0 = time.perf_counter()
         cap = self.config.time_cap_ms / 1000
         warnings: list[str] = []
-        if page.context not in _tracked:  # a context the session did not set up (tests, benchmarks)
-            await install_listener_tracking(page.context)
+        await install_listener_tracking(page.context)  # at once when the session set the context up
         infos = _frame_paths(page)
         req = {"fn": "extract", "opts": self._opts(include_all)}
 
@@ -151,7 +149,7 @@ class Snapshotter:
                 async def go() -> tuple[str, int] | None:
                     handle = await info.frame.frame_element()
                     parent = info.frame.parent_frame
-                    res = await _call(parent, {"fn": "idOf", "el": handle}) if parent else None
+                    res = await call_extractor(parent, {"fn": "idOf", "el": handle}) if parent else None
                     return (res["token"], res["id"]) if res else None
 
                 return await asyncio.wait_for(go(), max(cap - (time.perf_counter() - t0), 0.05))
@@ -311,7 +309,9 @@ class Snapshotter:
             frame, token, local = entry
             if not frame.is_detached():
                 try:
-                    handle = await frame.evaluate_handle(_STUB, {"fn": "get", "id": local, "token": token})
+                    handle = await frame.evaluate_handle(
+                        EXTRACTOR_STUB, {"fn": "get", "id": local, "token": token}
+                    )
                     el = handle.as_element()
                     if el is not None:
                         return ResolvedElement(frame=frame, handle=el, element=state.known[index])
@@ -331,7 +331,9 @@ class Snapshotter:
                 frame, token, local = entry
                 req = {"fn": "details", "ids": [local], "token": token, "opts": self._opts(False)}
                 try:
-                    rec = (await asyncio.wait_for(_call(frame, req), self.config.time_cap_ms / 1000))[0]
+                    rec = (
+                        await asyncio.wait_for(call_extractor(frame, req), self.config.time_cap_ms / 1000)
+                    )[0]
                 except (TimeoutError, PlaywrightError):
                     rec = None
             if rec is None or entry is None:

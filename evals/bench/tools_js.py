@@ -25,7 +25,7 @@ from agent.browser.chromium import require_chromium
 from agent.browser.exec.cdp import cdp_session
 from agent.config import load_config
 from agent.modules import Toolbox
-from agent.modules.javascript.sandbox import _evaluate
+from agent.modules.javascript.sandbox import evaluate_run_js
 from evals.bench.snapshot import OFFLINE, pct
 
 CODE = {"code": "return 1 + 1"}
@@ -90,7 +90,7 @@ async def javascript_timings(reps: int) -> dict[str, float]:
                 await page.evaluate("0")
                 await cdp_session(page)
             took = await _ms(
-                asyncio.gather(*(_evaluate(p, ["return 1 + 1", None, 1_000_000]) for p in pages))
+                asyncio.gather(*(evaluate_run_js(p, ["return 1 + 1", None, 1_000_000]) for p in pages))
             )
             await asyncio.gather(*(c.close() for c in contexts))
             return took

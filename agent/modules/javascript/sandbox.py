@@ -59,7 +59,7 @@ async def close_page(page: Page) -> None:
         await asyncio.wait_for(page.context.close(), 10)
 
 
-async def _evaluate(page: Page, args: list[Any]) -> Any:
+async def evaluate_run_js(page: Page, args: list[Any]) -> Any:
     """run.js with ``[code, input, max_bytes]`` in the page: one DevTools call on the page's own session
     (lighter than Playwright's evaluate, which goes through its serialisation layer)."""
     cdp = await cdp_session(page)
@@ -112,13 +112,12 @@ class Pool:
         """A fresh page for one call; ``release()`` or ``abandon()`` it when the call ends."""
         if self._closed:
             raise PoolClosed()
+        page = self.take_ready()
+        if page is not None:
+            return page
         self._in_use += 1
         self._recent.append(self._in_use)
         try:
-            while self._ready:
-                page = self._ready.pop()
-                if not page.is_closed():
-                    return page
             waiter: asyncio.Future[Page] = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
             self._refill()
@@ -300,7 +299,7 @@ class Sandbox:
                 raise ExecutionTimeout() from None
             except PoolClosed:
                 continue  # the browser restarted under the wait: take a page of the new one
-        evaluation = asyncio.ensure_future(_evaluate(page, [code, data, max_bytes]))
+        evaluation = asyncio.ensure_future(evaluate_run_js(page, [code, data, max_bytes]))
         try:
             done, _ = await asyncio.wait({evaluation}, timeout=max(0.001, deadline - loop.time()))
             if not done:
