@@ -162,6 +162,13 @@ def _paginate(lines: list[str], budget: int) -> list[list[str]]:
     return pages
 
 
+def _pages(lines: list[str], budget_tokens: int, page_number: int) -> tuple[list[list[str]], int]:
+    """The pages of ``lines`` and the tokens of the one shown (``page_number``, clamped)."""
+    pages = _paginate(lines, max(budget_tokens, 100))
+    shown = pages[min(max(page_number, 1), len(pages)) - 1]
+    return pages, count_tokens("\n".join(shown))
+
+
 async def read_page(
     page: Page,
     snapshotter: Snapshotter | None = None,
@@ -190,7 +197,9 @@ async def read_page(
         matches = sum(1 for b in blocks if b.kind != "h") or len(blocks)
     else:
         query = None
-    pages = _paginate([b.text for b in blocks], max(budget_tokens, 100))
+    # Token counting is CPU work (and its first call loads the tokenizer): off the event loop, so that a
+    # long page does not freeze the other callers (the MCP server's other sessions) meanwhile.
+    pages, tokens = await asyncio.to_thread(_pages, [b.text for b in blocks], budget_tokens, page_number)
     number = min(max(page_number, 1), len(pages))
     if page_number > len(pages):
         warnings.append(f"there are only {len(pages)} pages; showing page {number}")
@@ -207,6 +216,6 @@ async def read_page(
         pages=len(pages),
         query=query,
         matches=matches,
-        tokens=count_tokens(markdown),
+        tokens=tokens,
         warnings=warnings,
     )

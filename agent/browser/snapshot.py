@@ -293,7 +293,9 @@ class Snapshotter:
         except PlaywrightError as exc:  # the page itself is gone
             elements, hint = f"(no element list: {str(exc).splitlines()[0][:120]})", ""
         else:
-            elements = render_observation(obs, with_summary=False, budget_tokens=self.config.token_budget)
+            elements = await asyncio.to_thread(  # token counting: CPU work, off the event loop
+                render_observation, obs, with_summary=False, budget_tokens=self.config.token_budget
+            )
             hint = same_element_now(was, obs.elements)
         return StaleElementError(
             f"element [{index}] is not in the current page{hint}; use an index from the fresh element list",

@@ -7,6 +7,7 @@ the new compact snapshot only when the page changed (a diff when that is smaller
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from typing import Any
 
@@ -90,7 +91,11 @@ class Calls:
         """What changed on the page for this client (no text when nothing did), checked on a new snapshot:
         some changes (a modal shown by CSS, a field's value) add no element and move no URL."""
         obs = await self.hub.snapshot(state)
-        update = render.page_update(obs, state.shown, state.shown_url, changed=result.page_changed)
+        # off the event loop: choosing between diff and snapshot counts tokens (CPU work; the first count
+        # loads the tokenizer), which would hold up every other session's calls meanwhile
+        update = await asyncio.to_thread(
+            render.page_update, obs, state.shown, state.shown_url, changed=result.page_changed
+        )
         if update.text:
             state.shown, state.shown_url = update.lines, obs.url
         return update
