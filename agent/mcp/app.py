@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable
 
+from agent.browser.tokens import warm_up
 from agent.config import KiteConfig
 from agent.httpserve import until_done_or_terminated
 from agent.mcp.confirm import ElicitConfirmer
@@ -35,6 +36,10 @@ async def kite_mcp(
     hub = BrowserHub(config, secrets=secrets, confirmer=confirmer, isolated=isolated, run_dir=record.run_dir)
     modules = registry or ModuleRegistry(config, gate=ToolGate.from_config(config, confirmer))
     record.write("start", isolated=isolated, approve=list(config.safety.approve), modules=modules.names)
+    # The tokenizer (litellm + tiktoken) takes seconds to load (5-13 s measured on a loaded machine), and
+    # loading it on the event loop froze every session meanwhile. It loads in a thread from the start; the
+    # first call that counts tokens (off the loop too) waits for it, if it is not done by then.
+    warming = asyncio.ensure_future(asyncio.to_thread(_warm_tokenizer))
     try:
         await modules.load()
         yield KiteMCP(hub, record, modules)
@@ -43,7 +48,15 @@ async def kite_mcp(
             await modules.shutdown()
         finally:
             await hub.close()
+        await asyncio.wait([warming])  # a thread cannot be stopped: let it finish before the loop closes
         record.write("stop")
+
+
+def _warm_tokenizer() -> None:
+    try:
+        warm_up()
+    except Exception:  # the first count tries again and reports whatever is wrong
+        logging.getLogger("kite.mcp").warning("could not load the tokenizer ahead of time", exc_info=True)
 
 
 async def serve(
