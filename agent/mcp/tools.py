@@ -10,8 +10,10 @@ press "Delete account"), not those that only move focus, scroll or edit a field.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from functools import cached_property
+from typing import Annotated, Any, Literal
 
 from mcp_types import Tool, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
@@ -132,15 +134,21 @@ class ToolSpec:
     description: str
     hints: ToolHints
 
-    def tool(self) -> Tool:
+    @cached_property
+    def schema(self) -> dict[str, Any]:
+        """The arguments' JSON schema, made once (pydantic takes milliseconds per model, on the event loop,
+        and clients list the tools often)."""
         schema = self.args.model_json_schema()
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
+        return schema
+
+    def tool(self) -> Tool:
         return Tool(
             name=self.name,
             description=self.description,
-            input_schema=schema,
+            input_schema=copy.deepcopy(self.schema),
             annotations=mcp_annotations(self.hints),
         )
 
