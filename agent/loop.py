@@ -337,7 +337,8 @@ class Agent:
         reason = gate.message or "; ".join(gate.decision.reasons)
         self.refusals.track(action, element, obs, step, described, refused, reason)
         line = f"{describe_action(action, element)} → {describe_result(result)}"
-        self.memory.add(line, f"{describe_action(action, element)} → {describe_result(result, full=False)}")
+        short = f"{describe_action(action, element)} → {describe_result(result, full=False)}"
+        self.memory.add(line, short, action.target_index)
         self.history.append(
             PastAction(
                 step=step,
@@ -367,8 +368,9 @@ class Agent:
         fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
         warnings, self.warnings = [*self.warnings, *kite_notices(obs)], []
         layered = self.config.agent.observation == "layered"
+        live = {e.index for e in obs.elements}
         for level in range(min_compaction, 5):
-            history, results = self.memory.render(min(level, 3))
+            history, results = self.memory.render(min(level, 3), live)
             elements_budget = max(120, self.config.snapshot.token_budget >> level)
             page = page_text(obs, layered=layered, budget_tokens=elements_budget)
             if level == 4:  # last resort: cut the page text to what fits

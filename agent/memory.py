@@ -109,6 +109,8 @@ class StepMemory:
     """One entry per action (or error) of the step: 'action → outcome' in full."""
     short: list[str] = field(default_factory=list)
     """The same, compacted."""
+    targets: list[int | None] = field(default_factory=list)
+    """The element index each line's action targeted, if any."""
 
 
 @dataclass
@@ -121,13 +123,17 @@ class Memory:
         self.steps.append(mem)
         return mem
 
-    def add(self, line: str, short: str | None = None) -> None:
+    def add(self, line: str, short: str | None = None, target: int | None = None) -> None:
         self.steps[-1].lines.append(line)
         self.steps[-1].short.append(_clip(short or line, MAX_LINE))
+        self.steps[-1].targets.append(target)
 
-    def render(self, compaction: int = 0) -> tuple[list[str], list[str]]:
-        """(history lines, last-step result lines). Higher ``compaction`` keeps less."""
-        done = [mem for mem in self.steps if mem.lines]  # a step still in progress has no lines yet
+    def render(self, compaction: int = 0, live: set[int] | None = None) -> tuple[list[str], list[str]]:
+        """(history lines, last-step result lines). Higher ``compaction`` keeps less.
+
+        ``live`` is the set of indexes in the current page: a line whose target is no longer there loses its
+        index (small models copied the old page's indexes from their own past actions)."""
+        done = [_unindexed(mem, live) for mem in self.steps if mem.lines]  # in progress: no lines yet
         if not done:
             return [], []
         *older, last = done
@@ -145,3 +151,29 @@ class Memory:
             history = [f"({dropped} earlier lines omitted)", *history[-keep_lines:]] if keep_lines else []
         results = last.lines if compaction < 3 else last.short
         return history, list(results)
+
+
+GONE = "(no longer on the page)"
+
+
+def _unindexed(mem: StepMemory, live: set[int] | None) -> StepMemory:
+    """``mem`` with the index taken out of each line whose target is not in ``live``."""
+    if live is None or all(t is None or t in live for t in mem.targets):
+        return mem
+
+    def fix(line: str, target: int | None) -> str:
+        if target is None or target in live:
+            return line
+        head, arrow, tail = line.partition(" → ")
+        marker = f"[{target}] "
+        if marker not in head:
+            return line
+        return head.replace(marker, "") + f" {GONE}" + arrow + tail.replace(marker, "")
+
+    return StepMemory(
+        step=mem.step,
+        url=mem.url,
+        lines=[fix(x, t) for x, t in zip(mem.lines, mem.targets, strict=True)],
+        short=[fix(x, t) for x, t in zip(mem.short, mem.targets, strict=True)],
+        targets=mem.targets,
+    )

@@ -200,3 +200,37 @@ async def test_a_click_that_changes_the_pages_text_is_not_a_loop(
         ),
     )
     assert result.success and result.steps == 8 and not any(v.repeating for v in model.views), result
+
+
+TWO_PAGES = """<!doctype html><title>Form</title>
+<label>Name <input id="name"></label> <a href="{next}">Next page</a>"""
+
+
+async def test_past_actions_on_a_page_left_behind_show_no_index(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, pages_server: Any
+) -> None:
+    """After a page change the small model copied its own earlier actions, indexes and all, from the steps
+    shown in the prompt: an index that is no longer in the page is taken out of those lines."""
+    nxt = pages_server.add("/next.html", "<!doctype html><title>Next</title><button>Finish</button>")
+    seen: dict[str, int | None] = {}
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        if view.step == 1:
+            seen["name"] = find_index(view, "name")
+            return {"action": "type", "index": seen["name"], "text": "Ada"}
+        if view.step == 2:
+            seen["link"] = find_index(view, "Next page")
+            return {"action": "click", "index": seen["link"]}
+        return {"action": "done", "success": True, "answer": "ok"}
+
+    model = FunctionModel(fn)
+    result = await Agent(kite_config(**{"llm.model": ""}), model=model, context=ctx_session).run(
+        "Type Ada and go on", start_url=pages_server.add("/form.html", TWO_PAGES.format(next=nxt))
+    )
+    assert result.success and model.views[2].observation.url.endswith("/next.html")
+    name, link = seen["name"], seen["link"]
+    same_page, new_page = prompt_text(model.messages[1]), prompt_text(model.messages[2])
+    assert f'type [{name}] input "Name"' in same_page  # still in the page: the index stays
+    assert '1. type input "Name" text="Ada" (no longer on the page) → ok;' in new_page
+    assert 'click link "Next page" (no longer on the page) → ok; now at' in new_page
+    assert f"[{name}]" not in new_page and f"[{link}]" not in new_page
