@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 5;
+  const VERSION = 6;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -90,7 +90,7 @@
       if (!s && (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA")) {
         if (tag === "INPUT" && BUTTON_TYPES.has(type)) s = norm(type === "image" ? el.alt : el.value) || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
         else if (el.labels && el.labels.length) s = norm([...el.labels].map((l) => textOf(l, limit)).join(" "));
-      } else if (!s && tag === "IMG") s = norm(el.alt);
+      } else if (!s && (tag === "IMG" || tag === "AREA")) s = norm(el.alt);
       else if (!s) {
         s = textOf(el, limit * 2, true);
         if (!s) {
@@ -105,6 +105,54 @@
     const roleOf = (el) => {
       const r = el.getAttribute("role");
       return r ? r.trim().split(/\s+/)[0].toLowerCase() : null;
+    };
+
+    // A label that stands in for its checkbox, radio or file input when the input itself is not seen (opacity 0,
+    // clipped, 1px, display:none: custom checkboxes, switches, button-like radios, upload buttons). A person
+    // clicks the label; it is listed as the input (its type, checked state and name).
+    const PROXY_TYPES = new Set(["checkbox", "radio", "file"]);
+    const controlOf = (label) => {
+      const c = label.control;
+      return c && c.tagName === "INPUT" && PROXY_TYPES.has(c.type) ? c : null;
+    };
+    const concealed = (c) => {
+      const r = c.getBoundingClientRect();
+      if (r.width < 2 || r.height < 2 || !c.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return true;
+      const cs = _gcs(c);
+      return cs.clip !== "auto" || cs.clipPath !== "none" || cs.pointerEvents === "none";
+    };
+    const proxyOf = (label) => {
+      const c = controlOf(label);
+      return c && concealed(c) ? c : null;
+    };
+    const XLINK = "http://www.w3.org/1999/xlink";
+    const hrefOf = (el) => el.getAttribute("href") ?? el.getAttributeNS(XLINK, "href");
+    // An image map's <area> has no box of its own: its rect is its coords placed on the (shown) image using the map.
+    const areaRect = (el) => {
+      const map = el.closest("map");
+      const img = map && map.name ? el.getRootNode().querySelector(`img[usemap="#${CSS.escape(map.name)}"]`) : null;
+      if (!img || !img.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return null;
+      const ir = img.getBoundingClientRect(), cs = _gcs(img);
+      const ox = ir.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
+      const oy = ir.top + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop);
+      const n = (el.getAttribute("coords") || "").split(/[\s,]+/).map(parseFloat).filter((v) => isFinite(v));
+      const shape = (el.getAttribute("shape") || "rect").toLowerCase();
+      let b;
+      if (shape.startsWith("def")) b = [0, 0, img.clientWidth, img.clientHeight];
+      else if (shape.startsWith("circ") && n.length >= 3) b = [n[0] - n[2], n[1] - n[2], n[0] + n[2], n[1] + n[2]];
+      else if (shape.startsWith("poly") && n.length >= 6) {
+        const xs = n.filter((_, i) => i % 2 === 0), ys = n.filter((_, i) => i % 2 === 1);
+        b = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+      } else if (n.length >= 4) b = [Math.min(n[0], n[2]), Math.min(n[1], n[3]), Math.max(n[0], n[2]), Math.max(n[1], n[3])];
+      else return null;
+      const x0 = Math.max(b[0], 0), y0 = Math.max(b[1], 0);
+      const x1 = Math.min(b[2], img.clientWidth), y1 = Math.min(b[3], img.clientHeight);
+      return x1 > x0 && y1 > y0 ? new DOMRect(ox + x0, oy + y0, x1 - x0, y1 - y0) : null;
+    };
+    // Inside `root` across shadow boundaries (an element behind a modal dialog is inert).
+    const within = (root, el) => {
+      for (let n = el; n; n = n.parentNode || n.host) if (n === root) return true;
+      return false;
     };
 
     // One pass over an element's attributes: role, whether it is hidden from everyone (aria-hidden, inert),
@@ -123,7 +171,7 @@
         else if (HANDLER_SET.has(name) || (name === "draggable" && attrs[i].value === "true")) strong = 2;
       }
       if (strong === 3) strong = el.parentElement && el.parentElement.isContentEditable ? 0 : 2;
-      if (tag === "A") strong = strong || (el.hasAttribute("href") ? 2 : 0);
+      if (tag === "A" || tag === "a") strong = strong || (hrefOf(el) !== null ? 2 : 0);
       else if (tag === "BUTTON" || tag === "SELECT" || tag === "TEXTAREA" || tag === "SUMMARY") strong = 2;
       else if (tag === "INPUT") strong = el.type === "hidden" ? 0 : 2;
       else if ((tag === "VIDEO" || tag === "AUDIO") && el.hasAttribute("controls")) strong = 2;
@@ -154,7 +202,7 @@
       if (role === "button" || role === "menuitem" || role === "tab") return "button";
       if (role === "combobox" || role === "listbox") return "select";
       if (role && ["textbox", "searchbox", "checkbox", "radio", "switch", "slider", "spinbutton", "menuitemcheckbox", "menuitemradio"].includes(role)) return "input";
-      if (tag === "A") return "link";
+      if (tag === "A" || tag === "a" || tag === "AREA") return "link";
       if (tag === "BUTTON" || tag === "SUMMARY") return "button";
       if (tag === "INPUT") return BUTTON_TYPES.has(type) ? "button" : "input";
       if (tag === "TEXTAREA" || editable) return "input";
@@ -164,10 +212,10 @@
     };
 
     const shortHref = (el) => {
-      const raw = el.getAttribute("href");
+      const raw = hrefOf(el);
       if (raw === null) return null;
       let u;
-      try { u = new URL(el.href || raw, document.baseURI); } catch (e) { return raw; }
+      try { u = new URL((typeof el.href === "string" && el.href) || raw, document.baseURI); } catch (e) { return raw; }
       if (u.protocol === "javascript:") return null;
       if (u.origin === location.origin) return u.pathname + u.search + u.hash;
       return u.href;
@@ -190,12 +238,21 @@
         else if (!BUTTON_TYPES.has(type) && type !== "file") r.value = cut(el.value || "", opts.valueChars);
         else if (type === "file" && el.files && el.files.length) r.value = [...el.files].map((f) => f.name).join(", ");
       } else if (tag === "SELECT") {
-        const o = el.selectedOptions && el.selectedOptions[0];
-        r.value = o ? cut(norm(o.textContent), opts.nameChars) : "";
+        const sel = el.selectedOptions ? [...el.selectedOptions] : [];
+        r.value = cut(sel.map((o) => norm(o.textContent)).join(", "), el.multiple ? opts.valueChars * 2 : opts.nameChars);
       } else if (editable) {
         r.value = cut(textOf(el, opts.valueChars), opts.valueChars);
       }
-      if (tag === "A" || role === "link") r.href = shortHref(el);
+      if (tag === "A" || tag === "a" || tag === "AREA" || role === "link") r.href = shortHref(el);
+      const proxy = tag === "LABEL" ? proxyOf(el) : null;
+      if (proxy) {
+        r.kind = "input";
+        r.type = proxy.type;
+        r.name = nameOf(proxy, "INPUT", proxy.type, opts.nameChars) || r.name;
+        r.disabled = r.disabled || proxy.disabled;
+        if (proxy.type !== "file") r.checked = !!proxy.checked;
+        else if (proxy.files && proxy.files.length) r.value = [...proxy.files].map((f) => f.name).join(", ");
+      }
       const ac = el.getAttribute("aria-checked");
       if (ac !== null && r.checked === undefined) r.checked = ac === "true";
       const as = el.getAttribute("aria-selected");
@@ -249,7 +306,7 @@
     // A box a person looks through at (x, y): rendered but painting nothing there (no background, border,
     // shadow or text of its own at that point) and not interactive itself or inside a candidate. An invisible
     // box (opacity 0 on it or an ancestor) is not looked through: it still takes the click (a real overlay).
-    let candEls = null;
+    let candEls = null, proxied = new Set();
     const REPLACED = new Set(["IMG", "VIDEO", "CANVAS", "IFRAME", "FRAME", "EMBED", "OBJECT", "svg", "INPUT",
       "SELECT", "TEXTAREA", "BUTTON", "HTML", "BODY"]);
     const clearColor = (c) => c === "transparent" || /rgba\(.*,\s*0\)$/.test(c);
@@ -349,7 +406,7 @@
       const n = cands.length;
       for (let i = 0; i < n; i++) {
         const c = cands[i];
-        c.rect = c.el.getBoundingClientRect();
+        c.rect = c.boxless || c.el.getBoundingClientRect();
         c.area = c.rect.width * c.rect.height;
       }
       let listeners = false;
@@ -401,7 +458,9 @@
       // Parallel stacks (no allocation per element): element, its parent's cursor, nearest candidate ancestor.
       const stEl = [document.documentElement], stCur = [""], stAnc = [null], stAh = [false];
       candEls = null;
+      proxied = new Set();
       paintless = new _WeakMap();
+      const modal = document.querySelector("dialog:modal");
       const cands = [];
       let visited = 0;
       while (stEl.length) {
@@ -414,6 +473,11 @@
         let ah = stAh.pop();
         const tag = el.tagName;
         if (SKIP.has(tag)) continue;
+        if (tag === "AREA") {
+          const boxless = hrefOf(el) !== null ? areaRect(el) : null;
+          if (boxless) cands.push({ el, tag, role: roleOf(el), s: STRONG, anc, inStrong: true, inPoint: true, nsub: 0, ah, boxless });
+          continue;
+        }
         let cs;
         try { cs = _gcs(el); } catch (e) { continue; }
         if (cs.display === "none") continue;
@@ -425,7 +489,7 @@
           const rect = el.getBoundingClientRect();
           const bl = parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
           const bt = parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop);
-          const visible = rect.width > 1 && rect.height > 1 && el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+          const visible = rect.width > 1 && rect.height > 1 && el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }) && !(modal && !within(modal, el));
           out.frames.push({ id: idOf(el), x: rect.x + bl, y: rect.y + bt, visible, covered: visible && rect.bottom > 0 && rect.top < vh && rect.right > 0 && rect.left < vw && !hits(el, rect, vw, vh) });
           continue;
         }
@@ -435,13 +499,23 @@
         let s = info.strong ? STRONG : 0;
         if (!s && info.listener && !(anc && anc.inStrong) && tag !== "BODY" && tag !== "HTML") s = LISTEN;
         if (!s && cursor !== parentCursor && GRAB.has(cursor) && !(anc && anc.inPoint)) s = POINT;
+        let proxy = false;
+        if (tag === "LABEL") {
+          // A label for a hidden input is that input; a label for a shown one is not a second target.
+          const ctl = controlOf(el);
+          if (ctl && concealed(ctl)) {
+            s = STRONG;
+            proxy = true;
+            proxied.add(ctl);
+          } else if (ctl && !info.strong) s = 0;
+        }
         let me = anc;
         if (s) {
           const inStrong = s === STRONG || (anc !== null && anc.inStrong);
-          me = { el, tag, role: info.role, s, anc, inStrong, inPoint: s !== LISTEN || (anc !== null && anc.inPoint), nsub: 0, ah };
+          me = { el, tag, role: info.role, s, anc, inStrong, inPoint: s !== LISTEN || (anc !== null && anc.inPoint), nsub: 0, ah, proxy };
           cands.push(me);
         }
-        if (tag === "svg" || tag === "SELECT") continue;
+        if (tag === "SELECT" || (tag === "svg" && !el.querySelector("a"))) continue;
         const kids = el.children;
         for (let i = kids.length - 1; i >= 0; i--) { stEl.push(kids[i]); stCur.push(cursor); stAnc.push(me); stAh.push(ah); }
         const sr = el.shadowRoot;
@@ -463,8 +537,8 @@
           break;
         }
         const rect = c.rect;
-        if (rect.width < 2 || rect.height < 2) continue;
-        if (!c.el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+        if (rect.width < 2 || rect.height < 2 || proxied.has(c.el) || (modal && !within(modal, c.el))) continue;
+        if (!c.boxless && !c.el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
         // Listed as in the viewport when a piece of it shows and hit-tests to it. Otherwise an element wholly
         // inside the viewport is covered (left out); one reaching past an edge is counted above/below (a scroll
         // may show it) and listed with includeOffscreen: nothing vanishes from every view.
@@ -505,11 +579,11 @@
     const countKinds = (cands) => {
       const counts = { button: 0, input: 0, link: 0, select: 0 };
       for (const c of cands) {
-        if (c.dropped || c.rect.width < 2 || c.rect.height < 2) continue;
+        if (c.dropped || c.rect.width < 2 || c.rect.height < 2 || proxied.has(c.el)) continue;
         const type = c.tag === "INPUT" ? (c.el.getAttribute("type") || "text").toLowerCase() : null;
         const k = kindOf(c.tag, type, c.role, false);
         if (k in counts) counts[k]++;
-        else if (c.el.isContentEditable) counts.input++;
+        else if (c.el.isContentEditable || c.proxy) counts.input++;
       }
       return counts;
     };
@@ -671,7 +745,7 @@
     const details = (idList, opts) => idList.map((id) => {
       const el = get(id);
       if (!el) return null;
-      const rect = el.getBoundingClientRect();
+      const rect = (el.tagName === "AREA" && areaRect(el)) || el.getBoundingClientRect();
       const r = describe(el, el.tagName, roleOf(el), rect, opts);
       const attributes = {};
       for (const a of el.attributes) attributes[a.name] = cut(a.value, 500);

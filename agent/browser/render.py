@@ -52,11 +52,11 @@ def role_word(el: Element) -> str:
     if el.role:
         return el.role
     tag = el.tag
-    if tag == "a":
+    if tag in ("a", "area"):
         return "link"
     if tag in ("button", "summary"):
         return "button"
-    if tag == "input":
+    if tag == "input" or (tag == "label" and el.type):  # a label standing in for a hidden input
         t = el.type or "text"
         if t in ("checkbox", "radio"):
             return t
@@ -97,7 +97,7 @@ def element_line(el: Element, *, name_chars: int = 60, href_chars: int = 60, lev
     name = _cut(el.name, name_chars) if el.name else ""
     if name:
         parts.append(_quote(name))
-    if el.tag == "input" and el.type and el.type not in _IMPLIED_TYPES:
+    if el.tag in ("input", "label") and el.type and el.type not in _IMPLIED_TYPES:
         parts.append(f"type={_val(el.type)}")
     if el.placeholder and el.placeholder != el.name and not (level >= 2 and el.value):
         parts.append(f"placeholder={_val(_cut(el.placeholder, name_chars))}")

@@ -4,7 +4,9 @@
 
 Ground truth (``recall_probe.py``, independent of extractor.js): every element matching a plain interactive
 selector that is rendered, in the viewport, and hit at its centre — looking through transparent,
-non-interactive boxes; ``aria-hidden`` does not exclude. ``strict`` is the older ground truth (aria-hidden
+non-interactive boxes; ``aria-hidden`` does not exclude; an image map's ``<area>`` counts (hit on a grid over its
+image); a label whose checkbox, radio or file input is not itself hit counts, and a control counts as listed
+when one of its labels is. ``strict`` is the older ground truth (aria-hidden
 left out, no looking through), reported beside it. ``bad`` counts listed elements that are not visible or
 are covered (must stay 0). Pages: each DIR (default: the ``shared/pages`` corpus when found) plus the bundled
 sites' pages.
@@ -91,12 +93,12 @@ async def check_page(page: Page, snap: Snapshotter) -> PageRecall:
                 res = await frame.evaluate(TRUTH_JS, strict)
             except Exception:  # a frame without the extractor (hidden, detached) has no listed elements
                 continue
-            for local, html in res["found"]:
+            for local, html, labels in res["found"]:
                 if strict:
                     out.strict_truth += 1
                 else:
                     out.truth += 1
-                if (res["token"], local) not in listed:
+                if not {(res["token"], i) for i in [local, *labels]} & listed:  # or through a listed label
                     (out.strict_missing if strict else out.missing).append(html)
     for e in obs.elements:
         frame, _, local = by_index[e.index]
