@@ -72,10 +72,19 @@ async def _heavy_click(c: Client, sites: SitesServer) -> Any:
     return lambda: c.call_tool("click", {"ref": opener})  # same URL, the page changed: diff or snapshot?
 
 
+async def _heavy_module_snapshot(c: Client, sites: SitesServer) -> Any:
+    # the browser module's tool (its own browser): its snapshot is fitted to a token budget
+    return lambda: c.call_tool("browser", {"action": "navigate", "target_url": sites.url("/shop/")})
+
+
 @pytest.mark.parametrize(
-    ("prepare", "marker", "expected"),
-    [(_heavy_read, "Mug", "[Navy Travel Mug]"), (_heavy_click, "Page: ", "button Subscribe")],
-    ids=["read_paginates", "click_chooses_diff_or_snapshot"],
+    ("prepare", "marker", "expected", "modules"),
+    [
+        (_heavy_read, "Mug", "[Navy Travel Mug]", []),
+        (_heavy_click, "Page: ", "button Subscribe", []),
+        (_heavy_module_snapshot, "Mug", "Navy Travel Mug", ["browser"]),
+    ],
+    ids=["read_paginates", "click_chooses_diff_or_snapshot", "browser_module_fits_its_budget"],
 )
 async def test_another_session_is_answered_while_a_call_counts_tokens(
     kite_config: Any,
@@ -84,12 +93,13 @@ async def test_another_session_is_answered_while_a_call_counts_tokens(
     prepare: Any,
     marker: str,
     expected: str,
+    modules: list[str],
 ) -> None:
     held = HeldTokenizer(litellm.token_counter, marker)
     monkeypatch.setattr(litellm, "token_counter", held)
     count_tokens.cache_clear()  # every text is counted afresh (no earlier test's cached count)
     loop_thread = threading.get_ident()
-    async with kite_mcp(kite_config(modules=[]), isolated=True) as kite:
+    async with kite_mcp(kite_config(modules=modules), isolated=True) as kite:
         async with _served(kite) as url:
             async with Client(url) as light, Client(url) as heavy:
                 assert "Tabs (* = active)" in text_of(await light.call_tool("tabs", {}))  # its context exists

@@ -248,8 +248,13 @@ class BrowserModule(ToolModule):
             "tokens": count_tokens(text),
         }
 
+    async def _rendered(self, obs: Observation) -> dict[str, Any]:
+        """``_render`` in a thread: fitting the token budget counts tokens (CPU work), which on the event loop
+        would hold up every other caller of the server meanwhile."""
+        return await asyncio.to_thread(self._render, obs)
+
     async def _snapshot(self) -> dict[str, Any]:
-        return self._render(await self._observe())
+        return await self._rendered(await self._observe())
 
     async def _navigate(self, ctx: CallContext, url: str) -> dict[str, Any]:
         assert self.runtime is not None
@@ -262,7 +267,7 @@ class BrowserModule(ToolModule):
         result = await self.executor.execute(action)
         if not result.ok and result.error is not None:
             raise ToolError(result.error.error, result.error.message, url=url)
-        return {"ok": True, "message": result.message, **self._render(await self._observe())}
+        return {"ok": True, "message": result.message, **await self._rendered(await self._observe())}
 
     def _last(self) -> Observation | None:
         if self.session is None or self.snapshotter is None:
@@ -281,7 +286,7 @@ class BrowserModule(ToolModule):
                 "stale_element",
                 f"element [{req.index}] is not in the current page; use an id from this fresh snapshot",
                 target_id=str(req.index),
-                **self._render(fresh),
+                **(await self._rendered(fresh)),
             )
         action = to_action(req)
         await self.gate.check_action(ctx, "browser", action, obs, {"action": "act", **req.model_dump()})
@@ -301,5 +306,5 @@ class BrowserModule(ToolModule):
         if result.data:
             out["data"] = result.data
         if result.page_changed:
-            out.update(self._render(await self._observe()))
+            out.update(await self._rendered(await self._observe()))
         return out
