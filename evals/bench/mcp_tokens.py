@@ -8,7 +8,10 @@ answers both with the page's ``locator("body").aria_snapshot()``, taken here on 
 browser. Recall: every visible interactive element (hit-test ground truth, as in the snapshot tests) must
 appear as an element line ``[N] ...`` (or ``[N,M] ...``) of Kite's snapshot answer. DIR: folders of saved
 pages (``<name>/index.html`` or ``<name>.html``); default ``/work/shared/pages`` when present. Tokens: the
-gpt-4o-mini tokenizer.
+gpt-4o-mini tokenizer (counted in a thread: the bench's own counting stays off the event loop).
+
+Event-loop lag: how late a 20 ms sleep on the loop the server runs on wakes, over the whole run (the in-process
+client and Playwright share that loop): the worst is how long one call held up every other session's calls.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from agent.config import load_config
 from agent.mcp.app import kite_mcp
 from agent.mcp.render import DIFF_HEAD
 from agent.mcp.server import KiteMCP
+from evals.bench.looplag import LoopLag
 from evals.bench.snapshot import pages_in, pct, serve
 from evals.sites import SitesServer
 
@@ -88,13 +92,17 @@ TRUTH_JS = """() => {
 }"""
 
 
+async def _tokens(text: str) -> int:
+    return await asyncio.to_thread(count_tokens, text)
+
+
 def _text(result: types.CallToolResult) -> str:
     return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
 
 
 async def _aria(page: Page) -> int | None:
     try:
-        return count_tokens(await page.locator("body").aria_snapshot(timeout=20000))
+        return await _tokens(await page.locator("body").aria_snapshot(timeout=20000))
     except PlaywrightError:
         return None
 
@@ -121,7 +129,7 @@ async def measure_snapshot(c: Client, kite: KiteMCP, url: str, label: str) -> di
     return {
         "page": label,
         "kind": "snapshot",
-        "tokens": count_tokens(answer),
+        "tokens": await _tokens(answer),
         "aria_tokens": await _aria(page),
         "truth": truth,
         "listed": hits,
@@ -146,14 +154,14 @@ async def measure_click(
     return {
         "page": label,
         "kind": "click",
-        "tokens": count_tokens(text),
+        "tokens": await _tokens(text),
         "aria_tokens": await _aria(page),
         "changed": "\nPage: " in text or DIFF_HEAD in text,
         "diff": DIFF_HEAD in text,
     }
 
 
-async def run(dirs: list[Path], sites: bool) -> list[dict[str, Any]]:
+async def run(dirs: list[Path], sites: bool) -> tuple[list[dict[str, Any]], dict[str, float]]:
     warm_up()
     config = load_config(
         overrides={
@@ -164,7 +172,8 @@ async def run(dirs: list[Path], sites: bool) -> list[dict[str, Any]]:
         env={},
     )
     rows: list[dict[str, Any]] = []
-    async with kite_mcp(config) as kite, Client(kite.server, mode="legacy") as c:
+    lag = LoopLag()
+    async with kite_mcp(config) as kite, Client(kite.server, mode="legacy") as c, lag:
         if sites:
             with SitesServer() as srv:
                 base = srv.base_url
@@ -178,11 +187,11 @@ async def run(dirs: list[Path], sites: bool) -> list[dict[str, Any]]:
                 for rel in pages_in(root):
                     rows.append(await measure_snapshot(c, kite, f"{base}/{rel}", f"{root.name}/{rel}"))
                     print(f"measured {rel}", file=sys.stderr, flush=True)
-    return rows
+    return rows, lag.summary()
 
 
-def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {"pages_count": sum(1 for r in rows if r.get("kind") == "snapshot")}
+def summarise(rows: list[dict[str, Any]], lag: dict[str, float] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"pages_count": sum(1 for r in rows if r.get("kind") == "snapshot"), **(lag or {})}
     for kind in ("snapshot", "click"):
         ok = [r for r in rows if r.get("kind") == kind and r.get("aria_tokens")]
         ratios = [r["tokens"] / r["aria_tokens"] for r in ok]
@@ -231,6 +240,8 @@ def table(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
         f"snapshot on saved pages only: ratio median {s['saved_pages_snapshot_ratio_median']}",
         f"recall of visible interactive elements in the snapshot answers: {s['recall_pct']}% "
         f"({s['pages_count']} pages, {s['errors_count']} errors)",
+        f"event-loop lag over the run: p50 {s.get('loop_lag_p50_ms', 0)} ms, p99 {s.get('loop_lag_p99_ms', 0)} ms, "
+        f"max {s.get('loop_lag_max_ms', 0)} ms ({s.get('loop_lag_samples', 0)} samples)",
     ]
     return "\n".join(lines)
 
@@ -244,8 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-sites", action="store_true", help="skip the bundled sites")
     args = parser.parse_args(argv)
     dirs = args.dirs or ([SHARED_PAGES] if SHARED_PAGES.is_dir() else [])
-    rows = asyncio.run(run(dirs, not args.no_sites))
-    summary = summarise(rows)
+    rows, lag = asyncio.run(run(dirs, not args.no_sites))
+    summary = summarise(rows, lag)
     print(json.dumps(summary) if args.json else table(rows, summary))
     return 0
 
