@@ -31,6 +31,7 @@ from agent.events import (
     TokenUsage,
     emit,
 )
+from agent.fence import defuse
 from agent.llm.client import LLMReply
 from agent.llm.errors import ContextWindowError, LLMError
 from agent.llm.model import Model, ModelView, PastAction, model_for
@@ -336,8 +337,9 @@ class Agent:
         refused = None if gate.allowed else ("blocked" if decision.level == "block" else "declined")
         reason = gate.message or "; ".join(gate.decision.reasons)
         self.refusals.track(action, element, obs, step, described, refused, reason)
-        line = f"{describe_action(action, element)} → {describe_result(result)}"
-        short = f"{describe_action(action, element)} → {describe_result(result, full=False)}"
+        said = defuse(describe_action(action, element))  # the element's name is the page's words
+        line = f"{said} → {describe_result(result, fenced=True)}"
+        short = f"{said} → {describe_result(result, full=False, fenced=True)}"
         self.memory.add(line, short, action.target_index)
         self.history.append(
             PastAction(
@@ -366,7 +368,7 @@ class Agent:
     ) -> tuple[list[dict[str, Any]], int]:
         system_tokens = count_tokens(self.model.model, self.prompt.system())  # cached after the first step
         fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
-        warnings, self.warnings = [*self.warnings, *kite_notices(obs)], []
+        warnings, self.warnings = [defuse(w) for w in (*self.warnings, *kite_notices(obs))], []
         layered = self.config.agent.observation == "layered"
         live = {e.index for e in obs.elements}
         for level in range(min_compaction, 5):

@@ -12,6 +12,7 @@ from typing import Any
 
 from agent.browser.observation import ActionResult, Element
 from agent.browser.render import role_word
+from agent.fence import defuse, fence
 
 MAX_LINE = 240
 _PLAIN_METHODS = frozenset({"mouse", "keyboard", "none", "select_option"})
@@ -53,40 +54,50 @@ def _short_value(value: Any) -> str:
     return str(value)
 
 
-def describe_result(result: ActionResult, *, full: bool = True) -> str:
-    """What an action did, for the model: ok/error, the method, and what changed."""
+def _same(text: str) -> str:
+    return text
+
+
+def describe_result(result: ActionResult, *, full: bool = True, fenced: bool = False) -> str:
+    """What an action did, for the model: ok/error, the method, and what changed. ``fenced`` (the prompt's
+    form): page content quoted in it (a dialog's message, the text ``read`` or ``getElements`` returned) is
+    wrapped in ``<untrusted_page>``, and any fence tag a page wrote (in a URL, a file name, a message) is
+    defused."""
+    q = defuse if fenced else _same
     if not result.ok and result.error is not None:
         text = f"error {result.error.error}: {result.error.message}"
-        return _clip(text, 1200 if full else 160)
+        return q(_clip(text, 1200 if full else 160))
     bits = ["ok"]
     if result.method and result.method not in _PLAIN_METHODS:  # a fallback the model may want to know of
         bits[0] = f"ok ({result.method})"
     e = result.effects
     if e.navigated and e.url_after:
-        bits.append(f"now at {e.url_after}")
+        bits.append(q(f"now at {e.url_after}"))
     elif e.url_after and e.url_before and e.url_after != e.url_before:
-        bits.append(f"URL {e.url_before} → {e.url_after}")
+        bits.append(q(f"URL {e.url_before} → {e.url_after}"))
     if e.new_tabs:
-        bits.append("new tab: " + ", ".join(e.new_tabs))
+        bits.append(q("new tab: " + ", ".join(e.new_tabs)))
     if e.dialog is not None:
+        message = _clip(e.dialog.message, 80)
+        quoted = f"<untrusted_page>{defuse(message)}</untrusted_page>" if fenced else f'"{message}"'
         bits.append(
-            f'{e.dialog.type} dialog "{_clip(e.dialog.message, 80)}" ({e.dialog.handled or "pending"}'
-            + (f": {e.dialog.reason})" if e.dialog.reason else ")")
+            f"{e.dialog.type} dialog {quoted} ({e.dialog.handled or 'pending'}"
+            + (f": {q(e.dialog.reason)})" if e.dialog.reason else ")")
         )
     if e.downloads:
-        bits.append("downloaded: " + ", ".join(e.downloads))
+        bits.append(q("downloaded: " + ", ".join(e.downloads)))
     if e.value is not None:
-        bits.append(f'value now "{_clip(e.value, 80)}"')
+        bits.append(q(f'value now "{_clip(e.value, 80)}"'))
     if e.added or e.removed:
         bits.append(f"{e.added} elements added, {e.removed} removed")
     if e.new_in_view:
         bits.append(f"{e.new_in_view} elements came into view")
     if result.message and full:
-        bits.append(_clip(result.message, 300))
+        bits.append(q(_clip(result.message, 300)))
     text = "; ".join(bits)
     extra = result.data.get("text") if full else None
     if isinstance(extra, str) and extra:
-        text += "\n" + extra
+        text += "\n" + (fence(extra) if fenced else extra)
     return text
 
 

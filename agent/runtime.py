@@ -21,6 +21,7 @@ from agent.browser.tokens import count_tokens as _count
 from agent.browser.watchdog import PageUnresponsiveError, guard
 from agent.config import BrowserConfig, KiteConfig
 from agent.events import PageObserved
+from agent.fence import defuse
 from agent.llm.capabilities import Capabilities, capabilities_for, select_mode
 from agent.llm.client import Usage
 from agent.llm.schemas import tool_schemas
@@ -31,7 +32,6 @@ from safety.policy import SafetyPolicy
 from safety.secrets import SecretStore
 
 IMAGE_TOKENS = 1100  # what one 1280x800 screenshot costs a vision model, roughly
-FENCE = "untrusted_page>"
 
 
 def count_tokens(model: str, text: str) -> int:
@@ -165,7 +165,7 @@ def page_text(obs: Observation, *, layered: bool, budget_tokens: int) -> str:
     if obs.summary.warnings:
         obs = obs.model_copy(update={"summary": obs.summary.model_copy(update={"warnings": []})})
     text = render_summary(obs.summary) if layered else render_observation(obs, budget_tokens=budget_tokens)
-    return text.replace("<" + FENCE, "‹" + FENCE).replace("</" + FENCE, "‹/" + FENCE)
+    return defuse(text)
 
 
 def kite_notices(obs: Observation) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent.config import KiteConfig
 from agent.events import ActionFinished, EventSink, emit
+from agent.fence import defuse
 from agent.modules.base import is_error
 from agent.modules.toolbox import Toolbox
 from safety.confirm import Confirmer
@@ -74,7 +75,7 @@ class PlannerTools:
         if len(shown) > RESULT_CHARS:
             shown = shown[:RESULT_CHARS] + "…"
         verdict = "failed" if is_error(result) else "ok"
-        return result, f"{call.name}({call.arguments.strip()[:200]}) → {verdict}: {shown}"
+        return result, defuse(f"{call.name}({call.arguments.strip()[:200]}) → {verdict}: {shown}")
 
     async def run(
         self, call: Any, step: int, note: Callable[[str, str], None], sink: EventSink | None
