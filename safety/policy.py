@@ -37,7 +37,7 @@ from agent.resources import resource_path
 from safety.domains import DomainPolicy, host_of, site_of
 from safety.rules import ConfirmLevel, Decision, Rule, SafetyRules, load_rules
 from safety.secrets import PLACEHOLDER_RE
-from safety.text import fold, folded_forms, readings
+from safety.text import fold, folded_forms, readings, skeleton
 
 __all__ = ["ConfirmLevel", "Decision", "SafetyPolicy"]
 
@@ -83,7 +83,9 @@ class SafetyPolicy:
         self.domains = domains or DomainPolicy(allow_loopback=rules.domains.allow_loopback)
         self.secret_names = frozenset(secret_names)
         self._url_re = _any_re(rules.url_patterns)
-        self._kw_re = _any_re([fold(k) for k in rules.keywords], escape=True)
+        self._kw_re = _any_re(
+            dict.fromkeys(f(k) for k in rules.keywords for f in (fold, skeleton)), escape=True
+        )
         self._submit_re = _any_re(rules.submit_texts)
         self._destroy_re = _any_re(rules.destructive_texts)
         fields = rules.sensitive_fields
@@ -128,7 +130,8 @@ class SafetyPolicy:
             why = f"the URL matches {m.group(0).lower()!r}"
         elif self._kw_re:
             parts = [obs.summary.visible_text, *(r for e in obs.elements for r in readings(e))]
-            if m := self._kw_re.search(fold("\n".join(parts))):
+            joined = "\n".join(parts)
+            if m := self._kw_re.search(fold(joined)) or self._kw_re.search(skeleton(joined)):
                 why = f"the page mentions {m.group(0)!r}"
         self._cache = (obs, why)
         return why
@@ -206,7 +209,6 @@ class SafetyPolicy:
         sensitive page) needs the user's confirmation; an alert only informs."""
         f = _Findings(self.rules)
         if kind != "alert":
-            text = fold(message)
             forms = folded_forms(message)
             hit = next(
                 (
@@ -216,7 +218,7 @@ class SafetyPolicy:
                 ),
                 None,
             )
-            if hit is None and self._kw_re is not None and self._kw_re.search(text):
+            if hit is None and self._kw_re is not None and any(self._kw_re.search(t) for t in forms):
                 hit = "sensitive"
             if hit is not None:
                 f.add("sensitive_dialog", f'accepting the page\'s {kind} "{message[:120]}" ({hit})')

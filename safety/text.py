@@ -7,8 +7,13 @@ character (category Cf: zero-width, bidi, soft hyphen) removed, case folded, whi
 ``readings`` gives every text a person or a screen reader gets for an element; the policy judges each and
 the most sensitive one wins.
 
-Not undone: look-alike letters from other scripts (Cyrillic "а" for Latin "a") that NFKC keeps apart, text
-drawn in images or canvas without alt text, and CSS that reorders or hides letters visually.
+Look-alike letters from other scripts that NFKC keeps apart (Greek "Ρ" in "Ρay", Cyrillic "е" in "Dеlete")
+are undone by ``skeleton``: the folded text with each common Greek, Cyrillic, Armenian or Latin-extension
+look-alike of a Latin letter replaced by that letter. ``folded_forms`` gives both, so a rule written in
+Greek or Cyrillic still matches the plain fold.
+
+Not undone: rarer look-alikes (Cherokee, mathematical symbols outside NFKC), text drawn in images or canvas
+without alt text, and CSS that reorders or hides letters visually.
 """
 
 from __future__ import annotations
@@ -23,6 +28,32 @@ READING_ATTRS = ("text", "title", "value", "alt")
 """Element.attrs keys the snapshot fills for buttons and links besides the accessible name: the visible
 text (with CSS ::before/::after content), the title, an input button's value, an image button's alt."""
 _SPACE = re.compile(r"\s+")
+_LOOKALIKES = {
+    "a": "аɑα",  # Cyrillic a, Latin alpha, Greek alpha
+    "b": "вьβ",
+    "c": "сϲ",
+    "d": "ԁ",
+    "e": "еёє",
+    "g": "ɡ",
+    "h": "һнհ",
+    "i": "іїιıӏ",
+    "j": "јϳ",
+    "k": "кκ",
+    "l": "ⅼ",
+    "m": "м",
+    "n": "ηп",
+    "o": "оοօσ",
+    "p": "рρ",
+    "q": "ԛ",
+    "s": "ѕ",
+    "t": "тτ",
+    "u": "υսμ",
+    "v": "νѵ",
+    "w": "ԝω",
+    "x": "хχ",
+    "y": "уүγ",
+}
+_SKELETON = str.maketrans({ch: latin for latin, chars in _LOOKALIKES.items() for ch in chars})
 
 
 @lru_cache(maxsize=4096)
@@ -33,6 +64,11 @@ def fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
     return _SPACE.sub(" ", text.casefold()).strip()
+
+
+def skeleton(text: str) -> str:
+    """``fold(text)`` with look-alike letters of other scripts read as the Latin letter they imitate."""
+    return fold(text).translate(_SKELETON)
 
 
 def readings(el: Element) -> list[str]:
@@ -48,7 +84,8 @@ def readings(el: Element) -> list[str]:
 
 
 def folded_forms(text: str) -> tuple[str, ...]:
-    """``fold(text)`` and, when it has spaces, the same without them ("Pa y now" drawn from split spans)."""
+    """``fold(text)``, its ``skeleton`` ("Ρay" with a Greek Rho reads "pay"), and each without spaces ("Pa y
+    now" drawn from split spans); every distinct one once."""
     f = fold(text)
-    joined = f.replace(" ", "")
-    return (f, joined) if joined != f else (f,)
+    forms = (f, f.translate(_SKELETON))
+    return tuple(dict.fromkeys((*forms, *(x.replace(" ", "") for x in forms))))
