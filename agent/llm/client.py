@@ -15,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import random
 import time
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_before_delay
 
 from agent.config import LLMConfig
@@ -28,6 +29,7 @@ from agent.llm.errors import (
     LLMBadRequestError,
     LLMError,
     LLMRateLimitedError,
+    LLMUnavailableError,
 )
 
 if TYPE_CHECKING:
@@ -39,6 +41,8 @@ log = logging.getLogger("kite.llm")
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "0.0.0.0")
 _KEYLESS_PROVIDERS = ("openai", "hosted_vllm", "openai_like", "lm_studio", "llamafile", "custom_openai")
 _HARD_TIMEOUT_MARGIN_S = 5.0
+MAX_TOKENS_PER_CALL = 100_000_000
+"""A token count above this (or below 0) is not a real one: it is read as not reported (0)."""
 
 
 class ToolCall(BaseModel):
@@ -55,6 +59,32 @@ class Usage(BaseModel):
     """litellm's price for the call when it knows the model; None otherwise (never estimated)."""
     latency_ms: float = 0.0
     """Wall time of the successful attempt."""
+
+    @field_validator("prompt_tokens", "completion_tokens", mode="before")
+    @classmethod
+    def _count(cls, value: Any) -> int:
+        """A provider's count as sent, when it is one; negative, absurd or unreadable counts are 0 (not
+        reported), so that a run's totals never go negative or explode."""
+        return _token_count(value)
+
+    @field_validator("cost_usd", mode="before")
+    @classmethod
+    def _price(cls, value: Any) -> float | None:
+        try:
+            cost = float(value)
+        except (TypeError, ValueError, OverflowError):
+            return None
+        return cost if math.isfinite(cost) and cost >= 0 else None
+
+
+def _token_count(value: Any) -> int:
+    if isinstance(value, bool):
+        return 0
+    try:
+        count = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return count if 0 <= count <= MAX_TOKENS_PER_CALL else 0
 
 
 class LLMReply(BaseModel):
@@ -149,7 +179,7 @@ class LiteLLMModel:
             state.upcoming_sleep,
         )
 
-    async def _attempt(self, kwargs: dict[str, Any]) -> tuple[Any, float]:
+    async def _attempt(self, kwargs: dict[str, Any], attempts: int) -> LLMReply:
         litellm = _import_litellm()
         started = time.perf_counter()
         try:
@@ -158,7 +188,16 @@ class LiteLLMModel:
             )
         except Exception as exc:
             raise map_exception(exc, self.model, self.config.api_base) from exc
-        return response, (time.perf_counter() - started) * 1000
+        latency_ms = (time.perf_counter() - started) * 1000
+        try:
+            return self._reply(response, latency_ms, attempts)
+        except Exception as exc:  # a 200 without a usable choice: retried like a provider's failure
+            where = self.config.api_base or "the provider"
+            raise LLMUnavailableError(
+                f"{where} answered {self.model} with a completion Kite cannot use ({_shape_problem(exc)}); "
+                "retried, then gave up.",
+                model=self.model,
+            ) from exc
 
     async def complete(
         self,
@@ -183,11 +222,12 @@ class LiteLLMModel:
             reraise=True,
         )
         attempts = 0
+        reply: LLMReply | None = None
         try:
             async for attempt in retrying:
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    response, latency_ms = await self._attempt(kwargs)
+                    reply = await self._attempt(kwargs, attempts)
         except LLMError as err:
             if not err.retryable:
                 raise
@@ -205,9 +245,12 @@ class LiteLLMModel:
                 "(llm.max_attempts / llm.retry_max_s bound the retries).",
                 **{**err.context, "attempts": attempts},
             ) from err
-        return self._reply(response, latency_ms, attempts)
+        assert reply is not None  # tenacity either returned an attempt's reply or raised
+        return reply
 
     def _reply(self, response: Any, latency_ms: float, attempts: int) -> LLMReply:
+        if not getattr(response, "choices", None):
+            raise _Unusable("its 'choices' list is empty")
         choice = response.choices[0]
         message = choice.message
         calls = []
@@ -220,9 +263,9 @@ class LiteLLMModel:
             content=message.content if isinstance(message.content, str) else None,
             tool_calls=calls,
             usage=Usage(
-                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                cost_usd=self._cost(response),
+                prompt_tokens=getattr(usage, "prompt_tokens", 0),
+                completion_tokens=getattr(usage, "completion_tokens", 0),
+                cost_usd=self._cost(response) if _counts_are_real(usage) else None,
                 latency_ms=round(latency_ms, 3),
             ),
             finish_reason=choice.finish_reason,
@@ -238,6 +281,26 @@ LLMClient = LiteLLMModel
 """The former name of ``LiteLLMModel``."""
 
 
+class _Unusable(ValueError):
+    """A completion that arrived but holds nothing to read (its own words say what)."""
+
+
+def _shape_problem(exc: BaseException) -> str:
+    if isinstance(exc, _Unusable):
+        return str(exc)
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+
+
+def _counts_are_real(usage: Any) -> bool:
+    """litellm prices a reply from its counts: a negative or absurd count would give a negative or absurd
+    price, so such a reply has no cost (None), like one from a model litellm does not know."""
+    for name in ("prompt_tokens", "completion_tokens"):
+        raw = getattr(usage, name, 0) or 0
+        if _token_count(raw) != raw:
+            return False
+    return True
+
+
 def cost_of(response: Any, model: str) -> float | None:
     """litellm's price of a response when it knows the model; None when it does not (never a guess)."""
     litellm = _import_litellm()
@@ -250,6 +313,6 @@ def cost_of(response: Any, model: str) -> float | None:
             return None
     try:
         value = float(cost)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
-    return value if value >= 0 else None
+    return value if math.isfinite(value) and value >= 0 else None

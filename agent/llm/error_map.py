@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -90,12 +91,34 @@ def _connection_failure(exc: BaseException) -> str | None:
     return None
 
 
+def _malformed_completion(exc: BaseException) -> bool:
+    """JSON shaped like a completion whose fields litellm could not read (e.g. ``usage`` counts as text)."""
+    return "Invalid response object" in str(exc)
+
+
 def _unreadable_reply(exc: BaseException) -> bool:
     return any(isinstance(c, UnicodeDecodeError | json.JSONDecodeError) for c in _causes(exc))
 
 
+_TRACEBACK = "Traceback (most recent call last):"
+_LAST_ERROR = re.compile(
+    r"^\s*([\w.]+(?:Error|Exception)): (.+?)(?=\n\s*For further information|\n\n|\Z)", re.M | re.S
+)
+
+
+def _without_traceback(text: str) -> str:
+    """litellm puts a whole Python traceback in some messages (an unreadable response object): keep what
+    came before it and the error it ended with, never the traceback."""
+    head, found, tail = text.partition(_TRACEBACK)
+    if not found:
+        return text
+    last = _LAST_ERROR.search(tail)
+    what = f"{last.group(1).rsplit('.', 1)[-1]}: {last.group(2)}" if last else ""
+    return f"{head.strip()}: {what}" if what else head.strip()
+
+
 def _detail(exc: BaseException) -> str:
-    text = str(getattr(exc, "message", None) or exc)
+    text = _without_traceback(str(getattr(exc, "message", None) or exc))
     for prefix in (
         "litellm.",
         "BadRequestError: ",
@@ -135,7 +158,8 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
             "or set llm.extra.drop_params: true to let litellm drop it.",
             **ctx,
         )
-    if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
+    auth_status = ctx["status"] in (401, 403)  # litellm raises a bare APIError for an OpenAI-compatible 403
+    if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError) or auth_status:
         return LLMAuthError(
             f"{model}: the provider rejected the credentials: {_key_hint(litellm, model, api_base)}. ({detail})",
             **ctx,
@@ -156,6 +180,11 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
         return LLMConnectionError(
             f"cannot reach {where} for {model}: {failure or 'the connection failed'} ({detail}); check "
             "llm.api_base and that the server is running.",
+            **ctx,
+        )
+    if _malformed_completion(exc):
+        return LLMUnavailableError(
+            f"{where} answered {model} with a malformed chat completion ({detail}); retried, then gave up.",
             **ctx,
         )
     if _unreadable_reply(exc):

@@ -1,0 +1,92 @@
+"""Odd completions and odd errors through a real HTTP server (tests/fixtures/openai_server.py) and the real
+litellm/OpenAI SDK path: a 200 with nothing to read, token counts no provider could mean, a 403, and litellm's
+messages that carry a whole Python traceback."""
+
+from __future__ import annotations
+
+import litellm  # noqa: F401  (imported once here, not inside the first timed attempt)
+import pytest
+
+from agent.config import LLMConfig
+from agent.llm.client import LLMClient, Usage
+from agent.llm.errors import LLMAuthError, LLMUnavailableError
+from tests.fixtures.openai_server import Body, FakeOpenAIServer, Reply, Status
+
+USER = [{"role": "user", "content": "click the button"}]
+OK = Reply(tool_calls=[("click", {"index": 3})])
+NO_CHOICES = Body({"id": "x", "object": "chat.completion", "created": 1, "model": "fake", "choices": []})
+
+
+def _client(server: FakeOpenAIServer, **overrides: object) -> LLMClient:
+    values: dict[str, object] = {
+        "model": "openai/fake",
+        "api_base": server.base_url,
+        "timeout_s": 5.0,
+        "retry_max_s": 30.0,
+        **overrides,
+    }
+    return LLMClient(LLMConfig.model_validate(values), backoff_s=0.01)
+
+
+async def test_an_empty_choices_list_is_retried(openai_server):
+    openai_server.push(NO_CHOICES, OK)
+    reply = await _client(openai_server).complete(USER)
+    assert reply.attempts == 2 and reply.tool_calls[0].name == "click"
+
+
+async def test_empty_choices_every_time_is_a_typed_unavailable_error(openai_server):
+    openai_server.push(NO_CHOICES, NO_CHOICES)
+    with pytest.raises(LLMUnavailableError) as info:
+        await _client(openai_server, max_attempts=2).complete(USER)
+    assert len(openai_server.requests) == 2
+    assert "'choices' list is empty" in info.value.message
+    assert info.value.to_dict()["error"] == "llm_unavailable"
+
+
+@pytest.mark.parametrize("code", [401, 403])
+async def test_a_rejected_key_is_an_auth_error_and_not_retried(openai_server, code):
+    openai_server.push(Status(code, message="Incorrect API key provided"), OK)
+    with pytest.raises(LLMAuthError) as info:
+        await _client(openai_server, max_attempts=3).complete(USER)
+    assert len(openai_server.requests) == 1
+    assert info.value.to_dict()["error"] == "llm_auth_error"
+    assert "rejected the credentials" in info.value.message
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": -50, "completion_tokens": -7, "total_tokens": -57},
+        {"prompt_tokens": 10**30, "completion_tokens": -1, "total_tokens": 10**30},
+    ],
+)
+async def test_negative_or_absurd_token_counts_count_as_unreported(openai_server, usage):
+    openai_server.push(Reply(content="hi", usage=usage))
+    reply = await _client(openai_server, model="openai/gpt-4o-mini").complete(USER)
+    assert reply.usage.prompt_tokens == 0 and reply.usage.completion_tokens == 0
+    assert reply.usage.cost_usd is None  # never a negative or astronomical price
+
+
+async def test_real_counts_of_a_known_model_are_kept_and_priced(openai_server):
+    openai_server.push(Reply(content="hi", prompt_tokens=1000, completion_tokens=200))
+    reply = await _client(openai_server, model="openai/gpt-4o-mini").complete(USER)
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (1000, 200)
+    assert reply.usage.cost_usd is not None and 0 < reply.usage.cost_usd < 0.01
+
+
+def test_usage_from_any_model_is_never_negative():
+    usage = Usage(prompt_tokens=-5, completion_tokens="7", cost_usd=float("-inf"))  # type: ignore[arg-type]
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.cost_usd) == (0, 7, None)
+    assert Usage(cost_usd=float("nan")).cost_usd is None
+
+
+async def test_a_malformed_completion_says_so_without_a_traceback(openai_server):
+    bad = Reply(content="hi", usage={"prompt_tokens": 1.5, "completion_tokens": 2, "total_tokens": 3})
+    openai_server.push(bad, bad)
+    with pytest.raises(LLMUnavailableError) as info:
+        await _client(openai_server, max_attempts=2).complete(USER)
+    message = info.value.message
+    assert "malformed chat completion" in message
+    assert "Traceback" not in message and 'File "' not in message and "received_args" not in message
+    assert "prompt_tokens" in message and "fractional part" in message  # what was wrong, in one line
+    assert "\n" not in message
