@@ -1,5 +1,9 @@
 """Allowed / blocked domains, decided per URL and enforced at the network layer of a browser context.
 
+Hosts are compared as the browser connects to them (``canonical_host``): an entry or URL written in Unicode
+(``bücher.example``) matches its punycode form, ``0x7f.1``/``2130706433``/``[::ffff:127.0.0.1]`` are
+127.0.0.1, and a backslash in ``http://evil.test\\@good.test`` ends the host as a slash does.
+
 Semantics: an entry names a domain and all its subdomains (``example.com`` covers ``shop.example.com``);
 ``host:port`` limits it to one port; a scheme, path or leading ``*.`` is ignored. Blocked wins. An empty
 allow list allows everything not blocked. ``about:``, ``data:`` and ``blob:`` URLs are always allowed;
@@ -23,7 +27,9 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
+
+import idna
 
 log = logging.getLogger(__name__)
 
@@ -33,16 +39,68 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MAX_REDIRECT_PROBES = 10
 
 
-def host_of(url: str) -> str | None:
-    """Lower-case host of a URL (None if it has none)."""
+SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
+
+
+def _ipv4_number(part: str) -> int | None:
+    digits, base = (part[2:], 16) if part[:2] == "0x" else (part[1:], 8) if part[:1] == "0" else (part, 10)
+    if not digits:
+        return None if base == 10 else 0
     try:
-        host = urlsplit(url.strip()).hostname
+        return int(digits, base) if digits.isalnum() else None
     except ValueError:
         return None
-    return host.rstrip(".").lower() if host else None
+
+
+def _ipv4(host: str) -> str | None:
+    """The dotted form of a host a browser reads as IPv4 ("2130706433", "127.1", "0x7f.0.0.1"), else None."""
+    parts = host.split(".")
+    if len(parts) > 1 and parts[-1] == "":
+        parts.pop()
+    numbers = [_ipv4_number(p) for p in parts]
+    if len(numbers) > 4 or None in numbers:
+        return None
+    *head, last = [n for n in numbers if n is not None]
+    if any(n > 255 for n in head) or last >= 256 ** (5 - len(numbers)):
+        return None
+    return str(ipaddress.IPv4Address(last + sum(n << (8 * (3 - i)) for i, n in enumerate(head))))
+
+
+def canonical_host(host: str) -> str:
+    """A host as the browser connects to it: percent-decoded, IDNA (UTS 46: NFKC, case folded, punycode), an
+    IPv4 address written as one number or in hex/octal parts dotted, an IPv4-mapped IPv6 address as IPv4."""
+    h = unquote(host).strip().lower().rstrip(".")
+    if h.startswith("[") and h.endswith("]"):
+        h = h[1:-1]
+    if ":" in h:
+        try:
+            ip = ipaddress.IPv6Address(h)
+        except ValueError:
+            return h
+        return str(ip.ipv4_mapped) if ip.ipv4_mapped else ip.compressed
+    try:
+        h = idna.encode(h, uts46=True, transitional=False).decode("ascii")
+    except (idna.IDNAError, UnicodeError):
+        pass
+    return _ipv4(h) or h
+
+
+def host_of(url: str) -> str | None:
+    """The canonical host of a URL (None if it has none), read as a browser reads it: a backslash after a
+    special scheme is a slash (``http://evil.test\\@good.test/`` goes to evil.test)."""
+    url = url.strip()
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme in SPECIAL_SCHEMES:
+        url = url.replace("\\", "/")
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    return canonical_host(host) if host else None
 
 
 def is_loopback(host: str) -> bool:
+    host = canonical_host(host)
     if host == "localhost" or host.endswith(".localhost"):
         return True
     try:
@@ -72,7 +130,7 @@ class _Entry:
         if "://" not in raw:
             raw = "//" + raw
         parts = urlsplit(raw)
-        host = (parts.hostname or "").lstrip("*.").rstrip(".")
+        host = canonical_host((parts.hostname or "").lstrip("*.").rstrip("."))
         if not host:
             raise ValueError(f"not a domain: {text!r}")
         return cls(host, parts.port)

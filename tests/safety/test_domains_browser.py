@@ -145,3 +145,43 @@ async def test_prompt_injection_does_not_change_decisions(
     with pytest.raises(Error, match="ERR_BLOCKED_BY_CLIENT"):  # even if something skipped the planner
         await page.goto(f"{evil.url}/steal")
     assert evil.hits == []
+
+
+async def test_hosts_are_compared_as_the_browser_connects_to_them(
+    context: BrowserContext, servers: tuple[_Server, _Server]
+) -> None:
+    """A blocked host reached by another spelling: the IPv4-mapped IPv6 form of 127.0.0.2 (Chromium connects
+    to 127.0.0.2), and a blocked domain listed in Unicode that Chromium requests in punycode. Before, both
+    passed the network layer (the first reached the evil server) and the planner."""
+    _, evil = servers
+    evil.hits.clear()
+    port = evil.url.rsplit(":", 1)[1]
+    domains = DomainPolicy(blocked=["127.0.0.2", "bücher.test"])
+    await domains.install(context)
+    for url in (
+        f"http://[::ffff:127.0.0.2]:{port}/mapped",
+        "http://bücher.test/",
+        f"http://2130706434:{port}/n",
+    ):
+        tab = await context.new_page()
+        with pytest.raises(Error, match="ERR_BLOCKED_BY_CLIENT"):
+            await tab.goto(url)
+    assert evil.hits == []
+
+    safety = SafetyPolicy.from_config(SafetyConfig(blocked_domains=["127.0.0.2", "bücher.test", "evil.test"]))
+    here = Observation(summary=PageSummary(url="http://127.0.0.1:9/"), elements=[])
+    for url in (
+        f"http://[::ffff:7f00:2]:{port}/",
+        "http://127.2/",
+        "http://0x7f.0.0.2/",
+        "http://xn--bcher-kva.test/",
+        "http://BÜCHER.test./",
+        "http://ｅｖｉｌ.test/",
+        "http://evil%2etest/",
+        "http://evil.test\\@127.0.0.1/",  # the browser reads the backslash as a slash: the host is evil.test
+    ):
+        decision = safety.evaluate(parse_action({"action": "navigate", "url": url}), here)
+        assert decision.level is ConfirmLevel.BLOCK, (url, decision)
+    assert DomainPolicy(allowed=["bücher.test"], allow_loopback=False).allows("http://xn--bcher-kva.test/x")
+    ok = safety.evaluate(parse_action({"action": "navigate", "url": "http://127.0.0.1:9/a"}), here)
+    assert ok.level is ConfirmLevel.AUTO
