@@ -16,6 +16,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from agent.browser import actions as A
 from agent.browser.observation import ActionResult
+from agent.browser.snapshot import OFF_LOOP_ELEMENTS
 from agent.errors import StaleElementError
 from agent.mcp import render
 from agent.mcp import tools as T
@@ -142,7 +143,12 @@ class Calls:
 
     async def snapshot(self, s: ClientState, a: T.SnapshotArgs, client: str) -> Content:
         obs = await self.hub.snapshot(s, include_all=not a.visible_only)
-        text, lines = render.snapshot_text(obs, visible_only=a.visible_only, query=a.query)
+        if len(obs.elements) < OFF_LOOP_ELEMENTS:
+            text, lines = render.snapshot_text(obs, visible_only=a.visible_only, query=a.query)
+        else:  # thousands of lines: rendered off the event loop, as the snapshot was built
+            text, lines = await asyncio.to_thread(
+                render.snapshot_text, obs, visible_only=a.visible_only, query=a.query
+            )
         if a.visible_only and not a.query:
             s.shown, s.shown_url = lines, obs.url
         return _text(text)

@@ -1,12 +1,12 @@
-"""One session's CPU work does not freeze the others: token counting (the ``read`` tool's pages, the diff or
-snapshot choice after an action; the first count loads the tokenizer, seconds on a loaded machine) runs off
-the server's event loop.
+"""One session's CPU work does not freeze the others. Token counting (the ``read`` tool's pages, the diff or
+snapshot choice after an action, the browser module's budget; the first count loads the tokenizer, seconds
+on a loaded machine) and a big page's snapshot build (a model per element) run off the server's event loop.
 
 The server runs in-process over streamable HTTP (``--isolated``: each SDK client is its own session with its
-own browser context). The real tokenizer is wrapped so that the heavy call's count waits until another
-session's call has been answered: on the event loop that answer could never come (the loop is held), so the
-order of events proves where the count ran. The wait has a generous cap only so that a regression fails
-instead of hanging.
+own browser context). The real function (the tokenizer, the snapshot build) is wrapped so that the heavy
+call's run of it waits until another session's call has been answered: on the event loop that answer could
+never come (the loop is held), so the order of events proves where it ran. The wait has a generous cap only
+so that a regression fails instead of hanging.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import litellm
 import pytest
 from mcp import Client
 
+from agent.browser.snapshot import OFF_LOOP_ELEMENTS, Snapshotter
 from agent.browser.tokens import count_tokens
 from agent.mcp.app import kite_mcp
 from agent.mcp.transport import run_http
@@ -30,24 +31,44 @@ from tests.mcp.conftest import ref, text_of
 HELD_S = 20.0
 
 
-class HeldTokenizer:
-    """``litellm.token_counter`` that, for the first text containing ``marker``, notes where it runs and waits
-    for ``release`` before counting."""
+class Held:
+    """The first run of a wrapped function that ``trigger`` picks notes its thread and waits for ``release``
+    before running the real function."""
 
-    def __init__(self, real: Callable[..., int], marker: str) -> None:
-        self.real, self.marker = real, marker
+    def __init__(self) -> None:
         self.events: list[str] = []
-        self.counting = threading.Event()
+        self.started = threading.Event()
         self.release = threading.Event()
         self.thread: int | None = None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> int:
-        if self.marker in kwargs.get("text", "") and not self.counting.is_set():
+    def run(self, trigger: bool, real: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if trigger and not self.started.is_set():
             self.thread = threading.get_ident()
-            self.events.append("heavy call counting")
-            self.counting.set()
-            self.release.wait(HELD_S)
-        return int(self.real(*args, **kwargs))
+            self.events.append("heavy call held")
+            self.started.set()
+            if not self.release.wait(HELD_S):  # on the loop: the other session could not be answered
+                self.events.append("heavy call gave up waiting")
+        return real(*args, **kwargs)
+
+
+def _hold_tokenizer(monkeypatch: pytest.MonkeyPatch, held: Held, marker: str) -> None:
+    """Hold the first count of a text containing ``marker`` (every text is counted afresh: no cache)."""
+    real = litellm.token_counter
+    monkeypatch.setattr(
+        litellm, "token_counter", lambda *a, **k: held.run(marker in k.get("text", ""), real, *a, **k)
+    )
+    count_tokens.cache_clear()
+
+
+def _hold_big_build(monkeypatch: pytest.MonkeyPatch, held: Held) -> None:
+    """Hold the first build of a snapshot with OFF_LOOP_ELEMENTS elements or more."""
+    real = Snapshotter._build
+
+    def build(self: Snapshotter, page: Any, infos: list[Any], *rest: Any) -> Any:
+        big = sum(len(i.data["elements"]) for i in infos if i.data) >= OFF_LOOP_ELEMENTS
+        return held.run(big, real, self, page, infos, *rest)
+
+    monkeypatch.setattr(Snapshotter, "_build", build)
 
 
 @contextlib.asynccontextmanager
@@ -61,43 +82,56 @@ async def _served(kite: Any) -> AsyncIterator[str]:
         await asyncio.gather(task, return_exceptions=True)
 
 
-async def _heavy_read(c: Client, sites: SitesServer) -> Any:
+async def _read(c: Client, sites: SitesServer) -> Any:
     await c.call_tool("navigate", {"url": sites.url("/shop/")})
     return lambda: c.call_tool("read", {})
 
 
-async def _heavy_click(c: Client, sites: SitesServer) -> Any:
+async def _click(c: Client, sites: SitesServer) -> Any:
     page = text_of(await c.call_tool("navigate", {"url": sites.url("/dynamic/")}))
     opener = ref(page, "button", "Open modal")
     return lambda: c.call_tool("click", {"ref": opener})  # same URL, the page changed: diff or snapshot?
 
 
-async def _heavy_module_snapshot(c: Client, sites: SitesServer) -> Any:
+async def _module_navigate(c: Client, sites: SitesServer) -> Any:
     # the browser module's tool (its own browser): its snapshot is fitted to a token budget
     return lambda: c.call_tool("browser", {"action": "navigate", "target_url": sites.url("/shop/")})
 
 
+async def _big_snapshot(c: Client, sites: SitesServer) -> Any:
+    await c.call_tool("navigate", {"url": sites.url("/test/big?n=10000")})  # 6,000 interactive elements
+    return lambda: c.call_tool("snapshot", {"visible_only": False})
+
+
 @pytest.mark.parametrize(
-    ("prepare", "marker", "expected", "modules"),
+    ("prepare", "hold", "expected", "modules"),
     [
-        (_heavy_read, "Mug", "[Navy Travel Mug]", []),
-        (_heavy_click, "Page: ", "button Subscribe", []),
-        (_heavy_module_snapshot, "Mug", "Navy Travel Mug", ["browser"]),
+        (_read, "Mug", "[Navy Travel Mug]", []),
+        (_click, "Page: ", "button Subscribe", []),
+        (_module_navigate, "Mug", "Navy Travel Mug", ["browser"]),
+        (_big_snapshot, None, "Page: Big page (10000 nodes)", []),
     ],
-    ids=["read_paginates", "click_chooses_diff_or_snapshot", "browser_module_fits_its_budget"],
+    ids=[
+        "read_paginates",
+        "click_chooses_diff_or_snapshot",
+        "browser_module_fits_its_budget",
+        "big_snapshot",
+    ],
 )
-async def test_another_session_is_answered_while_a_call_counts_tokens(
+async def test_another_session_is_answered_while_a_call_works(
     kite_config: Any,
     sites: SitesServer,
     monkeypatch: pytest.MonkeyPatch,
     prepare: Any,
-    marker: str,
+    hold: str | None,
     expected: str,
     modules: list[str],
 ) -> None:
-    held = HeldTokenizer(litellm.token_counter, marker)
-    monkeypatch.setattr(litellm, "token_counter", held)
-    count_tokens.cache_clear()  # every text is counted afresh (no earlier test's cached count)
+    held = Held()
+    if hold is None:
+        _hold_big_build(monkeypatch, held)
+    else:
+        _hold_tokenizer(monkeypatch, held, hold)
     loop_thread = threading.get_ident()
     async with kite_mcp(kite_config(modules=modules), isolated=True) as kite:
         async with _served(kite) as url:
@@ -105,13 +139,13 @@ async def test_another_session_is_answered_while_a_call_counts_tokens(
                 assert "Tabs (* = active)" in text_of(await light.call_tool("tabs", {}))  # its context exists
                 call = await prepare(heavy, sites)
                 pending = asyncio.create_task(call())
-                assert await asyncio.to_thread(held.counting.wait, HELD_S), "the heavy call never counted"
-                listing = await light.call_tool("tabs", {})  # another session, while the count is held
+                assert await asyncio.to_thread(held.started.wait, HELD_S), "the heavy call was never held"
+                listing = await light.call_tool("tabs", {})  # another session, while the heavy call is held
                 held.events.append("light call answered")
                 held.release.set()
                 answer = await pending
                 held.events.append("heavy call answered")
     assert not listing.is_error and "0* '' about:blank" in text_of(listing)
     assert not answer.is_error and expected in text_of(answer)
-    assert held.events == ["heavy call counting", "light call answered", "heavy call answered"]
+    assert held.events == ["heavy call held", "light call answered", "heavy call answered"]
     assert held.thread is not None and held.thread != loop_thread
