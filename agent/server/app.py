@@ -25,13 +25,15 @@ from agent.server.errors import COMMON, install_handlers, responses
 from agent.server.state import ServerState
 
 STATIC_DIR = Path(__file__).with_name("static")
+FORM = b"application/x-www-form-urlencoded"
 TOO_LARGE = b'{"error": "body_too_large", "message": "the request body is larger than %d bytes"}'
 
 
 class BodyLimit:
     """ASGI middleware: a request body larger than ``limit`` bytes answers 413 ``body_too_large`` (read in
-    full before the app sees it; bodies here are small JSON objects). A body sent without a Content-Type is
-    read as JSON."""
+    full before the app sees it; bodies here are small JSON objects). A body sent without a Content-Type, or
+    as ``application/x-www-form-urlencoded`` (what ``curl -d`` sends unless told otherwise), is read as JSON:
+    no route takes a form, and the bearer token in a header already keeps cross-site forms out."""
 
     def __init__(self, app: Any, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -56,11 +58,10 @@ class BodyLimit:
                 break
         body, sent = b"".join(chunks), False
         headers = scope.get("headers") or []
-        if body.strip() and not any(k == b"content-type" for k, _ in headers):
-            scope = {
-                **scope,
-                "headers": [*headers, (b"content-type", b"application/json")],
-            }  # JSON by default
+        declared_type = dict(headers).get(b"content-type", b"").split(b";")[0].strip().lower()
+        if body.strip() and declared_type in (b"", FORM):
+            kept = [(k, v) for k, v in headers if k != b"content-type"]
+            scope = {**scope, "headers": [*kept, (b"content-type", b"application/json")]}  # JSON by default
 
         async def replay() -> dict[str, Any]:
             nonlocal sent

@@ -89,6 +89,21 @@ def test_bad_input_gets_typed_errors_and_the_server_keeps_serving(api: TestClien
     assert api.get("/api/modules").status_code == 200
 
 
+def test_a_body_sent_as_curl_d_sends_it_is_read_as_json(api: TestClient) -> None:
+    """README's ``curl ... -d '{}'`` sends application/x-www-form-urlencoded: the JSON in it is read."""
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    launched = api.post("/api/tools/chrome_launch", content=b"{}", headers=form)
+    assert launched.status_code == 200, launched.text
+    closed = api.post(
+        "/api/tools/chrome_close",
+        content=b'{"browserId": "%s"}' % launched.json()["browserId"].encode(),
+        headers=form,
+    )
+    assert closed.status_code == 200, closed.text
+    typed(api.post("/api/tools/chrome_launch", content=b"{bad", headers=form), 400, "invalid_json")
+    typed(api.post("/api/tools/chrome_launch", content=b"{}", headers={"content-type": "text/csv"}), 422)
+
+
 ROUTES = {
     "GET /api/modules",
     "GET /api/modules/{name}",
