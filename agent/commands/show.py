@@ -1,7 +1,8 @@
 """``kite show RUN_DIR [--step N]``: print a recorded run step by step — the prompt sent, the model's reply,
 the actions and their results — from its run record (run.json, steps.jsonl and the prompts stored in sent/).
 
-RUN_DIR is a run folder, a run's name under ``run.runs_dir``, or ``last`` (the newest run there). Without
+RUN_DIR is a run folder, a run's name under ``run.runs_dir``, or ``last`` (the newest run there, also
+among the ``eval-SUITE-TIME/`` folders ``kite eval`` writes its runs into). Without
 ``--step`` every step is printed (``--brief`` cuts each prompt to its first lines); with ``--step N`` that
 step in full, with the system message and the tools it was sent. A missing folder or step is a one-line
 usage error (exit 2).
@@ -42,8 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def find_run(name: str, runs_dir: str) -> Path:
     """The run folder ``name`` designates (a path, a name under ``runs_dir``, or ``last``)."""
     base = Path(runs_dir).expanduser()
-    if name == "last":
-        runs = sorted(p for p in base.glob("*") if (p / "steps.jsonl").is_file()) if base.is_dir() else []
+    if name == "last":  # a run folder's name starts with its start time; kite eval's sit one level down
+        found = [*base.glob("*/steps.jsonl"), *base.glob("*/*/steps.jsonl")] if base.is_dir() else []
+        runs = sorted((p.parent for p in found), key=lambda run: (run.name, str(run)))
         if not runs:
             raise UsageError(f"no run records in {base}")
         return runs[-1]

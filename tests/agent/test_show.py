@@ -4,6 +4,8 @@ stored once per run) and the raw reply; ``kite show`` prints a run step by step 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from agent.config import KiteConfig
 from agent.record import load_request
 from safety.secrets import SecretStore
 
+ROOT = Path(__file__).resolve().parents[2]
 SECRET = "hunter22-quokka"
 
 
@@ -105,3 +108,25 @@ def test_kite_show_usage_errors_are_one_line(tmp_path: Path, capsys: Any) -> Non
     assert "is not a run record: it has no steps.jsonl" in capsys.readouterr().err
     assert main(["show", "last", "--runs-dir", str(tmp_path)]) == 2
     assert f"no run records in {tmp_path}" in capsys.readouterr().err
+
+
+def _record(folder: Path, task: str) -> None:
+    folder.mkdir(parents=True)
+    (folder / "run.json").write_text(json.dumps({"task": task, "model": "kite/scripted"}))
+    (folder / "steps.jsonl").write_text(json.dumps({"step": 0, "url": "http://127.0.0.1/"}) + "\n")
+
+
+def test_kite_show_last_finds_the_newest_run_also_inside_an_eval_folder(tmp_path: Path) -> None:
+    """``kite eval`` puts its runs in ``runs/eval-SUITE-TIME/``: ``kite show last`` right after it shows them."""
+    _record(tmp_path / "20261125-010000-aaaaaa", "an older kite run")
+    _record(tmp_path / "eval-sites-20261125-020000" / "20261125-020001-sites-shop-search-r0", "the eval's")
+    _record(tmp_path / "20261125-015959-bbbbbb", "a newer kite run, older than the eval")
+    out = subprocess.run(
+        [sys.executable, "-m", "agent", "show", "last", "--runs-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "task the eval's" in out.stdout and "sites-shop-search-r0" in out.stdout, out.stdout
