@@ -143,14 +143,21 @@ def load_with_args(args: argparse.Namespace, extra: dict[str, Any] | None = None
 EVAL_ONLY_MODELS = frozenset({"kite/oracle"})
 
 
-def refuse_eval_models(*models: str | None) -> None:
-    """``kite/oracle`` solves the eval suites from their plans; it is not a model for ``kite run``/``batch``."""
-    for model in models:
+def refuse_unusable_models(*models: str | None) -> None:
+    """Before anything starts: ``kite/oracle`` solves the eval suites from their plans, it is not a model for
+    ``kite run``/``batch``/``serve``; a model litellm cannot route (``--model gpt4o``, an unregistered
+    ``kite/...``) would only fail at the first step, after the browser started."""
+    from agent.llm.model import model_problem
+
+    for model in dict.fromkeys(m for m in models if m):
         if model in EVAL_ONLY_MODELS:
             raise UsageError(
                 f"{model} is the eval suites' deterministic solver and only runs under 'kite eval' "
                 f"(e.g. kite eval sites --model {model}); pick a real model for this command"
             )
+        problem = model_problem(model, can_resolve_local=True)
+        if problem:
+            raise UsageError(problem)
 
 
 async def resolve_model(config: KiteConfig) -> KiteConfig:

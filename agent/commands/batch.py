@@ -25,7 +25,7 @@ from agent.commands._agent_opts import (
     add_agent_options,
     load_with_args,
     positive_int,
-    refuse_eval_models,
+    refuse_unusable_models,
     resolve_model,
 )
 from agent.commands._backend_opts import (
@@ -88,7 +88,7 @@ async def run(args: argparse.Namespace) -> int:
         jobs = await build_jobs(
             tf, config, placeholders=values, cli_secrets=args.secret, resolve_model=resolver
         )
-        refuse_eval_models(*(j.config.llm.model for j in jobs))
+        refuse_unusable_models(*(j.config.llm.model for j in jobs))
         backend = make_backend(args, config, args.concurrency)
         runner = BatchRunner(jobs, backend, out=out, retry_failed=args.retry_failed)
         _report_start(err, runner, out)

@@ -11,7 +11,7 @@ from agent.commands._agent_opts import (
     check_runs_dir,
     check_start_url,
     load_with_args,
-    refuse_eval_models,
+    refuse_unusable_models,
     resolve_model,
 )
 from agent.commands._browser_opts import add_browser_options
@@ -45,7 +45,7 @@ def make_confirmer(config):
 
 async def run(args: argparse.Namespace) -> int:
     config = load_with_args(args)
-    refuse_eval_models(config.llm.model)
+    refuse_unusable_models(config.llm.model)
     start_url = check_start_url(args.start_url, config.browser)  # bad input fails before anything starts
     check_runs_dir(config.run.runs_dir)
     from agent.output import load_schema

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from agent.commands._agent_opts import load_with_args, port_number, resolve_model
+from agent.commands._agent_opts import (
+    load_with_args,
+    port_number,
+    refuse_unusable_models,
+    resolve_model,
+)
 from agent.commands._browser_opts import add_browser_options
 
 
@@ -52,6 +57,7 @@ async def run(args: argparse.Namespace) -> int:
     host = args.host or config.server.host
     check_http_options(host, args.token or config.server.token)  # before anything starts
     check_runs_dir(config.run.runs_dir)
+    refuse_unusable_models(config.llm.model)
     await serve(
         config,
         host=host,

@@ -16,6 +16,7 @@ from agent.browser.session import BrowserSession, ContextSession
 from agent.browser.start_url import check_start_url
 from agent.config import KiteConfig, with_overrides
 from agent.errors import KiteError
+from agent.llm.model import model_problem
 from agent.server.confirm import HttpConfirmer
 from agent.server.errors import ApiError, ErrorBody
 from agent.server.run import Run
@@ -27,29 +28,6 @@ log = logging.getLogger("kite.server")
 KEEP_FINISHED = 200
 """Finished runs kept in memory (their records stay on disk)."""
 STOP_WAIT_S = 30.0
-
-
-def model_problem(model: str, can_resolve_local: bool) -> str | None:
-    """Why ``model`` cannot run here (None: it can), without calling it."""
-    from agent.llm.model import is_registered
-
-    if model == "local":
-        return None if can_resolve_local else "the bundled local model is not available in this server"
-    if is_registered(model):
-        return None
-    if model.startswith("kite/"):
-        from agent.llm.fakes import has_fake, register_fakes
-
-        register_fakes()
-        return None if has_fake(model.removeprefix("kite/")) else f"no model {model} is registered"
-    import litellm
-
-    litellm.suppress_debug_info = True
-    try:
-        litellm.get_llm_provider(model)
-    except Exception:
-        return f"litellm knows no provider for {model!r}: use provider/model, e.g. openai/gpt-4o-mini"
-    return None
 
 
 class RunManager:
