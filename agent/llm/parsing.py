@@ -13,7 +13,6 @@ import asyncio
 import itertools
 import json
 import re
-from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any, Literal
 
@@ -31,6 +30,7 @@ from agent.llm.forgiving import (
     resolve_alias,
     signature,
 )
+from agent.llm.reply_text import CUT_OFF, fenced_blocks, was_cut_off
 from agent.llm.schemas import SINGLE_TOOL_NAME
 
 MAX_TEXT_CHARS = 100_000
@@ -265,24 +265,10 @@ def _spend_repair(piece: str) -> bool:
     return True
 
 
-def _fenced_blocks(text: str) -> Iterator[str]:
-    """The body of each fenced block (a ``` line, then up to the next ``` or the end), in linear time."""
-    pos = 0
-    while (start := text.find("```", pos)) >= 0:
-        line_end = text.find("\n", start)
-        if line_end < 0:
-            return  # no line break after this fence, nor after any later one
-        end = text.find("```", line_end + 1)
-        yield text[line_end + 1 : end if end >= 0 else len(text)]
-        if end < 0:
-            return
-        pos = end + 3
-
-
 def _repaired_candidates(text: str) -> tuple[list[Any], Any]:
     """Repaired JSON that looks like actions; else the first other JSON object seen (for the error)."""
     tags = (m.group(1) for m in _TOOL_TAG.finditer(text))
-    pieces = list(itertools.islice(itertools.chain(_fenced_blocks(text), tags), _MAX_REPAIR_PIECES))
+    pieces = list(itertools.islice(itertools.chain(fenced_blocks(text), tags), _MAX_REPAIR_PIECES))
     first = _BRACE.search(text)
     if first:
         pieces.append(text[first.start() :])
@@ -382,11 +368,17 @@ def _parse(reply: LLMReply | str, max_actions: int) -> ParsedReply:
 def parse_reply(reply: LLMReply | str, *, max_actions: int = 10) -> ParsedReply:
     """The actions in a reply, in order; raises only ``ParseError`` (never anything else, for any input).
 
-    Bounded: JSON repair gets at most ``_REPAIR_BUDGET`` of work per reply, whatever the reply holds."""
-    token = _budget.set([_REPAIR_BUDGET])
+    Bounded: JSON repair gets at most ``_REPAIR_BUDGET`` of work per reply, whatever the reply holds. A reply
+    cut off at the output limit is run only if its JSON was whole: a repaired one would type half a text."""
+    token = _budget.set(left := [_REPAIR_BUDGET])
     try:
-        return _parse(reply, max_actions)
-    except ParseError:
+        parsed = _parse(reply, max_actions)
+        if was_cut_off(reply) and left[0] < _REPAIR_BUDGET:
+            raise _fail(CUT_OFF)
+        return parsed
+    except ParseError as exc:
+        if was_cut_off(reply) and exc.message != CUT_OFF:
+            raise _fail(f"{CUT_OFF} (Read as it was: {exc.message})") from exc
         raise
     except Exception as exc:  # a model's reply must never crash Kite
         raise _fail(f"Your reply could not be read ({type(exc).__name__}). {_HOW_TO}") from exc
