@@ -8,6 +8,7 @@ import asyncio
 import gc
 import importlib
 import inspect
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -69,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("kite: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout went to `| head`, which has what it wanted: no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush writes nowhere
+        return 1
 
 
 def exit_with(code: int) -> NoReturn:

@@ -63,3 +63,20 @@ def test_kite_serve_refuses_a_model_it_could_never_run_before_listening(model: s
     out = kite("serve", "--model", model, "--port", "0", timeout=60)
     one_usage_line(out, says)
     assert "listening" not in out.stderr
+
+
+def test_output_piped_into_head_ends_quietly():
+    """``kite snapshot URL --json | head -c 300``: the reader leaves early; no BrokenPipeError traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent", "tools", "list", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before kite writes anything
+    err = proc.stderr.read()
+    assert proc.wait(timeout=90) == 1
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
