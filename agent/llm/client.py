@@ -95,6 +95,9 @@ class LLMReply(BaseModel):
     model: str = ""
     attempts: int = 1
     """How many attempts the call took (1 = no retry)."""
+    reasoning: str | None = None
+    """The model's reasoning, when litellm split it from the content (``<think>...</think>``, or the
+    provider's reasoning field): kept in the run record, and the model is told when it was all it sent."""
 
 
 def _is_local(api_base: str | None) -> bool:
@@ -271,6 +274,7 @@ class LiteLLMModel:
             finish_reason=choice.finish_reason,
             model=self.model,
             attempts=attempts,
+            reasoning=_text_or_none(getattr(message, "reasoning_content", None)),
         )
 
     def _cost(self, response: Any) -> float | None:
@@ -279,6 +283,10 @@ class LiteLLMModel:
 
 LLMClient = LiteLLMModel
 """The former name of ``LiteLLMModel``."""
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
 
 
 class _Unusable(ValueError):

@@ -30,7 +30,7 @@ from agent.llm.forgiving import (
     resolve_alias,
     signature,
 )
-from agent.llm.reply_text import CUT_OFF, fenced_blocks, was_cut_off
+from agent.llm.reply_text import CUT_OFF, REASONING_ONLY, fenced_blocks, was_cut_off
 from agent.llm.schemas import SINGLE_TOOL_NAME
 
 MAX_TEXT_CHARS = 100_000
@@ -353,6 +353,8 @@ def _parse(reply: LLMReply | str, max_actions: int) -> ParsedReply:
         thought = (reply.content or "").strip()[:MAX_THOUGHT_CHARS] or None
     else:
         text = reply if isinstance(reply, str) else (reply.content or "")
+        if not text.strip() and isinstance(reply, LLMReply) and reply.reasoning:
+            raise _fail(f"{REASONING_ONLY} {_HOW_TO}")
         (flats, thought), source = _parse_text(text), "json"
     checked = [_validate(flat, i) for i, flat in enumerate(flats)]
     keep = max(1, max_actions)

@@ -12,6 +12,11 @@ CUT_OFF = (
     "of it was run. Reply again with less text: one action, a short thought."
 )
 
+REASONING_ONLY = (
+    "Your reply held only reasoning (<think>...</think>) and no action after it. After your reasoning, "
+    "reply with the action:"
+)
+
 
 def was_cut_off(reply: LLMReply | str) -> bool:
     """The provider stopped the reply at the output token limit: its last JSON may be incomplete."""

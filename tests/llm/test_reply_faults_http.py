@@ -10,6 +10,7 @@ import pytest
 from agent.config import LLMConfig
 from agent.llm.client import LLMClient, Usage
 from agent.llm.errors import LLMAuthError, LLMUnavailableError
+from agent.llm.parsing import ParseError, parse_reply
 from tests.fixtures.openai_server import Body, FakeOpenAIServer, Reply, Status
 
 USER = [{"role": "user", "content": "click the button"}]
@@ -90,3 +91,21 @@ async def test_a_malformed_completion_says_so_without_a_traceback(openai_server)
     assert "Traceback" not in message and 'File "' not in message and "received_args" not in message
     assert "prompt_tokens" in message and "fractional part" in message  # what was wrong, in one line
     assert "\n" not in message
+
+
+async def test_a_reply_of_only_reasoning_is_kept_and_the_model_told(openai_server):
+    """litellm moves ``<think>...</think>`` out of the content: Kite lost it (the record showed an empty reply)
+    and told the model its reply was empty."""
+    openai_server.push(Reply(content="<think>The mug is item 3, so I click it.</think>"))
+    reply = await _client(openai_server).complete(USER)
+    assert not (reply.content or "").strip()
+    assert reply.reasoning is not None and "The mug is item 3" in reply.reasoning
+    with pytest.raises(ParseError, match=r"only reasoning \(<think>"):
+        parse_reply(reply)
+
+
+async def test_reasoning_then_an_action_runs_the_action(openai_server):
+    openai_server.push(Reply(content='<think>Item 3.</think>\n{"action": "click", "params": {"index": 3}}'))
+    reply = await _client(openai_server).complete(USER)
+    assert [a.action for a in parse_reply(reply).actions] == ["click"]
+    assert reply.reasoning is not None and "Item 3." in reply.reasoning
