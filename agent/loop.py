@@ -170,8 +170,7 @@ class Agent:
         )
         if self.safety.domains is not None:
             await self.safety.domains.install(ctx.context)
-        gate = self.safety.gate
-        ctx.dialog_judge = lambda info, url: gate.check_dialog(info.type, info.message, url)
+        self.safety.bind(ctx)
         if self.config.run.trace:
             await ctx.context.tracing.start(screenshots=True, snapshots=True)
         self.warnings += await self.tools.start(self.model)
@@ -186,7 +185,7 @@ class Agent:
         await emit(self.on_event, RunStarted(task=task, model=self.model.model, run_dir=str(rec.run_dir)))
 
     async def _wind_down(self, ctx: ContextSession) -> None:
-        ctx.dialog_judge = None
+        self.safety.unbind(ctx)
         self.final_url = current_url(ctx)
         if self.config.run.screenshots:  # the page after the last step (each step's own shows it before)
             with contextlib.suppress(Exception):

@@ -29,7 +29,7 @@ from agent.output import OutputSpec
 from safety.confirm import BatchConfirmer, Confirmer, Gate
 from safety.domains import DomainPolicy
 from safety.policy import SafetyPolicy
-from safety.secrets import SecretStore
+from safety.secrets import PLACEHOLDER_RE, SecretStore
 
 IMAGE_TOKENS = 1100  # what one 1280x800 screenshot costs a vision model, roughly
 
@@ -95,6 +95,16 @@ class SafetySetup:
         # action policy and the network layer.
         domains = policy.domains if policy.domains.active else None
         return cls(policy, Gate(policy, confirmer), secrets, domains)
+
+    def bind(self, ctx: ContextSession) -> None:
+        """Judge the context's dialogs with the gate and keep secrets out of its downloads' file names."""
+        gate, redact = self.gate, self.secrets.redact
+        ctx.dialog_judge = lambda info, url: gate.check_dialog(info.type, info.message, url)
+        ctx.name_filter = lambda name: PLACEHOLDER_RE.sub(r"secret-\1", redact(name))
+
+    @staticmethod
+    def unbind(ctx: ContextSession) -> None:
+        ctx.dialog_judge = ctx.name_filter = None
 
 
 @contextlib.asynccontextmanager

@@ -86,6 +86,8 @@ class ContextSession:
         """How confirm, prompt and beforeunload dialogs are answered (alerts are always accepted)."""
         self.prompt_text: str | None = None
         """Text typed into prompt() dialogs when accepting; None = the prompt's default value."""
+        self.name_filter: Callable[[str], str] | None = None
+        """Applied to a download's suggested file name before it is saved (the run takes secrets out)."""
         self.dialog_judge: DialogJudge | None = None
         """Asked before answering a confirm, prompt or beforeunload dialog: (accept?, why) overrides
         ``dialog_policy``; None leaves it to the policy (the safety gate sets this for a run)."""
@@ -220,7 +222,9 @@ class ContextSession:
         target: Path | None = None
         if directory is not None:
             directory.mkdir(parents=True, exist_ok=True)
-            target = unique_path(directory, safe_filename(download.suggested_filename), self._reserved)
+            name = download.suggested_filename
+            name = self.name_filter(name) if self.name_filter is not None else name
+            target = unique_path(directory, safe_filename(name), self._reserved)
             self._reserved.add(target)
         task = asyncio.ensure_future(self._save(download, target))
         self._saving.add(task)

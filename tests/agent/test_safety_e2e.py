@@ -107,3 +107,32 @@ async def test_destructive_click_needs_approval_in_batch_mode(
     assert state["deleted_accounts"] == [], "the account was deleted without approval"
     assert any("declined" in json.dumps(c.messages) for c in scripted_model.calls[2:3])
     assert confirmer.asked, "the batch confirmer was never asked"
+
+
+DOWNLOAD_PAGE = """<!doctype html><title>Receipt</title><input id=code>
+<button id=get onclick="const a = document.createElement('a');
+a.href = 'data:text/plain,receipt'; document.body.append(a);
+a.download = 'receipt-' + document.getElementById('code').value + '.txt'; a.click()">Get receipt</button>"""
+
+
+async def test_a_secret_echoed_into_a_download_name_is_not_written_to_disk(
+    make_config, ctx_session, pages_server, scripted_model
+):
+    value = random_secrets(1, seed=7)[0]
+    store = SecretStore.from_sources(make_config().safety, cli=[f"token={value}"])
+    scripted_model.script(
+        [
+            [
+                {"name": "type", "arguments": {"selector": "#code", "text": "<secret>token</secret>"}},
+                {"name": "click", "arguments": {"selector": "#get"}},
+            ],
+            {"name": "done", "arguments": {"success": True, "answer": "saved"}},
+        ]
+    )
+    config = make_config(**{"llm.model": "kite/scripted"})
+    result = await Agent(config, context=ctx_session, secrets=store).run(
+        "get the receipt", start_url=pages_server.add("/receipt.html", DOWNLOAD_PAGE)
+    )
+    names = [p.name for p in Path(result.run_dir).rglob("*")]
+    assert "receipt-secret-token.txt" in names, sorted(names)
+    assert not [n for n in names if value in n]
