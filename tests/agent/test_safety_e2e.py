@@ -21,6 +21,10 @@ def random_secrets(n: int, seed: int = 7) -> list[str]:
     return ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(6, 24))) for _ in range(n)]
 
 
+def file_names(run_dir: str) -> list[str]:
+    return [p.name for p in Path(run_dir).rglob("*")]
+
+
 def everything_on_disk(run_dir: str) -> bytes:
     return b"\n".join(p.read_bytes() for p in Path(run_dir).rglob("*") if p.is_file())
 
@@ -133,6 +137,6 @@ async def test_a_secret_echoed_into_a_download_name_is_not_written_to_disk(
     result = await Agent(config, context=ctx_session, secrets=store).run(
         "get the receipt", start_url=pages_server.add("/receipt.html", DOWNLOAD_PAGE)
     )
-    names = [p.name for p in Path(result.run_dir).rglob("*")]
+    names = file_names(result.run_dir)
     assert "receipt-secret-token.txt" in names, sorted(names)
     assert not [n for n in names if value in n]
