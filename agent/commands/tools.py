@@ -50,7 +50,10 @@ def _config(args: argparse.Namespace, **overrides: Any) -> Any:
     # module load failures are shown as states (list) or do not matter for one call: no log lines on stderr
     logging.getLogger("kite.modules").setLevel(logging.ERROR)
     if getattr(args, "modules", None):
+        from agent.modules.loader import check_names
+
         overrides["modules"] = [m.strip() for m in args.modules.split(",") if m.strip()]
+        check_names(overrides["modules"], "--modules")
     return load_config(getattr(args, "config", None), overrides=overrides)
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import pkgutil
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any, Literal
 
+from agent.errors import UsageError
 from agent.modules.base import ToolError
 
 ENTRY_POINT_GROUP = "kite.modules"
@@ -21,8 +23,31 @@ Source = Literal["builtin", "entry_point", "given"]
 Factory = Callable[[], Any]
 
 
+_NOT_MODULES = ("base", "gate", "loader", "registry", "toolbox")
+
+
+def known_names() -> list[str]:
+    """The module names this install offers: the built-in packages and the entry points, sorted."""
+    import agent.modules
+
+    builtins = {m.name for m in pkgutil.iter_modules(agent.modules.__path__) if m.ispkg}
+    points = {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return sorted((builtins - set(_NOT_MODULES)) | points)
+
+
+def check_names(names: list[str], flag: str) -> None:
+    """A usage error (one line naming the known modules) when a name the user typed is no module at all.
+    A known module that then fails to load is not checked here: the registry records it as a state."""
+    known = known_names()
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UsageError(
+            f"{flag}: no module {', '.join(map(repr, unknown))}; known modules: {', '.join(known)}"
+        )
+
+
 def _builtin(name: str) -> Any | None:
-    if not name.isidentifier() or name in ("base", "gate", "loader", "registry", "toolbox"):
+    if not name.isidentifier() or name in _NOT_MODULES:
         return None
     if importlib.util.find_spec(f"agent.modules.{name}") is None:
         return None
