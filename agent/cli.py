@@ -50,6 +50,23 @@ def build_parser() -> KiteArgumentParser:
     return parser
 
 
+BROWSERLESS_COMMANDS = frozenset({"show", "sites", "local"})
+
+
+def check_chromium(args: argparse.Namespace) -> None:
+    """A Chromium path the user gave (``--chromium``, ``KITE_CHROMIUM``) that cannot run is a usage error
+    before anything starts (a path from a config file is checked when the browser starts)."""
+    if args.command in BROWSERLESS_COMMANDS:
+        return
+    from agent.browser.chromium import check_explicit
+    from agent.config import env_with_prefix
+
+    if getattr(args, "chromium", None):
+        check_explicit(args.chromium, "--chromium")
+    elif not getattr(args, "attach", None):
+        check_explicit(env_with_prefix("KITE_CHROMIUM").get("KITE_CHROMIUM"), "KITE_CHROMIUM")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -57,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        check_chromium(args)
         result: Any = args.func(args)
         if inspect.iscoroutine(result):
             result = asyncio.run(result)

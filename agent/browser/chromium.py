@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 from agent.config import load_config, playwright_browsers_dir
-from agent.errors import ChromiumNotFoundError, ConfigError
+from agent.errors import ChromiumNotFoundError, ConfigError, UsageError
 
 SYSTEM_CANDIDATES = (
     "/usr/bin/chromium",
@@ -42,11 +42,25 @@ def playwright_chromium() -> str | None:
     return None
 
 
+def explicit_problem(explicit: str) -> str | None:
+    """What is wrong with a Chromium path the user gave (None: it is an executable file, or a name on PATH)."""
+    path = shutil.which(explicit) or explicit
+    if os.path.isfile(path) and os.access(path, os.X_OK):
+        return None
+    return "does not exist" if not os.path.exists(path) else "is not an executable file"
+
+
+def check_explicit(explicit: str | None, source: str) -> None:
+    """A usage error, before anything starts, when the Chromium path given by ``source`` is unusable."""
+    if explicit and (problem := explicit_problem(explicit)):
+        raise UsageError(f"{source} {explicit!r} {problem}: give the path of a Chrome or Chromium executable")
+
+
 def find_chromium(explicit: str | None = None) -> str | None:
     """The Chromium to use, or None when there is none. An explicit path that does not exist is an error."""
     if explicit:
         path = shutil.which(explicit) or explicit
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        if explicit_problem(explicit):
             raise ChromiumNotFoundError(
                 f"the configured Chromium '{explicit}' does not exist or is not executable", path=explicit
             )
