@@ -13,9 +13,13 @@ import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
+from agent.commands._agent_opts import positive_int
 from agent.commands._browser_opts import parse_viewport
 from agent.config import KiteConfig, load_config
+from agent.errors import UsageError
 
 if TYPE_CHECKING:  # Playwright and the engine load in run(): every other kite command starts without them
     from playwright.async_api import Page
@@ -41,24 +45,51 @@ def register(subparsers: Any) -> None:
         metavar="ARG",
         help="an extra Chromium flag (repeatable), e.g. --browser-arg=--lang=de",
     )
-    p.add_argument("--budget", type=int, metavar="TOKENS", help="token budget of the element list")
+    p.add_argument("--budget", type=positive_int, metavar="TOKENS", help="token budget of the element list")
     p.set_defaults(func=run)
 
 
+SCHEMES = ("http", "https", "file", "about", "data")
+FILE_SUFFIXES = (".html", ".htm", ".xhtml", ".mhtml", ".svg", ".xml", ".txt", ".pdf", ".json")
+
+
+def _looks_like_path(text: str) -> bool:
+    """``page.html``, ``./x``, ``/tmp/x``, ``~/x``, ``docs/x``: a file, not a host (``example.com/x``)."""
+    if text.startswith((".", "/", "~")):
+        return True
+    first, slash, _ = text.partition("/")
+    if slash:
+        return "." not in first and ":" not in first and first != "localhost"
+    return text.lower().endswith(FILE_SUFFIXES)
+
+
 def _target(url: str) -> str:
-    if "://" not in url and not url.startswith(("about:", "data:")):
-        path = Path(url)
-        return path.resolve().as_uri() if path.exists() else "http://" + url
-    return url
+    """The URL to open for an argument; a UsageError for a missing file or an unsupported scheme."""
+    text = url.strip()
+    scheme = urlsplit(text).scheme.lower() if ":" in text else ""
+    if "://" in text or scheme in ("about", "data"):
+        if scheme not in SCHEMES:
+            raise UsageError(
+                f"{url!r}: '{scheme}:' URLs are not supported; use http(s), file or a local path"
+            )
+        if scheme == "file" and not Path(url2pathname(urlsplit(text).path)).exists():
+            raise UsageError(f"{url!r}: no such file")
+        return text
+    path = Path(text).expanduser()
+    if path.exists():
+        return path.resolve().as_uri()
+    if _looks_like_path(text):
+        raise UsageError(f"{url!r}: no such file")
+    return "http://" + text
 
 
-def _config(args: argparse.Namespace) -> KiteConfig:
+def _config(args: argparse.Namespace, targets: list[str]) -> KiteConfig:
     overrides: dict[str, Any] = {"browser.headless": True}
     if args.viewport:
         overrides["browser.viewport_width"], overrides["browser.viewport_height"] = args.viewport
     if args.browser_args:
         overrides["browser.args"] = list(args.browser_args)
-    if any(_target(u).startswith("file:") for u in args.urls):
+    if any(t.startswith("file:") for t in targets):
         overrides["browser.allow_file_urls"] = True
     return load_config(getattr(args, "config", None), overrides=overrides)
 
@@ -101,16 +132,17 @@ async def run(args: argparse.Namespace) -> int:
     from agent.browser.snapshot import Snapshotter
     from agent.browser.tokens import warm_up
 
-    cfg = _config(args)
+    targets = [_target(u) for u in args.urls]  # bad input fails before the browser starts
+    cfg = _config(args, targets)
     budget = args.budget or cfg.snapshot.token_budget
     snap = Snapshotter(cfg.snapshot)
     warm_up()
     failed = 0
     async with BrowserSession(cfg.browser) as session:
         ctx = session.context
-        for n, url in enumerate(args.urls):
+        for n, url in enumerate(targets):
             page = ctx.page if n == 0 else await ctx.open_tab()
-            result = await _one(page, _target(url), snap, args, budget)
+            result = await _one(page, url, snap, args, budget)
             failed += "error" in result
             if args.json:
                 print(json.dumps(result, ensure_ascii=False), flush=True)
