@@ -201,8 +201,7 @@ class Agent:
             StepRecord(step=0, actions=[ActionOutcome(action=Navigate(url=url).to_json(), result=result)])
         )
         if not result.ok:
-            message = result.error.message if result.error else "navigation failed"
-            raise Stop("start_url_unreachable", f"could not open {url}: {message}")
+            raise Stop.unreachable(url, result.error)
 
     async def _step(self, step: int) -> None:
         self.steps_done = step

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from agent.browser.actions import Action
 from agent.browser.exec.base import NO_EFFECT
-from agent.browser.observation import ActionResult, Element, Observation
+from agent.browser.observation import ActionResult, Element, ErrorInfo, Observation
 from agent.browser.session import ContextSession
 from agent.config import AgentConfig
 from agent.record import RefusedAction, RunResult
@@ -30,6 +30,14 @@ class Stop(Exception):
         super().__init__(message or reason)
         self.reason, self.message, self.success, self.answer = reason, message, success, answer
         self.data = data
+
+    @classmethod
+    def unreachable(cls, url: str, error: ErrorInfo | None) -> Stop:
+        """The start URL could not be opened: "could not open URL" once (a navigation error already says it)."""
+        message = error.message if error else "navigation failed"
+        if not message.startswith("could not open "):
+            message = f"could not open {url}: {message}"
+        return cls("start_url_unreachable", message)
 
 
 class Refusals:
