@@ -7,6 +7,7 @@ from typing import Any
 
 from agent.commands._agent_opts import agent_overrides, port_number
 from agent.commands._browser_opts import add_browser_options, browser_overrides
+from agent.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1; others need --token)"
     )
     h.add_argument(
-        "--port", type=port_number, default=8931, help="HTTP port (default 8931; 0 = any free port)"
+        "--port",
+        type=port_number,
+        default=None,
+        help="HTTP port, with --http (default 8931; 0 = any free port)",
     )
     h.add_argument("--token", help="bearer token HTTP clients must send")
     m = p.add_argument_group("modules")
@@ -64,6 +68,9 @@ def _config(args: argparse.Namespace) -> Any:
     if args.no_modules:
         overrides["modules"] = []
     elif args.modules:
+        from agent.modules.loader import check_names
+
+        check_names(args.modules, "--module")
         overrides["modules"] = list(args.modules)
     if args.headed is False:
         overrides["browser.headless"] = True
@@ -73,7 +80,13 @@ def _config(args: argparse.Namespace) -> Any:
 async def run(args: argparse.Namespace) -> int:
     from agent.mcp.app import serve
 
-    if args.http:
+    if not args.http:
+        for flag, given in (("--port", args.port is not None), ("--token", args.token is not None)):
+            if given:
+                raise UsageError(
+                    f"{flag} needs --http (stdio is the default transport): kite mcp --http {flag} …"
+                )
+    else:
         from agent.mcp.transport import check_http_options
 
         check_http_options(args.host, args.token)
@@ -84,7 +97,7 @@ async def run(args: argparse.Namespace) -> int:
         isolated=args.isolated,
         http=args.http,
         host=args.host,
-        port=args.port,
+        port=8931 if args.port is None else args.port,
         token=args.token,
     )
     return 0
