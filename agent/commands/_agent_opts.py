@@ -143,13 +143,16 @@ def load_with_args(args: argparse.Namespace, extra: dict[str, Any] | None = None
 EVAL_ONLY_MODELS = frozenset({"kite/oracle"})
 
 
-def refuse_unusable_models(*models: str | None) -> None:
+def refuse_unusable_models(*models: str | None, eval_only_ok: bool = False) -> None:
     """Before anything starts: ``kite/oracle`` solves the eval suites from their plans, it is not a model for
-    ``kite run``/``batch``/``serve``; a model litellm cannot route (``--model gpt4o``, an unregistered
-    ``kite/...``) would only fail at the first step, after the browser started."""
+    ``kite run``/``batch``/``serve`` (``kite eval`` passes ``eval_only_ok``); a model litellm cannot route
+    (``--model gpt4o``, an unregistered ``kite/...``) would only fail at the first step, after the browser
+    started."""
     from agent.llm.model import model_problem
 
     for model in dict.fromkeys(m for m in models if m):
+        if model in EVAL_ONLY_MODELS and eval_only_ok:
+            continue  # the eval harness builds it from each task's plan
         if model in EVAL_ONLY_MODELS:
             raise UsageError(
                 f"{model} is the eval suites' deterministic solver and only runs under 'kite eval' "

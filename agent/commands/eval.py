@@ -14,7 +14,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.commands._agent_opts import add_agent_options, load_with_args, positive_int, resolve_model
+from agent.commands._agent_opts import (
+    add_agent_options,
+    load_with_args,
+    positive_int,
+    refuse_unusable_models,
+    resolve_model,
+)
 from agent.commands._backend_opts import (
     add_backend_options,
     check_backend,
@@ -94,6 +100,7 @@ async def run(args: argparse.Namespace) -> int:
     if not args.runs_dir:
         extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"eval-{suite.name}-{stamp}")
     config = load_with_args(args, extra)
+    refuse_unusable_models(config.llm.model, eval_only_ok=True)  # before any browser or site starts
     if not (config.llm.model or "").startswith("kite/"):
         config = await (keep_local if args.backend == "ray" else resolve_model)(config)
     ids = [i.strip() for i in args.tasks.split(",") if i.strip()] if args.tasks else None
