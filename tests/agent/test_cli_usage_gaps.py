@@ -1,0 +1,131 @@
+"""Usage-error gaps a README walkthrough found: unknown module names, a Chromium path that cannot run, snapshot
+arguments, ``kite mcp --port`` without ``--http`` and an unroutable eval model are one line and exit 2 before
+anything starts; an unreachable start URL says "could not open" once. The real ``kite`` CLI in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def kite(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if k != "KITE_CHROMIUM"}
+    return subprocess.run(
+        [sys.executable, "-m", "agent", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**base, "PYTHONPATH": str(ROOT), **env},
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def one_usage_line(out: subprocess.CompletedProcess[str], *words: str) -> str:
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert out.returncode == 2, out
+    assert len(lines) == 1 and lines[0].startswith("kite: error:"), out.stderr
+    for word in words:
+        assert word in lines[0], (word, out.stderr)
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tools", "list", "--modules", "nosuch"],
+        ["tools", "call", "chrome_launch", "--modules", "chrome,nosuch"],
+        ["mcp", "--module", "nosuch"],
+    ],
+)
+def test_an_unknown_module_name_typed_by_the_user_is_a_usage_error(argv: list[str]):
+    line = one_usage_line(kite(*argv), "'nosuch'", "known modules:")
+    assert all(name in line for name in ("chrome", "browser", "playwright_browser", "javascript")), line
+
+
+def test_an_unknown_module_in_a_config_file_is_still_a_state_not_an_error(tmp_path: Path):
+    config = tmp_path / "kite.yaml"
+    config.write_text("modules: [nosuch]\n", encoding="utf-8")
+    out = kite("--config", str(config), "tools", "list")
+    assert out.returncode == 0, out
+    assert out.stdout.startswith("nosuch [") and "module_not_found" in out.stdout, out.stdout
+
+
+def test_a_chromium_flag_that_does_not_exist_is_a_usage_error(tmp_path: Path):
+    runs = tmp_path / "runs"
+    out = kite(
+        "run", "a task", "--model", "kite/scripted", "--runs-dir", str(runs), "--chromium", "/nonexist"
+    )
+    one_usage_line(out, "--chromium '/nonexist' does not exist")
+    assert not runs.exists(), "a run started"
+
+
+@pytest.mark.parametrize("command", [["snapshot", "about:blank"], ["tools", "list"]])
+def test_a_kite_chromium_that_cannot_run_is_a_usage_error(tmp_path: Path, command: list[str]):
+    one_usage_line(kite(*command, KITE_CHROMIUM="/nonexist"), "KITE_CHROMIUM '/nonexist' does not exist")
+    plain = tmp_path / "chrome"
+    plain.write_text("not a program", encoding="utf-8")
+    one_usage_line(kite(*command, KITE_CHROMIUM=str(plain)), "is not an executable file")
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["nosuchfile.html"], "'nosuchfile.html': no such file"),
+        (["./nope"], "'./nope': no such file"),
+        (["pages/nope"], "'pages/nope': no such file"),
+        (["file:///nonexist/x.html"], "no such file"),
+        (["ftp://x"], "'ftp:' URLs are not supported"),
+        (["chrome://settings"], "'chrome:' URLs are not supported"),
+        (["--budget", "0", "about:blank"], "--budget"),
+        (["--budget", "-5", "about:blank"], "--budget"),
+    ],
+)
+def test_bad_snapshot_arguments_are_usage_errors(tmp_path: Path, argv: list[str], says: str):
+    one_usage_line(kite("snapshot", *argv, cwd=tmp_path), says)
+
+
+def test_snapshot_of_a_local_file_opens_it(tmp_path: Path):
+    (tmp_path / "page.html").write_text("<button>Local Button</button>", encoding="utf-8")
+    out = kite("snapshot", "--json", "page.html", cwd=tmp_path)
+    assert out.returncode == 0, out
+    assert f'"url": "{(tmp_path / "page.html").as_uri()}"' in out.stdout
+    assert "Local Button" in out.stdout
+
+
+@pytest.mark.parametrize("flag", [["--port", "9000"], ["--token", "t"]])
+def test_mcp_http_options_without_http_are_usage_errors(flag: list[str]):
+    one_usage_line(kite("mcp", *flag), f"{flag[0]} needs --http")
+
+
+@pytest.mark.parametrize(
+    ("model", "says"),
+    [("gpt4o", "litellm knows no provider for 'gpt4o'"), ("kite/nope", "no model kite/nope is registered")],
+)
+def test_kite_eval_refuses_an_unroutable_model_up_front(tmp_path: Path, model: str, says: str):
+    runs = tmp_path / "runs"
+    one_usage_line(kite("eval", "sites", "--model", model, "--runs-dir", str(runs)), says)
+    assert not runs.exists(), "an eval started"
+
+
+def test_an_unreachable_start_url_says_could_not_open_once(tmp_path: Path):
+    out = kite(
+        "run",
+        "a task",
+        "--model",
+        "kite/scripted",
+        "--runs-dir",
+        str(tmp_path),
+        "--start-url",
+        "http://127.0.0.1:1/",
+    )
+    assert out.returncode == 1, out
+    text = out.stdout + out.stderr
+    assert "start_url_unreachable" in text, text
+    assert text.count("could not open") == 1, text
