@@ -22,6 +22,7 @@ from agent.mcp import render
 from agent.mcp import tools as T
 from agent.mcp.confirm import close_round, input_pending
 from agent.mcp.hub import BrowserHub, ClientState
+from agent.mcp.image import fitted_screenshot
 from agent.mcp.record import Record
 
 Content = list[types.ContentBlock]
@@ -198,13 +199,14 @@ class Calls:
 
     async def screenshot(self, s: ClientState, a: T.ScreenshotArgs, client: str) -> Content:
         page = s.ctx.page
-        if a.ref is not None:
-            resolved = await self.hub.snapshotter.resolve(page, a.ref)
-            png = await resolved.handle.screenshot(type="png", timeout=10000)
-        else:
-            png = await page.screenshot(type="png", full_page=a.full_page, timeout=10000)
-        data = base64.b64encode(png).decode()
-        return [types.ImageContent(type="image", data=data, mime_type="image/png")]
+        element = (await self.hub.snapshotter.resolve(page, a.ref)).handle if a.ref is not None else None
+        shot = await fitted_screenshot(page, full_page=a.full_page, element=element)
+        out: Content = [
+            types.ImageContent(type="image", data=base64.b64encode(shot.data).decode(), mime_type=shot.mime)
+        ]
+        if shot.note:
+            out.append(types.TextContent(type="text", text=f"Screenshot sent as {shot.note}."))
+        return out
 
     async def wait_for(self, s: ClientState, a: T.WaitForArgs, client: str) -> Content:
         page = s.ctx.page

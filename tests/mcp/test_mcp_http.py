@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import base64
 import re
 
 import anyio
 import mcp_types as types
 from mcp import Client
 
+from agent.mcp.image import MAX_IMAGE_BYTES
 from evals.sites import SitesServer
+from tests.fixtures.browser import PagesServer
 from tests.mcp.conftest import HttpServer, error_of, records, ref, text_of, wait_until
 from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, secrets_hidden, shop_task
 
@@ -107,3 +110,34 @@ async def test_a_client_that_vanishes_mid_call_leaves_the_server_serving(
         assert "Page: Log in" in page
         assert error_of(await c.call_tool("click", {"ref": 10**6}))["error"] == "stale_element"
     assert "Traceback" not in "".join(http_server.stderr)
+
+
+NOISY = """<!doctype html><title>Long</title><body style="margin:0">
+<canvas id=c width=1200 height=6000></canvas>
+<script>
+  const c = document.getElementById('c').getContext('2d'), img = c.createImageData(1200, 6000);
+  let x = 7;
+  for (let i = 0; i < img.data.length; i++) { x = (x * 1103515245 + 12345) & 0x7fffffff; img.data[i] = i % 4 === 3 ? 255 : (x >> 16) & 255; }
+  c.putImageData(img, 0, 0);
+</script>"""
+
+
+async def test_a_full_page_screenshot_of_a_long_page_fits_one_reply(
+    http_server: HttpServer, pages_server: PagesServer
+) -> None:
+    """A full-page PNG of a long page is megabytes, and the SDK's HTTP client refuses an event over 1 MiB: the
+    tool failed for every HTTP client. It now sends a JPEG that fits, cut to the top of the page if need be."""
+    async with Client(http_server.url) as c:
+        await c.call_tool("navigate", {"url": pages_server.add("/noisy.html", NOISY)})
+        viewport = await c.call_tool("screenshot", {})
+        assert not viewport.is_error
+        full = await c.call_tool("screenshot", {"full_page": True})
+    assert not full.is_error, full
+    image, note = full.content
+    assert isinstance(image, types.ImageContent) and image.mime_type == "image/jpeg"
+    data = base64.b64decode(image.data)
+    assert data[:3] == b"\xff\xd8\xff" and len(data) <= MAX_IMAGE_BYTES
+    assert isinstance(note, types.TextContent)
+    assert re.fullmatch(
+        r"Screenshot sent as only the top \d+ px of the 600\d px page: the PNG was \d+ kB.*\.", note.text
+    )
