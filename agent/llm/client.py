@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, field_validator
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_before_delay
 
 from agent.config import LLMConfig
-from agent.llm.error_map import _import_litellm, map_exception
+from agent.llm.error_map import OPENAI_COMPATIBLE, KeyFrom, _import_litellm, map_exception
 from agent.llm.errors import (
     LLMBadRequestError,
     LLMError,
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("kite.llm")
 
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "0.0.0.0")
-_KEYLESS_PROVIDERS = ("openai", "hosted_vllm", "openai_like", "lm_studio", "llamafile", "custom_openai")
 _HARD_TIMEOUT_MARGIN_S = 5.0
 MAX_TOKENS_PER_CALL = 100_000_000
 """A token count above this (or below 0) is not a real one: it is read as not reported (0)."""
@@ -151,9 +150,9 @@ class LiteLLMModel:
         }
         if cfg.api_base:
             kwargs["api_base"] = cfg.api_base
-        if cfg.api_key:
+        if self._key_from == "config":
             kwargs["api_key"] = cfg.api_key
-        elif _is_local(cfg.api_base) and self.model.split("/", 1)[0] in _KEYLESS_PROVIDERS:
+        elif self._key_from == "placeholder":
             kwargs["api_key"] = (
                 "sk-no-key-needed"  # local OpenAI-compatible servers ignore it; the SDK wants one
             )
@@ -162,6 +161,15 @@ class LiteLLMModel:
             if tool_choice:
                 kwargs["tool_choice"] = tool_choice
         return {**kwargs, **cfg.extra}
+
+    @property
+    def _key_from(self) -> KeyFrom:
+        """Where the key sent comes from (named in the message when the server refuses it)."""
+        if self.config.api_key:
+            return "config"
+        if _is_local(self.config.api_base) and self.model.split("/", 1)[0] in OPENAI_COMPATIBLE:
+            return "placeholder"
+        return "environment"
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -190,15 +198,14 @@ class LiteLLMModel:
                 litellm.acompletion(**kwargs), timeout=self.config.timeout_s + _HARD_TIMEOUT_MARGIN_S
             )
         except Exception as exc:
-            raise map_exception(exc, self.model, self.config.api_base) from exc
+            raise map_exception(exc, self.model, self.config.api_base, self._key_from) from exc
         latency_ms = (time.perf_counter() - started) * 1000
         try:
             return self._reply(response, latency_ms, attempts)
         except Exception as exc:  # a 200 without a usable choice: retried like a provider's failure
             where = self.config.api_base or "the provider"
             raise LLMUnavailableError(
-                f"{where} answered {self.model} with a completion Kite cannot use ({_shape_problem(exc)}); "
-                "retried, then gave up.",
+                f"{where} answered {self.model} with a completion Kite cannot use ({_shape_problem(exc)}).",
                 model=self.model,
             ) from exc
 
@@ -243,8 +250,9 @@ class LiteLLMModel:
                     f"{spent:.1f}s already spent); try again later, or raise llm.retry_max_s.",
                     **{**err.context, "attempts": attempts},
                 ) from err
+            tries = f"{attempts} attempts" if attempts > 1 else "1 attempt"
             raise type(err)(
-                f"{err.message} Gave up after {attempts} attempt(s) in {spent:.1f}s "
+                f"{err.message} Gave up after {tries} in {spent:.1f}s "
                 "(llm.max_attempts / llm.retry_max_s bound the retries).",
                 **{**err.context, "attempts": attempts},
             ) from err

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import time
+import warnings
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Literal
 
 from agent.llm.errors import (
     ContextWindowError,
@@ -27,6 +29,10 @@ def _import_litellm() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    # A provider's odd but readable completion (token counts as numeric strings: "12") makes litellm's
+    # model_dump print pydantic's "serializer warnings" on the user's terminal; Kite reads such counts
+    # itself (``Usage``). Set on every call: pytest and other hosts reset the filters between uses.
+    warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
     return litellm
 
 
@@ -117,30 +123,63 @@ def _without_traceback(text: str) -> str:
     return f"{head.strip()}: {what}" if what else head.strip()
 
 
+_CLASS_PREFIX = re.compile(r"^\s*(?:litellm\.)?(?:[A-Z]\w*(?:Error|Exception)(?::| -) ?)+")
+
+
 def _detail(exc: BaseException) -> str:
+    """The provider's own words: litellm's repeated class-name prefixes ("litellm.InternalServerError:
+    InternalServerError: OpenAIException - ") left out, and never a traceback."""
     text = _without_traceback(str(getattr(exc, "message", None) or exc))
-    for prefix in (
-        "litellm.",
-        "BadRequestError: ",
-        "ContextWindowExceededError: ",
-        "UnsupportedParamsError: ",
-    ):
-        text = text.replace(prefix, "")
+    text = _CLASS_PREFIX.sub("", text.replace("litellm.", ""), count=1)
     return " ".join(text.split())[:400]
 
 
-def _key_hint(litellm: Any, model: str, api_base: str | None) -> str:
+def _words(exc: BaseException, status: Any) -> str:
+    """``HTTP 500: the provider's words`` (the status when there is one)."""
+    detail = _detail(exc)
+    if isinstance(status, int):
+        return f"HTTP {status}: {detail}" if detail else f"HTTP {status}"
+    return detail or "it gave no details"
+
+
+OPENAI_COMPATIBLE = ("openai", "hosted_vllm", "openai_like", "lm_studio", "llamafile", "custom_openai")
+"""Providers that speak to any OpenAI-compatible ``api_base``."""
+KeyFrom = Literal["config", "placeholder", "environment"]
+"""Where the key Kite sent came from: ``llm.api_key`` (or KITE_API_KEY), a placeholder Kite sends to a
+local server that needs none, or none (the provider SDK reads its environment variable)."""
+
+
+def _key_hint(litellm: Any, model: str, api_base: str | None, key_from: KeyFrom) -> str:
+    provider = model.split("/", 1)[0]
+    if api_base and provider in OPENAI_COMPATIBLE:
+        server = f"the server at {api_base} rejected the credentials"
+        fix = "set llm.api_key or KITE_API_KEY to the key that server expects"
+        if key_from == "config":
+            return f"{server}: it refused the key from llm.api_key (or KITE_API_KEY); {fix}"
+        if key_from == "placeholder":
+            return f"{server}: it refused the placeholder key Kite sends when none is configured; {fix}"
+        if provider == "openai" and os.environ.get("OPENAI_API_KEY"):
+            return f"{server}: it refused OPENAI_API_KEY from the environment (llm.api_key is not set); {fix}"
+        return f"{server}: no key is configured (llm.api_key / KITE_API_KEY); {fix}"
+    if key_from == "config":
+        return "the provider rejected the credentials: check the key in llm.api_key (or KITE_API_KEY)"
     try:
         missing = litellm.validate_environment(model=model, api_base=api_base).get("missing_keys") or []
     except Exception:
         missing = []
     if missing:
-        return f"set {' or '.join(missing)} (or llm.api_key / KITE_API_KEY)"
-    return "check the API key (llm.api_key / KITE_API_KEY, or the provider's environment variable)"
+        return f"the provider rejected the credentials: set {' or '.join(missing)} (or llm.api_key / KITE_API_KEY)"
+    return (
+        "the provider rejected the credentials: check the API key (llm.api_key / KITE_API_KEY, or the "
+        "provider's environment variable)"
+    )
 
 
-def map_exception(exc: BaseException, model: str, api_base: str | None = None) -> LLMError:
-    """A litellm (or asyncio) exception → the matching typed ``LLMError`` whose message says what to fix."""
+def map_exception(
+    exc: BaseException, model: str, api_base: str | None = None, key_from: KeyFrom = "environment"
+) -> LLMError:
+    """A litellm (or asyncio) exception → the matching typed ``LLMError`` whose message says what to fix:
+    the provider's own words once, and what to do. Whether it was retried is the client's to say."""
     if isinstance(exc, LLMError):
         return exc
     litellm = _import_litellm()
@@ -161,12 +200,12 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
     auth_status = ctx["status"] in (401, 403)  # litellm raises a bare APIError for an OpenAI-compatible 403
     if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError) or auth_status:
         return LLMAuthError(
-            f"{model}: the provider rejected the credentials: {_key_hint(litellm, model, api_base)}. ({detail})",
+            f"{model}: {_key_hint(litellm, model, api_base, key_from)}. ({_words(exc, ctx['status'])})",
             **ctx,
         )
     if isinstance(exc, litellm.RateLimitError):
         return LLMRateLimitedError(
-            f"{model} is rate limited ({detail}); wait, lower the concurrency, or raise llm.retry_max_s.",
+            f"{model} is rate limited ({_words(exc, ctx['status'])}); wait, lower the concurrency, or raise llm.retry_max_s.",
             retry_after_s=_retry_after(exc),
             **ctx,
         )
@@ -184,7 +223,7 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
         )
     if _malformed_completion(exc):
         return LLMUnavailableError(
-            f"{where} answered {model} with a malformed chat completion ({detail}); retried, then gave up.",
+            f"{where} answered {model} with a malformed chat completion ({detail}).",
             **ctx,
         )
     if _unreadable_reply(exc):
@@ -207,10 +246,10 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
     status = ctx["status"] if isinstance(ctx["status"], int) else 0
     if status == 429:
         return LLMRateLimitedError(
-            f"{model} is rate limited ({detail}).", retry_after_s=_retry_after(exc), **ctx
+            f"{model} is rate limited ({_words(exc, status)}).", retry_after_s=_retry_after(exc), **ctx
         )
     if status >= 500 or isinstance(exc, litellm.InternalServerError | litellm.ServiceUnavailableError):
-        return LLMUnavailableError(f"{model}: the provider failed ({detail}); retried, then gave up.", **ctx)
+        return LLMUnavailableError(f"{model}: the provider failed ({_words(exc, status)}).", **ctx)
     if 400 <= status < 500:
         return LLMBadRequestError(f"{model} refused the request: {detail}", **ctx)
     return LLMError(f"{model}: unexpected error from the model call ({type(exc).__name__}: {detail})", **ctx)

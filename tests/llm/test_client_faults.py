@@ -59,7 +59,7 @@ async def test_500_every_time_gives_up_typed_after_max_attempts(scripted_model):
         await LLMClient(scripted_model.config(max_attempts=3)).complete(USER)
     assert len(scripted_model.calls) == 3
     assert info.value.context["attempts"] == 3
-    assert "Gave up after 3 attempt(s)" in info.value.message
+    assert "Gave up after 3 attempts in" in info.value.message
     assert info.value.to_dict()["error"] == "llm_unavailable"
 
 
