@@ -287,6 +287,22 @@ def corrected_example(flat: dict[str, Any], bad: set[str] | None = None) -> str:
 
 def example_from_prose(text: str) -> str:
     """A reply that only says what it wants ("I will click [5]") → that action as JSON, to copy next time."""
+    action = action_from_prose(text)
+    return f" Your reply as an action: {action}" if action else ""
+
+
+EXAMPLE = '{"action": "click", "params": {"index": 3}}'
+
+
+def not_json(text: str, what: str, example: str = EXAMPLE) -> str:
+    """Plain text where a JSON object was due: said so, with one example to copy (the action the text
+    names, "click 5", when it names one)."""
+    shown = action_from_prose(text) or example
+    return f"{what} are not valid JSON: got {text.strip()[:80]!r}. Send a JSON object, e.g. {shown}"
+
+
+def action_from_prose(text: str) -> str:
+    """The action a text names ("click [5]") as JSON with placeholders; "" when it names none."""
     names = {_norm(n): n for n in ACTION_NAMES if n != "done"}
     name = next(
         (
@@ -302,4 +318,4 @@ def example_from_prose(text: str) -> str:
     index = _INDEX_IN_PROSE.search(text[:2000])
     if index and "index" in _fields(name):
         flat["index"] = int(index.group(1))
-    return f" Your reply as an action: {corrected_example(flat)}"
+    return corrected_example(flat)

@@ -23,10 +23,12 @@ from agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action
 from agent.errors import KiteError
 from agent.llm.client import LLMReply, ToolCall
 from agent.llm.forgiving import (
+    EXAMPLE,
     closest_action,
     corrected_example,
     example_from_prose,
     forgive,
+    not_json,
     resolve_alias,
     signature,
 )
@@ -116,7 +118,7 @@ def _resolve_name(raw: Any, params: dict[str, Any] | None = None) -> tuple[str, 
     raise _fail(f"Unknown action {shown}. Valid actions: {', '.join(ACTION_NAMES)}.{hint}")
 
 
-def _as_object(raw: Any, what: str) -> dict[str, Any]:
+def _as_object(raw: Any, what: str, example: str = EXAMPLE) -> dict[str, Any]:
     if raw is None or raw == "":
         return {}
     if isinstance(raw, str):
@@ -130,9 +132,11 @@ def _as_object(raw: Any, what: str) -> dict[str, Any]:
                     f"{what} are not valid JSON, and too large or too nested to repair "
                     f"({len(raw)} characters). Send them as a plain JSON object."
                 ) from None
-            raw = json_repair.loads(raw)
+            text, raw = raw, json_repair.loads(raw)
+            if raw in (None, "", {}, []):  # nothing JSON-like in it: plain text ("not json at all")
+                raise _fail(not_json(text, what, example)) from None
         if isinstance(raw, str) and raw.strip()[:1] in ("{", "["):  # double-encoded
-            return _as_object(raw, what)
+            return _as_object(raw, what, example)
     if raw in (None, ""):
         return {}
     if not isinstance(raw, dict):
@@ -192,7 +196,9 @@ def _from_call(name: Any, arguments: Any) -> dict[str, Any]:
         if "action" not in args:
             raise _fail(f'{SINGLE_TOOL_NAME} needs "action" (one of {", ".join(ACTION_NAMES)}) and "params".')
         return _flatten(args)
-    args = _as_object(arguments, f"arguments of {str(name)[:40]}")
+    known = isinstance(name, str) and name in ACTION_MODELS
+    example = corrected_example({"action": name}) if known else EXAMPLE
+    args = _as_object(arguments, f"arguments of {str(name)[:40]}", example)
     if set(args) <= {"params", "action"} and isinstance(args.get("params"), dict | str):
         args = _as_object(args["params"], f"params of {str(name)[:40]}")
     args = {k: v for k, v in args.items() if k not in _META_KEYS and k != "action"}

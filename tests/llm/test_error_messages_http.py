@@ -11,6 +11,7 @@ from agent.config import LLMConfig
 from agent.llm.client import LLMClient
 from agent.llm.error_map import map_exception
 from agent.llm.errors import LLMAuthError, LLMUnavailableError
+from agent.llm.parsing import ParseError, parse_reply
 from tests.fixtures.openai_server import FakeOpenAIServer, Reply, Status
 
 USER = [{"role": "user", "content": "click the button"}]
@@ -76,3 +77,14 @@ async def test_numeric_string_usage_counts_print_no_warning(openai_server, recwa
     reply = await _client(openai_server).complete(USER)
     assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (12, 2)
     assert not [str(w.message) for w in recwarn if issubclass(w.category, UserWarning)]
+
+
+async def test_plain_text_arguments_are_called_not_json_with_one_example(openai_server):
+    openai_server.push(Reply(tool_calls=[("browser_action", "not json at all")]))
+    reply = await _client(openai_server).complete(USER)
+    with pytest.raises(ParseError) as info:
+        parse_reply(reply)
+    message = str(info.value)
+    assert "not valid JSON" in message and "'not json at all'" in message, message
+    assert 'needs "action"' not in message, message
+    assert message.count('{"action": ') == 1, message
