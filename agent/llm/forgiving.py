@@ -301,6 +301,14 @@ def not_json(text: str, what: str, example: str = EXAMPLE) -> str:
     return f"{what} are not valid JSON: got {text.strip()[:80]!r}. Send a JSON object, e.g. {shown}"
 
 
+def repaired_plain_text(repaired: Any, text: str) -> bool:
+    """Whether invalid JSON ``text`` was prose rather than a broken object: its repair is no object (or an
+    empty one from text without a brace), nor a double-encoded one."""
+    if isinstance(repaired, str) and repaired.strip()[:1] in ("{", "["):
+        return False
+    return not isinstance(repaired, dict) or not (repaired or "{" in text)
+
+
 def action_from_prose(text: str) -> str:
     """The action a text names ("click [5]") as JSON with placeholders; "" when it names none."""
     names = {_norm(n): n for n in ACTION_NAMES if n != "done"}

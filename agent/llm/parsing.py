@@ -29,6 +29,7 @@ from agent.llm.forgiving import (
     example_from_prose,
     forgive,
     not_json,
+    repaired_plain_text,
     resolve_alias,
     signature,
 )
@@ -133,7 +134,7 @@ def _as_object(raw: Any, what: str, example: str = EXAMPLE) -> dict[str, Any]:
                     f"({len(raw)} characters). Send them as a plain JSON object."
                 ) from None
             text, raw = raw, json_repair.loads(raw)
-            if raw in (None, "", {}, []):  # nothing JSON-like in it: plain text ("not json at all")
+            if repaired_plain_text(raw, text):  # "not json at all", "I click [5]"
                 raise _fail(not_json(text, what, example)) from None
         if isinstance(raw, str) and raw.strip()[:1] in ("{", "["):  # double-encoded
             return _as_object(raw, what, example)

@@ -66,6 +66,12 @@ def kite(tmp_path: Path, tmpdir: str, *args: str, timeout: float = 180) -> subpr
             "rejected the credentials",
         ),
         ([NO_CHOICES] * 3, "llm_unavailable", 3, "'choices' list is empty"),
+        (
+            [Status(500, message="the GPU fell over")] * 3,
+            "llm_unavailable",
+            3,
+            "(HTTP 500: the GPU fell over)",
+        ),
         ([Status(429, {"Retry-After": "3600"})], "llm_rate_limited", 1, "asked to wait 3600s"),
     ],
 )
@@ -89,6 +95,9 @@ def test_kite_run_stops_on_a_model_fault_with_one_clear_line(
     assert result["stop_reason"] == "model_error", result["message"]
     assert result["message"].startswith(f"{error}: ") and says in result["message"], result
     assert "\n" not in result["message"] and "Traceback" not in result["message"]
+    # each thing once: the type (up front), the provider's words without litellm's class names, what Kite did
+    assert "Error: " not in result["message"] and "OpenAIException" not in result["message"], result
+    assert result["message"].lower().count("gave up") <= 1 and result["message"].count(error) == 1, result
     assert len(server.requests) == requests  # bounded retries; never retried past a 3600 s Retry-After
     assert result["duration_s"] < 60, result
     run_dir = Path(result["run_dir"])

@@ -148,3 +148,18 @@ def test_a_megabyte_reply_ends_quickly():
     with pytest.raises(ParseError):
         parse_reply("blah " * 200_000)
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "example"),
+    [
+        ("browser_action", "I click [5]", '{"action": "click", "index": 5}'),
+        ("click", "the blue mug", '{"action": "click", "index": <index>}'),
+    ],
+)
+def test_plain_text_arguments_get_one_example_of_the_action_meant(name, arguments, example):
+    reply = LLMReply(tool_calls=[ToolCall(id="c1", name=name, arguments=arguments)])
+    with pytest.raises(ParseError) as info:
+        parse_reply(reply)
+    message = str(info.value)
+    assert "not valid JSON" in message and message.endswith(f"e.g. {example}"), message
