@@ -187,7 +187,9 @@ def test_signals_leave_no_chromium(chromium_path: str | None, tmp_path: Path, si
 
 
 def test_browser_module_bad_input_and_safety(harness_factory: Any, sites: Any, never_loads: str) -> None:
-    h: ToolboxHarness = harness_factory(["browser"], **{"browser.navigation_timeout_ms": 1500})
+    # building a 10 MB string took over the suite's 1.5 s script cap at load 20: nothing here tests that cap
+    overrides = {"browser.navigation_timeout_ms": 1500, "browser.js_timeout_ms": 10_000}
+    h: ToolboxHarness = harness_factory(["browser"], **overrides)
     _err(h.call("browsr", {"action": "status"}), "unknown_tool")
     _err(h.call("browser", {"action": "fly"}), "invalid_arguments")
     _err(h.call("browser", {"action": "navigate"}), "invalid_arguments")
@@ -234,10 +236,14 @@ def test_browser_module_bad_input_and_safety(harness_factory: Any, sites: Any, n
 
 
 def test_kite_tools_cli(capsys: pytest.CaptureFixture[str]) -> None:
-    assert kite(["tools", "list", "--modules", "chrome,browser,nowhere"]) == 0
+    assert kite(["tools", "list", "--modules", "chrome,browser"]) == 0
     out = capsys.readouterr().out
     assert "chrome [initialized] 15 tool(s)" in out and "chrome_wait_for" in out
-    assert "nowhere [error]" in out and "module_not_found" in out
+    # a module name typed on the command line that does not exist is a usage error (one from a config file
+    # is recorded as module_not_found and the others load: tests/agent/test_cli_usage_gaps.py)
+    assert kite(["tools", "list", "--modules", "chrome,browser,nowhere"]) == 2
+    err = capsys.readouterr().err
+    assert "nowhere" in err and len(err.strip().splitlines()) == 1
     assert kite(["tools", "call", "chrome_get_url", '{"tabId": "t-1"}', "--modules", "chrome"]) == 1
     assert '"error": "tab_not_found"' in capsys.readouterr().out
     assert kite(["tools", "call", "chrome_get_url", "{oops", "--modules", "chrome"]) == 2

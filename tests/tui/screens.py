@@ -87,6 +87,7 @@ def fed_run_screen(events: list[RunEvent]) -> RunScreen:
     def feed() -> None:
         for event in events:
             screen.on_agent_event(event)
+        screen.fed = True  # type: ignore[attr-defined]
 
     screen.call_after_refresh(feed)
     return screen

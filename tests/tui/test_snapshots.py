@@ -52,6 +52,11 @@ async def push(pilot: Any, *screens: Any) -> None:
     await steady(pilot)
     for screen in screens:
         await pilot.app.push_screen(screen)
+    for _ in range(200):  # under load the events were fed after the picture was taken (CI at load 20)
+        if all(getattr(s, "fed", True) for s in screens):
+            break
+        await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
     await pilot.pause()
 
