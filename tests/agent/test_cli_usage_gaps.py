@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent.test_cli_readme import one_usage_line
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -25,15 +27,6 @@ def kite(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProces
         timeout=120,
         stdin=subprocess.DEVNULL,
     )
-
-
-def one_usage_line(out: subprocess.CompletedProcess[str], *words: str) -> str:
-    lines = [line for line in out.stderr.splitlines() if line.strip()]
-    assert out.returncode == 2, out
-    assert len(lines) == 1 and lines[0].startswith("kite: error:"), out.stderr
-    for word in words:
-        assert word in lines[0], (word, out.stderr)
-    return lines[0]
 
 
 @pytest.mark.parametrize(

@@ -7,32 +7,20 @@ from __future__ import annotations
 import litellm  # imported once here, not inside the first timed attempt
 import pytest
 
-from agent.config import LLMConfig
-from agent.llm.client import LLMClient
 from agent.llm.error_map import map_exception
 from agent.llm.errors import LLMAuthError, LLMUnavailableError
 from agent.llm.parsing import ParseError, parse_reply
-from tests.fixtures.openai_server import FakeOpenAIServer, Reply, Status
+from tests.fixtures.openai_server import Reply, Status
+from tests.llm.test_reply_faults_http import fake_client
 
 USER = [{"role": "user", "content": "click the button"}]
-
-
-def _client(server: FakeOpenAIServer, **overrides: object) -> LLMClient:
-    values: dict[str, object] = {
-        "model": "openai/fake",
-        "api_base": server.base_url,
-        "timeout_s": 5.0,
-        "retry_max_s": 30.0,
-        **overrides,
-    }
-    return LLMClient(LLMConfig.model_validate(values), backoff_s=0.01)
 
 
 @pytest.mark.parametrize("code", [500, 503])
 async def test_a_provider_failure_says_each_thing_once(openai_server, code):
     openai_server.push(Status(code, message="the GPU fell over"), Status(code, message="the GPU fell over"))
     with pytest.raises(LLMUnavailableError) as info:
-        await _client(openai_server, max_attempts=2).complete(USER)
+        await fake_client(openai_server, max_attempts=2).complete(USER)
     message = info.value.message
     assert message.count("the GPU fell over") == 1, message
     assert "Error:" not in message and "OpenAIException" not in message and "litellm" not in message, message
@@ -44,7 +32,7 @@ async def test_a_rejected_placeholder_key_names_the_server_and_kites_setting(ope
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     openai_server.push(Status(401, message="Invalid API key"))
     with pytest.raises(LLMAuthError) as info:
-        await _client(openai_server).complete(USER)
+        await fake_client(openai_server).complete(USER)
     message = info.value.message
     assert openai_server.base_url in message and "placeholder" in message, message
     assert "llm.api_key" in message and "KITE_API_KEY" in message, message
@@ -55,7 +43,7 @@ async def test_a_rejected_placeholder_key_names_the_server_and_kites_setting(ope
 async def test_a_rejected_configured_key_says_it_came_from_llm_api_key(openai_server):
     openai_server.push(Status(401, message="Invalid API key"))
     with pytest.raises(LLMAuthError) as info:
-        await _client(openai_server, api_key="sk-wrong").complete(USER)
+        await fake_client(openai_server, api_key="sk-wrong").complete(USER)
     message = info.value.message
     assert openai_server.base_url in message and "llm.api_key" in message, message
     assert "OPENAI_API_KEY" not in message and "placeholder" not in message, message
@@ -74,14 +62,14 @@ def test_a_rejected_environment_key_names_the_server_and_the_variable(monkeypatc
 
 async def test_numeric_string_usage_counts_print_no_warning(openai_server, recwarn):
     openai_server.push(Reply(content="hi", usage={"prompt_tokens": "12", "completion_tokens": "2"}))
-    reply = await _client(openai_server).complete(USER)
+    reply = await fake_client(openai_server).complete(USER)
     assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (12, 2)
     assert not [str(w.message) for w in recwarn if issubclass(w.category, UserWarning)]
 
 
 async def test_plain_text_arguments_are_called_not_json_with_one_example(openai_server):
     openai_server.push(Reply(tool_calls=[("browser_action", "not json at all")]))
-    reply = await _client(openai_server).complete(USER)
+    reply = await fake_client(openai_server).complete(USER)
     with pytest.raises(ParseError) as info:
         parse_reply(reply)
     message = str(info.value)

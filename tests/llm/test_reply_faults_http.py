@@ -18,7 +18,7 @@ OK = Reply(tool_calls=[("click", {"index": 3})])
 NO_CHOICES = Body({"id": "x", "object": "chat.completion", "created": 1, "model": "fake", "choices": []})
 
 
-def _client(server: FakeOpenAIServer, **overrides: object) -> LLMClient:
+def fake_client(server: FakeOpenAIServer, **overrides: object) -> LLMClient:
     values: dict[str, object] = {
         "model": "openai/fake",
         "api_base": server.base_url,
@@ -31,14 +31,14 @@ def _client(server: FakeOpenAIServer, **overrides: object) -> LLMClient:
 
 async def test_an_empty_choices_list_is_retried(openai_server):
     openai_server.push(NO_CHOICES, OK)
-    reply = await _client(openai_server).complete(USER)
+    reply = await fake_client(openai_server).complete(USER)
     assert reply.attempts == 2 and reply.tool_calls[0].name == "click"
 
 
 async def test_empty_choices_every_time_is_a_typed_unavailable_error(openai_server):
     openai_server.push(NO_CHOICES, NO_CHOICES)
     with pytest.raises(LLMUnavailableError) as info:
-        await _client(openai_server, max_attempts=2).complete(USER)
+        await fake_client(openai_server, max_attempts=2).complete(USER)
     assert len(openai_server.requests) == 2
     assert "'choices' list is empty" in info.value.message
     assert info.value.to_dict()["error"] == "llm_unavailable"
@@ -48,7 +48,7 @@ async def test_empty_choices_every_time_is_a_typed_unavailable_error(openai_serv
 async def test_a_rejected_key_is_an_auth_error_and_not_retried(openai_server, code):
     openai_server.push(Status(code, message="Incorrect API key provided"), OK)
     with pytest.raises(LLMAuthError) as info:
-        await _client(openai_server, max_attempts=3).complete(USER)
+        await fake_client(openai_server, max_attempts=3).complete(USER)
     assert len(openai_server.requests) == 1
     assert info.value.to_dict()["error"] == "llm_auth_error"
     assert "rejected the credentials" in info.value.message
@@ -63,14 +63,14 @@ async def test_a_rejected_key_is_an_auth_error_and_not_retried(openai_server, co
 )
 async def test_negative_or_absurd_token_counts_count_as_unreported(openai_server, usage):
     openai_server.push(Reply(content="hi", usage=usage))
-    reply = await _client(openai_server, model="openai/gpt-4o-mini").complete(USER)
+    reply = await fake_client(openai_server, model="openai/gpt-4o-mini").complete(USER)
     assert reply.usage.prompt_tokens == 0 and reply.usage.completion_tokens == 0
     assert reply.usage.cost_usd is None  # never a negative or astronomical price
 
 
 async def test_real_counts_of_a_known_model_are_kept_and_priced(openai_server):
     openai_server.push(Reply(content="hi", prompt_tokens=1000, completion_tokens=200))
-    reply = await _client(openai_server, model="openai/gpt-4o-mini").complete(USER)
+    reply = await fake_client(openai_server, model="openai/gpt-4o-mini").complete(USER)
     assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (1000, 200)
     assert reply.usage.cost_usd is not None and 0 < reply.usage.cost_usd < 0.01
 
@@ -85,7 +85,7 @@ async def test_a_malformed_completion_says_so_without_a_traceback(openai_server)
     bad = Reply(content="hi", usage={"prompt_tokens": 1.5, "completion_tokens": 2, "total_tokens": 3})
     openai_server.push(bad, bad)
     with pytest.raises(LLMUnavailableError) as info:
-        await _client(openai_server, max_attempts=2).complete(USER)
+        await fake_client(openai_server, max_attempts=2).complete(USER)
     message = info.value.message
     assert "malformed chat completion" in message
     assert "Traceback" not in message and 'File "' not in message and "received_args" not in message
@@ -97,7 +97,7 @@ async def test_a_reply_of_only_reasoning_is_kept_and_the_model_told(openai_serve
     """litellm moves ``<think>...</think>`` out of the content: Kite lost it (the record showed an empty reply)
     and told the model its reply was empty."""
     openai_server.push(Reply(content="<think>The mug is item 3, so I click it.</think>"))
-    reply = await _client(openai_server).complete(USER)
+    reply = await fake_client(openai_server).complete(USER)
     assert not (reply.content or "").strip()
     assert reply.reasoning is not None and "The mug is item 3" in reply.reasoning
     with pytest.raises(ParseError, match=r"only reasoning \(<think>"):
@@ -106,6 +106,6 @@ async def test_a_reply_of_only_reasoning_is_kept_and_the_model_told(openai_serve
 
 async def test_reasoning_then_an_action_runs_the_action(openai_server):
     openai_server.push(Reply(content='<think>Item 3.</think>\n{"action": "click", "params": {"index": 3}}'))
-    reply = await _client(openai_server).complete(USER)
+    reply = await fake_client(openai_server).complete(USER)
     assert [a.action for a in parse_reply(reply).actions] == ["click"]
     assert reply.reasoning is not None and "Item 3." in reply.reasoning
