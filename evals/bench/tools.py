@@ -1,6 +1,6 @@
 """Benchmark: the modules' tools side by side with the same operation in plain Playwright, in one run.
 
-    python -m evals.bench.tools [--reps N] [--json] [--pages DIR] [--no-pages]
+    python -m evals.bench.tools [--reps N] [--think S] [--json] [--pages DIR] [--no-pages]
 
 Per operation (navigate, click, type, fill, get_text on the bundled forms page) the plain Playwright call
 and the ``chrome_*`` tool call (through ``Toolbox.call``: argument validation, safety gate, typed errors)
@@ -32,7 +32,7 @@ from agent.browser.chromium import require_chromium
 from agent.config import load_config
 from agent.modules import Toolbox
 from evals.bench.snapshot import OFFLINE, pages_in, pct, serve
-from evals.bench.tools_js import javascript_timings
+from evals.bench.tools_js import THINK_S, javascript_timings
 from evals.sites import SitesServer
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -171,11 +171,11 @@ def load_average() -> float:
     return round(os.getloadavg()[0], 2)
 
 
-async def run(reps: int, pages: Path | None) -> dict[str, Any]:
+async def run(reps: int, pages: Path | None, think: float = THINK_S) -> dict[str, Any]:
     result: dict[str, Any] = {"reps": reps, "cpus": os.cpu_count() or 0, "load_before": load_average()}
     with SitesServer() as sites:
         result.update(summarise(await side_by_side(reps, sites)))
-    result.update(await javascript_timings(reps))
+    result.update(await javascript_timings(reps, think))
     result["load_after"] = load_average()
     if pages is not None:
         parity = await token_parity(pages)
@@ -188,12 +188,18 @@ async def run(reps: int, pages: Path | None) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--reps", type=int, default=30, help="repetitions per operation (default 30)")
+    ap.add_argument(
+        "--think",
+        type=float,
+        default=THINK_S,
+        help=f"pause before each run_javascript burst (default {THINK_S} s)",
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object of metrics")
     ap.add_argument("--pages", type=Path, default=SHARED_PAGES, help="saved pages for the token parity check")
     ap.add_argument("--no-pages", action="store_true", help="skip the token parity check")
     args = ap.parse_args(argv)
     pages = None if args.no_pages or not args.pages.is_dir() else args.pages
-    result = asyncio.run(run(max(1, args.reps), pages))
+    result = asyncio.run(run(max(1, args.reps), pages, max(0.0, args.think)))
     rows = result.pop("_parity_rows", [])
     if args.json:
         print(json.dumps(result))
@@ -219,12 +225,17 @@ def main(argv: list[str] | None = None) -> None:
         f"{result['plain_run_js_median_ms']:.1f} ms; back to back {result['javascript_run_js_b2b_median_ms']:.1f} "
         f"ms (p95 {result['javascript_run_js_b2b_p95_ms']:.1f})"
     )
-    print(
-        f"8 concurrent run_javascript: {result['javascript_concurrent8_median_ms']:.1f} ms vs one "
-        f"{result['javascript_one_median_ms']:.1f} ms = {result['javascript_concurrent8_vs_one_x']:.2f}x; "
-        f"plain Playwright, same work on fresh pages: {result['plain_concurrent8_median_ms']:.1f} ms vs "
-        f"{result['plain_one_median_ms']:.1f} ms = {result['plain_concurrent8_vs_one_x']:.2f}x"
-    )
+    for suffix, when in (
+        ("", f"after a {result['javascript_burst_think_s']} s pause"),
+        ("_nopause", "no pause"),
+    ):
+        print(
+            f"8 concurrent run_javascript ({when}): {result[f'javascript_concurrent8{suffix}_median_ms']:.1f} ms vs "
+            f"one {result[f'javascript_one{suffix}_median_ms']:.1f} ms = "
+            f"{result[f'javascript_concurrent8_vs_one{suffix}_x']:.2f}x; plain Playwright, same work: "
+            f"{result[f'plain_concurrent8{suffix}_median_ms']:.1f} ms vs {result[f'plain_one{suffix}_median_ms']:.1f}"
+            f" ms = {result[f'plain_concurrent8_vs_one{suffix}_x']:.2f}x"
+        )
     if "browser_snapshot_pages_count" in result:
         print(
             f"browser snapshot tokens equal to kite snapshot's on {result['browser_snapshot_tokens_equal_count']}"

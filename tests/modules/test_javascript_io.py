@@ -43,6 +43,20 @@ def test_undefined_is_null_and_canvas_free_run_has_no_images(js: ToolboxHarness)
     assert js.ok("run_javascript", {"code": "let x = 1;"}) == {"result": None}
 
 
+def test_the_code_sees_a_clean_global_and_cannot_break_the_runner(js: ToolboxHarness) -> None:
+    """run.js is installed in each page before its call: it adds no enumerable global, and code that tries to
+    replace or delete it changes neither its own result nor the next call's."""
+    keys = js.ok("run_javascript", {"code": "return Object.keys(globalThis).filter(k => /kite/i.test(k))"})
+    assert keys == {"result": []}
+    tamper = (
+        "try { globalThis.__kiteRunJs = () => ({kind: 'ok', json: '666'}); } catch (e) {}\n"
+        "try { delete globalThis.__kiteRunJs; } catch (e) {}\n"
+        "return 'mine'"
+    )
+    assert js.ok("run_javascript", {"code": tamper}) == {"result": "mine"}
+    assert js.ok("run_javascript", {"code": "return input", "input": 7}) == {"result": 7}
+
+
 def test_concurrent_calls_are_independent(js: ToolboxHarness) -> None:
     code = "await new Promise(r => setTimeout(r, 30)); return input"
 
