@@ -1,0 +1,214 @@
+"""The sections of Kite's configuration (browser, waits, snapshot, llm, agent, safety, run, batch): pydantic
+models with a docstring on every field. Part of the config loader (agent/config.py, which assembles them into
+``KiteConfig`` and re-exports them), kept apart to keep it small."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, field_validator, model_validator
+
+from agent.config_modules import Section as _Section
+
+
+class BrowserConfig(_Section):
+    headless: bool = True
+    """Run Chromium without a window."""
+    chromium_path: str | None = None
+    """Chromium executable; None = KITE_CHROMIUM, then /usr/bin/chromium, then Playwright's own."""
+    args: list[str] = Field(default_factory=list)
+    """Extra Chromium command-line flags."""
+    viewport_width: int = Field(1280, ge=200, le=7680)
+    """Viewport width in CSS pixels."""
+    viewport_height: int = Field(800, ge=200, le=4320)
+    """Viewport height in CSS pixels."""
+    profile: str | None = None
+    """Name of a persistent profile (cookies and storage survive restarts); None = a fresh sandbox."""
+    attach: str | None = None
+    """CDP endpoint of a running Chrome to attach to (e.g. http://127.0.0.1:9222); closing only disconnects."""
+    data_dir: str | None = None
+    """Kite's data folder (profiles, local model); None = KITE_HOME or ~/.local/share/kite."""
+    launch_timeout_ms: int = 30000
+    """How long to wait for Chromium to start or an attach endpoint to answer."""
+    navigation_timeout_ms: int = 20000
+    """Default cap for a navigation."""
+    step_timeout_ms: int = Field(default=60000, ge=1000)
+    """Deadline of any one browser call on the step path (an observation, one action with its settle)."""
+    hang_timeout_ms: int = Field(default=5000, ge=100)
+    """A tab whose renderer does not answer for this long is stuck: it is closed and the model told."""
+    block_external_hosts: bool = False
+    """Resolve every host except 127.0.0.1 to NOTFOUND (offline machines; tests and evals turn it on)."""
+    allow_file_urls: bool = False
+    """Allow navigate to file:// URLs."""
+    allow_javascript_urls: bool = False
+    """Allow navigate to javascript: URLs."""
+    upload_dirs: list[str] = Field(default_factory=list)
+    """Folders uploadFile may read from, besides the run folder."""
+    js_timeout_ms: int = 5000
+    """Cap for executeJS."""
+
+    @model_validator(mode="after")
+    def _deadlines(self) -> BrowserConfig:
+        if self.step_timeout_ms <= self.navigation_timeout_ms:
+            raise ValueError(
+                f"browser.step_timeout_ms ({self.step_timeout_ms}) must be larger than "
+                f"browser.navigation_timeout_ms ({self.navigation_timeout_ms})"
+            )
+        return self
+
+
+class WaitConfig(_Section):
+    navigation_load_cap_ms: int = 5000
+    """After an action starts a navigation: wait for domcontentloaded, then for load up to this cap."""
+    network_quiet_ms: int = 500
+    """Network is quiet when no document/fetch/xhr/script request has been in flight for this long."""
+    network_stall_ms: int = 2000
+    """Requests older than this are ignored by the network-quiet wait."""
+    dom_quiet_ms: int = 40
+    """DOM is quiet when no mutation happened for this long (stretched up to 4x for pages that update in steps)."""
+    settle_cap_ms: int = 3000
+    """Upper bound on the whole settle after one action."""
+    per_action: dict[str, int] = Field(default_factory=dict)
+    """Per-action override of settle_cap_ms, e.g. {navigate: 8000}."""
+
+
+class SnapshotConfig(_Section):
+    token_budget: int = 1500
+    """Token budget for the rendered page (the viewport in reading order, or the element list); the renderer
+    degrades gracefully above it (text first)."""
+    text_chars: int = 500
+    """Characters of visible text in the summary."""
+    flow_chars: int = 2400
+    """Characters of viewport text collected for the reading-order observation (the renderer trims it to the
+    token budget)."""
+    read_tokens: int = 1200
+    """Token budget of one page of the ``read`` action's Markdown (longer content is paginated)."""
+    name_chars: int = 60
+    """Longest accessible name shown per element."""
+    time_cap_ms: int = 3000
+    """Extraction returns what it has, with a warning, after this long (the top frame, once asked again, up to
+    1 s more: without it the observation would be empty)."""
+
+
+class LLMConfig(_Section):
+    model: str | None = None
+    """litellm model string (openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, ollama/qwen2.5, local, kite/scripted ...)."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio)."""
+    api_key: str | None = None
+    """API key; usually left empty so that the provider's usual environment variable is used."""
+    temperature: float = 0.0
+    """Sampling temperature."""
+    repeat_temperature: float | None = 0.7
+    """Temperature of a step after Kite warned the model that it repeats itself; None keeps ``temperature``."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """Timeout of one attempt of a model call; must be below retry_max_s, so that a stalled call is retried."""
+    max_attempts: int = 4
+    """Attempts per call for retryable errors (rate limits, 5xx, timeouts, connection errors)."""
+    retry_max_s: float = Field(default=180.0, gt=0)
+    """Total time one model call may take with its retries (Retry-After waits included)."""
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Extra keyword arguments passed to litellm.acompletion."""
+    function_calling: bool | None = None
+    """Force function calling on/off; None = from capabilities."""
+    vision: bool | None = None
+    """Force vision on/off; None = from capabilities."""
+    mode: Literal["auto", "dom", "hybrid"] = "auto"
+    """Observation mode: hybrid adds a screenshot for vision models; auto picks from capabilities."""
+    tools: Literal["single", "compact", "full"] = "single"
+    """Tools sent to a function-calling model: one browser_action tool (smallest), one per action, or one
+    per action with every parameter described."""
+    max_output_tokens: int = 1024
+    """Cap on the model's reply."""
+
+    @model_validator(mode="after")
+    def _coherent_timeouts(self) -> LLMConfig:
+        if self.max_attempts > 1 and self.timeout_s >= self.retry_max_s:
+            raise ValueError(
+                f"llm.timeout_s ({self.timeout_s:g}) must be smaller than llm.retry_max_s "
+                f"({self.retry_max_s:g}), or a stalled call is never retried; lower timeout_s or raise "
+                "retry_max_s (or set llm.max_attempts: 1)"
+            )
+        return self
+
+
+class AgentConfig(_Section):
+    max_steps: int = Field(30, ge=1)
+    """Stop after this many steps."""
+    max_failures: int = Field(3, ge=1)
+    """Stop after this many consecutive parse or execution errors."""
+    observation: Literal["auto", "layered"] = "auto"
+    """auto: summary + visible element list each step; layered: summary only, the model asks for elements."""
+    language: Literal["en", "zh"] = "en"
+    """Language of the prompts."""
+    history_full_steps: int = 3
+    """The last N steps are kept in full; older ones are compacted to one line."""
+    loop_warn: int = 2
+    """Warn the model when the same action repeats and no element of the page changed, this many times."""
+    loop_stop: int = 5
+    """Stop when it repeats this many times."""
+    max_cost_usd: float | None = None
+    """Stop when the run's cost exceeds this."""
+    max_tokens: int | None = None
+    """Stop when the run's total tokens exceed this."""
+    max_input_tokens: int | None = None
+    """Override the model's input budget (else from capabilities)."""
+    module_tools: list[str] = Field(default_factory=list)
+    """Tools of enabled modules offered to the model next to the browser actions (e.g. [run_javascript])."""
+    output_retries: int = Field(2, ge=0)
+    """With an output schema: how many times a ``done`` with invalid ``data`` is sent back to be fixed before
+    the run ends (stop reason invalid_output)."""
+
+
+def check_domain(text: str) -> str:
+    """A domain entry as written (``example.com``, ``*.example.com``, ``host:port``, or a URL naming a host);
+    ValueError with the reason when it names no host (``''``, ``http://``) or has a bad port."""
+    raw = str(text).strip().lower()
+    try:
+        parts = urlsplit(raw if "://" in raw else "//" + raw)
+        host = (parts.hostname or "").lstrip("*.").rstrip(".")
+        _ = parts.port
+    except ValueError as exc:
+        raise ValueError(f"{text!r} is not a domain ({exc}); use a host name such as example.com") from None
+    if not host:
+        raise ValueError(f"{text!r} is not a domain: it names no host; use a host name such as example.com")
+    return str(text).strip()
+
+
+class SafetyConfig(_Section):
+    rules_file: str | None = None
+    """Extra rules (YAML) merged over config/safety.yaml."""
+    allowed_domains: list[str] = Field(default_factory=list)
+    """If non-empty, only these domains (and subdomains) may be loaded; enforced at the network layer."""
+    blocked_domains: list[str] = Field(default_factory=list)
+    """These domains are never loaded."""
+    secrets: dict[str, str] = Field(default_factory=dict)
+    """name -> value (or name@domain -> value); the model sees only <secret>name</secret>."""
+    approve: list[str] = Field(default_factory=list)
+    """Batch mode: levels or action names approved without asking (e.g. [confirm] or [executeJS])."""
+
+    @field_validator("allowed_domains", "blocked_domains")
+    @classmethod
+    def _domains(cls, value: list[str]) -> list[str]:
+        return [check_domain(d) for d in value]
+
+
+class RunConfig(_Section):
+    runs_dir: str = "runs"
+    """Where run records are written."""
+    trace: bool = False
+    """Record a Playwright trace (trace.zip)."""
+    screenshots: bool = True
+    """Save a screenshot per step in the run folder."""
+
+
+class RayConfig(_Section):
+    shared_runs_dir: str | None = None
+    """A folder every Ray worker and the driver see (e.g. a network mount): workers write run records there
+    directly. None: each worker sends its records back with the result, into the driver's ``run.runs_dir``."""
+
+
+class BatchConfig(_Section):
+    ray: RayConfig = Field(default_factory=RayConfig)
+    """The Ray backend (``kite batch/eval --backend ray``)."""
