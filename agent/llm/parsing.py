@@ -5,15 +5,15 @@ written for the model (what was wrong, what is valid) and is fed back to it as t
 The text fallback is tolerant: fenced blocks with or without a language tag, bare JSON, JSON after prose,
 ``<tool_call>`` tags, trailing commas, single quotes, comments and Python's True/None (``json_repair``).
 Each action is then validated forgivingly (``agent.llm.forgiving``): what the model clearly meant is run.
+Finding the JSON in the text (and its bounded repair) is ``agent.llm.reply_json``; this module turns what it
+finds, or the tool calls, into actions.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import re
-from contextvars import ContextVar
 from typing import Any, Literal
 
 import json_repair
@@ -33,20 +33,21 @@ from agent.llm.forgiving import (
     resolve_alias,
     signature,
 )
-from agent.llm.reply_text import CUT_OFF, REASONING_ONLY, fenced_blocks, was_cut_off
+from agent.llm.reply_json import (
+    NORMALISED_NAMES,
+    REPAIR_BUDGET,
+    normalised,
+    repair_budget,
+    repaired_candidates,
+    spend_repair,
+    strict_candidates,
+)
+from agent.llm.reply_text import CUT_OFF, REASONING_ONLY, was_cut_off
 from agent.llm.schemas import SINGLE_TOOL_NAME
 
 MAX_TEXT_CHARS = 100_000
 """Longest reply text, and longest tool-call arguments, that are read at all."""
 MAX_THOUGHT_CHARS = 2_000
-_MAX_SCANS = 200
-# json_repair costs about (length x open brackets) on malformed input: "{" * 5 + "a" * 10_000 takes a second,
-# "{" * 100_000 a minute. Only pieces under this estimate are repaired, and a reply spends at most
-# _REPAIR_BUDGET on repair overall (about 0.3 s on a slow machine); the rest must be valid JSON.
-_MAX_REPAIR_COST = 10_000
-_REPAIR_BUDGET = 16_000
-_MAX_REPAIR_PIECES = 8
-_budget: ContextVar[list[int]] = ContextVar("kite_repair_budget")
 _META_KEYS = frozenset(
     {
         "thought",
@@ -65,14 +66,6 @@ _META_KEYS = frozenset(
     }
 )
 _PARAM_KEYS = ("params", "parameters", "args", "arguments", "input")
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n?")
-_TOOL_TAG = re.compile(
-    r"<(?:tool_call|function_call|action)>(.*?)(?:</(?:tool_call|function_call|action)>|\Z)", re.S
-)
-_BRACE = re.compile(r"[\[{]")
-_SPACE = re.compile(r"\s*")
-_DECODER = json.JSONDecoder()
-_NORMALISED = {re.sub(r"[_\-\s]", "", n).lower(): n for n in ACTION_NAMES}
 
 
 class ParseError(KiteError):
@@ -107,7 +100,7 @@ def _resolve_name(raw: Any, params: dict[str, Any] | None = None) -> tuple[str, 
     if isinstance(raw, str):
         if raw in ACTION_MODELS:
             return raw, {}
-        found = _NORMALISED.get(re.sub(r"[_\-\s]", "", raw).lower())
+        found = NORMALISED_NAMES.get(normalised(raw))
         if found:
             return found, {}
         if alias := resolve_alias(raw):
@@ -128,7 +121,7 @@ def _as_object(raw: Any, what: str, example: str = EXAMPLE) -> dict[str, Any]:
         try:
             raw = json.loads(raw)
         except ValueError:
-            if not _spend_repair(raw):
+            if not spend_repair(raw):
                 raise _fail(
                     f"{what} are not valid JSON, and too large or too nested to repair "
                     f"({len(raw)} characters). Send them as a plain JSON object."
@@ -182,7 +175,7 @@ def _flatten(item: Any) -> dict[str, Any]:
         name, implied = _resolve_name(action, {**rest, **params})
         return {**implied, **rest, **params, "action": name}
     keys = [k for k in item if k not in _META_KEYS]
-    if len(keys) == 1 and isinstance(keys[0], str) and re.sub(r"[_\-\s]", "", keys[0]).lower() in _NORMALISED:
+    if len(keys) == 1 and isinstance(keys[0], str) and normalised(keys[0]) in NORMALISED_NAMES:
         name, implied = _resolve_name(keys[0])
         return {**implied, **_as_object(item[keys[0]], f"parameters of {keys[0]}"), "action": name}
     raise _fail(
@@ -205,92 +198,6 @@ def _from_call(name: Any, arguments: Any) -> dict[str, Any]:
     args = {k: v for k, v in args.items() if k not in _META_KEYS and k != "action"}
     resolved, implied = _resolve_name(name, args)
     return {**implied, **args, "action": resolved}
-
-
-def _looks_like_actions(value: Any) -> bool:
-    if isinstance(value, list):
-        return bool(value) and all(isinstance(v, dict) for v in value)
-    if not isinstance(value, dict):
-        return False
-    keys = set(value)
-    return bool(keys & {"action", "actions", "name", "function"}) or any(
-        isinstance(k, str) and re.sub(r"[_\-\s]", "", k).lower() in _NORMALISED for k in keys
-    )
-
-
-def _decode_at(text: str, start: int) -> tuple[Any, int] | None:
-    try:
-        return _DECODER.raw_decode(text, start)
-    except ValueError:
-        return None
-
-
-def _strict_candidates(text: str) -> tuple[list[Any], list[tuple[int, int]]]:
-    """Valid JSON values: after each fence, inside tool-call tags, then at each brace in the prose."""
-    found: list[Any] = []
-    spans: list[tuple[int, int]] = []
-    for n, fence in enumerate(_FENCE.finditer(text)):
-        if n >= _MAX_SCANS:
-            break
-        if spans and fence.start() < spans[-1][1]:
-            continue  # a fence inside a string of the previous block
-        start = _SPACE.match(text, fence.end()).end()  # type: ignore[union-attr]
-        hit = _decode_at(text, start)
-        if hit and _looks_like_actions(hit[0]):
-            found.append(hit[0])
-            spans.append((fence.start(), hit[1]))
-    if found:
-        return found, spans
-    scans, pos = 0, 0
-    while scans < _MAX_SCANS:
-        match = _BRACE.search(text, pos)
-        if not match:
-            break
-        scans += 1
-        hit = _decode_at(text, match.start())
-        if hit and _looks_like_actions(hit[0]):
-            found.append(hit[0])
-            spans.append((match.start(), hit[1]))
-            pos = hit[1]
-        else:
-            pos = match.start() + 1
-    return found, spans
-
-
-def _repair_cost(piece: str) -> int:
-    return len(piece) * (1 + piece.count("{") + piece.count("["))
-
-
-def _spend_repair(piece: str) -> bool:
-    """Whether ``piece`` may be given to json_repair (its cost is then taken from the reply's budget)."""
-    cost = _repair_cost(piece)
-    left = _budget.get(None)
-    if cost > _MAX_REPAIR_COST or (left is not None and cost > left[0]):
-        return False
-    if left is not None:
-        left[0] -= cost
-    return True
-
-
-def _repaired_candidates(text: str) -> tuple[list[Any], Any]:
-    """Repaired JSON that looks like actions; else the first other JSON object seen (for the error)."""
-    tags = (m.group(1) for m in _TOOL_TAG.finditer(text))
-    pieces = list(itertools.islice(itertools.chain(fenced_blocks(text), tags), _MAX_REPAIR_PIECES))
-    first = _BRACE.search(text)
-    if first:
-        pieces.append(text[first.start() :])
-    other = None
-    for piece in pieces:
-        if not _spend_repair(piece):
-            continue
-        value = json_repair.loads(piece)
-        if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
-            value = value[0]
-        if _looks_like_actions(value):
-            return [value], None
-        if other is None and isinstance(value, dict) and value:
-            other = value
-    return [], other
 
 
 def _items(values: list[Any]) -> tuple[list[Any], str | None]:
@@ -334,9 +241,9 @@ def _parse_text(text: str) -> tuple[list[dict[str, Any]], str | None]:
     if not text.strip():
         raise _fail(f"Your reply was empty. {_HOW_TO}")
     text = text[:MAX_TEXT_CHARS]
-    values, spans = _strict_candidates(text)
+    values, spans = strict_candidates(text)
     if not values:
-        values, other = _repaired_candidates(text)
+        values, other = repaired_candidates(text)
         spans = []
         if not values and other is not None:
             _flatten(other)  # raises the precise "needs an action field" error
@@ -377,22 +284,20 @@ def _parse(reply: LLMReply | str, max_actions: int) -> ParsedReply:
 def parse_reply(reply: LLMReply | str, *, max_actions: int = 10) -> ParsedReply:
     """The actions in a reply, in order; raises only ``ParseError`` (never anything else, for any input).
 
-    Bounded: JSON repair gets at most ``_REPAIR_BUDGET`` of work per reply, whatever the reply holds. A reply
+    Bounded: JSON repair gets at most ``REPAIR_BUDGET`` of work per reply, whatever the reply holds. A reply
     cut off at the output limit is run only if its JSON was whole: a repaired one would type half a text."""
-    token = _budget.set(left := [_REPAIR_BUDGET])
-    try:
-        parsed = _parse(reply, max_actions)
-        if was_cut_off(reply) and left[0] < _REPAIR_BUDGET:
-            raise _fail(CUT_OFF)
-        return parsed
-    except ParseError as exc:
-        if was_cut_off(reply) and exc.message != CUT_OFF:
-            raise _fail(f"{CUT_OFF} (Read as it was: {exc.message})") from exc
-        raise
-    except Exception as exc:  # a model's reply must never crash Kite
-        raise _fail(f"Your reply could not be read ({type(exc).__name__}). {_HOW_TO}") from exc
-    finally:
-        _budget.reset(token)
+    with repair_budget() as left:
+        try:
+            parsed = _parse(reply, max_actions)
+            if was_cut_off(reply) and left[0] < REPAIR_BUDGET:
+                raise _fail(CUT_OFF)
+            return parsed
+        except ParseError as exc:
+            if was_cut_off(reply) and exc.message != CUT_OFF:
+                raise _fail(f"{CUT_OFF} (Read as it was: {exc.message})") from exc
+            raise
+        except Exception as exc:  # a model's reply must never crash Kite
+            raise _fail(f"Your reply could not be read ({type(exc).__name__}). {_HOW_TO}") from exc
 
 
 async def parse_reply_async(reply: LLMReply | str, *, max_actions: int = 10) -> ParsedReply:
