@@ -18,6 +18,7 @@ from agent.browser import actions as A
 from agent.browser.observation import ActionResult
 from agent.browser.snapshot import OFF_LOOP_ELEMENTS
 from agent.errors import StaleElementError
+from agent.fence import defuse, fence
 from agent.mcp import render
 from agent.mcp import tools as T
 from agent.mcp.confirm import close_round, input_pending
@@ -35,6 +36,15 @@ class ToolFailure(Exception):
 
 
 def _text(text: str) -> Content:
+    """Kite's own words, which may quote the page (names, titles, a dialog's message): a fence tag the page
+    wrote in them is defused, so nothing a page says can read as outside its fence."""
+    return [types.TextContent(type="text", text=defuse(text))]
+
+
+def _with_page(words: str, page: str) -> Content:
+    """Kite's words (defused), then the page as the client's model sees it (a snapshot, a diff, the read text)
+    inside the ``<untrusted_page>`` fence, in one text block."""
+    text = "\n".join(p for p in (defuse(words), fence(page) if page else "") if p)
     return [types.TextContent(type="text", text=text)]
 
 
@@ -87,7 +97,7 @@ class Calls:
         )
         if note:
             text = f"{note}. {text}"
-        return _text(f"{text}\n{update.text}" if update.text else text)
+        return _with_page(text, update.text)
 
     async def _update(self, state: ClientState, result: ActionResult) -> render.Update:
         """What changed on the page for this client (no text when nothing did), checked on a new snapshot:
@@ -152,7 +162,7 @@ class Calls:
             )
         if a.visible_only and not a.query:
             s.shown, s.shown_url = lines, obs.url
-        return _text(text)
+        return _with_page("", text)
 
     async def tabs(self, s: ClientState, a: T.TabsArgs, client: str) -> Content:
         ctx = s.ctx
@@ -194,7 +204,7 @@ class Calls:
             obs.summary.tabs = []  # listed just above
             text, lines = render.snapshot_text(obs)
             s.shown, s.shown_url = lines, obs.url
-            out += "\nActive tab:\n" + text
+            return _with_page(out + "\nActive tab:", text)
         return _text(out)
 
     async def screenshot(self, s: ClientState, a: T.ScreenshotArgs, client: str) -> Content:
@@ -252,7 +262,10 @@ class Calls:
             page_number=a.page,
             budget_tokens=self.hub.config.snapshot.read_tokens,
         )
-        return _text(res.text())
+        head = res.text().partition("\n")[0]
+        more = f"(more: read page={res.page + 1})" if res.page < res.pages else ""
+        out = _with_page(head, res.markdown or "(nothing to read)")
+        return [types.TextContent(type="text", text=f"{out[0].text}\n{more}")] if more else out
 
     async def dialog(self, s: ClientState, a: T.DialogArgs, client: str) -> Content:
         s.ctx.dialog_policy = a.action
