@@ -41,11 +41,14 @@ def _text(text: str) -> Content:
     return [types.TextContent(type="text", text=defuse(text))]
 
 
-def _with_page(words: str, page: str) -> Content:
+def _page_text(words: str, page: str) -> str:
     """Kite's words (defused), then the page as the client's model sees it (a snapshot, a diff, the read text)
-    inside the ``<untrusted_page>`` fence, in one text block."""
-    text = "\n".join(p for p in (defuse(words), fence(page) if page else "") if p)
-    return [types.TextContent(type="text", text=text)]
+    inside the ``<untrusted_page>`` fence."""
+    return "\n".join(p for p in (defuse(words), fence(page) if page else "") if p)
+
+
+def _with_page(words: str, page: str) -> Content:
+    return [types.TextContent(type="text", text=_page_text(words, page))]
 
 
 class Calls:
@@ -263,9 +266,9 @@ class Calls:
             budget_tokens=self.hub.config.snapshot.read_tokens,
         )
         head = res.text().partition("\n")[0]
-        more = f"(more: read page={res.page + 1})" if res.page < res.pages else ""
-        out = _with_page(head, res.markdown or "(nothing to read)")
-        return [types.TextContent(type="text", text=f"{out[0].text}\n{more}")] if more else out
+        more = f"\n(more: read page={res.page + 1})" if res.page < res.pages else ""
+        text = _page_text(head, res.markdown or "(nothing to read)") + more
+        return [types.TextContent(type="text", text=text)]
 
     async def dialog(self, s: ClientState, a: T.DialogArgs, client: str) -> Content:
         s.ctx.dialog_policy = a.action
