@@ -54,17 +54,17 @@ BROWSERLESS_COMMANDS = frozenset({"show", "sites", "local"})
 
 
 def check_chromium(args: argparse.Namespace) -> None:
-    """A Chromium path the user gave (``--chromium``, ``KITE_CHROMIUM``) that cannot run is a usage error
-    before anything starts (a path from a config file is checked when the browser starts)."""
+    """A Chromium path the user gave (``--chromium``, ``KITE_CHROMIUM``, ``browser.chromium_path`` in the
+    config file) that cannot run is a usage error before anything starts, naming where it was set."""
     if args.command in BROWSERLESS_COMMANDS:
         return
     from agent.browser.chromium import check_explicit
-    from agent.config import env_with_prefix
+    from agent.config import chromium_setting
 
     if getattr(args, "chromium", None):
         check_explicit(args.chromium, "--chromium")
     elif not getattr(args, "attach", None):
-        check_explicit(env_with_prefix("KITE_CHROMIUM").get("KITE_CHROMIUM"), "KITE_CHROMIUM")
+        check_explicit(*chromium_setting(getattr(args, "config", None)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

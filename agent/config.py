@@ -162,6 +162,23 @@ def user_config_path(env: Mapping[str, str]) -> Path | None:
     return path if path.is_file() else None
 
 
+def chromium_setting(
+    user_file: str | Path | None = None, env: Mapping[str, str] | None = None
+) -> tuple[str | None, str]:
+    """The Chromium path set outside the command line, and where it was set, for checking it before anything
+    starts: ``KITE_CHROMIUM``, else ``browser.chromium_path`` of the user's config file (named in the second
+    item). (None, "") when neither sets one, or when that file attaches to a running Chrome instead."""
+    env = os.environ if env is None else env
+    if env.get("KITE_CHROMIUM"):
+        return env["KITE_CHROMIUM"], "KITE_CHROMIUM"
+    path = Path(user_file).expanduser() if user_file else user_config_path(env)
+    browser = _read_yaml(path).get("browser") if path is not None else None
+    if not isinstance(browser, dict) or browser.get("attach"):
+        return None, ""
+    value = browser.get("chromium_path")
+    return (value, f"{path}: browser.chromium_path") if isinstance(value, str) and value else (None, "")
+
+
 def with_overrides(config: KiteConfig, overrides: Mapping[str, Any]) -> KiteConfig:
     """A copy of ``config`` with dotted keys replaced, validated again (a ConfigError names a bad key)."""
     tree = config.model_dump()

@@ -122,3 +122,38 @@ def test_an_unreachable_start_url_says_could_not_open_once(tmp_path: Path):
     text = out.stdout + out.stderr
     assert "start_url_unreachable" in text, text
     assert text.count("could not open") == 1, text
+
+
+BROWSER_COMMANDS = [
+    ["run", "a task", "--model", "kite/scripted"],
+    ["tui"],
+    ["batch", "tasks.jsonl", "--model", "kite/scripted"],
+    ["eval", "sites", "--model", "kite/oracle"],
+    ["snapshot", "about:blank"],
+    ["demo"],
+    ["tools", "call", "chrome_launch"],
+    ["mcp"],
+    ["serve", "--port", "0"],
+]
+
+
+@pytest.mark.parametrize("command", BROWSER_COMMANDS, ids=lambda c: c[0])
+def test_a_config_file_chromium_that_cannot_run_is_a_usage_error(tmp_path: Path, command: list[str]):
+    config = tmp_path / "kite.yaml"
+    config.write_text("browser:\n  chromium_path: /nonexist\n", encoding="utf-8")
+    runs = tmp_path / "runs"
+    setting = f"{config}: browser.chromium_path '/nonexist' does not exist"
+    one_usage_line(kite("--config", str(config), *command, cwd=tmp_path, KITE_RUNS_DIR=str(runs)), setting)
+    one_usage_line(kite(*command, cwd=tmp_path, KITE_CONFIG=str(config), KITE_RUNS_DIR=str(runs)), setting)
+    env = "KITE_CHROMIUM '/nonexist' does not exist"
+    one_usage_line(kite(*command, cwd=tmp_path, KITE_CHROMIUM="/nonexist", KITE_RUNS_DIR=str(runs)), env)
+    assert not runs.exists(), "a run started"
+
+
+def test_a_config_file_chromium_is_not_checked_when_attaching(tmp_path: Path):
+    config = tmp_path / "kite.yaml"
+    config.write_text(
+        "browser:\n  chromium_path: /nonexist\n  attach: http://127.0.0.1:1\n", encoding="utf-8"
+    )
+    out = kite("--config", str(config), "snapshot", "about:blank", cwd=tmp_path)
+    assert out.returncode == 1 and "attach_failed" in out.stderr, out  # it tried the endpoint, not the path
