@@ -39,7 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     h = p.add_argument_group("transport")
     h.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     h.add_argument(
-        "--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1; others need --token)"
+        "--host",
+        default=None,
+        help="HTTP address, with --http (default 127.0.0.1; others need --token)",
     )
     h.add_argument(
         "--port",
@@ -81,22 +83,23 @@ async def run(args: argparse.Namespace) -> int:
     from agent.mcp.app import serve
 
     if not args.http:
-        for flag, given in (("--port", args.port is not None), ("--token", args.token is not None)):
-            if given:
+        given = {"--host": args.host, "--port": args.port, "--token": args.token}
+        for flag, value in given.items():
+            if value is not None:
                 raise UsageError(
                     f"{flag} needs --http (stdio is the default transport): kite mcp --http {flag} …"
                 )
     else:
         from agent.mcp.transport import check_http_options
 
-        check_http_options(args.host, args.token)
+        check_http_options(args.host or "127.0.0.1", args.token)
     config = _config(args)
     await serve(
         config,
         secrets_cli=args.secret,
         isolated=args.isolated,
         http=args.http,
-        host=args.host,
+        host=args.host or "127.0.0.1",
         port=8931 if args.port is None else args.port,
         token=args.token,
     )

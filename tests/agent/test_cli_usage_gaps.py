@@ -92,7 +92,7 @@ def test_snapshot_of_a_local_file_opens_it(tmp_path: Path):
     assert "Local Button" in out.stdout
 
 
-@pytest.mark.parametrize("flag", [["--port", "9000"], ["--token", "t"]])
+@pytest.mark.parametrize("flag", [["--port", "9000"], ["--token", "t"], ["--host", "0.0.0.0"]])
 def test_mcp_http_options_without_http_are_usage_errors(flag: list[str]):
     one_usage_line(kite("mcp", *flag), f"{flag[0]} needs --http")
 
