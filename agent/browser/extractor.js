@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 7;
+  const VERSION = 8;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -221,6 +221,24 @@
       return u.href;
     };
 
+    // The suggestions of an input's <datalist>: what a person sees drop down when typing. The first few values
+    // (with the label when it differs) and how many more, so a model knows the expected values.
+    const SUGGEST = 8;
+    const suggestions = (list, r) => {
+      const shown = [];
+      let total = 0;
+      for (const o of list.options) {
+        if (o.disabled) continue;
+        const v = norm(o.value), l = norm(o.label);
+        if (!v) continue;
+        if (++total <= SUGGEST) shown.push(cut(l && l !== v ? `${v} (${l})` : v, 40));
+      }
+      if (total) {
+        r.options = shown;
+        if (total > shown.length) r.moreOptions = total - shown.length;
+      }
+    };
+
     const describe = (el, tag, role, rect, opts) => {
       const type = tag === "INPUT" ? (el.getAttribute("type") || "text").toLowerCase() : null;
       const editable = (tag === "INPUT" && TEXT_TYPES.has(type)) || tag === "TEXTAREA" || (!!el.isContentEditable && tag !== "INPUT");
@@ -237,6 +255,7 @@
         else if (type === "password") r.value = el.value ? "********" : "";
         else if (!BUTTON_TYPES.has(type) && type !== "file") r.value = cut(el.value || "", opts.valueChars);
         else if (type === "file" && el.files && el.files.length) r.value = [...el.files].map((f) => f.name).join(", ");
+        if (el.list && el.list.tagName === "DATALIST") suggestions(el.list, r);
       } else if (tag === "SELECT") {
         const sel = el.selectedOptions ? [...el.selectedOptions] : [];
         r.value = cut(sel.map((o) => norm(o.textContent)).join(", "), el.multiple ? opts.valueChars * 2 : opts.nameChars);
@@ -468,7 +487,10 @@
       candEls = null;
       proxied = new Set();
       paintless = new _WeakMap();
-      const modal = document.querySelector("dialog:modal");
+      // The modal dialog (showModal(), or role=dialog aria-modal=true shown), found in the walk so one inside a
+      // shadow root counts: everything outside it is inert. A native modal wins over an aria one outside it.
+      let nativeModal = null, ariaModal = null, modal = null;
+      const frameEls = [];
       const cands = [];
       let visited = 0;
       while (stEl.length) {
@@ -492,12 +514,20 @@
         const info = scan(el, tag);
         if (info.hidden) continue;
         ah = ah || info.aria;  // aria-hidden is a hint shown on the line, not a reason to leave a control out
+        if (tag === "DIALOG") {
+          if (el.open && el.matches(":modal")) nativeModal = el;
+        } else if ((info.role === "dialog" || info.role === "alertdialog") && el.getAttribute("aria-modal") === "true" &&
+          el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) {
+          const r = el.getBoundingClientRect();
+          if (r.width >= 2 && r.height >= 2) ariaModal = el;
+        }
         const cursor = cs.cursor;
         if (tag === "IFRAME" || tag === "FRAME") {
           const rect = el.getBoundingClientRect();
           const bl = parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
           const bt = parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop);
-          const visible = rect.width > 1 && rect.height > 1 && el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }) && !(modal && !within(modal, el));
+          const visible = rect.width > 1 && rect.height > 1 && el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+          frameEls.push(el);
           out.frames.push({ id: idOf(el), x: rect.x + bl, y: rect.y + bt, visible, covered: visible && rect.bottom > 0 && rect.top < vh && rect.right > 0 && rect.left < vw && !hits(el, rect, vw, vh) });
           continue;
         }
@@ -530,6 +560,12 @@
         if (sr) {
           const sk = sr.children;
           for (let i = sk.length - 1; i >= 0; i--) { stEl.push(sk[i]); stCur.push(cursor); stAnc.push(me); stAh.push(ah); }
+        }
+      }
+      modal = nativeModal && !(ariaModal && within(nativeModal, ariaModal)) ? nativeModal : ariaModal;
+      if (modal) {
+        for (let i = 0; i < frameEls.length; i++) {
+          if (!within(modal, frameEls[i])) { out.frames[i].visible = false; out.frames[i].covered = false; }
         }
       }
       settle(cands, vw, vh);
@@ -576,7 +612,7 @@
           if (out.warnings.length < 5) out.warnings.push(`element skipped: ${String(e).slice(0, 100)}`);
         }
       }
-      out.counts = countKinds(cands);
+      out.counts = countKinds(cands, modal);
       if (opts.flowChars) {
         try { out.flow = flowOf(cands, opts.flowChars, deadline); } catch (e) { out.flow = null; }
       }
@@ -584,10 +620,10 @@
       return out;
     };
 
-    const countKinds = (cands) => {
+    const countKinds = (cands, modal) => {
       const counts = { button: 0, input: 0, link: 0, select: 0 };
       for (const c of cands) {
-        if (c.dropped || c.rect.width < 2 || c.rect.height < 2 || proxied.has(c.el)) continue;
+        if (c.dropped || c.rect.width < 2 || c.rect.height < 2 || proxied.has(c.el) || (modal && !within(modal, c.el))) continue;
         const type = c.tag === "INPUT" ? (c.el.getAttribute("type") || "text").toLowerCase() : null;
         const k = kindOf(c.tag, type, c.role, false);
         if (k in counts) counts[k]++;

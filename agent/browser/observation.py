@@ -46,6 +46,10 @@ class Element(_Model):
     value: str | None = None
     """Current value of a field (passwords are masked)."""
     href: str | None = None
+    options: list[str] | None = None
+    """The first suggestions of an input's ``<datalist>`` ("value (label)" when they differ)."""
+    more_options: int = 0
+    """How many more suggestions the datalist has beyond ``options``."""
     checked: bool | None = None
     selected: bool | None = None
     disabled: bool = False

@@ -6,6 +6,7 @@ Element line format (the prompts describe it)::
     *[14] button "Close"                      (new since the previous snapshot)
     [5] input type=email placeholder="you@example.com" value="a@b.c"
     [7] link "Cart (2)" href=/shop/cart
+    [8] input "Country" options="France|Germany|Italy" +12   (a datalist's first suggestions, how many more)
     [9] checkbox "Remember me" checked
     … 14 more below, 3 above (getElements visible=false lists them)
     … 140 more similar links
@@ -91,6 +92,13 @@ def _short_href(href: str, limit: int) -> str:
     return _cut(href, limit)
 
 
+def _options(el: Element, keep: int) -> str:
+    """A datalist's suggestions as one attribute: options="a|b|c" +N (N more not shown)."""
+    shown = (el.options or [])[:keep]
+    more = el.more_options + len(el.options or []) - len(shown)
+    return f"options={_val('|'.join(shown))}" + (f" +{more}" if more else "")
+
+
 def element_line(el: Element, *, name_chars: int = 60, href_chars: int = 60, level: int = 0) -> str:
     """One element as one line. ``level`` > 0 drops the less useful attributes."""
     parts = [f"{'*' if el.is_new else ''}[{el.index}] {role_word(el)}"]
@@ -109,6 +117,8 @@ def element_line(el: Element, *, name_chars: int = 60, href_chars: int = 60, lev
         parts.append(f"class={_val(_cut(el.attrs['class'], 30))}")
     if el.value and el.value != el.name:
         parts.append(f"value={_val(_cut(el.value, name_chars))}")
+    if el.options:
+        parts.append(_options(el, 8 if level < 2 else 4))
     if el.href and not (level >= 2 and name):
         parts.append(f"href={_val(_short_href(el.href, href_chars))}")
     if el.disabled:

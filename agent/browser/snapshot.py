@@ -277,6 +277,8 @@ class Snapshotter:
             placeholder=r.get("placeholder"),
             value=r.get("value"),
             href=r.get("href"),
+            options=r.get("options"),
+            more_options=r.get("moreOptions") or 0,
             checked=r.get("checked"),
             selected=r.get("selected"),
             disabled=bool(r.get("disabled")),

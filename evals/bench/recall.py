@@ -58,16 +58,26 @@ class PageRecall:
     bad: list[int] = field(default_factory=list)
 
 
+_FRAME_HIT_JS = """(f) => {
+  const r = f.getBoundingClientRect();
+  const h = f.getRootNode().elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+  return h === f;
+}"""
+
+
 async def _frame_fully_in_view(frame: Frame, page: Page) -> bool:
     if frame is page.main_frame:
         return True
     try:
-        box = await (await frame.frame_element()).bounding_box()
+        owner = await frame.frame_element()
+        box = await owner.bounding_box()
+        hit = await owner.evaluate(_FRAME_HIT_JS)  # not covered, nor inert behind a modal dialog
     except Exception:
         return False
     vp = page.viewport_size or {"width": 1280, "height": 800}
     return (
-        bool(box)
+        bool(hit)
+        and bool(box)
         and box["x"] >= 0
         and box["y"] >= 0
         and box["x"] + box["width"] <= vp["width"]

@@ -1,0 +1,52 @@
+"""Classes of controls the snapshot mislisted (recall on untuned pages, round 3): the suggestions of an input's
+<datalist> (a model could not know the expected values) and modal dialogs inside shadow roots or marked
+role=dialog aria-modal=true (the inert page behind them was listed as usable)."""
+
+from __future__ import annotations
+
+from playwright.async_api import Page
+
+from agent.browser.observation import Observation
+from agent.browser.render import render_elements
+from agent.browser.snapshot import Snapshotter
+from evals.sites import SitesServer
+from tests.browser.test_snapshot_custom_controls import by_id
+
+SUGGESTED = {
+    "browser": 'input "Browser" options=Chrome|Firefox|Safari',
+    "country": 'input "Country" placeholder="Type a country" '
+    "options=Austria|Belgium|Bulgaria|Croatia|Cyprus|Czechia|Denmark|Estonia +22",
+    "currency": 'input "Currency" options="EUR (Euro)|USD (US dollar)|JPY"',  # a disabled option is not offered
+    "color": 'input "Color" type=color value=#000000 options=#ff0000|#00ff00',
+    "nolist": 'input "Broken list"',
+}
+
+
+async def test_datalist_suggestions_are_shown_capped(page: Page, sites: SitesServer) -> None:
+    await page.goto(sites.url("/test/datalist.html"))
+    obs = await Snapshotter().snapshot(page)
+    assert by_id(obs) == SUGGESTED
+    country = next(e for e in obs.elements if e.attrs.get("id") == "country")
+    assert len(country.options or []) == 8 and country.more_options == 22
+    # under a tight token budget the list shrinks to four suggestions before anything else is cut
+    lean = render_elements(obs.elements, budget_tokens=80)
+    assert "options=Austria|Belgium|Bulgaria|Croatia +26" in lean
+
+
+def listed(obs: Observation) -> set[str]:
+    return {e.attrs.get("id") or e.name for e in obs.elements}
+
+
+async def test_a_modal_dialog_in_a_shadow_root_makes_the_page_inert(page: Page, sites: SitesServer) -> None:
+    for kind in ("native", "aria"):
+        await page.goto(sites.url(f"/test/modal-shadow.html?kind={kind}"))
+        obs = await Snapshotter().snapshot(page, include_all=True)
+        assert listed(obs) == {"who", "ok"}, kind  # not the page behind, the iframe or the link far below
+        assert obs.summary.below == 0 and obs.summary.above == 0, kind
+        counts = obs.summary.counts
+        assert (counts.buttons, counts.inputs, counts.links) == (1, 1, 0), kind
+    # a hidden aria-modal dialog or a dialog opened with show() leaves the page usable
+    for kind in ("hidden", "modeless"):
+        await page.goto(sites.url(f"/test/modal-shadow.html?kind={kind}"))
+        obs = await Snapshotter().snapshot(page, include_all=True)
+        assert {"behind", "behind-link", "far", "In frame"} <= listed(obs), kind
