@@ -10,6 +10,7 @@ import contextlib
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from agent.browser.actions import Action, Done, Navigate
@@ -320,7 +321,8 @@ class Agent:
         await emit(self.on_event, ActionDecided(step=step, action=described, **decision.model_dump()))
         if gate.allowed:
             blocked_before = len(self.safety.domains.blocked_log) if self.safety.domains else 0
-            result = self.output.refuse(action) or await self.executor.execute(action)
+            again = partial(self.safety.gate.recheck, action, obs, gate.decision)
+            result = self.output.refuse(action) or await self.executor.execute(action, recheck=again)
             if self.safety.domains and (note := self.safety.domains.last_block_message(since=blocked_before)):
                 if result.error is not None:
                     result.error.message = f"{note}: {result.error.message}"

@@ -177,6 +177,48 @@ class Gate:
             self._similar.add(key)
         return GateResult(allowed=True, decision=decision, answer=answer)
 
+    async def recheck(
+        self, action: Action, observation: Observation | None, before: Decision, fresh: Element
+    ) -> str | None:
+        """A second look at the target of an allowed action, as it reads right before the input lands (the
+        page may have relabelled it or pointed its form elsewhere since the snapshot): judged again in the
+        same observation with ``fresh`` in its place. A stricter level than ``before`` (or another reason to
+        confirm than the one approved) is applied: block refuses, confirm asks again, notify tells. Returns
+        why the action is refused, or None to go on."""
+        if observation is None:
+            return None
+        elements = [fresh if e.index == fresh.index else e for e in observation.elements]
+        if all(e is not fresh for e in elements):
+            elements.append(fresh)
+        obs = observation.model_copy(update={"elements": elements})
+        if self.policy.target(action, obs) is not fresh and "index" in type(action).model_fields:
+            action = action.model_copy(update={"index": fresh.index, "selector": None})  # judged on fresh
+        decision = self.policy.evaluate(action, obs)
+        stricter = decision.level.rank > before.level.rank
+        if not stricter and not (
+            decision.level is ConfirmLevel.CONFIRM and decision.reasons != before.reasons
+        ):
+            return None
+        why = "; ".join(decision.reasons)
+        note = f"it now reads {fresh.name!r} ({why})"
+        if decision.level is ConfirmLevel.BLOCK:
+            return f"blocked by the safety policy: {note}"
+        request = ConfirmRequest(
+            action=action.to_json(),
+            decision=decision.model_copy(
+                update={"reasons": [f"the target changed after the snapshot: {note}"]}
+            ),
+            element=fresh,
+            url=observation.summary.url,
+        )
+        if decision.level is ConfirmLevel.NOTIFY:
+            self._notify(request)
+            return None
+        answer = await self.confirmer.confirm(request)
+        if answer.approved:
+            return None
+        return f"the user declined: {answer.reason or 'no reason given'} (asked because {note})"
+
     async def check_dialog(self, kind: str, message: str, url: str) -> tuple[bool, str] | None:
         """For a page's confirm/prompt/beforeunload: (accept?, why), or None when the policy has no objection
         (the context's default answer then applies). A sensitive one is dismissed unless the user approves."""

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from agent.browser.actions import Action, parse_action, spec_of
 from agent.browser.exec import scroll
 from agent.browser.exec.base import ExecContext, Outcome, SessionLike, SnapshotterLike
+from agent.browser.exec.recheck import Recheck
 from agent.browser.observation import ActionResult, Effects, ErrorInfo
 from agent.browser.waits import PageMark, Settler, SettleReport
 from agent.browser.watchdog import guard
@@ -60,8 +61,18 @@ class ActionExecutor:
     def screenshot_b64(self, value: bool) -> None:
         self.ec.screenshot_b64 = value
 
-    async def execute(self, action: Action | dict[str, Any]) -> ActionResult:
-        """Run one action with its settle, under the step deadline and the hang watchdog."""
+    async def execute(
+        self, action: Action | dict[str, Any], *, recheck: Recheck | None = None
+    ) -> ActionResult:
+        """Run one action with its settle, under the step deadline and the hang watchdog. ``recheck``: the
+        safety gate's second look at a click's target right before the input lands (``exec/recheck.py``)."""
+        self.ec.recheck = recheck
+        try:
+            return await self._guarded(action)
+        finally:
+            self.ec.recheck = None
+
+    async def _guarded(self, action: Action | dict[str, Any]) -> ActionResult:
         name = str(action.get("action", "?")) if isinstance(action, dict) else action.action
         cfg = self.ec.config.browser
         t0 = time.monotonic()

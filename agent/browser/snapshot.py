@@ -334,27 +334,34 @@ class Snapshotter:
                     pass
         raise await self._stale(page, index)
 
+    async def _fresh(self, page: Page, index: int) -> tuple[Element, dict[str, Any]]:
+        """The element behind ``index`` described again now, and the extractor's full record."""
+        state = self._state(page)
+        entry = state.by_index.get(index)
+        rec = None
+        if entry is not None and not entry[0].is_detached():
+            frame, token, local = entry
+            req = {"fn": "details", "ids": [local], "token": token, "opts": self._opts(False)}
+            try:
+                rec = (await asyncio.wait_for(call_extractor(frame, req), self.config.time_cap_ms / 1000))[0]
+            except (TimeoutError, PlaywrightError):
+                rec = None
+        if rec is None or entry is None:
+            raise await self._stale(page, index)
+        dx, dy, path = state.offsets.get(entry[1], (0.0, 0.0, None))
+        async with state.building:
+            return self._element(state, entry[0], entry[1], rec, dx, dy, path, True), rec
+
+    async def reread(self, page: Page, index: int) -> Element:
+        """The element behind ``index`` as it reads now (its name, text, form target, href): what the page
+        may have changed since the snapshot the safety policy judged. ``StaleElementError`` if it is gone."""
+        return (await self._fresh(page, index))[0]
+
     async def details(self, page: Page, indices: list[int]) -> list[ElementDetails]:
         """Layer 3 for each index (all attributes, selector, XPath, parent text, child count, rect)."""
-        state = self._state(page)
         out: list[ElementDetails] = []
         for index in indices:
-            entry = state.by_index.get(index)
-            rec = None
-            if entry is not None and not entry[0].is_detached():
-                frame, token, local = entry
-                req = {"fn": "details", "ids": [local], "token": token, "opts": self._opts(False)}
-                try:
-                    rec = (
-                        await asyncio.wait_for(call_extractor(frame, req), self.config.time_cap_ms / 1000)
-                    )[0]
-                except (TimeoutError, PlaywrightError):
-                    rec = None
-            if rec is None or entry is None:
-                raise await self._stale(page, index)
-            dx, dy, path = state.offsets.get(entry[1], (0.0, 0.0, None))
-            async with state.building:
-                base = self._element(state, entry[0], entry[1], rec, dx, dy, path, True)
+            base, rec = await self._fresh(page, index)
             extra = {k: rec[k] for k in _DETAIL_KEYS}
             out.append(
                 ElementDetails(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -52,6 +52,8 @@ class SnapshotterLike(Protocol):
     async def resolve(self, page: Page, index: int) -> ResolvedLike: ...
 
     async def details(self, page: Page, indices: list[int]) -> Any: ...
+
+    async def reread(self, page: Page, index: int) -> Element: ...
 
     def last(self, page: Page) -> Observation | None: ...
 
@@ -137,6 +139,9 @@ class ExecContext:
     pending_mark: asyncio.Future[Any] | None = None
     """The settle mark, still in flight while the unit resolves and probes its target (read-only work that
     the page runs after the mark anyway). Units await ``ready()`` before sending input events."""
+    recheck: Callable[[Element], Awaitable[str | None]] | None = None
+    """The safety gate's second look at a click's target as it reads right before the input lands (None
+    to go on, else why not); set by the caller for one action (``ActionExecutor.execute(recheck=...)``)."""
 
     @property
     def page(self) -> Page:

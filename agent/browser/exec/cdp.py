@@ -102,3 +102,28 @@ async def mouse_click(page: Page, x: float, y: float, button: str = "left", coun
     except PlaywrightError:
         forget(page)
         raise
+
+
+async def mouse_event(
+    page: Page, kind: str, x: float, y: float, button: str = "left", count: int = 1
+) -> None:
+    """One real mouse event: ``move`` (no button held), ``press`` or ``release`` of ``button`` at (x, y)."""
+    cdp = await cdp_session(page)
+    if cdp is None:
+        if kind == "move":
+            await page.mouse.move(x, y)
+        else:
+            await (page.mouse.down if kind == "press" else page.mouse.up)(button=button, click_count=count)  # type: ignore[arg-type]
+        return
+    call: dict[str, Any] = {"x": x, "y": y}
+    if kind == "move":
+        call |= {"type": "mouseMoved", "button": "none", "buttons": 0}
+    else:
+        held = _BUTTONS[button] if kind == "press" else 0
+        kind = "mousePressed" if kind == "press" else "mouseReleased"
+        call |= {"type": kind, "button": button, "buttons": held, "clickCount": count}
+    try:
+        await cdp.send("Input.dispatchMouseEvent", call)
+    except PlaywrightError:
+        forget(page)
+        raise

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
 from agent.browser.exec.cdp import mouse_click
 from agent.browser.exec.hit import Probe, describe_point, probe, raise_covered, through_covers
+from agent.browser.exec.recheck import checked_click, look_again
 from agent.browser.exec.spec import ActionModel, PointTarget, define_action, target_kinds
 from agent.browser.exec.targets import Target, check_point, resolve_element, resolve_index
 
@@ -81,12 +82,16 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
     await ec.ready()
     if pr.visible and pr.hit == "self":
         async with through_covers(target, pr):
-            await mouse_click(page, pr.x, pr.y, action.mouse_button, count)
+            if ec.recheck is None:
+                await mouse_click(page, pr.x, pr.y, action.mouse_button, count)
+            else:  # move, look again, press, look again, release: the page may relabel it on the way
+                await checked_click(ec, page, target, pr, action.mouse_button, count)
         past = f" through a transparent <{pr.through}> over it" if pr.through else ""
         said = f"{verb}ed {target.label}{past}{await _box_state(target)}"
         return Outcome("mouse", said, data={"x": round(pr.x), "y": round(pr.y)})
     if pr.visible and pr.hit == "other":
         raise_covered(ec, page, target, pr, verb)
+    await look_again(ec, page, target, "before the click")
     outcome = await _click_ladder(target, action, pr, verb)
     outcome.message += await _box_state(target)
     return outcome

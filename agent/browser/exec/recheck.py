@@ -1,0 +1,118 @@
+"""The target read again right before the input lands, for the safety policy to judge again.
+
+Between the snapshot the policy judged and the click, a page can relabel the button ("Continue" becomes
+"Pay now" on a timer, on mouseover or on mousedown), point its form at another URL, or slide another element
+under the pointer. When the loop gives ``ExecContext.recheck`` (the gate's second look), a click moves the
+mouse onto its target first, reads the element again and has it judged; then presses and reads again; and
+only then releases. A refusal raises ``TargetChangedError`` before anything is pressed, or moves the held
+button off the page and releases it there, so no click event fires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from agent.browser.exec.base import ExecContext
+from agent.browser.exec.cdp import mouse_event
+from agent.browser.exec.hit import Probe
+from agent.browser.exec.targets import Target
+from agent.browser.extractor_call import call_extractor
+from agent.browser.observation import Element
+from agent.errors import ActionError
+
+Recheck = Callable[[Element], Awaitable[str | None]]
+"""Judge the target as it reads now: None to go on, else why it is refused."""
+OFF_PAGE = (-8.0, -8.0)
+"""Where a refused press is released: on no element, so no click fires."""
+
+
+class TargetChangedError(ActionError):
+    """The target changed after the snapshot and its second look was refused (blocked or declined)."""
+
+    type = "target_changed"
+
+
+async def _index_of(ec: ExecContext, page: Page, target: Target) -> int | None:
+    if target.element is not None:
+        return target.element.index
+    keys = getattr(ec.snapshotter, "index_keys", None)
+    if keys is None:
+        return None
+    try:
+        got = await call_extractor(target.frame, {"fn": "idOf", "el": target.handle})
+    except PlaywrightError:
+        return None
+    index: int | None = keys(page).get((got["token"], got["id"])) if isinstance(got, dict) else None
+    return index
+
+
+async def look_again(ec: ExecContext, page: Page, target: Target, when: str) -> None:
+    """Read ``target`` now and have ``ec.recheck`` judge it; raise ``TargetChangedError`` if refused."""
+    if ec.recheck is None or ec.snapshotter is None:
+        return
+    index = await _index_of(ec, page, target)
+    if index is None:  # not in any snapshot: the policy judged it as unknown already
+        return
+    fresh = await ec.snapshotter.reread(page, index)
+    if (why := await ec.recheck(fresh)) is not None:
+        raise TargetChangedError(f"{target.label} changed {when}: {why}", index=index, now=fresh.name)
+
+
+# In the target's frame: what the pointer at (x, y) lands on, if not the target (or its label) itself.
+_LANDS_JS = """(el, [x, y]) => {
+  let h = document.elementFromPoint(x, y);
+  while (h && h.shadowRoot) { const i = h.shadowRoot.elementFromPoint(x, y); if (!i || i === h) break; h = i; }
+  const up = (n) => n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentElement;
+  const inside = (n, anc) => { for (let c = n; c; c = up(c)) if (c === anc) return true; return false; };
+  const labels = el.labels ? Array.from(el.labels) : [];
+  if (h && (inside(h, el) || labels.some((l) => inside(h, l)))) return null;
+  return h ? (h.innerText || h.getAttribute('aria-label') || h.tagName).trim().replace(/\\s+/g, ' ').slice(0, 40) : '(nothing)';
+}"""
+
+
+async def _still_there(target: Target, pr: Probe, when: str) -> None:
+    """The pointer still lands on the target: nothing slid under it and it did not move away."""
+    try:
+        other = await target.handle.evaluate(_LANDS_JS, list(pr.local))
+    except PlaywrightError:
+        other = "(the element is gone)"
+    if other is not None:
+        raise TargetChangedError(
+            f"{target.label} moved or was covered {when} (the pointer would land on {other!r}); "
+            "nothing was clicked: observe the page again",
+            x=round(pr.x),
+            y=round(pr.y),
+        )
+
+
+async def _both(ec: ExecContext, page: Page, target: Target, pr: Probe, when: str) -> None:
+    """Both looks at once (read-only, so their round trips overlap); the pointer's first."""
+    where, what = await asyncio.gather(
+        _still_there(target, pr, when), look_again(ec, page, target, when), return_exceptions=True
+    )
+    for outcome in (where, what):
+        if isinstance(outcome, BaseException):
+            raise outcome
+
+
+async def checked_click(
+    ec: ExecContext, page: Page, target: Target, pr: Probe, button: str, count: int
+) -> None:
+    """Move, look again, press, look again, release (then the rest of a double click)."""
+    await mouse_event(page, "move", pr.x, pr.y)
+    await _both(ec, page, target, pr, "when the mouse reached it")
+    await mouse_event(page, "press", pr.x, pr.y, button, 1)
+    try:
+        await _both(ec, page, target, pr, "when the mouse button went down")
+    except BaseException:
+        await mouse_event(page, "move", *OFF_PAGE)
+        await mouse_event(page, "release", *OFF_PAGE, button, 1)
+        raise
+    await mouse_event(page, "release", pr.x, pr.y, button, 1)
+    for n in range(2, count + 1):
+        await mouse_event(page, "press", pr.x, pr.y, button, n)
+        await mouse_event(page, "release", pr.x, pr.y, button, n)

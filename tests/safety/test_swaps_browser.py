@@ -1,0 +1,111 @@
+"""A target that changes between the snapshot and the click, in a real Chromium through the planner loop.
+
+The checkout page shows harmless buttons when Kite looks ("Continue", "Next", "Proceed", "Details"); then,
+as a hostile page would, it relabels one on mouseover, points one's form at /checkout/pay on mousedown,
+relabels one while the model thinks (a timer), and slides a "Pay now" button under the pointer on mouseover.
+Each click is judged again on the live element right before the input lands: batch mode refuses every one,
+nothing is paid, and each refusal says why. An honest button on the same page is clicked with no question.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent.llm.model import ModelView
+from agent.llm.testing import FunctionModel
+from agent.loop import Agent
+from safety.confirm import BatchConfirmer
+
+PAGE = """<!doctype html><meta charset=utf-8><title>Review</title><h1>Review</h1>
+<script>window.log = [];</script>
+<form action="/checkout/shipping" onsubmit="event.preventDefault();
+  const b = event.submitter; log.push('submit ' + (b.getAttribute('formaction') || this.getAttribute('action'))
+  + ' ' + b.textContent)">
+<button id=hover onmouseover="this.textContent = 'Pay now'">Continue</button>
+<button id=down onmousedown="this.setAttribute('formaction', '/checkout/pay')">Next</button>
+<button id=timer>Proceed</button>
+</form>
+<div style="position:relative;margin:8px 0">
+<button id=under type=button onclick="log.push('details')"
+  onmouseover="document.getElementById('payover').style.display = 'block'">Details</button>
+<button id=payover type=button onclick="log.push('PAID')"
+  style="display:none;position:absolute;inset:0">Pay now</button>
+</div>
+<button id=plain type=button onclick="log.push('summary')">Show summary</button>
+"""
+ORDER = ["hover", "down", "timer", "under", "plain"]
+
+
+def steps_of(run_dir: str | None) -> list[dict[str, Any]]:
+    lines = (Path(run_dir or ".") / "steps.jsonl").read_text().splitlines()
+    return [json.loads(x) for x in lines]
+
+
+async def test_a_target_changed_after_the_snapshot_is_judged_again(kite_config, ctx_session, pages_server):
+    todo = list(ORDER)
+
+    async def model(messages: list[dict[str, Any]], view: ModelView) -> dict[str, Any]:
+        if not todo:
+            return {"action": "done", "success": True, "answer": "clicked"}
+        element_id = todo.pop(0)
+        if element_id == "timer":  # the page relabels it while the model thinks
+            await ctx_session.page.evaluate("document.getElementById('timer').textContent = 'Pay now'")
+        by_id = {e.attrs.get("id"): e for e in view.observation.elements}
+        if element_id == "down":  # by selector: the live element is found without the snapshot's index
+            return {"action": "click", "selector": "#down"}
+        return {"action": "click", "index": by_id[element_id].index}
+
+    confirmer = BatchConfirmer()
+    config = kite_config(**{"agent.max_steps": 8, "agent.max_failures": 8})
+    result = await Agent(config, model=FunctionModel(model), confirmer=confirmer, context=ctx_session).run(
+        "continue to the next step", start_url=pages_server.add("/checkout/review", PAGE)
+    )
+    log = await ctx_session.page.evaluate("window.log")
+    assert result.stop_reason == "done", result
+    assert log == ["summary"], log  # nothing paid, nothing submitted; the honest button worked
+    outcomes = [
+        a for s in steps_of(result.run_dir)[1:] for a in s["actions"] if a["action"]["action"] == "click"
+    ]
+    assert len(outcomes) == len(ORDER)
+    for element_id, outcome in zip(ORDER, outcomes, strict=True):
+        assert outcome["decision"]["level"] == "auto", (element_id, outcome)  # the snapshot looked harmless
+        error = outcome["result"].get("error") or {}
+        if element_id == "plain":
+            assert outcome["result"]["ok"], outcome
+            continue
+        assert error.get("error") == "target_changed", (element_id, outcome["result"])
+    messages = {
+        i: o["result"]["error"]["message"] for i, o in zip(ORDER, outcomes, strict=True) if i != "plain"
+    }
+    assert "'Pay now'" in messages["hover"] and "declined" in messages["hover"], messages
+    assert "/checkout/pay" in messages["down"], messages
+    assert "'Pay now'" in messages["timer"], messages
+    assert "covered" in messages["under"] and "Pay now" in messages["under"], messages
+    asked = [r.element.attrs.get("id") for r, _ in confirmer.asked if r.element is not None]
+    assert asked == ["hover", "down", "timer"], asked  # asked once each with the fresh label; never for plain
+
+
+async def test_an_ordinary_click_is_not_slowed_or_asked(kite_config, ctx_session, pages_server):
+    """The second look costs a few round trips, not a question: a page that changes nothing clicks as before."""
+    url = pages_server.add(
+        "/checkout/plain",
+        "<script>window.n = 0</script><button id=b onclick='n++' onmouseover='this.style.color=\"red\"'>"
+        "Continue</button>",
+    )
+    done: list[int] = []
+
+    async def model(messages: list[dict[str, Any]], view: ModelView) -> dict[str, Any]:
+        if done:
+            return {"action": "done", "success": True, "answer": "ok"}
+        done.append(1)
+        return {"action": "click", "selector": "#b"}
+
+    confirmer = BatchConfirmer()
+    result = await Agent(
+        kite_config(), model=FunctionModel(model), confirmer=confirmer, context=ctx_session
+    ).run("continue", start_url=url)
+    assert result.success, result
+    assert await ctx_session.page.evaluate("window.n") == 1
+    assert confirmer.asked == [] and confirmer.notified == []
