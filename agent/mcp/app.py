@@ -17,6 +17,7 @@ from agent.mcp.record import Record
 from agent.mcp.server import KiteMCP
 from agent.modules.gate import ToolGate
 from agent.modules.registry import ModuleRegistry
+from safety.policy import SafetyPolicy
 from safety.secrets import SecretStore
 
 
@@ -33,8 +34,18 @@ async def kite_mcp(
     secrets = SecretStore.from_sources(config.safety, cli=secrets_cli)
     confirmer = ElicitConfirmer(config.safety.approve)
     record = Record.create(config.run.runs_dir, secrets)
-    hub = BrowserHub(config, secrets=secrets, confirmer=confirmer, isolated=isolated, run_dir=record.run_dir)
-    modules = registry or ModuleRegistry(config, gate=ToolGate.from_config(config, confirmer))
+    # Reading the safety rules and compiling their patterns takes a while (10 ms idle, far more on a loaded
+    # machine): it is done once, in a thread, for the browser tools and for the modules' gate alike.
+    policy, module_policy = await asyncio.to_thread(_policies, config, secrets.names())
+    hub = BrowserHub(
+        config,
+        secrets=secrets,
+        confirmer=confirmer,
+        isolated=isolated,
+        run_dir=record.run_dir,
+        policy=policy,
+    )
+    modules = registry or ModuleRegistry(config, gate=ToolGate(module_policy, confirmer))
     record.write("start", isolated=isolated, approve=list(config.safety.approve), modules=modules.names)
     # The tokenizer (litellm + tiktoken) takes seconds to load (5-13 s measured on a loaded machine), and
     # loading it on the event loop froze every session meanwhile. It loads in a thread from the start; the
@@ -50,6 +61,15 @@ async def kite_mcp(
             await hub.close()
         await asyncio.wait([warming])  # a thread cannot be stopped: let it finish before the loop closes
         record.write("stop")
+
+
+def _policies(config: KiteConfig, secret_names: Iterable[str]) -> tuple[SafetyPolicy, SafetyPolicy]:
+    """The browser tools' policy (it knows the secrets' names) and the modules' gate's (modules resolve no
+    secrets, so their policy knows no names, as ``ToolGate.from_config`` builds it)."""
+    return (
+        SafetyPolicy.from_config(config.safety, secret_names=secret_names),
+        SafetyPolicy.from_config(config.safety),
+    )
 
 
 def _warm_tokenizer() -> None:

@@ -50,13 +50,15 @@ class BrowserHub:
         confirmer: Confirmer,
         isolated: bool = False,
         run_dir: Path | None = None,
+        policy: SafetyPolicy | None = None,
     ) -> None:
         self.config = config
         self.secrets = secrets
         self.confirmer = confirmer
         self.isolated = isolated
         self.run_dir = run_dir
-        self.policy = SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
+        self.policy = policy or SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
+        """One policy for every client session (``kite_mcp`` builds it off the event loop)."""
         self.domains = self.policy.domains
         """One domain policy: the action policy's, also enforced at the network layer of every context."""
         self.snapshotter = Snapshotter(config.snapshot)

@@ -2,6 +2,9 @@
 snapshot choice after an action, the browser module's budget; the first count loads the tokenizer, seconds
 on a loaded machine) and a big page's snapshot build (a model per element) run off the server's event loop.
 
+The safety policy (its rules read and their patterns compiled) is built once at server start, in a thread, and
+shared by every session.
+
 The server runs in-process over streamable HTTP (``--isolated``: each SDK client is its own session with its
 own browser context). The real function (the tokenizer, the snapshot build) is wrapped so that the heavy
 call's run of it waits until another session's call has been answered: on the event loop that answer could
@@ -26,7 +29,8 @@ from agent.browser.tokens import count_tokens
 from agent.mcp.app import kite_mcp
 from agent.mcp.transport import run_http
 from evals.sites import SitesServer
-from tests.mcp.conftest import ref, text_of
+from safety.policy import SafetyPolicy
+from tests.mcp.conftest import error_of, ref, text_of
 
 HELD_S = 20.0
 
@@ -149,3 +153,33 @@ async def test_another_session_is_answered_while_a_call_works(
     assert not answer.is_error and expected in text_of(answer)
     assert held.events == ["heavy call held", "light call answered", "heavy call answered"]
     assert held.thread is not None and held.thread != loop_thread
+
+
+async def test_the_safety_policy_is_built_off_the_loop_once_for_all_sessions(
+    kite_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built_on: list[int] = []
+    real = SafetyPolicy.__init__
+
+    def init(self: SafetyPolicy, *args: Any, **kwargs: Any) -> None:
+        built_on.append(threading.get_ident())
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SafetyPolicy, "__init__", init)
+    loop_thread = threading.get_ident()
+    config = kite_config(modules=["browser"], **{"safety.blocked_domains": ["blocked.test"]})
+    async with kite_mcp(config, isolated=True) as kite:
+        async with _served(kite) as url:
+            async with Client(url) as one, Client(url) as two:
+                for client in (one, two):  # each session has its context and gate, and the policy holds
+                    refused = error_of(await client.call_tool("navigate", {"url": "http://blocked.test/"}))
+                    assert refused["error"] == "blocked", refused
+                    module = error_of(
+                        await client.call_tool(
+                            "browser", {"action": "navigate", "target_url": "http://blocked.test/"}
+                        )
+                    )
+                    assert "blocked" in module["message"], module
+    # one for the browser tools (it knows the secrets' names), one for the modules' gate; none per session
+    assert len(built_on) == 2, built_on
+    assert loop_thread not in built_on, "the policy was compiled on the server's event loop"
