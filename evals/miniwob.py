@@ -7,10 +7,7 @@ does not start a new episode but says that the episode is over (so the agent cal
 
 from __future__ import annotations
 
-import functools
-import threading
 from dataclasses import dataclass
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +16,7 @@ from agent.batch.scoring import Verdict
 from agent.batch.tasks import Task
 from agent.errors import UsageError
 from agent.record import RunResult
+from evals.static import StaticServer
 from evals.tasks import MiniwobSpec
 
 OVER_TEXT = "This episode has ended. The task is finished: call done."
@@ -56,51 +54,14 @@ def available_tasks() -> list[str]:
     return sorted(p.stem for p in (html_dir() / "miniwob").glob("*.html"))
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")
-        super().end_headers()
-
-
-class MiniwobServer:
+class MiniwobServer(StaticServer):
     """The MiniWoB++ HTML on 127.0.0.1: ``with MiniwobServer() as s: s.task_url("click-button")``."""
 
     def __init__(self, root: Path | None = None) -> None:
-        self.root = root or html_dir()
-        self._httpd: ThreadingHTTPServer | None = None
-
-    def start(self) -> MiniwobServer:
-        if self._httpd is None:
-            handler = functools.partial(_Quiet, directory=str(self.root))
-            self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            self._httpd.daemon_threads = True
-            threading.Thread(
-                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
-            ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    @property
-    def base_url(self) -> str:
-        assert self._httpd is not None, "start the server first"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        super().__init__(root or html_dir(), no_store=True)
 
     def task_url(self, task_type: str) -> str:
         return f"{self.base_url}/miniwob/{task_type}.html"
-
-    def __enter__(self) -> MiniwobServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 @dataclass(frozen=True)

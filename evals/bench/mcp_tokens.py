@@ -37,8 +37,9 @@ from agent.mcp.app import kite_mcp
 from agent.mcp.render import DIFF_HEAD
 from agent.mcp.server import KiteMCP
 from evals.bench.looplag import LoopLag
-from evals.bench.snapshot import pages_in, pct, serve
+from evals.bench.snapshot import pages_in, pct
 from evals.sites import SitesServer
+from evals.static import serve
 
 SHARED_PAGES = Path("/work/shared/pages")
 SITE_PAGES = [

@@ -28,7 +28,8 @@ from agent.browser.chromium import require_chromium
 from agent.browser.snapshot import Snapshotter
 from evals.bench.corpus import find_corpus
 from evals.bench.recall_probe import CHECK_JS, TRUTH_JS
-from evals.bench.snapshot import OFFLINE, pages_in, serve
+from evals.bench.snapshot import OFFLINE, pages_in
+from evals.static import serve
 
 CORPUS = find_corpus()
 SITE_DIR = Path(__file__).parents[1] / "sites" / "static" / "test"

@@ -13,15 +13,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import json
 import statistics
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -32,26 +27,10 @@ from agent.browser.chromium import require_chromium
 from agent.browser.render import render_observation
 from agent.browser.snapshot import Snapshotter
 from agent.browser.tokens import count_tokens, warm_up
+from evals.static import serve
 
 PAGES = Path(__file__).parent / "pages"
 OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@contextmanager
-def serve(directory: Path) -> Iterator[str]:
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
-    srv.daemon_threads = True
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_address[1]}"
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def pages_in(directory: Path) -> list[str]:

@@ -31,9 +31,10 @@ from playwright.async_api import Page, async_playwright
 from agent.browser.chromium import require_chromium
 from agent.config import load_config
 from agent.modules import Toolbox
-from evals.bench.snapshot import OFFLINE, pages_in, pct, serve
+from evals.bench.snapshot import OFFLINE, pages_in, pct
 from evals.bench.tools_js import THINK_S, javascript_timings
 from evals.sites import SitesServer
+from evals.static import serve
 
 _ROOT = Path(__file__).resolve().parents[2]
 SHARED_PAGES = next(

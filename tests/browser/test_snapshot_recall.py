@@ -60,7 +60,7 @@ CORPUS_PAGES = [
 
 @pytest.mark.slow
 async def test_recall_on_saved_corpus(page: Page) -> None:
-    from evals.bench.snapshot import serve
+    from evals.static import serve
 
     if CORPUS is None:
         pytest.skip(corpus_missing_message())
