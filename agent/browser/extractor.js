@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 8;
+  const VERSION = 9;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -84,13 +84,38 @@
       return norm(parts.join(" "));
     };
 
-    const nameOf = (el, tag, type, limit) => {
+    // A field drawn with a div (role=textbox/combobox/slider..., a contenteditable editor) is named like a
+    // person reads it, by its label (a wrapping <label> outside the field, a label[for=id] or a title), never
+    // by its content: that is its value.
+    const FIELD_ROLES = new Set(["textbox", "searchbox", "combobox", "listbox", "slider", "spinbutton"]);
+    const textBeside = (root, skip, limit) => {
+      let out = "";
+      const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
+        acceptNode: (n) => (n === skip || (n.nodeType === 1 && (NO_TEXT.has(n.tagName) || !n.checkVisibility()))
+          ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+      });
+      for (let n = w.nextNode(); n && out.length < limit; n = w.nextNode()) if (n.nodeType === 3) out += n.data + " ";
+      return norm(out);
+    };
+    const fieldLabel = (el, limit) => {
+      const lab = el.closest("label");
+      let s = lab ? textBeside(lab, el, limit) : "";
+      const root = el.getRootNode();
+      if (!s && el.id && root.querySelector) {
+        const f = root.querySelector(`label[for="${CSS.escape(el.id)}"]`);
+        if (f) s = textBeside(f, el, limit);
+      }
+      return s;
+    };
+
+    const nameOf = (el, tag, type, limit, field) => {
       let s = el.hasAttribute("aria-labelledby") ? byIds(el, "aria-labelledby") : "";
       if (!s) s = norm(el.getAttribute("aria-label"));
       if (!s && (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA")) {
         if (tag === "INPUT" && BUTTON_TYPES.has(type)) s = norm(type === "image" ? el.alt : el.value) || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
         else if (el.labels && el.labels.length) s = norm([...el.labels].map((l) => textOf(l, limit)).join(" "));
       } else if (!s && (tag === "IMG" || tag === "AREA")) s = norm(el.alt);
+      else if (!s && field) s = fieldLabel(el, limit);
       else if (!s) {
         s = textOf(el, limit * 2, true);
         if (!s) {
@@ -242,9 +267,10 @@
     const describe = (el, tag, role, rect, opts) => {
       const type = tag === "INPUT" ? (el.getAttribute("type") || "text").toLowerCase() : null;
       const editable = (tag === "INPUT" && TEXT_TYPES.has(type)) || tag === "TEXTAREA" || (!!el.isContentEditable && tag !== "INPUT");
+      const divField = tag !== "INPUT" && tag !== "TEXTAREA" && tag !== "SELECT" && (editable || FIELD_ROLES.has(role));
       const r = {
         id: idOf(el), tag: tag.toLowerCase(), role, kind: kindOf(tag, type, role, editable && tag !== "INPUT" && tag !== "TEXTAREA"),
-        name: nameOf(el, tag, type, opts.nameChars), type, editable,
+        name: nameOf(el, tag, type, opts.nameChars, divField), type, editable,
         x: rect.x, y: rect.y, w: rect.width, h: rect.height, shadow: el.getRootNode() !== document,
         disabled: !!(el.matches(":disabled") || el.getAttribute("aria-disabled") === "true"),
       };
@@ -259,8 +285,14 @@
       } else if (tag === "SELECT") {
         const sel = el.selectedOptions ? [...el.selectedOptions] : [];
         r.value = cut(sel.map((o) => norm(o.textContent)).join(", "), el.multiple ? opts.valueChars * 2 : opts.nameChars);
-      } else if (editable) {
-        r.value = cut(textOf(el, opts.valueChars), opts.valueChars);
+      } else if (divField) {
+        // The value of a div field: its text (an editor's content, a custom select's choice) or aria-valuetext/now.
+        const vt = el.getAttribute("aria-valuetext") ?? el.getAttribute("aria-valuenow");
+        if (vt !== null) r.value = cut(norm(vt), opts.valueChars);
+        else if (role !== "listbox") r.value = cut(textOf(el, opts.valueChars, !editable), opts.valueChars);
+        const ph = el.getAttribute("aria-placeholder") || el.getAttribute("data-placeholder") ||
+          (editable && !r.value && el.querySelector("[data-placeholder]")?.getAttribute("data-placeholder"));
+        if (ph) r.placeholder = cut(norm(ph), opts.nameChars);
       }
       if (tag === "A" || tag === "a" || tag === "AREA" || role === "link") r.href = shortHref(el);
       const proxy = tag === "LABEL" ? proxyOf(el) : null;
