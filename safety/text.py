@@ -12,8 +12,12 @@ are undone by ``skeleton``: the folded text with each common Greek, Cyrillic, Ar
 look-alike of a Latin letter replaced by that letter. ``folded_forms`` gives both, so a rule written in
 Greek or Cyrillic still matches the plain fold.
 
+A right-to-left override character draws the letters after it reversed: ``drawn`` gives that order, and
+``folded_forms`` judges it too. CSS that hides letters (font-size 0, transparent) or reverses them (a bidi
+override) is undone by the snapshot, which reads the text as drawn into the ``shown`` reading.
+
 Not undone: rarer look-alikes (Cherokee, mathematical symbols outside NFKC), text drawn in images or canvas
-without alt text, and CSS that reorders or hides letters visually.
+without alt text, and CSS that reorders letters by other means (flex order, absolute positions).
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ from functools import lru_cache
 
 from agent.browser.observation import Element
 
-READING_ATTRS = ("text", "title", "value", "alt")
-"""Element.attrs keys the snapshot fills for buttons and links besides the accessible name: the visible
-text (with CSS ::before/::after content), the title, an input button's value, an image button's alt."""
+READING_ATTRS = ("text", "shown", "title", "value", "alt")
+"""Element.attrs keys the snapshot fills for buttons and links besides the accessible name: the rendered
+text (with CSS ::before/::after/::marker content), the text a person sees when it differs (invisible text
+nodes left out, CSS bidi overrides drawn), the title, an input button's value, an image button's alt."""
 _SPACE = re.compile(r"\s+")
 _LOOKALIKES = {
     "a": "аɑα",  # Cyrillic a, Latin alpha, Greek alpha
@@ -83,9 +88,21 @@ def readings(el: Element) -> list[str]:
     return out
 
 
+_OVERRIDE = re.compile("\u202e([^\u202c\u2029\n]*)")
+
+
+def drawn(text: str) -> str:
+    """``text`` in the order it is drawn: a right-to-left override (U+202E, up to its U+202C or the line's
+    end) draws its letters reversed, so "\u202ewon yaP\u202c" shows "Pay now"."""
+    return _OVERRIDE.sub(lambda m: m.group(1)[::-1], text) if "\u202e" in text else text
+
+
 def folded_forms(text: str) -> tuple[str, ...]:
-    """``fold(text)``, its ``skeleton`` ("Ρay" with a Greek Rho reads "pay"), and each without spaces ("Pa y
-    now" drawn from split spans); every distinct one once."""
+    """``fold(text)``, its ``skeleton`` ("Ρay" with a Greek Rho reads "pay"), the same of the text as drawn
+    (a bidi override reversed), and each without spaces ("Pa y now" drawn from split spans); every distinct
+    one once."""
     f = fold(text)
-    forms = (f, f.translate(_SKELETON))
+    forms: tuple[str, ...] = (f, f.translate(_SKELETON))
+    if (seen := fold(drawn(text))) != f:
+        forms += (seen, seen.translate(_SKELETON))
     return tuple(dict.fromkeys((*forms, *(x.replace(" ", "") for x in forms))))

@@ -343,10 +343,43 @@
       let out = "";
       const nodes = [el, ...el.querySelectorAll("*")].slice(0, 6);
       for (const n of nodes) {
-        for (const p of ["::before", "::after"]) {
+        for (const p of n === el && _gcs(el).display.includes("list-item") ? ["::before", "::after", "::marker"] : ["::before", "::after"]) {
           const c = getComputedStyle(n, p).content;
           if (c && c !== "none" && c !== "normal") for (const m of c.matchAll(QUOTED)) out += m[1] + " ";
         }
+      }
+      return out;
+    };
+    // The words a person actually sees on a control with child elements (or a bidi override): text nodes that
+    // paint nothing (font-size 0, transparent, opacity 0, clipped away, outside the control's box) are left
+    // out ("P<span style=font-size:0>xx</span>ay" reads "Pay"), and text under `direction: rtl;
+    // unicode-bidi: bidi-override` is reversed as it is drawn ("won yaP" shows "Pay now").
+    const shownText = (el, limit) => {
+      if (!el.firstElementChild && !_gcs(el).unicodeBidi.includes("override")) return null;
+      const box = el.getBoundingClientRect(), range = document.createRange();
+      const styles = new _Map();
+      const style = (n) => { let cs = styles.get(n); if (!cs) styles.set(n, (cs = _gcs(n))); return cs; };
+      let out = "";
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t && out.length < limit; t = walker.nextNode()) {
+        const parent = t.parentElement;
+        if (!parent || NO_TEXT.has(parent.tagName)) continue;
+        if (!t.data.trim()) { out += " "; continue; }
+        range.selectNodeContents(t);
+        const r = range.getBoundingClientRect();
+        if (r.width < 1 || r.height < 1 || r.right <= box.left || r.left >= box.right || r.bottom <= box.top || r.top >= box.bottom) continue;
+        let seen = !clearColor(style(parent).color) && !clearColor(style(parent).webkitTextFillColor) && style(parent).visibility === "visible";
+        let flip = false, decided = false;
+        for (let n = parent; seen && n; n = n === el ? null : n.parentElement) {
+          const cs = style(n);
+          if (parseFloat(cs.opacity) === 0) seen = false;
+          else if (n !== el && (cs.overflowX !== "visible" || cs.overflowY !== "visible")) {
+            const c = n.getBoundingClientRect();
+            if (r.right <= c.left || r.left >= c.right || r.bottom <= c.top || r.top >= c.bottom || c.width < 1 || c.height < 1) seen = false;
+          }
+          if (!decided && cs.unicodeBidi.includes("override")) { flip = cs.direction === "rtl"; decided = true; }
+        }
+        if (seen) out += flip ? [...t.data].reverse().join("") : t.data;
       }
       return out;
     };
@@ -358,7 +391,12 @@
       if (tag === "INPUT") {
         keep("value", el.value);
         if (type === "image") keep("alt", el.getAttribute("alt"));
-      } else keep("text", (el.innerText || "") + " " + pseudoText(el));
+      } else {
+        const inner = el.innerText || "", pseudo = pseudoText(el), shown = shownText(el, limit * 2);
+        keep("text", inner + " " + pseudo);
+        const bare = (x) => x.replace(/\s+/g, "");
+        if (shown !== null && bare(shown) !== bare(inner)) keep("shown", shown + " " + pseudo);
+      }
       keep("title", el.getAttribute("title"));
     };
 

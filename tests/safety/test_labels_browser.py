@@ -33,12 +33,25 @@ ATTACKS = {
     "cyrillic": "<button id=cyr>&#x420;lace &#x43E;rder</button>",  # Cyrillic Er and o
     "cyrillic-link": '<a id=cdel href="/x">D&#x435;l&#x435;t&#x435; card</a>',  # Cyrillic ie
     "mixed": '<input id=mix type=submit value="&#x420;&#x3C5;r&#x441;h&#x430;s&#x435;">',  # Purchase
+    # Drawn otherwise than the DOM reads: reversed by a bidi override, or junk letters that paint nothing.
+    "rlo": "<button id=rlo>&#x202E;won yaP&#x202C;</button>",
+    "css-bidi": "<button id=cbidi style='direction:rtl;unicode-bidi:bidi-override'>won yaP</button>",
+    "font-size-0": "<button id=fs0>P<i style=font-size:0>xx</i>ay now</button>",
+    "transparent": "<button id=clear>P<i style=color:transparent>lz</i>ay now</button>",
+    "opacity-0": "<a id=opq href=/x>P<i style=opacity:0>xx</i>ay now</a>",
+    "clipped": "<button id=clip>P<i style='display:inline-block;width:0;overflow:hidden'>xx</i>ay now</button>",
+    "off-box": "<button id=offs>P<i style='position:absolute;left:-9999px'>xx</i>ay now</button>",
+    "marker": "<a id=mark href=/y aria-label=Next class=mk style='display:list-item;list-style-position:inside'></a>",
 }
-HONEST = '<button id=ok>Continue shopping</button><a id=help href="/help">Help</a>'
+HONEST = (
+    '<button id=ok>Continue shopping</button><a id=help href="/help">Help</a>'
+    "<button id=icon><i>&#x2605;</i> <i>Save</i> for <b style=direction:rtl>later</b></button>"
+)
 PAGE = (
     "<!doctype html><meta charset=utf-8><title>Checkout</title>"
-    "<style>.paint::before{content:'Pay ' 'now'} button,a,input,span{display:block;margin:4px}</style>"
-    "<h1>Checkout</h1>" + "".join(ATTACKS.values()) + HONEST
+    "<style>.paint::before{content:'Pay ' 'now'} .mk::marker{content:'Pay now'}"
+    " button,a,input,span{display:block;margin:4px}</style>"
+    "<h1>Checkout</h1>" + HONEST + "".join(ATTACKS.values())
 )
 
 
@@ -55,6 +68,7 @@ def test_fold_undoes_hidden_and_compatibility_characters() -> None:
 async def test_lying_labels_need_confirmation(
     page: Page, pages_server: PagesServer, policy: SafetyPolicy, prefix: str
 ) -> None:
+    await page.set_viewport_size({"width": 1280, "height": 1600})  # every control in view
     await page.goto(pages_server.add(prefix, PAGE))
     obs = await Snapshotter().snapshot(page)
     by_id = {e.attrs.get("id"): e for e in obs.elements}
@@ -76,6 +90,14 @@ async def test_lying_labels_need_confirmation(
         "cyr",
         "cdel",
         "mix",
+        "rlo",
+        "cbidi",
+        "fs0",
+        "clear",
+        "opq",
+        "clip",
+        "offs",
+        "mark",
     ]
     missing = [i for i in ids if i not in by_id]
     assert not missing, [e.attrs for e in obs.elements]
@@ -84,7 +106,7 @@ async def test_lying_labels_need_confirmation(
         decision = policy.evaluate(parse_action({"action": "click", "index": el.index}), obs)
         assert decision.level is ConfirmLevel.CONFIRM, (element_id, el, decision)
         assert decision.rule == "sensitive_click"
-    for element_id in ("ok", "help"):
+    for element_id in ("ok", "help", "icon"):
         decision = policy.evaluate(parse_action({"action": "click", "index": by_id[element_id].index}), obs)
         assert decision.level is ConfirmLevel.AUTO, (element_id, decision)
 
