@@ -138,6 +138,37 @@ async def test_a_full_page_screenshot_of_a_long_page_fits_one_reply(
     data = base64.b64decode(image.data)
     assert data[:3] == b"\xff\xd8\xff" and len(data) <= MAX_IMAGE_BYTES
     assert isinstance(note, types.TextContent)
-    assert re.fullmatch(
-        r"Screenshot sent as only the top \d+ px of the 600\d px page: the PNG was \d+ kB.*\.", note.text
+    cut = r"only the top (\d+) px of the 600\d px page \(the whole page was (\d+) kB even at that quality\)"
+    sent = re.fullmatch(
+        rf"Screenshot sent as a JPEG at quality 30, {len(data) // 1000} kB, of {cut}: the PNG was \d+ kB.*\.",
+        note.text,
     )
+    assert sent, note.text
+    assert int(sent.group(1)) < 6000 and int(sent.group(2)) * 1000 > MAX_IMAGE_BYTES
+
+
+async def test_an_element_too_big_for_one_reply_even_as_a_jpeg_is_cut_and_the_note_says_so(
+    http_server: HttpServer, pages_server: PagesServer
+) -> None:
+    """An element whose quality-30 JPEG is still over the limit (megabytes: the event would be refused) is cut
+    to its top part like a long page; the note says the format, quality, size and the cut."""
+    noisy_button = NOISY.replace("<canvas", '<button aria-label="Noise" style="border:0;padding:0"><canvas')
+    noisy_button = noisy_button.replace("</canvas>", "</canvas></button>")
+    async with Client(http_server.url) as c:
+        page = text_of(
+            await c.call_tool("navigate", {"url": pages_server.add("/noisy-button.html", noisy_button)})
+        )
+        shot = await c.call_tool("screenshot", {"ref": ref(page, "button", "Noise")})
+    assert not shot.is_error, shot
+    image, note = shot.content
+    assert isinstance(image, types.ImageContent) and image.mime_type == "image/jpeg"
+    data = base64.b64decode(image.data)
+    assert data[:3] == b"\xff\xd8\xff" and len(data) <= MAX_IMAGE_BYTES
+    assert isinstance(note, types.TextContent)
+    sent = re.fullmatch(
+        rf"Screenshot sent as a JPEG at quality 30, {len(data) // 1000} kB, of only the top (\d+) px of the "
+        r"600\d px element \(the whole element was (\d+) kB even at that quality\): the PNG was \d+ kB.*\.",
+        note.text,
+    )
+    assert sent, note.text
+    assert int(sent.group(1)) < 6000 and int(sent.group(2)) * 1000 > MAX_IMAGE_BYTES
