@@ -208,6 +208,10 @@ def _read_raw(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"cannot read {path}: it is not UTF-8 text (byte {exc.start}); save it as UTF-8"
+        ) from exc
     if path.suffix == ".jsonl":
         tasks = []
         for n, line in enumerate(text.splitlines(), 1):
