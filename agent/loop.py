@@ -44,11 +44,13 @@ from agent.prompt import PromptBuilder
 from agent.record import RunRecorder, RunResult
 from agent.runtime import (
     IMAGE_TOKENS,
+    BlockWatch,
     ModelSetup,
     SafetySetup,
     Totals,
     count_tokens,
     kite_notices,
+    ms_since,
     observe_guarded,
     open_context,
     page_observed,
@@ -171,6 +173,7 @@ class Agent:
         )
         if self.safety.domains is not None:
             await self.safety.domains.install(ctx.context)
+        self.blocks = BlockWatch(self.safety.domains)  # from what is blocked so far
         self.safety.bind(ctx)
         if self.config.run.trace:
             await ctx.context.tracing.start(screenshots=True, snapshots=True)
@@ -213,6 +216,7 @@ class Agent:
         )
         if recovered:
             self.warnings.append(recovered)
+        self.warnings += (blocked := self.blocks.between())  # stopped while no action ran: the page's doing
         await emit(self.on_event, page_observed(step, obs))
         messages, prompt_tokens = self._messages(obs, step)
         self.memory.begin(step, obs.url)
@@ -222,8 +226,9 @@ class Agent:
             url=obs.url,
             prompt_tokens_est=prompt_tokens,
             observation=page_digest,
-            overhead_ms={"observe+prompt": _ms(t0)},
+            overhead_ms={"observe+prompt": ms_since(t0)},
             recovered=recovered,
+            blocked=blocked,
         )
         try:
             await self._answer(record, messages, obs)
@@ -263,9 +268,11 @@ class Agent:
                 f"{len(actions)} were considered"
             )
         for i, (action, note) in enumerate(zip(actions, parsed.notes or [""] * len(actions), strict=True)):
+            self.warnings += (late := self.blocks.between())  # while the model thought
+            record.blocked += late
             result, decision = await self._act(action, obs, step, note)
             record.actions.append(ActionOutcome(action=action.to_json(), decision=decision, result=result))
-            record.overhead_ms["act"] = _ms(t1)
+            record.overhead_ms["act"] = ms_since(t1)
             if isinstance(action, Done):  # ends the run, unless its data goes back to the model to fix
                 self.output.settle(action, result)
             else:
@@ -320,14 +327,9 @@ class Agent:
         described = describe_action(action, element)
         await emit(self.on_event, ActionDecided(step=step, action=described, **decision.model_dump()))
         if gate.allowed:
-            blocked_before = len(self.safety.domains.blocked_log) if self.safety.domains else 0
             again = partial(self.safety.gate.recheck, action, obs, gate.decision)
             result = self.output.refuse(action) or await self.executor.execute(action, recheck=again)
-            if self.safety.domains and (note := self.safety.domains.last_block_message(since=blocked_before)):
-                if result.error is not None:
-                    result.error.message = f"{note}: {result.error.message}"
-                else:
-                    result.message = f"{note}. {result.message}".strip()
+            self.blocks.annotate(result)
         else:
             kind = "blocked" if decision.level == "block" else "declined"
             result = ActionResult(
@@ -394,7 +396,3 @@ class Agent:
     def _result(self, stop: Stop, started: float) -> RunResult:
         run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding
         return build_result(stop, declined, self.totals, self.steps_done, started, run_dir, self.final_url)
-
-
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 2)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.browser.observation import Observation
+from agent.browser.observation import ActionResult, Observation
 from agent.browser.render import render_observation, render_summary
 from agent.browser.session import BrowserSession, ContextSession
 from agent.browser.snapshot import Snapshotter
@@ -32,6 +33,11 @@ from safety.policy import SafetyPolicy
 from safety.secrets import PLACEHOLDER_RE, SecretStore
 
 IMAGE_TOKENS = 1100  # what one 1280x800 screenshot costs a vision model, roughly
+
+
+def ms_since(since: float) -> float:
+    """Milliseconds since ``time.perf_counter()`` was ``since``, rounded for the record."""
+    return round((time.perf_counter() - since) * 1000, 2)
 
 
 def count_tokens(model: str, text: str) -> int:
@@ -105,6 +111,41 @@ class SafetySetup:
     @staticmethod
     def unbind(ctx: ContextSession) -> None:
         ctx.dialog_judge = ctx.name_filter = None
+
+
+@dataclass
+class BlockWatch:
+    """Tells where the domain policy stopped a request: during an action (named in its result), or between
+    two steps, by the page on its own (a timer's ``location`` change, a late meta refresh): a notice for the
+    model and the step's record, each with the policy's reason."""
+
+    domains: DomainPolicy | None
+    seen: int = 0
+
+    def __post_init__(self) -> None:
+        self.mark()
+
+    def mark(self) -> None:
+        self.seen = len(self.domains.blocked_log) if self.domains is not None else 0
+
+    def annotate(self, result: ActionResult) -> None:
+        """Name the latest block since the last look in the action's result."""
+        if self.domains is not None and (note := self.domains.last_block_message(since=self.seen)):
+            if result.error is not None:
+                result.error.message = f"{note}: {result.error.message}"
+            else:
+                result.message = f"{note}. {result.message}".strip()
+        self.mark()
+
+    def between(self) -> list[str]:
+        """What was stopped since the last action ended (the page's own doing), once each."""
+        new = self.domains.blocked_log[self.seen :] if self.domains is not None else []
+        self.mark()
+        return [
+            f"after the last action the page tried to load {b.url[:160]} on its own: blocked by the domain "
+            f"policy ({b.reason})"
+            for b in new
+        ]
 
 
 @contextlib.asynccontextmanager

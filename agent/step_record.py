@@ -39,6 +39,8 @@ class StepRecord(BaseModel):
     """Kite's own time: observe+prompt before the model call, act after it."""
     recovered: str | None = None
     """The page stopped responding while it was observed: its tab was closed (what the model was told)."""
+    blocked: list[str] = Field(default_factory=list)
+    """Requests the domain policy stopped while no action ran (a page's timer, a late redirect), with why."""
     request: dict[str, Any] | None = None
     """What was sent to the model (``RunRecorder.request``): the messages, the system message and the tools
     by reference to ``sent/`` (stored once per run), an image by its screenshot file. Redacted."""
