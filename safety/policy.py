@@ -15,6 +15,8 @@ Built-in checks (levels configurable in ``config/safety.yaml``):
   text that looks like a card number anywhere -> confirm;
 - navigation or a link to a blocked domain (or outside allowed_domains) -> block (nothing lowers it);
   ``javascript:`` / ``file:`` URLs -> confirm; another site than the current page's, or a download -> notify;
+- a ``javascript:`` link (other than a no-op like ``javascript:void(0)``) on a sensitive page -> confirm, and
+  its code's words are judged like its label (``javascript:deleteAll()`` is destructive anywhere);
 - refresh of a sensitive page -> notify (it may resubmit a form);
 - a page's own confirm()/prompt()/beforeunload whose text is sensitive -> confirm (``evaluate_dialog``).
 
@@ -46,6 +48,7 @@ ENTER_KEYS = frozenset({"enter", "numpadenter", "return", "\n", "\r"})
 BUTTON_ROLES = frozenset({"button", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "tab"})
 BUTTON_INPUT_TYPES = frozenset({"submit", "button", "image", "reset"})
 _SIMPLE_SELECTOR = re.compile(r"""^(?:[a-z]+)?(?:#([\w-]+)|\[name=["']?([^"'\]]+)["']?\])$""", re.IGNORECASE)
+_NOOP_SCRIPT = re.compile(r"^\s*javascript:\s*(?:;|void\s*\(?\s*0\s*\)?;?|//.*|return false;?|)\s*$", re.I)
 _CARD_RE = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 
 
@@ -278,6 +281,12 @@ class SafetyPolicy:
             if form_submit or form_destroy:
                 goes = f"; its form goes to {path}"
             submit, destroy = submit or form_submit, destroy or form_destroy
+        script = unquote(el.attrs.get("script", "")) if is_link else ""
+        if script and not _NOOP_SCRIPT.match(script):  # javascript:pay() runs code: judged by its words too
+            script_submit, script_destroy = self._judge_text(re.sub(r"[\W_]+", " ", script[11:]))
+            if why:
+                f.add("script_url", f'clicking "{text}" runs {script[:80]!r} on a sensitive page ({why})')
+            submit, destroy = submit or script_submit, destroy or script_destroy
         if button and (submit or destroy):  # links and buttons alike: a link can pay or delete too
             what = ("destructive" if destroy else "submit-like") + goes
             if why:

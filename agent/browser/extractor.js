@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 9;
+  const VERSION = 10;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -316,6 +316,10 @@
       for (const a of ["id", "name", "autocomplete", "inputmode"]) {
         const v = el.getAttribute(a);
         if (v) attrs[a] = cut(v, 80);
+      }
+      if (r.href === null) {  // a javascript: link is shown without its href, but the safety policy reads its code
+        const raw = hrefOf(el);
+        if (raw && /^\s*javascript:/i.test(raw)) attrs.script = cut(norm(raw), 200);
       }
       if (!r.name && !r.href && typeof el.className === "string" && el.className) {
         // A nameless target (an icon drawn by CSS): its class words are the only hint of what it does

@@ -191,3 +191,42 @@ async def test_a_submit_button_is_judged_by_where_its_form_goes(
     for element_id in ("ship", "plain"):
         assert decide(element_id).level is ConfirmLevel.AUTO, element_id
     assert "formaction" not in by_id["plain"].attrs  # a type=button sends nothing
+
+
+SCRIPTS = (
+    "<!doctype html><meta charset=utf-8><title>{title}</title>"
+    '<a id=pay href="javascript:pay()">Details</a>'
+    '<a id=wipe href="javascript:%20deleteAll()">Tidy up</a>'
+    '<a id=hidden href="javascript://%0Apay()">Help</a>'
+    '<a id=help href="javascript:openHelp()">Help</a>'
+    '<a id=void href="javascript:void(0)" onclick="openHelp()">More</a>'
+)
+
+
+@pytest.mark.parametrize("prefix", ["/checkout", "/notes"])
+async def test_a_javascript_link_is_judged_by_its_code(
+    page: Page, pages_server: PagesServer, policy: SafetyPolicy, prefix: str
+) -> None:
+    """A "Details" link whose href runs javascript:pay() on a checkout page pays: the element list hides the
+    href (it is no address), but the policy reads the code; a no-op javascript:void(0) link stays a click."""
+    await page.goto(pages_server.add(prefix + "/js", SCRIPTS.format(title=prefix.strip("/"))))
+    obs = await Snapshotter().snapshot(page)
+    by_id = {e.attrs.get("id"): e for e in obs.elements}
+    assert all(by_id[i].href is None for i in ("pay", "wipe", "help", "void"))
+    levels = {
+        i: policy.evaluate(parse_action({"action": "click", "index": e.index}), obs)
+        for i, e in by_id.items()
+        if i
+    }
+    if prefix == "/checkout":
+        expected = {
+            "pay": "confirm",
+            "wipe": "confirm",
+            "hidden": "confirm",
+            "help": "confirm",
+            "void": "auto",
+        }
+        assert any("runs 'javascript:pay()'" in r for r in levels["pay"].reasons), levels["pay"]
+    else:
+        expected = {"pay": "auto", "wipe": "notify", "hidden": "auto", "help": "auto", "void": "auto"}
+    assert {i: d.level.value for i, d in levels.items()} == expected, levels
