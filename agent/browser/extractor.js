@@ -474,6 +474,28 @@
       return false;
     };
 
+    // A control wholly in view but covered by a fixed or sticky bar along the top or bottom edge (a site
+    // header, a cookie bar) that it does not sit in itself: a scroll shows it, so it is "above" or "below",
+    // not dropped. A full-page mask (taller than 40% of the viewport) still covers.
+    const FIXED = new Set(["fixed", "sticky"]);
+    const pinned = (el) => {
+      for (let n = el; n && n !== document.documentElement; n = n.parentElement || (n.parentNode && n.parentNode.host)) {
+        if (FIXED.has(_gcs(n).position)) return n;
+      }
+      return null;
+    };
+    const underBar = (el, rect, vw, vh) => {
+      const x = Math.min(Math.max((rect.left + rect.right) / 2, 0), vw - 1), y = (rect.top + rect.bottom) / 2;
+      const hit = document.elementFromPoint(x, y);
+      const bar = hit && pinned(hit);
+      if (!bar || bar.contains(el) || pinned(el)) return null;
+      const b = bar.getBoundingClientRect();
+      if (b.height > 0.4 * vh) return null;
+      if (b.top <= 1 && y < b.bottom) return "above";
+      if (b.bottom >= vh - 1 && y > b.top) return "below";
+      return null;
+    };
+
     // Which candidates stay. A POINT wrapper mostly filled by a STRONG or LISTEN descendant gives way to it.
     // A LISTEN element with candidates inside is kept only if it shows text of its own outside them (a tree
     // folder's label) and is not big: else it is event delegation or a framework root, not a target. A LISTEN
@@ -664,8 +686,10 @@
         let where;
         try {
           if (shows && hits(c.el, rect, vw, vh)) where = "in";
-          else if (shows && rect.left >= 0 && rect.top >= 0 && rect.right <= vw && rect.bottom <= vh) continue;
-          else {
+          else if (shows && rect.left >= 0 && rect.top >= 0 && rect.right <= vw && rect.bottom <= vh) {
+            where = underBar(c.el, rect, vw, vh);
+            if (!where) continue;
+          } else {
             const k = opts.includeOffscreen ? clipOf(c.el) : null;
             if (k && (rect.right <= k.l || rect.left >= k.r || rect.bottom <= k.t || rect.top >= k.b)) continue;
             where = rect.bottom <= 0 || (rect.top < 0 && rect.bottom <= vh) ? "above" : "below";
@@ -897,6 +921,8 @@
         return null;
       },
       known: (idList) => idList.filter((id) => get(id) !== null),
+      // "above"/"below" when el is covered by a fixed or sticky bar at that edge of the viewport (else null).
+      underBar: (el) => underBar(el, el.getBoundingClientRect(), window.innerWidth, window.innerHeight),
     };
     api.call = (req) => {
       const fn = req.fn;

@@ -53,6 +53,15 @@ HIT_JS = """(el) => {
 }"""
 
 
+# Under a sticky header or a fixed cookie bar: scroll it to the middle of the viewport, out from under the bar.
+UNBAR_JS = """(el) => {
+  const api = window.__kiteExtractor;
+  if (!api || !api.underBar || !api.underBar(el)) return false;
+  el.scrollIntoView({block: 'center', inline: 'nearest', behavior: 'instant'});
+  return true;
+}"""
+
+
 @dataclass
 class Probe:
     visible: bool
@@ -78,6 +87,8 @@ async def probe(target: Target, scroll: bool = True) -> Probe:
                 await h.scroll_into_view_if_needed(timeout=1500)
             except PlaywrightError:
                 pass
+            p = await h.evaluate(HIT_JS)
+        if p.get("hit") == "other" and scroll and await h.evaluate(UNBAR_JS):
             p = await h.evaluate(HIT_JS)
     except PlaywrightError:
         return Probe(visible=False)
