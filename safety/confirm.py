@@ -89,21 +89,28 @@ class TerminalConfirmer:
         self._out.flush()
 
 
+def check_approvals(approve: Iterable[str]) -> frozenset[str]:
+    """``--approve`` / ``safety.approve`` as a set; a UsageError for ``block`` or a name that is neither a
+    level nor an action (a typo would otherwise approve nothing, silently)."""
+    approved = frozenset(approve)
+    for item in approved:
+        if item == ConfirmLevel.BLOCK:
+            raise UsageError("'block' cannot be approved: blocked actions never run")
+        if item not in ACTION_NAMES and item not in (
+            ConfirmLevel.CONFIRM,
+            ConfirmLevel.NOTIFY,
+            ConfirmLevel.AUTO,
+        ):
+            raise UsageError(f"--approve: {item!r} is neither a level (confirm) nor an action name")
+    return approved
+
+
 class BatchConfirmer:
     """Non-interactive: confirm is denied unless ``approve`` names the level ("confirm") or the action name.
     Every question and notification is recorded (``asked``, ``notified``)."""
 
     def __init__(self, approve: Iterable[str] = ()) -> None:
-        self.approve = frozenset(approve)
-        for item in self.approve:
-            if item == ConfirmLevel.BLOCK:
-                raise UsageError("'block' cannot be approved: blocked actions never run")
-            if item not in ACTION_NAMES and item not in (
-                ConfirmLevel.CONFIRM,
-                ConfirmLevel.NOTIFY,
-                ConfirmLevel.AUTO,
-            ):
-                raise UsageError(f"--approve: {item!r} is neither a level (confirm) nor an action name")
+        self.approve = check_approvals(approve)
         self.asked: list[tuple[ConfirmRequest, ConfirmAnswer]] = []
         self.notified: list[ConfirmRequest] = []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agent.commands._agent_opts import agent_overrides, port_number
+from agent.commands._agent_opts import agent_overrides, domain, port_number
 from agent.commands._browser_opts import add_browser_options, browser_overrides
 from agent.errors import UsageError
 
@@ -27,8 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME=VALUE",
         help="a secret clients type as <secret>NAME</secret> (NAME@domain=VALUE limits it)",
     )
-    s.add_argument("--allowed-domain", action="append", default=None, metavar="DOMAIN", help="only these")
-    s.add_argument("--blocked-domain", action="append", default=None, metavar="DOMAIN", help="never these")
+    for flag, says in (("--allowed-domain", "only these"), ("--blocked-domain", "never these")):
+        s.add_argument(flag, action="append", type=domain, default=None, metavar="DOMAIN", help=says)
     s.add_argument(
         "--approve",
         action="append",

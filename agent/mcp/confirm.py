@@ -31,9 +31,7 @@ import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from agent.errors import UsageError
-from safety.confirm import ConfirmAnswer, ConfirmRequest
-from safety.policy import ConfirmLevel
+from safety.confirm import ConfirmAnswer, ConfirmRequest, check_approvals
 
 current_request: contextvars.ContextVar[Any] = contextvars.ContextVar("kite_mcp_request", default=None)
 """The ServerRequestContext of the tool call being served (set by the server around each call)."""
@@ -139,10 +137,7 @@ def _interpret(result: types.ElicitResult) -> ConfirmAnswer:
 
 class ElicitConfirmer:
     def __init__(self, approve: Iterable[str] = ()) -> None:
-        self.approve = frozenset(approve)
-        for item in self.approve:
-            if item == ConfirmLevel.BLOCK:
-                raise UsageError("--approve block: blocked actions never run")
+        self.approve = check_approvals(approve)
         self.questions = _Questions()
 
     def _approved_by_flag(self, request: ConfirmRequest) -> bool:

@@ -98,6 +98,24 @@ def test_mcp_http_options_without_http_are_usage_errors(flag: list[str]):
 
 
 @pytest.mark.parametrize(
+    ("flag", "says"),
+    [
+        (["--approve", "bogus"], "--approve: 'bogus' is neither a level (confirm) nor an action name"),
+        (["--approve", "block"], "'block' cannot be approved"),
+        (["--allowed-domain", "http://"], "argument --allowed-domain: 'http://' is not a domain"),
+        (
+            ["--blocked-domain", "http://x:99999"],
+            "argument --blocked-domain: 'http://x:99999' is not a domain",
+        ),
+    ],
+)
+def test_bad_mcp_safety_flags_are_usage_errors(tmp_path: Path, flag: list[str], says: str):
+    runs = tmp_path / "runs"
+    one_usage_line(kite("mcp", *flag, "--runs-dir", str(runs)), says)
+    assert not runs.exists(), "the server started"
+
+
+@pytest.mark.parametrize(
     ("model", "says"),
     [("gpt4o", "litellm knows no provider for 'gpt4o'"), ("kite/nope", "no model kite/nope is registered")],
 )
