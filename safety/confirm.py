@@ -136,6 +136,36 @@ class GateResult(BaseModel):
     similar: bool = Field(False, description="Allowed because the user approved similar actions earlier.")
 
 
+def rejudge(
+    policy: SafetyPolicy, action: Action, observation: Observation | None, before: Decision, fresh: Element
+) -> ConfirmRequest | None:
+    """A second look at the target of an allowed action, as it reads right before the input lands (the page
+    may have relabelled it or pointed its form elsewhere since the snapshot): judged again in the same
+    observation with ``fresh`` in its place. Returns what to apply when it is stricter than ``before`` (or
+    another reason to confirm than the one approved), else None."""
+    if observation is None:
+        return None
+    elements = [fresh if e.index == fresh.index else e for e in observation.elements]
+    if all(e is not fresh for e in elements):
+        elements.append(fresh)
+    obs = observation.model_copy(update={"elements": elements})
+    if policy.target(action, obs) is not fresh and "index" in type(action).model_fields:
+        action = action.model_copy(update={"index": fresh.index, "selector": None})  # judged on fresh
+    decision = policy.evaluate(action, obs)
+    stricter = decision.level.rank > before.level.rank
+    if not stricter and not (decision.level is ConfirmLevel.CONFIRM and decision.reasons != before.reasons):
+        return None
+    note = (
+        f"the target changed after the snapshot: it now reads {fresh.name!r} ({'; '.join(decision.reasons)})"
+    )
+    return ConfirmRequest(
+        action=action.to_json(),
+        decision=decision.model_copy(update={"reasons": [note]}),
+        element=fresh,
+        url=observation.summary.url,
+    )
+
+
 class Gate:
     """Applies decisions: auto runs, notify runs and tells the user (without waiting), confirm asks,
     block never runs. Remembers 'approve similar' for the run (action + element name + domain)."""
@@ -187,38 +217,15 @@ class Gate:
     async def recheck(
         self, action: Action, observation: Observation | None, before: Decision, fresh: Element
     ) -> str | None:
-        """A second look at the target of an allowed action, as it reads right before the input lands (the
-        page may have relabelled it or pointed its form elsewhere since the snapshot): judged again in the
-        same observation with ``fresh`` in its place. A stricter level than ``before`` (or another reason to
-        confirm than the one approved) is applied: block refuses, confirm asks again, notify tells. Returns
+        """The second look (``rejudge``) applied: block refuses, confirm asks again, notify tells. Returns
         why the action is refused, or None to go on."""
-        if observation is None:
+        request = rejudge(self.policy, action, observation, before, fresh)
+        if request is None:
             return None
-        elements = [fresh if e.index == fresh.index else e for e in observation.elements]
-        if all(e is not fresh for e in elements):
-            elements.append(fresh)
-        obs = observation.model_copy(update={"elements": elements})
-        if self.policy.target(action, obs) is not fresh and "index" in type(action).model_fields:
-            action = action.model_copy(update={"index": fresh.index, "selector": None})  # judged on fresh
-        decision = self.policy.evaluate(action, obs)
-        stricter = decision.level.rank > before.level.rank
-        if not stricter and not (
-            decision.level is ConfirmLevel.CONFIRM and decision.reasons != before.reasons
-        ):
-            return None
-        why = "; ".join(decision.reasons)
-        note = f"it now reads {fresh.name!r} ({why})"
-        if decision.level is ConfirmLevel.BLOCK:
+        note = request.decision.reasons[0]
+        if request.decision.level is ConfirmLevel.BLOCK:
             return f"blocked by the safety policy: {note}"
-        request = ConfirmRequest(
-            action=action.to_json(),
-            decision=decision.model_copy(
-                update={"reasons": [f"the target changed after the snapshot: {note}"]}
-            ),
-            element=fresh,
-            url=observation.summary.url,
-        )
-        if decision.level is ConfirmLevel.NOTIFY:
+        if request.decision.level is ConfirmLevel.NOTIFY:
             self._notify(request)
             return None
         answer = await self.confirmer.confirm(request)

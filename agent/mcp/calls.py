@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from functools import partial
 from typing import Any
 
 import mcp_types as types
@@ -84,7 +85,8 @@ class Calls:
             kind = "blocked" if level == "block" else "declined"
             raise ToolFailure({"error": kind, "message": gate.message, "reasons": gate.decision.reasons})
         before = len(self.hub.domains.blocked_log)
-        result = await state.executor.execute(action)
+        again = partial(state.gate.recheck, action, obs, gate.decision)  # the target as it reads at the click
+        result = await state.executor.execute(action, recheck=again)
         note = self.hub.domains.last_block_message(since=before)
         if not result.ok and result.error is not None:
             error = result.error.model_dump()

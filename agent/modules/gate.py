@@ -18,10 +18,10 @@ import logging
 from typing import Any
 
 from agent.browser.actions import Action
-from agent.browser.observation import Observation
+from agent.browser.observation import Element, Observation
 from agent.config import KiteConfig
 from agent.modules.base import CallContext, SafetyLevel, ToolError
-from safety.confirm import BatchConfirmer, ConfirmAnswer, Confirmer, ConfirmRequest
+from safety.confirm import BatchConfirmer, ConfirmAnswer, Confirmer, ConfirmRequest, rejudge
 from safety.domains import DomainPolicy, host_of
 from safety.policy import SafetyPolicy
 from safety.rules import ConfirmLevel, Decision
@@ -75,6 +75,26 @@ class ToolGate:
         )
         await self._apply(ctx, tool, request)
         return decision
+
+    async def recheck(
+        self,
+        ctx: CallContext,
+        tool: str,
+        action: Action,
+        observation: Observation | None,
+        before: Decision,
+        fresh: Element,
+    ) -> str | None:
+        """The target read again right before the input lands (``safety.confirm.rejudge``): a stricter level
+        is applied like ``check_action``'s; returns why the action is refused, or None to go on."""
+        request = rejudge(self.policy, action, observation, before, fresh)
+        if request is None:
+            return None
+        try:
+            await self._apply(ctx, tool, request)
+        except ToolError as exc:
+            return exc.message
+        return None
 
     async def check_level(
         self, ctx: CallContext, tool: str, level: SafetyLevel, args: dict[str, Any], url: str = ""

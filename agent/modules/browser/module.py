@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -289,8 +290,11 @@ class BrowserModule(ToolModule):
                 **(await self._rendered(fresh)),
             )
         action = to_action(req)
-        await self.gate.check_action(ctx, "browser", action, obs, {"action": "act", **req.model_dump()})
-        result = await self.executor.execute(action)
+        decided = await self.gate.check_action(
+            ctx, "browser", action, obs, {"action": "act", **req.model_dump()}
+        )
+        again = partial(self.gate.recheck, ctx, "browser", action, obs, decided)
+        result = await self.executor.execute(action, recheck=again)
         if not result.ok and result.error is not None:
             info = result.error.model_dump()
             extra = {k: v for k, v in info.items() if k not in ("error", "message")}
