@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 10;
+  const VERSION = 11;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -264,6 +264,37 @@
       }
     };
 
+    // A nameless button or link: the tooltip a person sees on hover is its name; else its icon says what it
+    // does, named by the sprite symbol (<use href="#icon-cart">), the icon font class (fa-trash, bi-bell), the
+    // image file (search-icon.svg) or a test id, without the icon set's prefix.
+    const TOOLTIPS = ["data-tooltip", "data-tip", "data-title", "data-bs-original-title", "data-original-title", "data-bs-title"];
+    const ICON_SET = /^(fa[srlbdt]?|bi|icons?|glyphicon|ico|i|ti|mdi|la[srb]?|ion|octicon|feather|lucide|material-icons|material-symbols-outlined|svg-inline--fa|fa-solid|fa-regular|fa-brands|fa-fw|fa-lg)$/;
+    const ICON_PREFIX = /^(fa|bi|icons?|glyphicon|ico|i|ti|mdi|la|ion|octicon|feather|lucide)-/;
+    const iconWord = (w) => {
+      w = (w || "").trim().toLowerCase();
+      if (!CLASS_WORD.test(w) || ICON_SET.test(w)) return "";
+      return w.replace(ICON_PREFIX, "");
+    };
+    const iconOf = (el) => {
+      for (const a of ["data-testid", "data-test", "data-qa", "data-icon"]) {
+        const w = iconWord((el.getAttribute(a) || "").replace(/[_\s]+/g, "-"));
+        if (w) return w;
+      }
+      let n = 0;
+      for (const d of el.querySelectorAll("use, img, svg, i, span")) {
+        if (++n > 6) break;
+        let w = "";
+        if (d.tagName === "use") w = iconWord((hrefOf(d) || "").split("#").pop());
+        else if (d.tagName === "IMG") w = iconWord((d.getAttribute("src") || "").split(/[?#]/)[0].split("/").pop().replace(/\.[a-z0-9]+$/i, ""));
+        else {
+          const cls = typeof d.className === "string" ? d.className : d.getAttribute("class") || "";
+          for (const c of norm(cls).split(" ")) if ((w = iconWord(c))) break;
+        }
+        if (w) return w;
+      }
+      return "";
+    };
+
     const describe = (el, tag, role, rect, opts) => {
       const type = tag === "INPUT" ? (el.getAttribute("type") || "text").toLowerCase() : null;
       const editable = (tag === "INPUT" && TEXT_TYPES.has(type)) || tag === "TEXTAREA" || (!!el.isContentEditable && tag !== "INPUT");
@@ -321,7 +352,15 @@
         const raw = hrefOf(el);
         if (raw && /^\s*javascript:/i.test(raw)) attrs.script = cut(norm(raw), 200);
       }
-      if (!r.name && !r.href && typeof el.className === "string" && el.className) {
+      if (!r.name && (r.kind === "button" || r.kind === "link")) {
+        for (const a of TOOLTIPS) {
+          const t = norm(el.getAttribute(a));
+          if (t) { r.name = cut(t, opts.nameChars); break; }
+        }
+        const icon = r.name ? "" : iconOf(el);
+        if (icon) attrs.icon = cut(icon, 30);
+      }
+      if (!r.name && !r.href && !attrs.icon && typeof el.className === "string" && el.className) {
         // A nameless target (an icon drawn by CSS): its class words are the only hint of what it does
         // (the first two plain words; generated ones like "css-1x2y" or "Menu_0" say nothing).
         const words = norm(el.className).split(" ").filter((w) => CLASS_WORD.test(w)).slice(0, 2);

@@ -57,7 +57,8 @@ class Element(_Model):
     editable: bool = False
     """True for text inputs, textareas and contenteditable."""
     attrs: dict[str, str] = Field(default_factory=dict)
-    """A few identifying attributes kept for policy decisions: id, name, autocomplete, inputmode."""
+    """A few identifying attributes kept for policy decisions: id, name, autocomplete, inputmode; for a nameless
+    button or link, ``icon`` (what its icon is called) or ``class`` (its plain class words)."""
     rect: Rect
     in_viewport: bool = True
     frame: str | None = None

@@ -113,6 +113,8 @@ def element_line(el: Element, *, name_chars: int = 60, href_chars: int = 60, lev
         ident = el.attrs.get("name") or el.attrs.get("id")
         if ident:
             parts.append(f"{'name' if 'name' in el.attrs else 'id'}={_val(_cut(ident, 30))}")
+    elif not name and el.attrs.get("icon"):  # a nameless icon button or link: what its icon is called
+        parts.append(f"icon={_val(el.attrs['icon'])}")
     elif not (name or el.placeholder or el.href) and el.attrs.get("class"):  # a nameless icon: class hints
         parts.append(f"class={_val(_cut(el.attrs['class'], 30))}")
     if el.value and el.value != el.name:
