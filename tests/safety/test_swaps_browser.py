@@ -109,3 +109,32 @@ async def test_an_ordinary_click_is_not_slowed_or_asked(kite_config, ctx_session
     assert result.success, result
     assert await ctx_session.page.evaluate("window.n") == 1
     assert confirmer.asked == [] and confirmer.notified == []
+
+
+POINT_PAGE = """<!doctype html><title>Review</title><script>window.log = []</script>
+<button id=hover onmouseover="this.textContent = 'Pay now'" onclick="log.push('paid')">Continue</button>
+<button id=plain onclick="log.push('plain')">Show summary</button>"""
+
+
+async def test_a_click_by_coordinates_is_judged_again_too(kite_config, ctx_session, pages_server):
+    """A vision model clicks where it saw "Continue"; the element there says "Pay now" once the mouse is on it."""
+    todo = ["hover", "plain"]
+
+    async def model(messages: list[dict[str, Any]], view: ModelView) -> dict[str, Any]:
+        if not todo:
+            return {"action": "done", "success": True, "answer": "clicked"}
+        element_id = todo.pop(0)
+        el = next(e for e in view.observation.elements if e.attrs.get("id") == element_id)
+        return {"action": "click", "x": el.rect.x + el.rect.width / 2, "y": el.rect.y + el.rect.height / 2}
+
+    confirmer = BatchConfirmer()
+    config = kite_config(**{"agent.max_steps": 4, "agent.max_failures": 4})
+    agent = Agent(config, model=FunctionModel(model), confirmer=confirmer, context=ctx_session)
+    result = await agent.run("continue", start_url=pages_server.add("/checkout/point", POINT_PAGE))
+    assert result.stop_reason == "done", result
+    assert await ctx_session.page.evaluate("window.log") == ["plain"]
+    clicks = [
+        a for s in steps_of(result.run_dir)[1:] for a in s["actions"] if a["action"]["action"] == "click"
+    ]
+    assert clicks[0]["result"]["error"]["error"] == "target_changed", clicks[0]
+    assert "'Pay now'" in clicks[0]["result"]["error"]["message"] and clicks[1]["result"]["ok"], clicks

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
 from agent.browser.exec.cdp import mouse_click
 from agent.browser.exec.hit import Probe, describe_point, probe, raise_covered, through_covers
-from agent.browser.exec.recheck import checked_click, look_again
+from agent.browser.exec.recheck import checked_click, checked_point_click, look_again
 from agent.browser.exec.spec import ActionModel, PointTarget, define_action, target_kinds
 from agent.browser.exec.targets import Target, check_point, resolve_element, resolve_index
 
@@ -74,7 +74,10 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
         await check_point(page, action.x, action.y)
         what = await describe_point(page, action.x, action.y)
         await ec.ready()
-        await mouse_click(page, action.x, action.y, action.mouse_button, count)
+        if ec.recheck is None:
+            await mouse_click(page, action.x, action.y, action.mouse_button, count)
+        else:  # the element there is read again and judged on the way (exec/recheck.py)
+            await checked_point_click(ec, page, action.x, action.y, action.mouse_button, count)
         return Outcome("mouse", f"clicked at ({action.x:g}, {action.y:g}){' on ' + what if what else ''}")
     target = await resolve_element(ec, page, action.index, action.selector)
     pr = await probe(target)

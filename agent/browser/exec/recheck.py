@@ -116,3 +116,53 @@ async def checked_click(
     for n in range(2, count + 1):
         await mouse_event(page, "press", pr.x, pr.y, button, n)
         await mouse_event(page, "release", pr.x, pr.y, button, n)
+
+
+# In the top frame: the extractor's ids of the element at (x, y) and its ancestors, innermost first.
+_AT_JS = """([x, y]) => { const api = window.__kiteExtractor;
+  let h = document.elementFromPoint(x, y);
+  while (h && h.shadowRoot) { const i = h.shadowRoot.elementFromPoint(x, y); if (!i || i === h) break; h = i; }
+  if (!api || !h) return null;
+  const ids = [];
+  for (let n = h; n && ids.length < 40; n = n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentElement)
+    ids.push(api.idOf(n));
+  return {token: api.token, ids}; }"""
+
+
+async def look_at_point(ec: ExecContext, page: Page, x: float, y: float, when: str) -> None:
+    """For a click by coordinates: the indexed element under (x, y) now, read again and judged."""
+    keys = getattr(ec.snapshotter, "index_keys", None)
+    if ec.recheck is None or ec.snapshotter is None or keys is None:
+        return
+    try:
+        got = await page.main_frame.evaluate(_AT_JS, [x, y])
+    except PlaywrightError:
+        return
+    known = keys(page) if got else {}
+    index = next((known[k] for i in (got or {}).get("ids", []) if (k := (got["token"], i)) in known), None)
+    if index is None:  # nothing the snapshot listed is there: the policy judged the point as it was
+        return
+    fresh = await ec.snapshotter.reread(page, index)
+    if (why := await ec.recheck(fresh)) is not None:
+        raise TargetChangedError(
+            f"the element at ({x:g}, {y:g}) changed {when}: {why}", index=index, now=fresh.name
+        )
+
+
+async def checked_point_click(
+    ec: ExecContext, page: Page, x: float, y: float, button: str, count: int
+) -> None:
+    """``checked_click`` for a click by coordinates."""
+    await mouse_event(page, "move", x, y)
+    await look_at_point(ec, page, x, y, "when the mouse reached it")
+    await mouse_event(page, "press", x, y, button, 1)
+    try:
+        await look_at_point(ec, page, x, y, "when the mouse button went down")
+    except BaseException:
+        await mouse_event(page, "move", *OFF_PAGE)
+        await mouse_event(page, "release", *OFF_PAGE, button, 1)
+        raise
+    await mouse_event(page, "release", x, y, button, 1)
+    for n in range(2, count + 1):
+        await mouse_event(page, "press", x, y, button, n)
+        await mouse_event(page, "release", x, y, button, n)
