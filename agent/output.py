@@ -39,6 +39,8 @@ def load_schema(path: str | Path, what: str = "--output-schema") -> dict[str, An
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"{what}: cannot read {p}: {exc.strerror or type(exc).__name__}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{what}: {p} is not UTF-8 text (byte {exc.start}); save it as UTF-8 JSON") from None
     try:
         schema = json.loads(text)
     except json.JSONDecodeError as exc:

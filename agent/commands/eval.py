@@ -158,11 +158,25 @@ def compare(paths: list[str]) -> int:
     for p in paths:
         if not Path(p).is_file():
             raise UsageError(f"no such report: {p}")
-    try:
-        a, b = (load_json(p) for p in paths)
-    except ValueError as exc:
-        raise UsageError(f"not an eval report: {str(exc).splitlines()[0]}") from exc
+    a, b = (_report(p, load_json) for p in paths)
     result = diff(a, b)
     print(compare_text(result))
     print(json.dumps(result, ensure_ascii=False))
     return 0
+
+
+def _report(path: str, load: Any) -> Any:
+    """An eval report read from ``path``; a one-line UsageError naming the file and what is wrong."""
+    from pydantic import ValidationError
+
+    try:
+        return load(path)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        why = f"{where}: {err['msg']}" if where else err["msg"]
+        raise UsageError(f"{path} is not an eval report (the JSON 'kite eval --json' writes): {why}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path} is not an eval report: it is not UTF-8 text (byte {exc.start})") from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc

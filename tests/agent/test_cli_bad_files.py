@@ -18,3 +18,31 @@ def test_a_task_file_that_is_not_utf8_is_a_usage_error(tmp_path: Path, name: str
     out = kite("batch", str(tasks), "--model", "kite/scripted", "--runs-dir", str(runs), cwd=tmp_path)
     one_usage_line(out, f"cannot read {tasks}: it is not UTF-8 text (byte 0)")
     assert not runs.exists(), "a run started"
+
+
+def test_an_output_schema_that_is_not_utf8_is_a_usage_error(tmp_path: Path):
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(b'\xff{"type": "object"}')
+    runs = tmp_path / "runs"
+    out = kite(
+        "run", "a task", "--model", "kite/scripted", "--runs-dir", str(runs), "--output-schema", str(schema)
+    )
+    one_usage_line(out, f"--output-schema: {schema} is not UTF-8 text (byte 0)")
+    assert not runs.exists() or not any(runs.iterdir()), "a run started"
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"{bad", "Invalid JSON"),
+        (b"[1]", "Input should be an object"),
+        (b"{}", "suite: Field required"),
+        (b"\xff{}", "it is not UTF-8 text (byte 0)"),
+    ],
+)
+def test_eval_compare_names_the_file_that_is_not_a_report(tmp_path: Path, content: bytes, says: str):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    one_usage_line(
+        kite("eval", "compare", str(bad), str(bad), cwd=tmp_path), f"{bad} is not an eval report", says
+    )
