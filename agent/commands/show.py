@@ -62,7 +62,8 @@ def find_run(name: str, runs_dir: str) -> Path:
 
 def read_steps(run: Path) -> list[dict[str, Any]]:
     steps = []
-    for line in (run / "steps.jsonl").read_text(encoding="utf-8").splitlines():
+    # errors="replace": a line with bytes that are not UTF-8 is then no JSON either, and skipped like a torn one
+    for line in (run / "steps.jsonl").read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             steps.append(json.loads(line))
         except json.JSONDecodeError:  # a torn last line (the run was killed while writing it)
@@ -101,7 +102,10 @@ class RunPrinter:
 
     def header(self) -> None:
         path = self.run / "run.json"
-        info = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        try:
+            info = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        except ValueError as exc:  # not UTF-8, or not JSON
+            raise UsageError(f"{path} is damaged: it is not a JSON run summary ({exc})") from exc
         c = self.c
         c.print(f"[bold]run[/] {escape(str(self.run))}")
         if info.get("task"):

@@ -46,3 +46,14 @@ def test_eval_compare_names_the_file_that_is_not_a_report(tmp_path: Path, conten
     one_usage_line(
         kite("eval", "compare", str(bad), str(bad), cwd=tmp_path), f"{bad} is not an eval report", says
     )
+
+
+def test_kite_show_of_a_damaged_record(tmp_path: Path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "steps.jsonl").write_bytes(b'\xff\xfe{"step": 1}\n')
+    out = kite("show", str(run), cwd=tmp_path)  # steps that are not UTF-8: skipped like a torn line
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out
+    assert "the run has no result" in out.stdout, out.stdout
+    (run / "run.json").write_text("{bad", encoding="utf-8")
+    one_usage_line(kite("show", str(run), cwd=tmp_path), f"{run / 'run.json'} is damaged")
