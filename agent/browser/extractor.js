@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 11;
+  const VERSION = 12;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -535,6 +535,25 @@
       return null;
     };
 
+    // A control scrolled out of sight inside a scrollable box (overflow auto/scroll): a scroll of that box shows
+    // it, so it is "above"/"below", not dropped. Clipped by overflow hidden (a collapsed menu) or sideways (a
+    // carousel's next slide), it stays out.
+    const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+    const SCROLLS = new Set(["auto", "scroll"]);
+    const scrolledOut = (el, rect) => {
+      for (let n = up(el); n && n !== document.body && n !== document.documentElement; n = up(n)) {
+        const cs = _gcs(n);
+        if (cs.overflowX === "visible" && cs.overflowY === "visible") continue;
+        const b = n.getBoundingClientRect();
+        const outV = rect.top >= b.bottom - 1 || rect.bottom <= b.top + 1;
+        const outH = rect.left >= b.right - 1 || rect.right <= b.left + 1;
+        if (!outV && !outH) continue;
+        if (outV && !outH && SCROLLS.has(cs.overflowY) && n.scrollHeight > n.clientHeight) return rect.top >= b.bottom - 1 ? "below" : "above";
+        return null;
+      }
+      return null;
+    };
+
     // Which candidates stay. A POINT wrapper mostly filled by a STRONG or LISTEN descendant gives way to it.
     // A LISTEN element with candidates inside is kept only if it shows text of its own outside them (a tree
     // folder's label) and is not big: else it is event delegation or a framework root, not a target. A LISTEN
@@ -726,11 +745,11 @@
         try {
           if (shows && hits(c.el, rect, vw, vh)) where = "in";
           else if (shows && rect.left >= 0 && rect.top >= 0 && rect.right <= vw && rect.bottom <= vh) {
-            where = underBar(c.el, rect, vw, vh);
+            where = underBar(c.el, rect, vw, vh) || scrolledOut(c.el, rect);
             if (!where) continue;
           } else {
             const k = opts.includeOffscreen ? clipOf(c.el) : null;
-            if (k && (rect.right <= k.l || rect.left >= k.r || rect.bottom <= k.t || rect.top >= k.b)) continue;
+            if (k && (rect.right <= k.l || rect.left >= k.r || rect.bottom <= k.t || rect.top >= k.b) && !scrolledOut(c.el, rect)) continue;
             where = rect.bottom <= 0 || (rect.top < 0 && rect.bottom <= vh) ? "above" : "below";
           }
           if (where === "above") out.above++;
@@ -962,6 +981,7 @@
       known: (idList) => idList.filter((id) => get(id) !== null),
       // "above"/"below" when el is covered by a fixed or sticky bar at that edge of the viewport (else null).
       underBar: (el) => underBar(el, el.getBoundingClientRect(), window.innerWidth, window.innerHeight),
+      scrolledOut: (el) => scrolledOut(el, el.getBoundingClientRect()),
     };
     api.call = (req) => {
       const fn = req.fn;

@@ -53,10 +53,11 @@ HIT_JS = """(el) => {
 }"""
 
 
-# Under a sticky header or a fixed cookie bar: scroll it to the middle of the viewport, out from under the bar.
+# Under a sticky header or a fixed cookie bar, or scrolled out of sight inside a scrollable box: scroll it to the
+# middle of the viewport (and of its box).
 UNBAR_JS = """(el) => {
   const api = window.__kiteExtractor;
-  if (!api || !api.underBar || !api.underBar(el)) return false;
+  if (!api || !api.underBar || !(api.underBar(el) || api.scrolledOut(el))) return false;
   el.scrollIntoView({block: 'center', inline: 'nearest', behavior: 'instant'});
   return true;
 }"""
