@@ -138,3 +138,37 @@ async def test_a_click_by_coordinates_is_judged_again_too(kite_config, ctx_sessi
     ]
     assert clicks[0]["result"]["error"]["error"] == "target_changed", clicks[0]
     assert "'Pay now'" in clicks[0]["result"]["error"]["message"] and clicks[1]["result"]["ok"], clicks
+
+
+KEY_PAGE = """<!doctype html><title>Review</title><script>window.log = []</script>
+<button id=go autofocus onclick="log.push('paid ' + this.textContent)">Continue</button>
+<button id=next onfocus="this.textContent = 'Pay now'" onclick="log.push('paid ' + this.textContent)">Next</button>"""
+
+
+async def test_enter_on_a_button_relabelled_after_the_snapshot_is_judged_again(
+    kite_config, ctx_session, pages_server
+):
+    """Enter on the focused "Continue" (relabelled by a timer while the model thinks) and on a "Next" that
+    says "Pay now" once focused: both are judged on the live button and refused in batch mode."""
+    todo = ["go", "next"]
+
+    async def model(messages: list[dict[str, Any]], view: ModelView) -> dict[str, Any]:
+        if not todo:
+            return {"action": "done", "success": True, "answer": "pressed"}
+        if todo.pop(0) == "go":
+            await ctx_session.page.evaluate("document.getElementById('go').textContent = 'Pay now'")
+            return {"action": "pressKey", "key": "Enter"}
+        by_id = {e.attrs.get("id"): e for e in view.observation.elements}
+        return {"action": "pressKey", "key": "Enter", "index": by_id["next"].index}
+
+    config = kite_config(**{"agent.max_steps": 4, "agent.max_failures": 4})
+    agent = Agent(config, model=FunctionModel(model), confirmer=BatchConfirmer(), context=ctx_session)
+    result = await agent.run("continue", start_url=pages_server.add("/checkout/keys", KEY_PAGE))
+    assert result.stop_reason == "done", result
+    assert await ctx_session.page.evaluate("window.log") == []
+    keys = [
+        a for s in steps_of(result.run_dir)[1:] for a in s["actions"] if a["action"]["action"] == "pressKey"
+    ]
+    assert [k["decision"]["level"] for k in keys] == ["auto", "auto"], keys
+    assert [k["result"]["error"]["error"] for k in keys] == ["target_changed"] * 2, keys
+    assert all("'Pay now'" in k["result"]["error"]["message"] for k in keys), keys

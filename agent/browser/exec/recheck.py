@@ -55,11 +55,17 @@ async def look_again(ec: ExecContext, page: Page, target: Target, when: str) -> 
     if ec.recheck is None or ec.snapshotter is None:
         return
     index = await _index_of(ec, page, target)
-    if index is None:  # not in any snapshot: the policy judged it as unknown already
+    if index is not None:  # else not in any snapshot: the policy judged it as unknown already
+        await look_again_at(ec, page, index, target.label, when)
+
+
+async def look_again_at(ec: ExecContext, page: Page, index: int, label: str, when: str) -> None:
+    """``look_again`` for the element behind a snapshot index (the focused one a key goes to)."""
+    if ec.recheck is None or ec.snapshotter is None:
         return
     fresh = await ec.snapshotter.reread(page, index)
     if (why := await ec.recheck(fresh)) is not None:
-        raise TargetChangedError(f"{target.label} changed {when}: {why}", index=index, now=fresh.name)
+        raise TargetChangedError(f"{label} changed {when}: {why}", index=index, now=fresh.name)
 
 
 # In the target's frame: what the pointer at (x, y) lands on, if not the target (or its label) itself.

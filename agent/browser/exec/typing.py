@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
@@ -10,9 +11,10 @@ from pydantic import Field, model_validator
 from agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
 from agent.browser.exec.cdp import type_keys
 from agent.browser.exec.hit import probe
+from agent.browser.exec.recheck import look_again, look_again_at
 from agent.browser.exec.spec import ActionModel, IndexField, SelectorField, define_action, target_kinds
 from agent.browser.exec.targets import resolve_element
-from agent.errors import ActionError
+from agent.errors import ActionError, StaleElementError
 
 Modifier = Literal["ctrl", "alt", "shift", "meta"]
 
@@ -161,6 +163,13 @@ async def press_key(ec: ExecContext, action: PressKey) -> Outcome:
         target = await resolve_element(ec, ec.page, action.index, None)
         await target.handle.focus()
         on = f" on {target.label}"
+        await look_again(ec, ec.page, target, "when it was focused")  # the page may relabel it on focus
+    elif ec.recheck is not None and ec.snapshotter is not None:  # the key goes to the focused element
+        last = ec.snapshotter.last(ec.page)
+        focused = last.summary.focused if last is not None else None
+        if focused is not None:
+            with contextlib.suppress(StaleElementError):  # gone: the key goes where focus is, as before
+                await look_again_at(ec, ec.page, focused, f"[{focused}]", "since the snapshot")
     await ec.ready()
     try:
         await ec.page.keyboard.press(combo)
