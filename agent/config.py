@@ -205,15 +205,40 @@ def load_config(
     env = os.environ if env is None else env
     tree = _read_yaml(resource_path("config", "default.yaml"))
     path = Path(user_file).expanduser() if user_file else user_config_path(env)
+    origins: dict[str, str] = {}
+    """dotted key -> where the user set it (the file, an environment variable), for the error message."""
     if path is not None:
-        tree = _deep_merge(tree, _read_yaml(path))
+        user = _read_yaml(path)
+        tree = _deep_merge(tree, user)
+        origins.update(dict.fromkeys(_dotted_keys(user), f"set in {path}"))
     for name, dotted in ENV_KEYS.items():
         if env.get(name):
             _set_dotted(tree, dotted, env[name])
+            origins[dotted] = f"set by {name}"
     for dotted, value in (overrides or {}).items():
         if value is not None:
             _set_dotted(tree, dotted, value)
-    return _validate(tree)
+            origins.pop(dotted, None)  # a command-line flag: the message names the key, the flag is in view
+    try:
+        return _validate(tree)
+    except ConfigError as exc:
+        parts = str(exc.context.get("key", "")).split(".")
+        prefixes = (".".join(parts[:n]) for n in range(len(parts), 0, -1))  # safety.allowed_domains.0 -> ...
+        origin = next((origins[k] for k in prefixes if k in origins), None)
+        if origin is None:
+            raise
+        raise ConfigError(f"{exc.message} ({origin})", **exc.context) from exc
+
+
+def _dotted_keys(tree: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Every key of a nested mapping as a dotted path, parents included (``browser``, ``browser.headless``)."""
+    out: list[str] = []
+    for key, value in tree.items():
+        dotted = f"{prefix}{key}"
+        out.append(dotted)
+        if isinstance(value, Mapping):
+            out += _dotted_keys(value, dotted + ".")
+    return out
 
 
 PROVIDER_ENV_SUFFIXES = ("_API_KEY", "_API_BASE", "_API_VERSION")

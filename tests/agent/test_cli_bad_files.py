@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.test_cli_readme import kite, one_usage_line
+from tests.agent.test_cli_readme import one_usage_line
+from tests.agent.test_cli_usage_gaps import kite
 
 
 @pytest.mark.parametrize("name", ["tasks.jsonl", "tasks.yaml"])
@@ -57,3 +58,12 @@ def test_kite_show_of_a_damaged_record(tmp_path: Path):
     assert "the run has no result" in out.stdout, out.stdout
     (run / "run.json").write_text("{bad", encoding="utf-8")
     one_usage_line(kite("show", str(run), cwd=tmp_path), f"{run / 'run.json'} is damaged")
+
+
+def test_a_bad_setting_names_the_file_or_variable_that_set_it(tmp_path: Path):
+    config = tmp_path / "kite.yaml"
+    config.write_text("browser:\n  headless: maybe\n", encoding="utf-8")
+    says = "config key 'browser.headless': Input should be a valid boolean"
+    one_usage_line(kite("--config", str(config), "run", "a task", cwd=tmp_path), says, f"(set in {config})")
+    line = one_usage_line(kite("run", "a task", cwd=tmp_path, KITE_HEADLESS="maybe"), says)
+    assert line.endswith("(set by KITE_HEADLESS)"), line
