@@ -109,7 +109,10 @@ def add_agent_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=None,
         metavar="LEVEL|ACTION",
-        help="approve without asking (e.g. confirm, executeJS); the default denies",
+        help=(
+            "approve without asking (e.g. confirm, executeJS); without it, kite run in a terminal and "
+            "kite tui ask you, and runs with nobody to ask deny"
+        ),
     )
 
 

@@ -175,3 +175,11 @@ def test_a_config_file_chromium_is_not_checked_when_attaching(tmp_path: Path):
     )
     out = kite("--config", str(config), "snapshot", "about:blank", cwd=tmp_path)
     assert out.returncode == 1 and "attach_failed" in out.stderr, out  # it tried the endpoint, not the path
+
+
+def test_the_help_of_approve_says_that_a_terminal_run_asks():
+    """``kite run`` in a terminal asks (TerminalConfirmer); the help said that it denies."""
+    out = kite("run", "--help")
+    assert out.returncode == 0, out
+    text = " ".join(out.stdout.split())
+    assert "kite run in a terminal and kite tui ask you" in text and "the default denies" not in text, text
