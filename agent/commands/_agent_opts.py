@@ -62,6 +62,20 @@ def check_runs_dir(path: str) -> None:
         )
 
 
+def check_out_file(path: str | None, flag: str) -> None:
+    """Fail before anything starts when the file ``flag`` names cannot be written: a folder, a read-only
+    file, or a read-only folder to create it in (else a whole batch or eval ran and its results were lost)."""
+    if not path:
+        return
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise UsageError(f"{flag} {path} is a folder: give a file name (one inside it, or elsewhere)")
+    folder = next((p for p in target.absolute().parents if p.exists()), None)
+    writable = os.access(target, os.W_OK) if target.exists() else folder is None or os.access(folder, os.W_OK)
+    if not writable:
+        raise UsageError(f"{flag} {path}: permission denied; choose another file")
+
+
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("model")
     g.add_argument(

@@ -23,6 +23,7 @@ from rich.console import Console
 
 from agent.commands._agent_opts import (
     add_agent_options,
+    check_out_file,
     load_with_args,
     positive_int,
     refuse_unusable_models,
@@ -73,6 +74,7 @@ async def run(args: argparse.Namespace) -> int:
         extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"batch-{path.stem}")
     config = load_with_args(args, extra)
     out = Path(args.out or f"{path.stem}.results.jsonl")
+    check_out_file(str(out), "--out")
     err = Console(stderr=True, highlight=False)
     values = {"suite_dir": str(tf.folder())}
     sites = None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.commands._agent_opts import (
     add_agent_options,
+    check_out_file,
     load_with_args,
     positive_int,
     refuse_unusable_models,
@@ -90,6 +91,8 @@ async def run(args: argparse.Namespace) -> int:
     from evals.tasks import find_suite, load_suite
 
     check_backend(args)
+    for flag, out in (("--json", args.json_out), ("--md", args.md_out), ("--html", args.html_out)):
+        check_out_file(out, flag)
     suite = load_suite(find_suite(args.suite[0]))
     if args.seeds:
         if suite.miniwob is None:

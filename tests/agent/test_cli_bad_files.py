@@ -67,3 +67,25 @@ def test_a_bad_setting_names_the_file_or_variable_that_set_it(tmp_path: Path):
     one_usage_line(kite("--config", str(config), "run", "a task", cwd=tmp_path), says, f"(set in {config})")
     line = one_usage_line(kite("run", "a task", cwd=tmp_path, KITE_HEADLESS="maybe"), says)
     assert line.endswith("(set by KITE_HEADLESS)"), line
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["batch", "TASKS", "--model", "kite/scripted", "--out", "OUT"],
+        ["eval", "sites", "--model", "kite/oracle", "--tasks", "shop-search", "--json", "OUT"],
+        ["eval", "sites", "--model", "kite/oracle", "--tasks", "shop-search", "--html", "OUT"],
+    ],
+    ids=["batch_out", "eval_json", "eval_html"],
+)
+def test_an_output_file_that_is_a_folder_is_refused_before_anything_runs(tmp_path: Path, argv: list[str]):
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text("- id: a\n  task: x\n", encoding="utf-8")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    runs = tmp_path / "runs"
+    argv = [str(tasks) if a == "TASKS" else str(folder) if a == "OUT" else a for a in argv]
+    out = kite(*argv, "--runs-dir", str(runs), cwd=tmp_path)
+    flag = argv[-2]
+    one_usage_line(out, f"{flag} {folder} is a folder: give a file name")
+    assert not runs.exists(), "tasks ran"
