@@ -10,6 +10,7 @@ import pytest
 from agent.cli import main
 from agent.errors import UsageError
 from tests.batch.conftest import write_tasks
+from tests.batch.fakes import register_steps
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -104,6 +105,7 @@ async def test_a_bad_task_secret_is_reported_with_the_task(make_jobs) -> None:
 
 
 def test_the_oracle_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    register_steps()  # the batch's own model must be usable (alone, this test found kite/steps unregistered)
     path = write_tasks(
         tmp_path / "t.yaml", [{"id": "a", "task": "x"}, {"id": "b", "task": "y", "model": "kite/oracle"}]
     )
