@@ -60,11 +60,13 @@ class BrowserConfig(_Section):
 
 class WaitConfig(_Section):
     navigation_load_cap_ms: int = 5000
-    """After an action starts a navigation: wait for domcontentloaded, then for load up to this cap."""
+    """After an action starts a navigation: wait for domcontentloaded, then for load up to this cap (or until
+    everything still loading has been for network_stall_ms)."""
     network_quiet_ms: int = 500
-    """Network is quiet when no document/fetch/xhr/script request has been in flight for this long."""
+    """Network is quiet when no document/fetch/xhr/script request has been in flight for this long (after a
+    navigation to a document watched from its start: as soon as none is, the page itself says when it is done)."""
     network_stall_ms: int = 2000
-    """Requests older than this are ignored by the network-quiet wait."""
+    """Requests older than this are ignored by the network-quiet wait (and no longer hold up the load event's)."""
     dom_quiet_ms: int = 40
     """DOM is quiet when no mutation happened for this long (stretched up to 4x for pages that update in steps)."""
     settle_cap_ms: int = 3000

@@ -3,13 +3,24 @@
 ``Settler.mark(page)`` is taken right before an action; ``Settler.settle(page, mark, action)`` runs after it,
 in rounds (at most ``MAX_ROUNDS``) until nothing new happened:
 
-1. follow a navigation the action started (domcontentloaded, then ``load`` up to ``navigation_load_cap_ms``),
-   including one the page starts later from a timer or a promise (the in-page ``navigate`` hook says so);
+1. follow a navigation the action started (domcontentloaded, then ``load`` up to ``navigation_load_cap_ms``,
+   or until everything still loading has been for ``network_stall_ms``: an image from a server that never
+   answers holds up the load event for ever), including one the page starts later from a timer or a promise
+   (the in-page ``navigate`` hook says so);
 2. network quiet: no in-flight document/fetch/xhr/script request (ignoring websockets, event streams and
    requests older than ``network_stall_ms``) for ``network_quiet_ms`` -- only when the action started one;
 3. DOM quiet, in every frame at once: no mutation for an adaptive window (``dom_quiet_ms``, stretched to twice
-   the largest gap seen between mutation bursts, at most ``QUIET_STRETCH`` x), and no pending short timer the
-   action scheduled (``FOLLOW_TIMER_MS``).
+   the largest gap seen between mutation bursts, at most ``QUIET_STRETCH`` x), no pending short timer the
+   action scheduled (``FOLLOW_TIMER_MS``) and no fetch/XHR of the page's awaiting its answer.
+
+A document a navigation opened is watched from its first line (the observer is a context init script, see
+``settle_js.init_js``): the timers it sets while loading are followed, its fetches and XHRs counted until the
+page's code has its answer, and its DOM must be quiet since its last mutation. So after a navigation, step 2
+waits for the in-flight requests to end but not for the ``network_quiet_ms`` idle window on top (a wall-clock
+guess at "nothing more will start" that every navigation paid in full, ~500 ms, on pages long settled): what
+could start one more request is what step 3 watches, and a request that does start begins another round. On
+such a document a fetch/XHR whose answer has begun to arrive no longer holds step 2 either (the page may be
+reading a stream that never ends): the page-side count says whether its code still waits for the whole body.
 
 Everything is capped by ``settle_cap_ms`` (or ``per_action[action]``). When nothing happened the settle
 returns after a short grace period (``GRACE_MS``). The in-page observers also count interactive elements
@@ -20,14 +31,15 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from playwright.async_api import BrowserContext, Frame, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Frame, Page, Request
 
-from agent.browser.exec.settle_js import FOLLOW_TIMER_MS, INSTALL_JS, QUIET_JS
+from agent.browser.exec.settle_js import FOLLOW_TIMER_MS, INSTALL_JS, QUIET_JS, init_js
 from agent.config import WaitConfig
 
 TRACKED_TYPES = frozenset({"document", "fetch", "xhr", "script"})
@@ -40,7 +52,12 @@ NAV_START_S = 0.5
 """After the page announced a navigation: how long to wait for its request to show up."""
 MARK_TIMEOUT_S = 1.0
 
+PAGE_TRACKED_TYPES = frozenset({"fetch", "xhr"})
+"""Requests the in-page observer also counts (until the page's code has their answer)."""
+
 DomMarks = dict[Frame, dict[str, Any]]
+_watched: weakref.WeakSet[BrowserContext] = weakref.WeakSet()
+"""Contexts whose new documents get the settle observer at document start."""
 
 
 @dataclass
@@ -48,13 +65,17 @@ class _Inflight:
     started: float
     frame_is_main: bool
     resource_type: str
+    responded: bool = False
+    """Its response headers arrived (its body may still be streaming)."""
 
 
 @dataclass
 class RequestTracker:
-    """In-flight requests of one page (document/fetch/xhr/script only)."""
+    """In-flight requests of one page (document/fetch/xhr/script only; ``loading``: the other kinds)."""
 
     inflight: dict[Request, _Inflight] = field(default_factory=dict)
+    loading: dict[Request, float] = field(default_factory=dict)
+    """Images, stylesheets, fonts, media ... in flight (since when): they may hold up the load event."""
     started_total: int = 0
     last_activity: float = 0.0
     main_navigations: int = 0
@@ -72,11 +93,13 @@ class RequestTracker:
         page.on("request", self._on_request)
         page.on("requestfinished", self._on_done)
         page.on("requestfailed", self._on_done)
+        page.on("response", self._on_response)
         page.on("framenavigated", self._on_nav)
 
     def _on_request(self, request: Request) -> None:
         rtype = request.resource_type
         if rtype not in TRACKED_TYPES:
+            self.loading[request] = time.monotonic()
             return
         try:
             frame = request.frame
@@ -88,7 +111,17 @@ class RequestTracker:
         self.last_activity = time.monotonic()
         self.changed.set()
 
+    def _on_response(self, response: Response) -> None:
+        try:
+            entry = self.inflight.get(response.request)
+        except PlaywrightError:
+            return
+        if entry is not None and not entry.responded:
+            entry.responded = True
+            self.changed.set()
+
     def _on_done(self, request: Request) -> None:
+        self.loading.pop(request, None)
         if self.inflight.pop(request, None) is not None:
             self.last_activity = time.monotonic()
             self.changed.set()
@@ -98,9 +131,23 @@ class RequestTracker:
             self.main_navigations += 1
             self.changed.set()
 
-    def busy(self, stall_s: float) -> bool:
+    def busy(self, stall_s: float, page_counts: bool = False) -> bool:
+        """A tracked request younger than ``stall_s`` is in flight. ``page_counts``: the document's observer
+        counts its fetches/XHRs itself (until the page's code has the answer), so one whose response has begun
+        to arrive is left to it: a streamed body that never ends is not a request still to wait for."""
         now = time.monotonic()
-        return any(now - r.started < stall_s for r in self.inflight.values())
+        return any(
+            now - r.started < stall_s
+            and not (page_counts and r.responded and r.resource_type in PAGE_TRACKED_TYPES)
+            for r in self.inflight.values()
+        )
+
+    def only_stalled(self, stall_s: float) -> bool:
+        """Requests are in flight, of any kind, and every one of them for ``stall_s`` or longer (the load
+        event they hold up may never come: an image from a server that never answers)."""
+        now = time.monotonic()
+        starts = [*self.loading.values(), *(r.started for r in self.inflight.values())]
+        return bool(starts) and all(now - t >= stall_s for t in starts)
 
     def main_document_pending(self) -> bool:
         return any(r.frame_is_main and r.resource_type == "document" for r in self.inflight.values())
@@ -156,22 +203,40 @@ class Settler:
 
     async def mark(self, page: Page) -> PageMark:
         tr = self.tracker(page)
+        await self._watch_new_documents(page)
         dom = await self._mark_frames(page)
         return PageMark(page.url, tr.started_total, tr.main_navigations, dom, time.monotonic())
 
     def cap_ms(self, action: str) -> int:
         return self.config.per_action.get(action, self.config.settle_cap_ms)
 
-    async def _mark_frames(self, page: Page) -> DomMarks:
-        """Install the observer in every frame (in parallel) and take each one's mark."""
+    async def _watch_new_documents(self, page: Page) -> None:
+        """Give every document ``page``'s context opens from now on the observer at its start (once)."""
+        context = page.context
+        if context in _watched:
+            return
+        _watched.add(context)
+        try:
+            cfg = self.config
+            await context.add_init_script(
+                init_js(FOLLOW_TIMER_MS, cfg.dom_quiet_ms * QUIET_STRETCH, cfg.network_stall_ms)
+            )
+        except PlaywrightError:
+            _watched.discard(context)
+
+    async def _mark_frames(self, page: Page, fresh: bool = False) -> DomMarks:
+        """Install the observer in every frame (in parallel) and take each one's mark. ``fresh``: the frames
+        hold a document a navigation just opened (the mark keeps what its observer saw while it loaded)."""
         frames = [f for f in page.frames if not f.is_detached()]
-        args = [FOLLOW_TIMER_MS, self.config.dom_quiet_ms * QUIET_STRETCH]
+        cfg = self.config
+        args = [FOLLOW_TIMER_MS, cfg.dom_quiet_ms * QUIET_STRETCH, fresh, cfg.network_stall_ms]
 
         async def one(frame: Frame) -> dict[str, Any] | None:
             try:
-                return await asyncio.wait_for(frame.evaluate(INSTALL_JS, args), MARK_TIMEOUT_S)
+                res = await asyncio.wait_for(frame.evaluate(INSTALL_JS, args), MARK_TIMEOUT_S)
             except (PlaywrightError, TimeoutError):
                 return None
+            return {**res, "fresh": fresh} if isinstance(res, dict) else None
 
         results = await asyncio.gather(*(one(f) for f in frames))
         return {f: r for f, r in zip(frames, results, strict=True) if r is not None}
@@ -189,21 +254,29 @@ class Settler:
             return max(0.0, deadline - time.monotonic())
 
         dom_marks, navs, requests = mark.dom, mark.main_navigations, mark.started_total
+        observed = False  # the top document is a new one, watched from its start
         for _ in range(MAX_ROUNDS):
             if page.is_closed() or left() <= 0:
                 break
             # 1. A navigation the action started: wait for the document response to commit, then the loads.
             if tr.main_document_pending() or tr.main_navigations != navs:
-                if await self._follow_navigation(page, tr, navs, left):
+                load = await self._follow_navigation(page, tr, navs, left)
+                if load is not None:
                     rep.navigated = True
                     rep.steps.append("navigation")
-                    dom_marks = {}  # a new document: its mutations are not the action's
+                    if load != "load":
+                        rep.steps.append(f"load_{load}")  # load_stalled, load_cap
+                    # A new document: all of it is the action's doing; its observer dates from its start
+                    # when the init script ran there.
+                    dom_marks = await self._mark_frames(page, fresh=True)
+                    top = dom_marks.get(page.main_frame)
+                    observed = bool(top and top.get("fromStart"))
                 navs = tr.main_navigations
             # 2. Network quiet, when the action (or what it set off) started requests.
             if tr.started_total != requests:
                 rep.network_requests = tr.started_total - mark.started_total
                 rep.steps.append("network")
-                await self._network_quiet(tr, left)
+                await self._network_quiet(tr, left, observed)
             requests = tr.started_total
             # 3. DOM quiet in every frame (also waits for the action's short timers).
             nav_announced = await self._dom_quiet(page, dom_marks, left(), rep)
@@ -212,16 +285,16 @@ class Settler:
             if nav_announced:
                 rep.steps.append("navigation_announced")
                 await self._await_navigation_start(tr, navs, left)
-                dom_marks = {}
+                dom_marks, observed = {}, False
                 continue
             if (
                 tr.started_total == requests
                 and tr.main_navigations == navs
                 and not tr.main_document_pending()
-                and not tr.busy(self.config.network_stall_ms / 1000)
+                and not tr.busy(self.config.network_stall_ms / 1000, observed)
             ):
                 break
-            dom_marks = await self._mark_frames(page)
+            dom_marks = await self._mark_frames(page, fresh=observed)
         if not page.is_closed() and not rep.focus_known:  # a new document: give it an observer now
             await self._mark_frames(page)
         rep.timed_out = left() <= 0
@@ -230,14 +303,30 @@ class Settler:
 
     async def _follow_navigation(
         self, page: Page, tr: RequestTracker, navs: int, left: Callable[[], float]
-    ) -> bool:
+    ) -> str | None:
+        """None when no navigation committed; else how the wait for its load event ended: ``load``,
+        ``stalled`` (all that is still loading has been for ``network_stall_ms``) or ``cap``."""
         while tr.main_document_pending() and left() > 0 and not page.is_closed():
             await tr.wait_change(min(left(), 0.1))
         if tr.main_navigations == navs or page.is_closed():
-            return False
+            return None
         await self._load_state(page, "domcontentloaded", left())
-        await self._load_state(page, "load", min(left(), self.config.navigation_load_cap_ms / 1000))
-        return True
+        return await self._load_event(page, tr, min(left(), self.config.navigation_load_cap_ms / 1000))
+
+    async def _load_event(self, page: Page, tr: RequestTracker, timeout_s: float) -> str:
+        """Wait for the load event, up to ``timeout_s``; stop early when what holds it up has stalled."""
+        stall = self.config.network_stall_ms / 1000
+        loaded = asyncio.ensure_future(self._load_state(page, "load", timeout_s))
+        try:
+            while not loaded.done():
+                if tr.only_stalled(stall):
+                    return "stalled"
+                await asyncio.wait({loaded}, timeout=0.05)
+        finally:
+            if not loaded.done():
+                loaded.cancel()
+                await asyncio.wait({loaded})
+        return "load" if loaded.result() else "cap"
 
     @staticmethod
     async def _await_navigation_start(tr: RequestTracker, navs: int, left: Callable[[], float]) -> None:
@@ -251,11 +340,16 @@ class Settler:
                 return  # a download, a 204, or a navigation the page cancelled
             await tr.wait_change(min(left(), 0.05))
 
-    async def _network_quiet(self, tr: RequestTracker, left: Callable[[], float]) -> None:
+    async def _network_quiet(
+        self, tr: RequestTracker, left: Callable[[], float], observed: bool = False
+    ) -> None:
+        """No tracked request in flight (stalled ones aside), then ``network_quiet_ms`` without one starting
+        or ending. ``observed`` (a new document watched from its start): no idle window; the in-page wait
+        that follows covers what could still start a request, and one that starts begins another round."""
         stall = self.config.network_stall_ms / 1000
-        quiet = self.config.network_quiet_ms / 1000
+        quiet = 0.0 if observed else self.config.network_quiet_ms / 1000
         while left() > 0:
-            if tr.busy(stall):
+            if tr.busy(stall, observed):
                 await tr.wait_change(min(left(), 0.1))
                 continue
             idle = time.monotonic() - tr.last_activity
@@ -266,7 +360,14 @@ class Settler:
     async def _dom_quiet(self, page: Page, marks: DomMarks, left_s: float, rep: SettleReport) -> bool:
         """Wait for DOM quiet in every marked frame; add what changed to ``rep``. True if a navigation began."""
         cfg = self.config
-        args_base = [cfg.dom_quiet_ms, cfg.dom_quiet_ms * QUIET_STRETCH, GRACE_MS, max(0, int(left_s * 1000))]
+        cap_ms = max(0, int(left_s * 1000))
+        args_base = [
+            cfg.dom_quiet_ms,
+            cfg.dom_quiet_ms * QUIET_STRETCH,
+            GRACE_MS,
+            cap_ms,
+            cfg.network_stall_ms,
+        ]
         live = {f: m for f, m in marks.items() if not f.is_detached()}
         if not live:
             rep.state_changed = True  # nothing to compare with: never claim that nothing changed
@@ -286,9 +387,10 @@ class Settler:
             if res is None:
                 nav = nav or (frame is top and not page.is_closed() and top.url != "about:blank")
                 continue
-            rep.added += res["added"]
-            rep.removed += res["removed"]
-            rep.dom_changed += res["changed"]
+            if not live[frame].get("fresh"):  # a new document's elements are not "added" by the action
+                rep.added += res["added"]
+                rep.removed += res["removed"]
+                rep.dom_changed += res["changed"]
             rep.state_changed = rep.state_changed or bool(res.get("stateChanged", True))
             if frame is top:
                 rep.focused, rep.focus_known = res.get("focused"), True
@@ -296,10 +398,12 @@ class Settler:
         return nav
 
     @staticmethod
-    async def _load_state(page: Page, state: str, timeout_s: float) -> None:
+    async def _load_state(page: Page, state: str, timeout_s: float) -> bool:
+        """Whether ``page`` reached ``state`` within ``timeout_s``."""
         if timeout_s <= 0:
-            return
+            return False
         try:
             await page.wait_for_load_state(state, timeout=timeout_s * 1000)  # type: ignore[arg-type]
         except PlaywrightError:
-            pass
+            return False
+        return True

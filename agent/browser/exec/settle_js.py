@@ -2,10 +2,19 @@
 
 ``INSTALL_JS`` installs (once per document) and marks: a MutationObserver counting mutations and interactive
 elements added/removed, the largest gap between mutation bursts, short timers the action schedules (a
-``setTimeout`` proxy, so ``setTimeout(() => location = ..., 100)`` is followed) and cross-document navigations
-the page starts (Navigation API ``navigate`` / ``beforeunload``). ``QUIET_JS`` waits in the page until the DOM
-is quiet, no followed timer is pending and no navigation started, then reports what changed since the mark
-(including state a user sees change without a mutation: focus, scroll, field values).
+``setTimeout`` proxy, so ``setTimeout(() => location = ..., 100)`` is followed), the page's own fetch/XHR
+requests until their answer has been handed to the page's code (``fetch`` until it resolved, a body read with
+``json()``/``text()``/... until it resolved, an XHR until ``loadend``; each a task later, so the reactions
+chained on them have run) and cross-document navigations the page starts (Navigation API ``navigate`` /
+``beforeunload``). ``QUIET_JS`` waits in the page until the DOM is quiet, no followed timer is pending, no
+request of the page's younger than the stall limit awaits its answer and no navigation started, then reports
+what changed since the mark (including state a user sees change without a mutation: focus, scroll, field
+values) and why it stopped waiting (``reason``).
+
+``init_js()`` is the same observer as a context init script: installed at document start, before any page
+script, it watches a new document from its first line (``fromStart``), following the short timers the page
+sets while it loads. A navigation's settle relies on that instead of a network-idle window
+(``agent/browser/waits.py``).
 """
 
 from __future__ import annotations
@@ -29,30 +38,41 @@ _STATE_JS = """(() => {
   return {hash: h, focus: a || null};
 })()"""
 
-INSTALL_JS = """([followMax, gapCap]) => {
+# Creates the observer state of a document (window.__kiteSettle); a no-op where it exists.
+_SETUP_JS = """() => {
   let s = window.__kiteSettle;
-  if (!s || s.v !== 2) {
+  if (!s || s.v !== 3) {
     const SEL = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],' +
       '[role=option],[role=menuitem],[role=tab],[role=combobox],[onclick],[contenteditable=""],[contenteditable=true],[tabindex]';
     const count = (n) => n.nodeType !== 1 ? 0 : (n.matches(SEL) ? 1 : 0) + n.querySelectorAll(SEL).length;
-    s = window.__kiteSettle = {v: 2, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
-      timers: new Map(), follow: 0, nav: false, gapCap: 0, depth: 0};
+    const st = window.setTimeout, ct = window.clearTimeout;
+    s = window.__kiteSettle = {v: 3, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
+      timers: new Map(), follow: 0, followMax: 0, nav: false, gapCap: 0, depth: 0, reqs: new Map(), st,
+      stall: 2000, fromStart: false, doc: String(Math.random()).slice(2)};
+    const awaiting = () => {  // a request of the page's (younger than the stall limit) awaits its answer
+      const now = performance.now();
+      for (const t of s.reqs.values()) if (now - t < s.stall) return true;
+      return false;
+    };
+    s.awaiting = awaiting;
     const MAX_CHAIN = 8;
     new MutationObserver((records) => {
       const now = performance.now();
       const gap = now - s.last;
       if (s.count > s.markCount && gap < s.gapCap && gap > s.maxGap) s.maxGap = gap;
       s.count += records.length; s.last = now;
+      if (document.readyState === 'loading') return;  // the parser building the page: nobody's reaction
       for (const r of records) {
         for (const n of r.addedNodes) s.added += count(n);
         for (const n of r.removedNodes) s.removed += count(n);
       }
     }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-    const st = window.setTimeout, ct = window.clearTimeout;
     window.setTimeout = new Proxy(st, {apply(target, self, args) {
       const fn = args[0], delay = Number(args[1]) || 0;
       const depth = s.depth + 1;  // a timer set by a followed timer's callback is followed too (a chain)
-      const follow = performance.now() <= s.follow || (s.depth > 0 && depth <= MAX_CHAIN);
+      // ... and so is one set while a request awaits its answer (by the code handling that answer, say)
+      const follow = performance.now() <= s.follow || (s.depth > 0 && depth <= MAX_CHAIN) ||
+        (s.reqs.size > 0 && awaiting());
       if (typeof fn !== 'function' || delay > s.followMax || !follow) return Reflect.apply(target, window, args);
       let id = 0;
       const wrapped = function () {
@@ -66,24 +86,75 @@ INSTALL_JS = """([followMax, gapCap]) => {
     window.clearTimeout = new Proxy(ct, {apply(target, self, args) {
       s.timers.delete(args[0]); return Reflect.apply(target, window, args);
     }});
+    // The page's requests, until their answer reached the page's code (a task later: its reactions ran).
+    let rid = 0;
+    const begin = () => { const id = ++rid; s.reqs.set(id, performance.now()); return id; };
+    const end = (id) => { st(() => s.reqs.delete(id), 0); };
+    const track = (target, self, args) => {
+      const id = begin();
+      let p;
+      try { p = Reflect.apply(target, self, args); } catch (e) { end(id); throw e; }
+      if (p && typeof p.then === 'function') p.then(() => end(id), () => end(id)); else end(id);
+      return p;
+    };
+    try {
+      if (typeof window.fetch === 'function') window.fetch = new Proxy(window.fetch, {apply: track});
+      const R = window.Response && window.Response.prototype;
+      for (const k of ['json', 'text', 'arrayBuffer', 'blob', 'formData']) {
+        if (R && typeof R[k] === 'function') R[k] = new Proxy(R[k], {apply: track});
+      }
+      const X = window.XMLHttpRequest && window.XMLHttpRequest.prototype;
+      if (X) X.send = new Proxy(X.send, {apply(target, self, args) {
+        const id = begin();
+        try { self.addEventListener('loadend', () => end(id), {once: true}); } catch (e) { end(id); }
+        try { return Reflect.apply(target, self, args); } catch (e) { end(id); throw e; }
+      }});
+    } catch (e) { /* a frozen prototype: the network-quiet wait still sees the requests */ }
     const nav = () => { s.nav = true; };
     if (window.navigation) window.navigation.addEventListener('navigate', (e) => {
       if (!e.destination.sameDocument && !e.downloadRequest) nav();
     });
     window.addEventListener('beforeunload', nav);
   }
-  s.markCount = s.count; s.maxGap = 0; s.nav = false; s.follow = Infinity; s.followMax = followMax;
-  s.gapCap = gapCap; s.timers.clear(); s.state = __STATE__;
-  return {count: s.count, added: s.added, removed: s.removed};
-}""".replace("__STATE__", _STATE_JS)
+  return s;
+}"""
 
-QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap]) => {
+# fresh: the mark of a document a navigation just opened. Its observer may date from the document's start
+# (the init script): the timers it followed while the page loaded and a navigation it announced are kept; an
+# action's mark starts those afresh.
+INSTALL_JS = """([followMax, gapCap, fresh, stall]) => {
+  const s = (__SETUP__)();
+  s.maxGap = 0;
+  if (!fresh) { s.markCount = s.count; s.nav = false; s.timers.clear(); }
+  s.follow = Infinity; s.followMax = followMax; s.gapCap = gapCap; s.stall = stall; s.state = __STATE__;
+  return {count: s.count, added: s.added, removed: s.removed, fromStart: s.fromStart, doc: s.doc};
+}""".replace("__SETUP__", _SETUP_JS).replace("__STATE__", _STATE_JS)
+
+
+def init_js(follow_max: int, gap_cap: int, stall_ms: int) -> str:
+    """The observer as a context init script: every new document is watched from its start, and the short
+    timers it sets while loading are followed (until the settle's in-page wait begins)."""
+    return (
+        f"(() => {{ try {{ const s = ({_SETUP_JS})(); s.fromStart = true; s.follow = Infinity;"
+        f" s.followMax = {int(follow_max)}; s.gapCap = {int(gap_cap)}; s.stall = {int(stall_ms)};"
+        " } catch (e) {} })();"
+    )
+
+
+# mark.fresh: a document a navigation just opened: all of it is the action's doing, so the DOM must be quiet
+# since its last mutation (not only since the mark), and one rendering opportunity passes first (the first
+# IntersectionObserver / requestAnimationFrame callbacks of a new page run there).
+QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
   const s = window.__kiteSettle;
-  if (!s || s.v !== 2) return null;
+  if (!s || s.v !== 3 || s.doc !== mark.doc) return null;  // another document than the mark's: it navigated
   const t0 = performance.now();
-  s.follow = t0 + grace;
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  s.follow = t0 + grace; s.stall = stall;
+  const st = s.st;  // the page's own setTimeout: these sleeps are not timers to follow
+  const sleep = (ms) => new Promise((r) => st(r, ms));
   await sleep(Math.min(grace, cap));
+  if (mark.fresh) {
+    await Promise.race([new Promise((r) => requestAnimationFrame(() => st(r, 0))), sleep(Math.min(100, cap))]);
+  }
   let reason = 'quiet';
   for (;;) {
     const now = performance.now();
@@ -91,7 +162,8 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap]) => {
     if (now - t0 >= cap) { reason = 'cap'; break; }
     let wait = 0;
     for (const due of s.timers.values()) wait = Math.max(wait, due - now + 1, 1);  // until it has run
-    if (s.count !== mark.count) {
+    if (s.reqs.size > 0 && s.awaiting()) wait = Math.max(wait, 10);
+    if (mark.fresh ? s.count > 0 : s.count !== mark.count) {
       const win = Math.min(maxQuiet, Math.max(quiet, 2 * s.maxGap));
       wait = Math.max(wait, win - (now - s.last));
     }
