@@ -73,6 +73,10 @@ class WaitConfig(_Section):
     """Upper bound on the whole settle after one action."""
     per_action: dict[str, int] = Field(default_factory=dict)
     """Per-action override of settle_cap_ms, e.g. {navigate: 8000}."""
+    navigation_settle: Literal["observer", "window"] = "observer"
+    """How a navigation settles: ``observer`` (an init script watches each new document from its first line; the
+    settle ends when its requests are answered, its short timers run and its DOM is quiet) or ``window`` (no
+    init script: the load event, then network_quiet_ms with no request in flight; the behaviour before)."""
 
 
 class SnapshotConfig(_Section):

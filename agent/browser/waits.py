@@ -13,7 +13,7 @@ in rounds (at most ``MAX_ROUNDS``) until nothing new happened:
    the largest gap seen between mutation bursts, at most ``QUIET_STRETCH`` x), no pending short timer the
    action scheduled (``FOLLOW_TIMER_MS``) and no fetch/XHR of the page's awaiting its answer.
 
-A document a navigation opened is watched from its first line (the observer is a context init script, see
+A document a navigation opened is watched from its first line (the observer is an init script of the page, see
 ``settle_js.init_js``): the timers it sets while loading are followed, its fetches and XHRs counted until the
 page's code has its answer, and its DOM must be quiet since its last mutation. So after a navigation, step 2
 waits for the in-flight requests to end but not for the ``network_quiet_ms`` idle window on top (a wall-clock
@@ -21,6 +21,9 @@ guess at "nothing more will start" that every navigation paid in full, ~500 ms, 
 could start one more request is what step 3 watches, and a request that does start begins another round. On
 such a document a fetch/XHR whose answer has begun to arrive no longer holds step 2 either (the page may be
 reading a stream that never ends): the page-side count says whether its code still waits for the whole body.
+
+``waits.navigation_settle: window`` turns that off (no init script; after a navigation the load event, then the
+``network_quiet_ms`` window, as before): ``evals/bench/settle_compare.py`` compares the two.
 
 Everything is capped by ``settle_cap_ms`` (or ``per_action[action]``). When nothing happened the settle
 returns after a short grace period (``GRACE_MS``). The in-page observers also count interactive elements
@@ -36,13 +39,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from playwright.async_api import BrowserContext, Frame, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame, Page
 
 from agent.browser.exec.settle_js import FOLLOW_TIMER_MS, INSTALL_JS, QUIET_JS, init_js
+from agent.browser.exec.settle_requests import RequestTracker
 from agent.config import WaitConfig
 
-TRACKED_TYPES = frozenset({"document", "fetch", "xhr", "script"})
 GRACE_MS = 30
 """Every settle watches at least this long for a late reaction (a fetch, a timer, a navigation)."""
 QUIET_STRETCH = 4
@@ -52,105 +55,10 @@ NAV_START_S = 0.5
 """After the page announced a navigation: how long to wait for its request to show up."""
 MARK_TIMEOUT_S = 1.0
 
-PAGE_TRACKED_TYPES = frozenset({"fetch", "xhr"})
-"""Requests the in-page observer also counts (until the page's code has their answer)."""
-
 DomMarks = dict[Frame, dict[str, Any]]
-_watched: weakref.WeakSet[BrowserContext] = weakref.WeakSet()
-"""Contexts whose new documents get the settle observer at document start."""
-
-
-@dataclass
-class _Inflight:
-    started: float
-    frame_is_main: bool
-    resource_type: str
-    responded: bool = False
-    """Its response headers arrived (its body may still be streaming)."""
-
-
-@dataclass
-class RequestTracker:
-    """In-flight requests of one page (document/fetch/xhr/script only; ``loading``: the other kinds)."""
-
-    inflight: dict[Request, _Inflight] = field(default_factory=dict)
-    loading: dict[Request, float] = field(default_factory=dict)
-    """Images, stylesheets, fonts, media ... in flight (since when): they may hold up the load event."""
-    started_total: int = 0
-    last_activity: float = 0.0
-    main_navigations: int = 0
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
-
-    async def wait_change(self, timeout_s: float) -> None:
-        """Return when a tracked request starts or ends (or after timeout_s)."""
-        self.changed.clear()
-        try:
-            await asyncio.wait_for(self.changed.wait(), max(0.0, timeout_s))
-        except TimeoutError:
-            pass
-
-    def attach(self, page: Page) -> None:
-        page.on("request", self._on_request)
-        page.on("requestfinished", self._on_done)
-        page.on("requestfailed", self._on_done)
-        page.on("response", self._on_response)
-        page.on("framenavigated", self._on_nav)
-
-    def _on_request(self, request: Request) -> None:
-        rtype = request.resource_type
-        if rtype not in TRACKED_TYPES:
-            self.loading[request] = time.monotonic()
-            return
-        try:
-            frame = request.frame
-            is_main = frame.parent_frame is None
-        except PlaywrightError:  # service-worker requests have no frame
-            is_main = False
-        self.inflight[request] = _Inflight(time.monotonic(), is_main, rtype)
-        self.started_total += 1
-        self.last_activity = time.monotonic()
-        self.changed.set()
-
-    def _on_response(self, response: Response) -> None:
-        try:
-            entry = self.inflight.get(response.request)
-        except PlaywrightError:
-            return
-        if entry is not None and not entry.responded:
-            entry.responded = True
-            self.changed.set()
-
-    def _on_done(self, request: Request) -> None:
-        self.loading.pop(request, None)
-        if self.inflight.pop(request, None) is not None:
-            self.last_activity = time.monotonic()
-            self.changed.set()
-
-    def _on_nav(self, frame: Frame) -> None:
-        if frame.parent_frame is None:
-            self.main_navigations += 1
-            self.changed.set()
-
-    def busy(self, stall_s: float, page_counts: bool = False) -> bool:
-        """A tracked request younger than ``stall_s`` is in flight. ``page_counts``: the document's observer
-        counts its fetches/XHRs itself (until the page's code has the answer), so one whose response has begun
-        to arrive is left to it: a streamed body that never ends is not a request still to wait for."""
-        now = time.monotonic()
-        return any(
-            now - r.started < stall_s
-            and not (page_counts and r.responded and r.resource_type in PAGE_TRACKED_TYPES)
-            for r in self.inflight.values()
-        )
-
-    def only_stalled(self, stall_s: float) -> bool:
-        """Requests are in flight, of any kind, and every one of them for ``stall_s`` or longer (the load
-        event they hold up may never come: an image from a server that never answers)."""
-        now = time.monotonic()
-        starts = [*self.loading.values(), *(r.started for r in self.inflight.values())]
-        return bool(starts) and all(now - t >= stall_s for t in starts)
-
-    def main_document_pending(self) -> bool:
-        return any(r.frame_is_main and r.resource_type == "document" for r in self.inflight.values())
+_watched: weakref.WeakSet[Page] = weakref.WeakSet()
+"""Pages whose new documents get the settle observer at document start (a page Kite acted on: attached to the
+user's own Chrome, the tabs Kite never touched get nothing)."""
 
 
 @dataclass
@@ -211,18 +119,23 @@ class Settler:
         return self.config.per_action.get(action, self.config.settle_cap_ms)
 
     async def _watch_new_documents(self, page: Page) -> None:
-        """Give every document ``page``'s context opens from now on the observer at its start (once)."""
-        context = page.context
-        if context in _watched:
+        """Give every document ``page`` opens from now on the observer at its start (once). A page Kite has
+        not acted on yet (a popup) has its first document settled by the network-quiet window."""
+        if page in _watched or self.config.navigation_settle != "observer":
             return
-        _watched.add(context)
+        _watched.add(page)
         try:
             cfg = self.config
-            await context.add_init_script(
-                init_js(FOLLOW_TIMER_MS, cfg.dom_quiet_ms * QUIET_STRETCH, cfg.network_stall_ms)
+            await page.add_init_script(
+                init_js(
+                    FOLLOW_TIMER_MS,
+                    cfg.dom_quiet_ms * QUIET_STRETCH,
+                    cfg.network_stall_ms,
+                    cfg.network_quiet_ms,
+                )
             )
         except PlaywrightError:
-            _watched.discard(context)
+            _watched.discard(page)
 
     async def _mark_frames(self, page: Page, fresh: bool = False) -> DomMarks:
         """Install the observer in every frame (in parallel) and take each one's mark. ``fresh``: the frames
@@ -268,9 +181,12 @@ class Settler:
                         rep.steps.append(f"load_{load}")  # load_stalled, load_cap
                     # A new document: all of it is the action's doing; its observer dates from its start
                     # when the init script ran there.
-                    dom_marks = await self._mark_frames(page, fresh=True)
-                    top = dom_marks.get(page.main_frame)
-                    observed = bool(top and top.get("fromStart"))
+                    if self.config.navigation_settle == "observer":
+                        dom_marks = await self._mark_frames(page, fresh=True)
+                        top = dom_marks.get(page.main_frame)
+                        observed = bool(top and top.get("fromStart"))
+                    else:  # "window": the network-quiet window stands in for the page's own say
+                        dom_marks = {}
                 navs = tr.main_navigations
             # 2. Network quiet, when the action (or what it set off) started requests.
             if tr.started_total != requests:

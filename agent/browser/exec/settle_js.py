@@ -11,10 +11,12 @@ request of the page's younger than the stall limit awaits its answer and no navi
 what changed since the mark (including state a user sees change without a mutation: focus, scroll, field
 values) and why it stopped waiting (``reason``).
 
-``init_js()`` is the same observer as a context init script: installed at document start, before any page
-script, it watches a new document from its first line (``fromStart``), following the short timers the page
-sets while it loads. A navigation's settle relies on that instead of a network-idle window
-(``agent/browser/waits.py``).
+``init_js()`` is the same observer as an init script of each page Kite acts on: installed at document start,
+before any page script, it watches a new document from its first line (``fromStart``), following the short
+timers the page sets while it loads (and, unchained, its timers up to the network-quiet window, and a worker's
+messages that long). A navigation's settle relies on that instead of a network-idle window
+(``agent/browser/waits.py``). It leaves the page nothing to see: the wrapped functions are Proxies (still
+"[native code]", same name and length) and ``window.__kiteSettle`` is not enumerable.
 """
 
 from __future__ import annotations
@@ -46,9 +48,11 @@ _SETUP_JS = """() => {
       '[role=option],[role=menuitem],[role=tab],[role=combobox],[onclick],[contenteditable=""],[contenteditable=true],[tabindex]';
     const count = (n) => n.nodeType !== 1 ? 0 : (n.matches(SEL) ? 1 : 0) + n.querySelectorAll(SEL).length;
     const st = window.setTimeout, ct = window.clearTimeout;
-    s = window.__kiteSettle = {v: 3, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
+    s = {v: 3, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
       timers: new Map(), follow: 0, followMax: 0, nav: false, gapCap: 0, depth: 0, reqs: new Map(), st,
-      stall: 2000, fromStart: false, doc: String(Math.random()).slice(2)};
+      stall: 2000, fromStart: false, doc: String(Math.random()).slice(2), early: 0, workers: 0, workerLast: 0};
+    // not enumerable: a page listing its globals (a leak check) does not meet it
+    Object.defineProperty(window, '__kiteSettle', {value: s, configurable: true, writable: true, enumerable: false});
     const awaiting = () => {  // a request of the page's (younger than the stall limit) awaits its answer
       const now = performance.now();
       for (const t of s.reqs.values()) if (now - t < s.stall) return true;
@@ -73,7 +77,9 @@ _SETUP_JS = """() => {
       // ... and so is one set while a request awaits its answer (by the code handling that answer, say)
       const follow = performance.now() <= s.follow || (s.depth > 0 && depth <= MAX_CHAIN) ||
         (s.reqs.size > 0 && awaiting());
-      if (typeof fn !== 'function' || delay > s.followMax || !follow) return Reflect.apply(target, window, args);
+      // while a document watched from its start loads, its own timers are followed up to s.early (not chained)
+      const max = s.depth === 0 && s.early ? Math.max(s.early, s.followMax) : s.followMax;
+      if (typeof fn !== 'function' || delay > max || !follow) return Reflect.apply(target, window, args);
       let id = 0;
       const wrapped = function () {
         s.timers.delete(id); const outer = s.depth; s.depth = depth;
@@ -109,6 +115,13 @@ _SETUP_JS = """() => {
         try { self.addEventListener('loadend', () => end(id), {once: true}); } catch (e) { end(id); }
         try { return Reflect.apply(target, self, args); } catch (e) { end(id); throw e; }
       }});
+      // a worker's messages, while the document loads: its timers are out of sight, its answers are not
+      if (typeof window.Worker === 'function') window.Worker = new Proxy(window.Worker, {construct(t, a, nt) {
+        const w = Reflect.construct(t, a, nt);
+        s.workers++; s.workerLast = performance.now();
+        try { w.addEventListener('message', () => { s.workerLast = performance.now(); }); } catch (e) { /* */ }
+        return w;
+      }});
     } catch (e) { /* a frozen prototype: the network-quiet wait still sees the requests */ }
     const nav = () => { s.nav = true; };
     if (window.navigation) window.navigation.addEventListener('navigate', (e) => {
@@ -131,11 +144,14 @@ INSTALL_JS = """([followMax, gapCap, fresh, stall]) => {
 }""".replace("__SETUP__", _SETUP_JS).replace("__STATE__", _STATE_JS)
 
 
-def init_js(follow_max: int, gap_cap: int, stall_ms: int) -> str:
-    """The observer as a context init script: every new document is watched from its start, and the short
-    timers it sets while loading are followed (until the settle's in-page wait begins)."""
+def init_js(follow_max: int, gap_cap: int, stall_ms: int, early_ms: int) -> str:
+    """The observer as an init script: every new document is watched from its start, and the short
+    timers it sets while loading are followed (until the settle's in-page wait ends); so are, unchained, the
+    timers up to ``early_ms`` it sets then, and it is watched ``early_ms`` past a worker's last message (what
+    the network-quiet window of that length used to catch)."""
     return (
         f"(() => {{ try {{ const s = ({_SETUP_JS})(); s.fromStart = true; s.follow = Infinity;"
+        f" s.early = {int(early_ms)};"
         f" s.followMax = {int(follow_max)}; s.gapCap = {int(gap_cap)}; s.stall = {int(stall_ms)};"
         " } catch (e) {} })();"
     )
@@ -153,7 +169,10 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
   const sleep = (ms) => new Promise((r) => st(r, ms));
   await sleep(Math.min(grace, cap));
   if (mark.fresh) {
-    await Promise.race([new Promise((r) => requestAnimationFrame(() => st(r, 0))), sleep(Math.min(100, cap))]);
+    // two frames and a task (IntersectionObserver callbacks are tasks queued by a rendering step); a tab that
+    // draws no frames (hidden) gives up after the early window
+    const frames = new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => st(r, 0))));
+    await Promise.race([frames, sleep(Math.min(Math.max(100, s.early), cap))]);
   }
   let reason = 'quiet';
   for (;;) {
@@ -163,6 +182,9 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
     let wait = 0;
     for (const due of s.timers.values()) wait = Math.max(wait, due - now + 1, 1);  // until it has run
     if (s.reqs.size > 0 && s.awaiting()) wait = Math.max(wait, 10);
+    if (mark.fresh && s.early && s.workers > 0 && now - t0 < s.stall) {
+      wait = Math.max(wait, s.early - (now - s.workerLast));  // a worker may have more to say
+    }
     if (mark.fresh ? s.count > 0 : s.count !== mark.count) {
       const win = Math.min(maxQuiet, Math.max(quiet, 2 * s.maxGap));
       wait = Math.max(wait, win - (now - s.last));
@@ -170,7 +192,7 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
     if (wait <= 0) break;
     await sleep(Math.max(4, Math.min(25, wait)));
   }
-  s.follow = 0;
+  s.follow = 0; s.early = 0;
   let a = document.activeElement;
   while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
   let focused = null;
