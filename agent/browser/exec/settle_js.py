@@ -138,7 +138,7 @@ _SETUP_JS = """() => {
 INSTALL_JS = """([followMax, gapCap, fresh, stall]) => {
   const s = (__SETUP__)();
   s.maxGap = 0;
-  if (!fresh) { s.markCount = s.count; s.nav = false; s.timers.clear(); }
+  if (!fresh) { s.markCount = s.count; s.nav = false; s.timers.clear(); s.early = 0; }  // an action: loading is over
   s.follow = Infinity; s.followMax = followMax; s.gapCap = gapCap; s.stall = stall; s.state = __STATE__;
   return {count: s.count, added: s.added, removed: s.removed, fromStart: s.fromStart, doc: s.doc};
 }""".replace("__SETUP__", _SETUP_JS).replace("__STATE__", _STATE_JS)
