@@ -36,8 +36,9 @@ from agent.browser.snapshot import Snapshotter
 from agent.browser.tokens import count_tokens, warm_up
 from agent.config import KiteConfig
 from evals.bench.corpus import corpus_missing_message, find_corpus
-from evals.bench.snapshot import OFFLINE, pages_in, serve
+from evals.bench.snapshot import OFFLINE, pages_in
 from evals.sites.server import STATIC, SitesServer
+from evals.static import serve
 
 MODES = ("window", "observer")
 SITES_PAGES = [
