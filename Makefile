@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 chromium: $(STAMP)
-	@$(PY) -m agent.browser.chromium --ensure >/dev/null
+	@$(PY) -m kite_browser.agent.browser.chromium --ensure >/dev/null
 
 test: lint chromium
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
@@ -25,8 +25,8 @@ demo: $(STAMP) chromium
 	$(VENV)/bin/kite demo
 
 lint: $(STAMP)
-	$(PY) -m ruff check agent safety evals tests
-	$(PY) -m ruff format --check agent safety evals tests
+	$(PY) -m ruff check agent safety evals tests kite_browser
+	$(PY) -m ruff format --check agent safety evals tests kite_browser
 	$(PY) -m mypy
 
 clean-venv:

@@ -2,7 +2,7 @@
 
 The Python API::
 
-    from agent import Agent, LiteLLMModel, load_config
+    from kite_browser.agent import Agent, LiteLLMModel, load_config
 
     result = await Agent(load_config(), model=LiteLLMModel("openai/gpt-4o-mini")).run("…", start_url="…")
 
@@ -21,17 +21,17 @@ _os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Agent": "agent.loop",
-    "RunResult": "agent.record",
-    "KiteConfig": "agent.config",
-    "load_config": "agent.config",
-    "Model": "agent.llm.model",
-    "ModelView": "agent.llm.model",
-    "PastAction": "agent.llm.model",
-    "LiteLLMModel": "agent.llm.client",
-    "LLMReply": "agent.llm.client",
-    "FunctionModel": "agent.llm.testing",
-    "ScriptedModel": "agent.llm.testing",
+    "Agent": "kite_browser.agent.loop",
+    "RunResult": "kite_browser.agent.record",
+    "KiteConfig": "kite_browser.agent.config",
+    "load_config": "kite_browser.agent.config",
+    "Model": "kite_browser.agent.llm.model",
+    "ModelView": "kite_browser.agent.llm.model",
+    "PastAction": "kite_browser.agent.llm.model",
+    "LiteLLMModel": "kite_browser.agent.llm.client",
+    "LLMReply": "kite_browser.agent.llm.client",
+    "FunctionModel": "kite_browser.agent.llm.testing",
+    "ScriptedModel": "kite_browser.agent.llm.testing",
 }
 
 __all__ = [
@@ -49,12 +49,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from agent.config import KiteConfig, load_config
-    from agent.llm.client import LiteLLMModel, LLMReply
-    from agent.llm.model import Model, ModelView, PastAction
-    from agent.llm.testing import FunctionModel, ScriptedModel
-    from agent.loop import Agent
-    from agent.record import RunResult
+    from kite_browser.agent.config import KiteConfig, load_config
+    from kite_browser.agent.llm.client import LiteLLMModel, LLMReply
+    from kite_browser.agent.llm.model import Model, ModelView, PastAction
+    from kite_browser.agent.llm.testing import FunctionModel, ScriptedModel
+    from kite_browser.agent.loop import Agent
+    from kite_browser.agent.record import RunResult
 
 
 def __getattr__(name: str) -> Any:

@@ -1,3 +1,3 @@
-from agent.cli import entry
+from kite_browser.agent.cli import entry
 
 entry()

@@ -13,8 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from agent import __version__
-from agent.errors import ConfigError, KiteError, UsageError
+from kite_browser.agent import __version__
+from kite_browser.agent.errors import ConfigError, KiteError, UsageError
 
 # Subcommand modules (agent/commands/<name>.py), in the order --help lists them.
 COMMANDS = (
@@ -46,7 +46,7 @@ def build_parser() -> KiteArgumentParser:
     parser.add_argument("--config", metavar="FILE", help="a YAML config file merged over the defaults")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=KiteArgumentParser)
     for name in COMMANDS:
-        importlib.import_module(f"agent.commands.{name}").register(sub)
+        importlib.import_module(f"kite_browser.agent.commands.{name}").register(sub)
     return parser
 
 
@@ -58,8 +58,8 @@ def check_chromium(args: argparse.Namespace) -> None:
     config file) that cannot run is a usage error before anything starts, naming where it was set."""
     if args.command in BROWSERLESS_COMMANDS:
         return
-    from agent.browser.chromium import check_explicit
-    from agent.config import chromium_setting
+    from kite_browser.agent.browser.chromium import check_explicit
+    from kite_browser.agent.config import chromium_setting
 
     if getattr(args, "chromium", None):
         check_explicit(args.chromium, "--chromium")

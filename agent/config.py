@@ -16,9 +16,9 @@ from typing import Any
 import yaml
 from pydantic import Field, ValidationError
 
-from agent.config_modules import DEFAULT_MODULES, ModuleSettings
-from agent.config_modules import Section as _Section
-from agent.config_sections import (
+from kite_browser.agent.config_modules import DEFAULT_MODULES, ModuleSettings
+from kite_browser.agent.config_modules import Section as _Section
+from kite_browser.agent.config_sections import (
     AgentConfig,
     BatchConfig,
     BrowserConfig,
@@ -30,11 +30,11 @@ from agent.config_sections import (
 )
 
 # Re-exported: the CLI validates domains with check_domain; RayConfig is public like the other sections.
-from agent.config_sections import RayConfig as RayConfig
-from agent.config_sections import check_domain as check_domain
-from agent.config_server import ServerConfig
-from agent.errors import ConfigError
-from agent.resources import resource_path
+from kite_browser.agent.config_sections import RayConfig as RayConfig
+from kite_browser.agent.config_sections import check_domain as check_domain
+from kite_browser.agent.config_server import ServerConfig
+from kite_browser.agent.errors import ConfigError
+from kite_browser.agent.resources import resource_path
 
 
 class KiteConfig(_Section):

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
-from agent.config_modules import Section as _Section
+from kite_browser.agent.config_modules import Section as _Section
 
 
 class BrowserConfig(_Section):

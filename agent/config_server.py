@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agent.config_modules import Section
+from kite_browser.agent.config_modules import Section
 
 
 class ServerConfig(Section):

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from agent.record import RunResult
+from kite_browser.agent.record import RunResult
 
 
 class _Event(BaseModel):

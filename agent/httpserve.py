@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 from urllib.parse import parse_qs
 
-from agent.errors import UsageError
+from kite_browser.agent.errors import UsageError
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 UNAUTHORIZED = b'{"error": "unauthorized", "message": "missing or wrong bearer token"}'

@@ -13,15 +13,15 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from agent.browser.actions import Action, Done, Navigate
-from agent.browser.executor import ActionExecutor
-from agent.browser.observation import ActionResult, ErrorInfo, Observation
-from agent.browser.session import ContextSession
-from agent.browser.snapshot import Snapshotter
-from agent.cancel import raise_if_cancelled
-from agent.config import KiteConfig
-from agent.errors import KiteError, UsageError
-from agent.events import (
+from kite_browser.agent.browser.actions import Action, Done, Navigate
+from kite_browser.agent.browser.executor import ActionExecutor
+from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
+from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.cancel import raise_if_cancelled
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.errors import KiteError, UsageError
+from kite_browser.agent.events import (
     ActionDecided,
     ActionFinished,
     EventSink,
@@ -32,17 +32,17 @@ from agent.events import (
     TokenUsage,
     emit,
 )
-from agent.fence import defuse
-from agent.llm.client import LLMReply
-from agent.llm.errors import ContextWindowError, LLMError
-from agent.llm.model import Model, ModelView, PastAction, model_for
-from agent.llm.parsing import ParseError, parse_reply_async
-from agent.memory import Memory, add_note, describe_action, describe_result
-from agent.modules.planner import PlannerTools
-from agent.output import OutputSpec
-from agent.prompt import PromptBuilder
-from agent.record import RunRecorder, RunResult
-from agent.runtime import (
+from kite_browser.agent.fence import defuse
+from kite_browser.agent.llm.client import LLMReply
+from kite_browser.agent.llm.errors import ContextWindowError, LLMError
+from kite_browser.agent.llm.model import Model, ModelView, PastAction, model_for
+from kite_browser.agent.llm.parsing import ParseError, parse_reply_async
+from kite_browser.agent.memory import Memory, add_note, describe_action, describe_result
+from kite_browser.agent.modules.planner import PlannerTools
+from kite_browser.agent.output import OutputSpec
+from kite_browser.agent.prompt import PromptBuilder
+from kite_browser.agent.record import RunRecorder, RunResult
+from kite_browser.agent.runtime import (
     IMAGE_TOKENS,
     BlockWatch,
     ModelSetup,
@@ -56,11 +56,20 @@ from agent.runtime import (
     page_observed,
     page_text,
 )
-from agent.step_record import ActionOutcome, GateOutcome, StepRecord
-from agent.stops import Guards, Refusals, Stop, StopWhen, build_result, current_url, digest, said_no_effect
-from safety.confirm import Confirmer
-from safety.output import redact_model, redacting_logs, redacting_sink
-from safety.secrets import SecretStore
+from kite_browser.agent.step_record import ActionOutcome, GateOutcome, StepRecord
+from kite_browser.agent.stops import (
+    Guards,
+    Refusals,
+    Stop,
+    StopWhen,
+    build_result,
+    current_url,
+    digest,
+    said_no_effect,
+)
+from kite_browser.safety.confirm import Confirmer
+from kite_browser.safety.output import redact_model, redacting_logs, redacting_sink
+from kite_browser.safety.secrets import SecretStore
 
 MAX_ACTIONS_PER_REPLY = 10
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.browser.observation import ActionResult, Element
-from agent.browser.render import role_word
-from agent.fence import defuse, fence
+from kite_browser.agent.browser.observation import ActionResult, Element
+from kite_browser.agent.browser.render import role_word
+from kite_browser.agent.fence import defuse, fence
 
 MAX_LINE = 240
 _PLAIN_METHODS = frozenset({"mouse", "keyboard", "none", "select_option"})

@@ -20,11 +20,11 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from agent.browser.actions import Action, Done
-from agent.browser.observation import ActionResult, ErrorInfo
-from agent.errors import UsageError
-from agent.jsonschema import flat_schema
-from agent.stops import Stop
+from kite_browser.agent.browser.actions import Action, Done
+from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
+from kite_browser.agent.errors import UsageError
+from kite_browser.agent.jsonschema import flat_schema
+from kite_browser.agent.stops import Stop
 
 INVALID_DATA = "invalid_data"
 """The action error of a ``done`` whose data does not match the output schema."""

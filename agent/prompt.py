@@ -13,8 +13,8 @@ from typing import Any
 import jinja2
 import yaml
 
-from agent.llm.schemas import action_catalog
-from agent.resources import resource_dir, resource_path
+from kite_browser.agent.llm.schemas import action_catalog
+from kite_browser.agent.resources import resource_dir, resource_path
 
 __all__ = ["PromptBuilder", "action_catalog", "strings"]
 

@@ -14,23 +14,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.browser.observation import ActionResult, Observation
-from agent.browser.render import render_observation, render_summary
-from agent.browser.session import BrowserSession, ContextSession
-from agent.browser.snapshot import Snapshotter
-from agent.browser.tokens import count_tokens as _count
-from agent.browser.watchdog import PageUnresponsiveError, guard
-from agent.config import BrowserConfig, KiteConfig
-from agent.events import PageObserved
-from agent.fence import defuse
-from agent.llm.capabilities import Capabilities, capabilities_for, select_mode
-from agent.llm.client import Usage
-from agent.llm.schemas import tool_schemas
-from agent.output import OutputSpec
-from safety.confirm import BatchConfirmer, Confirmer, Gate
-from safety.domains import DomainPolicy
-from safety.policy import SafetyPolicy
-from safety.secrets import PLACEHOLDER_RE, SecretStore
+from kite_browser.agent.browser.observation import ActionResult, Observation
+from kite_browser.agent.browser.render import render_observation, render_summary
+from kite_browser.agent.browser.session import BrowserSession, ContextSession
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.browser.tokens import count_tokens as _count
+from kite_browser.agent.browser.watchdog import PageUnresponsiveError, guard
+from kite_browser.agent.config import BrowserConfig, KiteConfig
+from kite_browser.agent.events import PageObserved
+from kite_browser.agent.fence import defuse
+from kite_browser.agent.llm.capabilities import Capabilities, capabilities_for, select_mode
+from kite_browser.agent.llm.client import Usage
+from kite_browser.agent.llm.schemas import tool_schemas
+from kite_browser.agent.output import OutputSpec
+from kite_browser.safety.confirm import BatchConfirmer, Confirmer, Gate
+from kite_browser.safety.domains import DomainPolicy
+from kite_browser.safety.policy import SafetyPolicy
+from kite_browser.safety.secrets import PLACEHOLDER_RE, SecretStore
 
 IMAGE_TOKENS = 1100  # what one 1280x800 screenshot costs a vision model, roughly
 
@@ -66,7 +66,7 @@ class ModelSetup:
         """``output``: the run's output type, which describes the ``done`` tool's ``data``."""
         llm = config.llm
         if not llm.model:
-            from agent.errors import UsageError
+            from kite_browser.agent.errors import UsageError
 
             raise UsageError("no model configured: set KITE_MODEL or pass --model (see README: Models)")
         caps = capabilities_for(llm.model, llm.api_base, llm)

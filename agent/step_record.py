@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.browser.observation import ActionResult
-from agent.llm.client import LLMReply, Usage
+from kite_browser.agent.browser.observation import ActionResult
+from kite_browser.agent.llm.client import LLMReply, Usage
 
 
 class GateOutcome(BaseModel):

@@ -9,15 +9,15 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from agent.browser.actions import Action
-from agent.browser.exec.base import NO_EFFECT
-from agent.browser.observation import ActionResult, Element, ErrorInfo, Observation
-from agent.browser.session import ContextSession
-from agent.config import AgentConfig
-from agent.record import RefusedAction, RunResult
+from kite_browser.agent.browser.actions import Action
+from kite_browser.agent.browser.exec.base import NO_EFFECT
+from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation
+from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.config import AgentConfig
+from kite_browser.agent.record import RefusedAction, RunResult
 
 if TYPE_CHECKING:
-    from agent.runtime import Totals
+    from kite_browser.agent.runtime import Totals
 
 StopWhen = Callable[[ContextSession], Awaitable[str | None]]
 """Asked after every step: a reason when the task has ended by itself (a MiniWoB episode is over), else None."""

@@ -18,14 +18,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.batch.backend import Backend
-from agent.batch.jobs import Job, build_jobs, register_models, safe_label
-from agent.batch.results import TaskResult
-from agent.batch.runner import BatchRunner
-from agent.config import KiteConfig, with_overrides
-from evals.miniwob import MiniwobScorer, MiniwobServer, expand
-from evals.oracle import ORACLE, OracleModel
-from evals.tasks import Suite, Task
+from kite_browser.agent.batch.backend import Backend
+from kite_browser.agent.batch.jobs import Job, build_jobs, register_models, safe_label
+from kite_browser.agent.batch.results import TaskResult
+from kite_browser.agent.batch.runner import BatchRunner
+from kite_browser.agent.config import KiteConfig, with_overrides
+from kite_browser.evals.miniwob import MiniwobScorer, MiniwobServer, expand
+from kite_browser.evals.oracle import ORACLE, OracleModel
+from kite_browser.evals.tasks import Suite, Task
 
 OnResult = Callable[[TaskResult], Awaitable[None] | None]
 
@@ -100,7 +100,7 @@ class _Servers:
         self.miniwob: MiniwobServer | None = None
 
     def placeholders(self, suite_dir: str) -> dict[str, str]:
-        from evals.sites import SitesServer
+        from kite_browser.evals.sites import SitesServer
 
         if self.sites is None:
             self.sites = SitesServer().start()
@@ -162,7 +162,7 @@ async def _jobs(
     episode_config = with_overrides(
         config, {"agent.max_steps": max_steps or spec.max_steps, "safety.approve": spec.approve}
     )
-    from safety.secrets import SecretStore
+    from kite_browser.safety.secrets import SecretStore
 
     secrets = SecretStore.from_sources(episode_config.safety)
     jobs = [
@@ -226,7 +226,7 @@ async def run_eval(
 
     ``on_result`` hears of every result as it arrives (a caller keeps them to write a partial report if the
     run is cut short); ``on_runner`` is handed the runner before it starts (to ``interrupt()`` it)."""
-    from agent.batch.local import LocalBackend
+    from kite_browser.agent.batch.local import LocalBackend
 
     report = new_report(suite, config, concurrency=concurrency, repeat=repeat)
     servers = _Servers()

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.batch.checks import CheckOutcome
-from agent.batch.scoring import Verdict
-from agent.batch.tasks import Task
-from agent.errors import UsageError
-from agent.record import RunResult
-from evals.static import StaticServer
-from evals.tasks import MiniwobSpec
+from kite_browser.agent.batch.checks import CheckOutcome
+from kite_browser.agent.batch.scoring import Verdict
+from kite_browser.agent.batch.tasks import Task
+from kite_browser.agent.errors import UsageError
+from kite_browser.agent.record import RunResult
+from kite_browser.evals.static import StaticServer
+from kite_browser.evals.tasks import MiniwobSpec
 
 OVER_TEXT = "This episode has ended. The task is finished: call done."
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent.batch.results import TaskResult
-from evals.harness import EvalReport, summarize, wilson
+from kite_browser.agent.batch.results import TaskResult
+from kite_browser.evals.harness import EvalReport, summarize, wilson
 
 
 def fmt_cost(cost: float | None) -> str:

@@ -15,9 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent.batch.results import TaskResult
-from evals.harness import EvalReport
-from evals.report import claimed, fmt_cost, headline
+from kite_browser.agent.batch.results import TaskResult
+from kite_browser.evals.harness import EvalReport
+from kite_browser.evals.report import claimed, fmt_cost, headline
 
 SCREENSHOT_LIMIT = 40
 """Screenshots inlined per task (those of the last steps are kept)."""

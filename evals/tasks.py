@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agent.batch.tasks import Check, SolutionStep, Task, TaskFile, parse_tasks, read_raw
-from agent.errors import UsageError
+from kite_browser.agent.batch.tasks import Check, SolutionStep, Task, TaskFile, parse_tasks, read_raw
+from kite_browser.agent.errors import UsageError
 
 __all__ = ["Check", "MiniwobSpec", "SolutionStep", "Suite", "Task", "find_suite", "load_suite", "parse_suite"]
 

@@ -12,11 +12,11 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from agent.browser.actions import ACTION_NAMES, Action
-from agent.browser.observation import Element, Observation
-from agent.browser.render import role_word
-from agent.errors import UsageError
-from safety.policy import ConfirmLevel, Decision, SafetyPolicy
+from kite_browser.agent.browser.actions import ACTION_NAMES, Action
+from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.browser.render import role_word
+from kite_browser.agent.errors import UsageError
+from kite_browser.safety.policy import ConfirmLevel, Decision, SafetyPolicy
 
 log = logging.getLogger(__name__)
 

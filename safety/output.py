@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from agent.events import EventSink, RunEvent
-from safety.secrets import SecretStore
+from kite_browser.agent.events import EventSink, RunEvent
+from kite_browser.safety.secrets import SecretStore
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -32,14 +32,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-from agent.browser.actions import Action, Click, Navigate, PressKey, Type, spec_of
-from agent.browser.observation import Element, Observation
-from agent.config import SafetyConfig
-from agent.resources import resource_path
-from safety.domains import DomainPolicy, host_of, site_of
-from safety.rules import ConfirmLevel, Decision, Rule, SafetyRules, load_rules
-from safety.secrets import PLACEHOLDER_RE
-from safety.text import fold, folded_forms, readings, skeleton
+from kite_browser.agent.browser.actions import Action, Click, Navigate, PressKey, Type, spec_of
+from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.config import SafetyConfig
+from kite_browser.agent.resources import resource_path
+from kite_browser.safety.domains import DomainPolicy, host_of, site_of
+from kite_browser.safety.rules import ConfirmLevel, Decision, Rule, SafetyRules, load_rules
+from kite_browser.safety.secrets import PLACEHOLDER_RE
+from kite_browser.safety.text import fold, folded_forms, readings, skeleton
 
 __all__ = ["ConfirmLevel", "Decision", "SafetyPolicy"]
 

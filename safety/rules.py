@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agent.browser.actions import ACTION_NAMES
-from agent.errors import ConfigError
+from kite_browser.agent.browser.actions import ACTION_NAMES
+from kite_browser.agent.errors import ConfigError
 
 
 class ConfirmLevel(StrEnum):

@@ -19,10 +19,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent.config import SafetyConfig, env_with_prefix
-from agent.errors import KiteError, UsageError
-from safety.domains import DomainPolicy
-from safety.redact import MIN_LENGTH, secret_pattern
+from kite_browser.agent.config import SafetyConfig, env_with_prefix
+from kite_browser.agent.errors import KiteError, UsageError
+from kite_browser.safety.domains import DomainPolicy
+from kite_browser.safety.redact import MIN_LENGTH, secret_pattern
 
 NAME_RE = r"[A-Za-z_][A-Za-z0-9_.-]*"
 PLACEHOLDER_RE = re.compile(rf"<secret>({NAME_RE})</secret>")

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from agent.browser.observation import Element
+from kite_browser.agent.browser.observation import Element
 
 READING_ATTRS = ("text", "shown", "title", "value", "alt")
 """Element.attrs keys the snapshot fills for buttons and links besides the accessible name: the rendered

@@ -12,6 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("agent", "safety", "evals")
+IMPORT_ROOT = "kite_browser"
 
 
 def _module(path: Path) -> str:
@@ -40,6 +41,8 @@ def _imports(path: Path, name: str) -> set[str]:
                 ).strip(".")
             found.update(f"{base}.{a.name}" for a in node.names)  # a submodule, when it is one
             found.add(base)
+    # Kite's code imports its packages under the one root ``kite_browser``; the graph names them as the folders
+    found = {m.removeprefix(f"{IMPORT_ROOT}.") for m in found}
     return {m for m in found if m.split(".")[0] in PACKAGES}
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from agent.batch.jobs import Job
-from agent.batch.results import TaskResult
+from kite_browser.agent.batch.jobs import Job
+from kite_browser.agent.batch.results import TaskResult
 
 
 class Backend(Protocol):

@@ -14,7 +14,7 @@ from urllib.parse import urljoin
 
 from pydantic import BaseModel, Field
 
-from agent.batch.tasks import Check
+from kite_browser.agent.batch.tasks import Check
 
 # Visible text of a document, including open shadow roots (innerText does not pierce them).
 _TEXT_JS = """() => {

@@ -9,15 +9,15 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from agent.batch.jobs import Job
-from agent.batch.results import ERROR_STOPS, RUNNER_ERROR, TaskResult
-from agent.batch.scoring import Verdict
-from agent.record import RunResult
-from safety.confirm import BatchConfirmer
-from safety.output import redact_model
+from kite_browser.agent.batch.jobs import Job
+from kite_browser.agent.batch.results import ERROR_STOPS, RUNNER_ERROR, TaskResult
+from kite_browser.agent.batch.scoring import Verdict
+from kite_browser.agent.record import RunResult
+from kite_browser.safety.confirm import BatchConfirmer
+from kite_browser.safety.output import redact_model
 
 if TYPE_CHECKING:
-    from agent.browser.session import ContextSession
+    from kite_browser.agent.browser.session import ContextSession
 
 
 def describe(exc: BaseException) -> str:
@@ -29,7 +29,7 @@ async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -
     """Run ``job`` in ``ctx`` (left open for the caller to close). A failure of Kite itself — the page could
     not be prepared, a bug — becomes a failed result with stop reason ``runner_error``. ``started``: when the
     task began (``time.monotonic()``, e.g. before its context was opened); default now."""
-    from agent.loop import Agent
+    from kite_browser.agent.loop import Agent
 
     started = time.monotonic() if started is None else started
     try:

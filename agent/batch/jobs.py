@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.batch.scoring import CheckScorer, Scorer
-from agent.batch.tasks import Task, TaskFile, parse_tasks, read_raw
-from agent.browser.start_url import check_start_url
-from agent.config import KiteConfig, with_overrides
-from agent.errors import ConfigError, UsageError
-from agent.llm.model import Model
-from safety.confirm import BatchConfirmer
-from safety.secrets import SecretStore
+from kite_browser.agent.batch.scoring import CheckScorer, Scorer
+from kite_browser.agent.batch.tasks import Task, TaskFile, parse_tasks, read_raw
+from kite_browser.agent.browser.start_url import check_start_url
+from kite_browser.agent.config import KiteConfig, with_overrides
+from kite_browser.agent.errors import ConfigError, UsageError
+from kite_browser.agent.llm.model import Model
+from kite_browser.safety.confirm import BatchConfirmer
+from kite_browser.safety.secrets import SecretStore
 
 ModelResolver = Callable[[KiteConfig], Awaitable[KiteConfig]]
 
@@ -143,7 +143,7 @@ async def build_jobs(
 
 def _with_schema(task: Task, folder: Path) -> Task:
     """The task with its ``output_schema`` read (a path) and checked; a UsageError when it is no schema."""
-    from agent.output import check_schema, load_schema
+    from kite_browser.agent.output import check_schema, load_schema
 
     given = task.output_schema
     if given is None:
@@ -159,6 +159,6 @@ def _with_schema(task: Task, folder: Path) -> Task:
 def register_models(jobs: list[Job]) -> None:
     """Fake models (``kite/...``) live in a litellm provider that must be installed first."""
     if any((j.config.llm.model or "").startswith("kite/") for j in jobs):
-        from agent.llm.fakes import register_fakes
+        from kite_browser.agent.llm.fakes import register_fakes
 
         register_fakes()

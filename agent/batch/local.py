@@ -8,11 +8,11 @@ import contextlib
 import time
 from pathlib import Path
 
-from agent.batch.execute import failed, run_job
-from agent.batch.jobs import Job
-from agent.batch.results import TaskResult
-from agent.browser.session import BrowserSession
-from agent.config import BrowserConfig
+from kite_browser.agent.batch.execute import failed, run_job
+from kite_browser.agent.batch.jobs import Job
+from kite_browser.agent.batch.results import TaskResult
+from kite_browser.agent.browser.session import BrowserSession
+from kite_browser.agent.config import BrowserConfig
 
 
 class LocalBackend:

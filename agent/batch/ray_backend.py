@@ -21,15 +21,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.batch import ray_reaper
-from agent.batch.execute import failed
-from agent.batch.jobs import Job
-from agent.batch.ray_worker import BrowserWorker, Outcome
-from agent.batch.records import unpack
-from agent.batch.results import TaskResult
-from agent.config import BrowserConfig
-from agent.errors import UsageError
-from agent.llm.model import registered_model
+from kite_browser.agent.batch import ray_reaper
+from kite_browser.agent.batch.execute import failed
+from kite_browser.agent.batch.jobs import Job
+from kite_browser.agent.batch.ray_worker import BrowserWorker, Outcome
+from kite_browser.agent.batch.records import unpack
+from kite_browser.agent.batch.results import TaskResult
+from kite_browser.agent.config import BrowserConfig
+from kite_browser.agent.errors import UsageError
+from kite_browser.agent.llm.model import registered_model
 
 INSTALL_HINT = "the Ray backend needs Ray: pip install 'kite-agent[ray]'"
 

@@ -25,14 +25,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.batch.execute import failed
-from agent.batch.jobs import Job, register_models
-from agent.batch.records import pack
-from agent.batch.results import TaskResult
-from agent.config import BrowserConfig
+from kite_browser.agent.batch.execute import failed
+from kite_browser.agent.batch.jobs import Job, register_models
+from kite_browser.agent.batch.records import pack
+from kite_browser.agent.batch.results import TaskResult
+from kite_browser.agent.config import BrowserConfig
 
 if TYPE_CHECKING:
-    from agent.llm.local import LocalServer
+    from kite_browser.agent.llm.local import LocalServer
 
 Outcome = tuple[TaskResult, bytes | None]
 """A task's result, and its packed run record when it is sent back (None: written in place, or none)."""
@@ -47,7 +47,7 @@ class BrowserWorker:
         shared_runs: bool = False,
     ) -> None:
         """``shared_runs``: the jobs' ``run.runs_dir`` is a folder the driver sees; write records there."""
-        from agent.batch.local import LocalBackend
+        from kite_browser.agent.batch.local import LocalBackend
 
         self.backend = LocalBackend(browser_config, concurrency=concurrency)
         self.setup, self.shared_runs = setup, shared_runs
@@ -59,7 +59,7 @@ class BrowserWorker:
     async def start(self) -> int:
         """Start the browser; returns the worker's pid. The agent's modules (litellm among them: seconds) are
         imported here, so that the first tasks do not wait for them."""
-        for module in ("agent.loop", "agent.llm.fakes"):
+        for module in ("kite_browser.agent.loop", "kite_browser.agent.llm.fakes"):
             importlib.import_module(module)
         if self.setup is not None:
             self.setup()
@@ -88,8 +88,8 @@ class BrowserWorker:
 
     async def _on_this_node(self, job: Job) -> Job:
         """The job, with the bundled local model (if it names it) served on this node."""
-        from agent.llm.local import ensure_local_server, resolve_model, uses_local_model
-        from agent.llm.local_watchdog import alive
+        from kite_browser.agent.llm.local import ensure_local_server, resolve_model, uses_local_model
+        from kite_browser.agent.llm.local_watchdog import alive
 
         if not uses_local_model(job.config):
             return job
@@ -101,8 +101,8 @@ class BrowserWorker:
         return dataclasses.replace(job, config=resolve_model(job.config, server))
 
     async def close(self) -> None:
-        from agent.llm.local_install import LocalPaths
-        from agent.llm.local_server import release
+        from kite_browser.agent.llm.local_install import LocalPaths
+        from kite_browser.agent.llm.local_server import release
 
         try:
             await self.backend.close()

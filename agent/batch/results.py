@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
-from agent.batch.checks import CheckOutcome
-from agent.record import RunResult
+from kite_browser.agent.batch.checks import CheckOutcome
+from kite_browser.agent.record import RunResult
 
 RUNNER_ERROR = "runner_error"
 """The stop reason of a task Kite could not run at all (no browser context, a bug): no agent run behind it."""

@@ -22,10 +22,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agent.batch.backend import Backend
-from agent.batch.jobs import Job
-from agent.batch.results import ResultsFile, ResultWriter, TaskResult, read_results
-from agent.cancel import cancel_requested
+from kite_browser.agent.batch.backend import Backend
+from kite_browser.agent.batch.jobs import Job
+from kite_browser.agent.batch.results import ResultsFile, ResultWriter, TaskResult, read_results
+from kite_browser.agent.cancel import cancel_requested
 
 Hook = Callable[[Job], Awaitable[None] | None]
 ResultHook = Callable[[Job, TaskResult], Awaitable[None] | None]

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from agent.batch.checks import CheckOutcome, evaluate
-from agent.batch.tasks import Task
-from agent.record import RunResult
+from kite_browser.agent.batch.checks import CheckOutcome, evaluate
+from kite_browser.agent.batch.tasks import Task
+from kite_browser.agent.record import RunResult
 
 if TYPE_CHECKING:
-    from agent.browser.session import ContextSession
+    from kite_browser.agent.browser.session import ContextSession
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ from typing import Any, Self, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agent.browser.actions import ACTION_NAMES
-from agent.errors import UsageError
+from kite_browser.agent.browser.actions import ACTION_NAMES
+from kite_browser.agent.errors import UsageError
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#-]*$")
 PLACEHOLDERS = ("sites", "cross", "suite_dir")

@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 
 from pydantic import Field, TypeAdapter
 
-import agent.browser.exec as _exec_pkg
-from agent.browser.exec.files import Screenshot, UploadFile
-from agent.browser.exec.js import ExecuteJS
-from agent.browser.exec.navigation import GoBack, GoForward, Navigate, Refresh, Wait
-from agent.browser.exec.observe import Done, ElementKind, GetElementDetails, GetElements
-from agent.browser.exec.pointer import Click, DragDrop, DragPoint, Hover
-from agent.browser.exec.scroll import Scroll
-from agent.browser.exec.select import Select
-from agent.browser.exec.spec import REGISTRY, ActionModel, ActionSpec, SafetyLevel, Settle
-from agent.browser.exec.tabs import SwitchTab
-from agent.browser.exec.typing import Modifier, PressKey, Type
+import kite_browser.agent.browser.exec as _exec_pkg
+from kite_browser.agent.browser.exec.files import Screenshot, UploadFile
+from kite_browser.agent.browser.exec.js import ExecuteJS
+from kite_browser.agent.browser.exec.navigation import GoBack, GoForward, Navigate, Refresh, Wait
+from kite_browser.agent.browser.exec.observe import Done, ElementKind, GetElementDetails, GetElements
+from kite_browser.agent.browser.exec.pointer import Click, DragDrop, DragPoint, Hover
+from kite_browser.agent.browser.exec.scroll import Scroll
+from kite_browser.agent.browser.exec.select import Select
+from kite_browser.agent.browser.exec.spec import REGISTRY, ActionModel, ActionSpec, SafetyLevel, Settle
+from kite_browser.agent.browser.exec.tabs import SwitchTab
+from kite_browser.agent.browser.exec.typing import Modifier, PressKey, Type
 
 __all__ = [
     "ACTION_MODELS",

@@ -13,8 +13,8 @@ import shutil
 import subprocess
 import sys
 
-from agent.config import load_config, playwright_browsers_dir
-from agent.errors import ChromiumNotFoundError, ConfigError, UsageError
+from kite_browser.agent.config import load_config, playwright_browsers_dir
+from kite_browser.agent.errors import ChromiumNotFoundError, ConfigError, UsageError
 
 SYSTEM_CANDIDATES = (
     "/usr/bin/chromium",
@@ -110,7 +110,7 @@ def ensure_chromium(explicit: str | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agent.browser.chromium")
+    parser = argparse.ArgumentParser(prog="python -m kite_browser.agent.browser.chromium")
     parser.add_argument("--ensure", action="store_true", help="install a Chromium if none is found")
     args = parser.parse_args(argv)
     try:

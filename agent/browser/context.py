@@ -23,9 +23,9 @@ from playwright.async_api import BrowserContext, Dialog, Download, Page
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
-from agent.browser.filenames import safe_filename, unique_path
-from agent.browser.observation import DialogInfo, TabInfo
-from agent.errors import ActionError, BrowserCrashedError, BrowserError
+from kite_browser.agent.browser.filenames import safe_filename, unique_path
+from kite_browser.agent.browser.observation import DialogInfo, TabInfo
+from kite_browser.agent.errors import ActionError, BrowserCrashedError, BrowserError
 
 DialogPolicy = Literal["accept", "dismiss"]
 DialogJudge = Callable[[DialogInfo, str], Awaitable[tuple[bool, str] | None]]

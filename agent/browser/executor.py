@@ -18,15 +18,15 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import ValidationError
 
-from agent.browser.actions import Action, parse_action, spec_of
-from agent.browser.exec import scroll
-from agent.browser.exec.base import ExecContext, Outcome, SessionLike, SnapshotterLike
-from agent.browser.exec.recheck import Recheck
-from agent.browser.observation import ActionResult, Effects, ErrorInfo
-from agent.browser.waits import PageMark, Settler, SettleReport
-from agent.browser.watchdog import guard
-from agent.config import KiteConfig
-from agent.errors import KiteError
+from kite_browser.agent.browser.actions import Action, parse_action, spec_of
+from kite_browser.agent.browser.exec import scroll
+from kite_browser.agent.browser.exec.base import ExecContext, Outcome, SessionLike, SnapshotterLike
+from kite_browser.agent.browser.exec.recheck import Recheck
+from kite_browser.agent.browser.observation import ActionResult, Effects, ErrorInfo
+from kite_browser.agent.browser.waits import PageMark, Settler, SettleReport
+from kite_browser.agent.browser.watchdog import guard
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.errors import KiteError
 
 _SECRET_RE = re.compile(r"<secret>(.*?)</secret>")
 

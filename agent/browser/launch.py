@@ -16,11 +16,11 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import ViewportSize
 
-from agent.config import BrowserConfig
-from agent.errors import BrowserError, UsageError
+from kite_browser.agent.config import BrowserConfig
+from kite_browser.agent.errors import BrowserError, UsageError
 
 if TYPE_CHECKING:
-    from agent.browser.session import BrowserSession
+    from kite_browser.agent.browser.session import BrowserSession
 
 OFFLINE_RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE 127.0.0.2"
 """Nothing resolves but loopback: 127.0.0.1 and 127.0.0.2 (the second loopback host the domain-policy tests use)."""

@@ -23,9 +23,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.browser.extractor_call import call_extractor
-from agent.browser.snapshot import Snapshotter
-from agent.browser.tokens import count_tokens
+from kite_browser.agent.browser.extractor_call import call_extractor
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.browser.tokens import count_tokens
 
 READER_JS = Path(__file__).with_name("reader.js").read_text(encoding="utf-8")
 _FRAME_TIMEOUT_S = 5.0

@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from agent.browser.observation import Element, ElementDetails, Observation, PageSummary
-from agent.browser.tokens import count_tokens
+from kite_browser.agent.browser.observation import Element, ElementDetails, Observation, PageSummary
+from kite_browser.agent.browser.tokens import count_tokens
 
 __all__ = [
     "count_tokens",

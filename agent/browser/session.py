@@ -22,8 +22,8 @@ from typing import Any, Literal
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from agent.browser.chromium import require_chromium
-from agent.browser.context import (
+from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.context import (
     ContextClosedError,
     ContextEvents,
     ContextSession,
@@ -32,8 +32,8 @@ from agent.browser.context import (
     NoOpenTabError,
     TabNotFoundError,
 )
-from agent.browser.extractor_call import install_listener_tracking
-from agent.browser.launch import (
+from kite_browser.agent.browser.extractor_call import install_listener_tracking
+from kite_browser.agent.browser.launch import (
     AttachFailedError,
     LaunchFailedError,
     chromium_args,
@@ -41,9 +41,9 @@ from agent.browser.launch import (
     probe_attach,
     viewport,
 )
-from agent.browser.profiles import ProfileLockedError, check_profile_unlocked, profile_dir
-from agent.config import NO_DISPLAY_HELP, BrowserConfig, default_data_dir, has_display
-from agent.errors import BrowserCrashedError, BrowserError
+from kite_browser.agent.browser.profiles import ProfileLockedError, check_profile_unlocked, profile_dir
+from kite_browser.agent.config import NO_DISPLAY_HELP, BrowserConfig, default_data_dir, has_display
+from kite_browser.agent.errors import BrowserCrashedError, BrowserError
 
 __all__ = [
     "AttachFailedError",

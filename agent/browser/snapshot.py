@@ -18,17 +18,24 @@ from typing import Any
 from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-from agent.browser.extractor_call import (
+from kite_browser.agent.browser.extractor_call import (
     EXTRACTOR_STUB,
     TOP_FRAME_GRACE_S,
     ask_frame,
     call_extractor,
     install_listener_tracking,
 )
-from agent.browser.flow import splice_flow
-from agent.browser.observation import Counts, Element, ElementDetails, Observation, PageSummary, Rect
-from agent.config import SnapshotConfig
-from agent.errors import StaleElementError
+from kite_browser.agent.browser.flow import splice_flow
+from kite_browser.agent.browser.observation import (
+    Counts,
+    Element,
+    ElementDetails,
+    Observation,
+    PageSummary,
+    Rect,
+)
+from kite_browser.agent.config import SnapshotConfig
+from kite_browser.agent.errors import StaleElementError
 
 OFF_LOOP_ELEMENTS = 500
 """From this many elements a snapshot's Python side (a model per element: ~30 µs each) runs in a thread:
@@ -296,8 +303,8 @@ class Snapshotter:
         return el
 
     async def _stale(self, page: Page, index: int) -> StaleElementError:
-        from agent.browser.render import render_observation
-        from agent.browser.targets_hint import same_element_now
+        from kite_browser.agent.browser.render import render_observation
+        from kite_browser.agent.browser.targets_hint import same_element_now
 
         was = self._state(page).known.get(index)
         try:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agent.browser.observation import Element
-from agent.browser.render import role_word
+from kite_browser.agent.browser.observation import Element
+from kite_browser.agent.browser.render import role_word
 
 
 def same_element_now(was: Element | None, now: Iterable[Element]) -> str:

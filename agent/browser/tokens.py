@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import agent  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before litellm is imported)
+import kite_browser.agent  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before litellm is imported)
 
 DEFAULT_MODEL = "gpt-4o-mini"
 

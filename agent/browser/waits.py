@@ -42,9 +42,9 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
-from agent.browser.exec.settle_js import FOLLOW_TIMER_MS, INSTALL_JS, QUIET_JS, init_js
-from agent.browser.exec.settle_requests import RequestTracker
-from agent.config import WaitConfig
+from kite_browser.agent.browser.exec.settle_js import FOLLOW_TIMER_MS, INSTALL_JS, QUIET_JS, init_js
+from kite_browser.agent.browser.exec.settle_requests import RequestTracker
+from kite_browser.agent.config import WaitConfig
 
 GRACE_MS = 30
 """Every settle watches at least this long for a late reaction (a fetch, a timer, a navigation)."""

@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from agent.cancel import raise_if_cancelled
-from agent.errors import BrowserCrashedError, BrowserError, KiteError
+from kite_browser.agent.cancel import raise_if_cancelled
+from kite_browser.agent.errors import BrowserCrashedError, BrowserError, KiteError
 
 T = TypeVar("T")
 

@@ -8,9 +8,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agent.browser.start_url import check_start_url
-from agent.config import KiteConfig, check_domain, load_config
-from agent.errors import KiteError, UsageError
+from kite_browser.agent.browser.start_url import check_start_url
+from kite_browser.agent.config import KiteConfig, check_domain, load_config
+from kite_browser.agent.errors import KiteError, UsageError
 
 __all__ = ["check_start_url"]  # moved to agent/browser/start_url.py; the commands import it from here
 
@@ -148,7 +148,7 @@ def agent_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def load_with_args(args: argparse.Namespace, extra: dict[str, Any] | None = None) -> KiteConfig:
-    from agent.commands._browser_opts import browser_overrides
+    from kite_browser.agent.commands._browser_opts import browser_overrides
 
     overrides = {**browser_overrides(args), **agent_overrides(args), **(extra or {})}
     config = load_config(getattr(args, "config", None), overrides)
@@ -165,7 +165,7 @@ def refuse_unusable_models(*models: str | None, eval_only_ok: bool = False) -> N
     ``kite run``/``batch``/``serve`` (``kite eval`` passes ``eval_only_ok``); a model litellm cannot route
     (``--model gpt4o``, an unregistered ``kite/...``) would only fail at the first step, after the browser
     started."""
-    from agent.llm.model import model_problem
+    from kite_browser.agent.llm.model import model_problem
 
     for model in dict.fromkeys(m for m in models if m):
         if model in EVAL_ONLY_MODELS and eval_only_ok:
@@ -182,7 +182,7 @@ def refuse_unusable_models(*models: str | None, eval_only_ok: bool = False) -> N
 
 async def resolve_model(config: KiteConfig) -> KiteConfig:
     """Turn the model 'local' (the default when none is configured) into the bundled local server."""
-    from agent.llm.local import configure_local_model, uses_local_model
+    from kite_browser.agent.llm.local import configure_local_model, uses_local_model
 
     if not uses_local_model(config):
         return config

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from agent.config import KiteConfig, provider_env
-from agent.errors import UsageError
+from kite_browser.agent.config import KiteConfig, provider_env
+from kite_browser.agent.errors import UsageError
 
 if TYPE_CHECKING:
-    from agent.batch.backend import Backend
+    from kite_browser.agent.batch.backend import Backend
 
 
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
-    from agent.commands._agent_opts import positive_int
+    from kite_browser.agent.commands._agent_opts import positive_int
 
     g = parser.add_argument_group("backend")
     g.add_argument(
@@ -31,7 +31,7 @@ def check_backend(args: argparse.Namespace) -> None:
         return
     if args.address is not None and not args.address.strip():
         raise UsageError("--address: give the Ray head address, e.g. ray://10.0.0.5:10001")
-    from agent.batch.ray_backend import require_ray
+    from kite_browser.agent.batch.ray_backend import require_ray
 
     require_ray()
 
@@ -39,10 +39,10 @@ def check_backend(args: argparse.Namespace) -> None:
 def make_backend(args: argparse.Namespace, config: KiteConfig, concurrency: int) -> Backend:
     """The backend the options name; ``concurrency`` is per worker for Ray."""
     if args.backend != "ray":
-        from agent.batch.local import LocalBackend
+        from kite_browser.agent.batch.local import LocalBackend
 
         return LocalBackend(config.browser, concurrency=concurrency)
-    from agent.batch.ray_backend import RayBackend
+    from kite_browser.agent.batch.ray_backend import RayBackend
 
     return RayBackend(
         config.browser,
@@ -63,7 +63,7 @@ def records_dir(args: argparse.Namespace, config: KiteConfig) -> str:
 async def keep_local(config: KiteConfig) -> KiteConfig:
     """For the Ray backend: the bundled local model is left unresolved here (``local``): each worker starts
     or shares the server of its own node (agent/batch/ray_worker.py)."""
-    from agent.llm.local import LOCAL_MODEL, uses_local_model
+    from kite_browser.agent.llm.local import LOCAL_MODEL, uses_local_model
 
     if not uses_local_model(config):
         return config

@@ -16,8 +16,8 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from agent.batch.jobs import Job
-from agent.batch.results import TaskResult
+from kite_browser.agent.batch.jobs import Job
+from kite_browser.agent.batch.results import TaskResult
 
 
 def _why(result: TaskResult) -> str:

@@ -7,8 +7,15 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
-from agent.events import ActionFinished, ModelReplied, PageObserved, ReplyRejected, RunEvent, RunStarted
-from agent.record import RunResult
+from kite_browser.agent.events import (
+    ActionFinished,
+    ModelReplied,
+    PageObserved,
+    ReplyRejected,
+    RunEvent,
+    RunStarted,
+)
+from kite_browser.agent.record import RunResult
 
 LEVEL_STYLE = {"auto": "dim", "notify": "yellow", "confirm": "bold magenta", "block": "bold red"}
 

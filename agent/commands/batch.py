@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from agent.commands._agent_opts import (
+from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
     check_out_file,
     load_with_args,
@@ -29,17 +29,17 @@ from agent.commands._agent_opts import (
     refuse_unusable_models,
     resolve_model,
 )
-from agent.commands._backend_opts import (
+from kite_browser.agent.commands._backend_opts import (
     add_backend_options,
     check_backend,
     keep_local,
     make_backend,
     records_dir,
 )
-from agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.commands._browser_opts import add_browser_options
 
 if TYPE_CHECKING:
-    from agent.batch.runner import BatchRunner
+    from kite_browser.agent.batch.runner import BatchRunner
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,11 +60,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    from agent.batch.jobs import build_jobs, read_task_file
-    from agent.batch.results import read_results
-    from agent.batch.runner import BatchRunner
-    from agent.commands._batch_view import BatchView, summary_table, totals_line
-    from agent.commands._interrupt import interruptible
+    from kite_browser.agent.batch.jobs import build_jobs, read_task_file
+    from kite_browser.agent.batch.results import read_results
+    from kite_browser.agent.batch.runner import BatchRunner
+    from kite_browser.agent.commands._batch_view import BatchView, summary_table, totals_line
+    from kite_browser.agent.commands._interrupt import interruptible
 
     check_backend(args)
     tf = read_task_file(args.tasks)
@@ -82,7 +82,7 @@ async def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         if tf.uses_sites():
-            from evals.sites import SitesServer
+            from kite_browser.evals.sites import SitesServer
 
             sites = SitesServer().start()
             values |= {"sites": sites.url("/").rstrip("/"), "cross": sites.cross_origin_url.rstrip("/")}

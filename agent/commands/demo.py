@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-from agent.commands._agent_opts import add_agent_options, load_with_args, resolve_model
-from agent.commands._browser_opts import add_browser_options
-from agent.commands._progress import ProgressPrinter
+from kite_browser.agent.commands._agent_opts import add_agent_options, load_with_args, resolve_model
+from kite_browser.agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.commands._progress import ProgressPrinter
 
 DEMO_TASK = "Find the cheapest blue mug in the shop and report its name and price."
 
@@ -28,9 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    from agent.loop import Agent
-    from evals.sites.server import SitesServer
-    from safety.confirm import BatchConfirmer
+    from kite_browser.agent.loop import Agent
+    from kite_browser.evals.sites.server import SitesServer
+    from kite_browser.safety.confirm import BatchConfirmer
 
     config = load_with_args(args, {"browser.block_external_hosts": True})
     config = await resolve_model(config)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.commands._agent_opts import (
+from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
     check_out_file,
     load_with_args,
@@ -22,19 +22,19 @@ from agent.commands._agent_opts import (
     refuse_unusable_models,
     resolve_model,
 )
-from agent.commands._backend_opts import (
+from kite_browser.agent.commands._backend_opts import (
     add_backend_options,
     check_backend,
     keep_local,
     make_backend,
     records_dir,
 )
-from agent.commands._browser_opts import add_browser_options
-from agent.errors import UsageError
+from kite_browser.agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.errors import UsageError
 
 if TYPE_CHECKING:
-    from agent.batch.results import TaskResult
-    from agent.batch.runner import BatchRunner
+    from kite_browser.agent.batch.results import TaskResult
+    from kite_browser.agent.batch.runner import BatchRunner
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -84,11 +84,11 @@ async def run(args: argparse.Namespace) -> int:
         return compare(args.suite[1:])
     if len(args.suite) != 1:
         raise UsageError("give one suite: sites, miniwob or a suite file")
-    from agent.commands._interrupt import interruptible
-    from evals.harness import run_eval
-    from evals.report import headline, write_json, write_markdown
-    from evals.report_html import write_html
-    from evals.tasks import find_suite, load_suite
+    from kite_browser.agent.commands._interrupt import interruptible
+    from kite_browser.evals.harness import run_eval
+    from kite_browser.evals.report import headline, write_json, write_markdown
+    from kite_browser.evals.report_html import write_html
+    from kite_browser.evals.tasks import find_suite, load_suite
 
     check_backend(args)
     for flag, out in (("--json", args.json_out), ("--md", args.md_out), ("--html", args.html_out)):
@@ -153,8 +153,8 @@ async def run(args: argparse.Namespace) -> int:
 
 
 def compare(paths: list[str]) -> int:
-    from evals.report import compare as diff
-    from evals.report import compare_text, load_json
+    from kite_browser.evals.report import compare as diff
+    from kite_browser.evals.report import compare_text, load_json
 
     if len(paths) != 2:
         raise UsageError("usage: kite eval compare A.json B.json")

@@ -8,7 +8,7 @@ import json
 import signal
 from typing import Any
 
-from agent.config import load_config
+from kite_browser.agent.config import load_config
 
 
 def register(subparsers: Any) -> None:
@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    from agent.llm import local
+    from kite_browser.agent.llm import local
 
     config = load_config(getattr(args, "config", None))
     if args.local_command == "stop":

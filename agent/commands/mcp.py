@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agent.commands._agent_opts import agent_overrides, domain, port_number
-from agent.commands._browser_opts import add_browser_options, browser_overrides
-from agent.errors import UsageError
+from kite_browser.agent.commands._agent_opts import agent_overrides, domain, port_number
+from kite_browser.agent.commands._browser_opts import add_browser_options, browser_overrides
+from kite_browser.agent.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,13 +64,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from agent.config import load_config
+    from kite_browser.agent.config import load_config
 
     overrides = {**browser_overrides(args), **agent_overrides(args)}
     if args.no_modules:
         overrides["modules"] = []
     elif args.modules:
-        from agent.modules.loader import check_names
+        from kite_browser.agent.modules.loader import check_names
 
         check_names(args.modules, "--module")
         overrides["modules"] = list(args.modules)
@@ -80,7 +80,7 @@ def _config(args: argparse.Namespace) -> Any:
 
 
 async def run(args: argparse.Namespace) -> int:
-    from agent.mcp.app import serve
+    from kite_browser.agent.mcp.app import serve
 
     if not args.http:
         given = {"--host": args.host, "--port": args.port, "--token": args.token}
@@ -90,7 +90,7 @@ async def run(args: argparse.Namespace) -> int:
                     f"{flag} needs --http (stdio is the default transport): kite mcp --http {flag} …"
                 )
     else:
-        from agent.mcp.transport import check_http_options
+        from kite_browser.agent.mcp.transport import check_http_options
 
         check_http_options(args.host or "127.0.0.1", args.token)
     config = _config(args)

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from agent.commands._agent_opts import (
+from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
     check_runs_dir,
     check_start_url,
@@ -14,10 +14,10 @@ from agent.commands._agent_opts import (
     refuse_unusable_models,
     resolve_model,
 )
-from agent.commands._browser_opts import add_browser_options
-from agent.commands._progress import ProgressPrinter
-from agent.config import NO_DISPLAY_HELP, has_display
-from agent.errors import UsageError
+from kite_browser.agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.commands._progress import ProgressPrinter
+from kite_browser.agent.config import NO_DISPLAY_HELP, has_display
+from kite_browser.agent.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def make_confirmer(config):
-    from safety.confirm import BatchConfirmer, TerminalConfirmer
+    from kite_browser.safety.confirm import BatchConfirmer, TerminalConfirmer
 
     if sys.stdin.isatty() and not config.safety.approve:
         return TerminalConfirmer()
@@ -48,13 +48,13 @@ async def run(args: argparse.Namespace) -> int:
     refuse_unusable_models(config.llm.model)
     start_url = check_start_url(args.start_url, config.browser)  # bad input fails before anything starts
     check_runs_dir(config.run.runs_dir)
-    from agent.output import load_schema
+    from kite_browser.agent.output import load_schema
 
     schema = load_schema(args.output_schema) if args.output_schema else None
     if not config.browser.headless and not config.browser.attach and not has_display():
         raise UsageError(NO_DISPLAY_HELP)
-    from agent.loop import Agent
-    from safety.secrets import SecretStore
+    from kite_browser.agent.loop import Agent
+    from kite_browser.safety.secrets import SecretStore
 
     config = await resolve_model(config)
     secrets = SecretStore.from_sources(config.safety, cli=args.secret)

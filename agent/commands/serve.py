@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from agent.commands._agent_opts import (
+from kite_browser.agent.commands._agent_opts import (
     load_with_args,
     port_number,
     refuse_unusable_models,
     resolve_model,
 )
-from agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.commands._browser_opts import add_browser_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,9 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    from agent.commands._agent_opts import check_runs_dir
-    from agent.httpserve import check_http_options
-    from agent.server.serve import serve
+    from kite_browser.agent.commands._agent_opts import check_runs_dir
+    from kite_browser.agent.httpserve import check_http_options
+    from kite_browser.agent.server.serve import serve
 
     config = load_with_args(args)
     host = args.host or config.server.host

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.rule import Rule
 
-from agent.errors import UsageError
+from kite_browser.agent.errors import UsageError
 
 BRIEF_LINES = 12
 
@@ -72,7 +72,7 @@ def read_steps(run: Path) -> list[dict[str, Any]]:
 
 
 def show(args: argparse.Namespace) -> int:
-    from agent.config import load_config
+    from kite_browser.agent.config import load_config
 
     runs_dir = args.runs_dir or load_config(getattr(args, "config", None)).run.runs_dir
     run = find_run(args.run_dir, runs_dir)
@@ -159,7 +159,7 @@ class RunPrinter:
                 self.action(item)
 
     def request(self, s: dict[str, Any]) -> None:
-        from agent.record import load_request
+        from kite_browser.agent.record import load_request
 
         request = s["request"]
         try:
@@ -207,8 +207,8 @@ class RunPrinter:
             self.block(f"{call.get('name')}({call.get('arguments', '')})", "green")
 
     def action(self, item: dict[str, Any]) -> None:
-        from agent.browser.observation import ActionResult
-        from agent.memory import describe_result
+        from kite_browser.agent.browser.observation import ActionResult
+        from kite_browser.agent.memory import describe_result
 
         action, result, decision = (
             item.get("action") or {},

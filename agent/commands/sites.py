@@ -6,7 +6,7 @@ import argparse
 import threading
 from typing import Any
 
-from agent.errors import UsageError
+from kite_browser.agent.errors import UsageError
 
 
 def register(subparsers: Any) -> None:
@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evals.sites import SitesServer
+    from kite_browser.evals.sites import SitesServer
 
     for name in ("port", "cross_port"):
         if not 0 <= getattr(args, name) <= 65535:

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
-from agent.commands._agent_opts import positive_int
-from agent.commands._browser_opts import parse_viewport
-from agent.config import KiteConfig, load_config
-from agent.errors import UsageError
+from kite_browser.agent.commands._agent_opts import positive_int
+from kite_browser.agent.commands._browser_opts import parse_viewport
+from kite_browser.agent.config import KiteConfig, load_config
+from kite_browser.agent.errors import UsageError
 
 if TYPE_CHECKING:  # Playwright and the engine load in run(): every other kite command starts without them
     from playwright.async_api import Page
 
-    from agent.browser.snapshot import Snapshotter
+    from kite_browser.agent.browser.snapshot import Snapshotter
 
 
 def register(subparsers: Any) -> None:
@@ -99,8 +99,8 @@ async def _one(
 ) -> dict[str, Any]:
     from playwright.async_api import Error as PlaywrightError
 
-    from agent.browser.render import render_observation
-    from agent.browser.tokens import count_tokens
+    from kite_browser.agent.browser.render import render_observation
+    from kite_browser.agent.browser.tokens import count_tokens
 
     warning = None
     try:
@@ -128,9 +128,9 @@ async def _one(
 
 
 async def run(args: argparse.Namespace) -> int:
-    from agent.browser.session import BrowserSession
-    from agent.browser.snapshot import Snapshotter
-    from agent.browser.tokens import warm_up
+    from kite_browser.agent.browser.session import BrowserSession
+    from kite_browser.agent.browser.snapshot import Snapshotter
+    from kite_browser.agent.browser.tokens import warm_up
 
     targets = [_target(u) for u in args.urls]  # bad input fails before the browser starts
     cfg = _config(args, targets)

@@ -12,8 +12,8 @@ import logging
 import sys
 from typing import Any
 
-from agent.config import load_config
-from agent.errors import UsageError
+from kite_browser.agent.config import load_config
+from kite_browser.agent.errors import UsageError
 
 
 def register(subparsers: Any) -> None:
@@ -50,7 +50,7 @@ def _config(args: argparse.Namespace, **overrides: Any) -> Any:
     # module load failures are shown as states (list) or do not matter for one call: no log lines on stderr
     logging.getLogger("kite.modules").setLevel(logging.ERROR)
     if getattr(args, "modules", None):
-        from agent.modules.loader import check_names
+        from kite_browser.agent.modules.loader import check_names
 
         overrides["modules"] = [m.strip() for m in args.modules.split(",") if m.strip()]
         check_names(overrides["modules"], "--modules")
@@ -58,7 +58,7 @@ def _config(args: argparse.Namespace, **overrides: Any) -> Any:
 
 
 async def list_tools(args: argparse.Namespace) -> int:
-    from agent.modules import Toolbox
+    from kite_browser.agent.modules import Toolbox
 
     async with Toolbox(_config(args)) as tb:
         states = tb.states()
@@ -76,7 +76,7 @@ async def list_tools(args: argparse.Namespace) -> int:
 
 
 def _confirmer(approve: list[str]) -> Any:
-    from safety.confirm import BatchConfirmer, TerminalConfirmer
+    from kite_browser.safety.confirm import BatchConfirmer, TerminalConfirmer
 
     if sys.stdin.isatty() and not approve:
         return TerminalConfirmer()
@@ -84,7 +84,7 @@ def _confirmer(approve: list[str]) -> Any:
 
 
 async def call_tool(args: argparse.Namespace) -> int:
-    from agent.modules import Toolbox
+    from kite_browser.agent.modules import Toolbox
 
     try:
         arguments = json.loads(args.arguments)

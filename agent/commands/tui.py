@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from agent.commands._agent_opts import add_agent_options, check_runs_dir, check_start_url, load_with_args
-from agent.commands._browser_opts import add_browser_options
-from agent.config import KiteConfig
+from kite_browser.agent.commands._agent_opts import (
+    add_agent_options,
+    check_runs_dir,
+    check_start_url,
+    load_with_args,
+)
+from kite_browser.agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.config import KiteConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,7 +28,7 @@ def with_cli_secrets(config: KiteConfig, items: list[str]) -> KiteConfig:
     bad one is a usage error before the UI opens); each run's SecretStore then holds them."""
     if not items:
         return config
-    from safety.secrets import SecretStore
+    from kite_browser.safety.secrets import SecretStore
 
     SecretStore.from_sources(config.safety, cli=items, env={})  # raises a clear error for a malformed flag
     secrets = dict(config.safety.secrets)
@@ -34,8 +39,8 @@ def with_cli_secrets(config: KiteConfig, items: list[str]) -> KiteConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agent.tui.app import KiteApp
-    from agent.tui.history import TaskEntry
+    from kite_browser.agent.tui.app import KiteApp
+    from kite_browser.agent.tui.history import TaskEntry
 
     config = with_cli_secrets(load_with_args(args), args.secret)
     check_runs_dir(config.run.runs_dir)

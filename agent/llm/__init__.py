@@ -39,5 +39,5 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'agent.llm' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"agent.llm.{module}"), name)
+        raise AttributeError(f"module 'kite_browser.agent.llm' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"kite_browser.agent.llm.{module}"), name)

@@ -18,8 +18,8 @@ from urllib.parse import urlparse
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.config import LLMConfig, default_data_dir, resource_path
-from agent.errors import ConfigError
+from kite_browser.agent.config import LLMConfig, default_data_dir, resource_path
+from kite_browser.agent.errors import ConfigError
 
 log = logging.getLogger("kite.llm")
 NOTICES_FILE = "notices-seen.json"

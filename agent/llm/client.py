@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, field_validator
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_before_delay
 
-from agent.config import LLMConfig
-from agent.llm.error_map import OPENAI_COMPATIBLE, KeyFrom, _import_litellm, map_exception
-from agent.llm.errors import (
+from kite_browser.agent.config import LLMConfig
+from kite_browser.agent.llm.error_map import OPENAI_COMPATIBLE, KeyFrom, _import_litellm, map_exception
+from kite_browser.agent.llm.errors import (
     LLMBadRequestError,
     LLMError,
     LLMRateLimitedError,
@@ -33,8 +33,8 @@ from agent.llm.errors import (
 )
 
 if TYPE_CHECKING:
-    from agent.llm.capabilities import Capabilities
-    from agent.llm.model import ModelView
+    from kite_browser.agent.llm.capabilities import Capabilities
+    from kite_browser.agent.llm.model import ModelView
 
 log = logging.getLogger("kite.llm")
 
@@ -132,7 +132,7 @@ class LiteLLMModel:
 
     @property
     def capabilities(self) -> Capabilities:
-        from agent.llm.capabilities import capabilities_for
+        from kite_browser.agent.llm.capabilities import capabilities_for
 
         return capabilities_for(self.model, self.config.api_base, self.config)
 

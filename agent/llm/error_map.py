@@ -12,7 +12,7 @@ import warnings
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
-from agent.llm.errors import (
+from kite_browser.agent.llm.errors import (
     ContextWindowError,
     LLMAuthError,
     LLMBadRequestError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from agent.errors import KiteError
+from kite_browser.agent.errors import KiteError
 
 
 class LLMError(KiteError):

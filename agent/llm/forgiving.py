@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action, parse_action
-from agent.llm.schemas import action_catalog
+from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action, parse_action
+from kite_browser.agent.llm.schemas import action_catalog
 
 NOTES_KEY = "__kite_notes__"
 """Where name resolution leaves its notes in a flat action (popped before validation)."""

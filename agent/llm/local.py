@@ -13,18 +13,24 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent.config import KiteConfig
-from agent.llm import local_server as srv
-from agent.llm.local_errors import (
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.llm import local_server as srv
+from kite_browser.agent.llm.local_errors import (
     LocalHashMismatchError,
     LocalInstallError,
     LocalModelError,
     LocalServerError,
     LocalServerTimeoutError,
 )
-from agent.llm.local_install import LocalPaths, install, is_installed, model_installed, server_installed
-from agent.llm.local_pins import CONTEXT_TOKENS, GGUF_SHA256, GGUF_SIZE, MODEL_ALIAS
-from agent.llm.local_progress import rich_progress
+from kite_browser.agent.llm.local_install import (
+    LocalPaths,
+    install,
+    is_installed,
+    model_installed,
+    server_installed,
+)
+from kite_browser.agent.llm.local_pins import CONTEXT_TOKENS, GGUF_SHA256, GGUF_SIZE, MODEL_ALIAS
+from kite_browser.agent.llm.local_progress import rich_progress
 
 __all__ = [
     "LOCAL_MODEL",

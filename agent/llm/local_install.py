@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.llm.local_errors import LocalHashMismatchError, LocalInstallError
-from agent.llm.local_pins import (
+from kite_browser.agent.llm.local_errors import LocalHashMismatchError, LocalInstallError
+from kite_browser.agent.llm.local_pins import (
     GGUF_NAME,
     GGUF_SHA256,
     GGUF_SIZE,

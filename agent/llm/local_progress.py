@@ -16,7 +16,7 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from agent.llm.local_install import ProgressFn
+from kite_browser.agent.llm.local_install import ProgressFn
 
 
 @contextlib.contextmanager

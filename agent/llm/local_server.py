@@ -26,10 +26,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from agent.llm import local_watchdog as watchdog
-from agent.llm.local_errors import LocalServerError, LocalServerTimeoutError
-from agent.llm.local_install import LocalPaths, file_lock
-from agent.llm.local_pins import CONTEXT_TOKENS, MODEL_ALIAS
+from kite_browser.agent.llm import local_watchdog as watchdog
+from kite_browser.agent.llm.local_errors import LocalServerError, LocalServerTimeoutError
+from kite_browser.agent.llm.local_install import LocalPaths, file_lock
+from kite_browser.agent.llm.local_pins import CONTEXT_TOKENS, MODEL_ALIAS
 
 HEALTH_TIMEOUT_S = 180.0
 _registered: set[Path] = set()

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from agent.browser.observation import Element, Observation
+from kite_browser.agent.browser.observation import Element, Observation
 
 if TYPE_CHECKING:
-    from agent.config import LLMConfig
-    from agent.llm.client import LLMReply
+    from kite_browser.agent.config import LLMConfig
+    from kite_browser.agent.llm.client import LLMReply
 
 
 class PastAction(BaseModel):
@@ -108,7 +108,7 @@ def model_for(config: LLMConfig) -> Model:
     """The model a config names: a registered one, else litellm (``model`` must be resolved: not ``local``)."""
     if (model := registered_model(config)) is not None:
         return model
-    from agent.llm.client import LiteLLMModel
+    from kite_browser.agent.llm.client import LiteLLMModel
 
     return LiteLLMModel(config)
 
@@ -120,7 +120,7 @@ def model_problem(model: str, can_resolve_local: bool) -> str | None:
     if is_registered(model):
         return None
     if model.startswith("kite/"):
-        from agent.llm.fakes import has_fake, register_fakes
+        from kite_browser.agent.llm.fakes import has_fake, register_fakes
 
         register_fakes()
         return None if has_fake(model.removeprefix("kite/")) else f"no model {model} is registered"

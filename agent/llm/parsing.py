@@ -19,10 +19,10 @@ from typing import Any, Literal
 import json_repair
 from pydantic import BaseModel, ConfigDict
 
-from agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action
-from agent.errors import KiteError
-from agent.llm.client import LLMReply, ToolCall
-from agent.llm.forgiving import (
+from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action
+from kite_browser.agent.errors import KiteError
+from kite_browser.agent.llm.client import LLMReply, ToolCall
+from kite_browser.agent.llm.forgiving import (
     EXAMPLE,
     closest_action,
     corrected_example,
@@ -33,7 +33,7 @@ from agent.llm.forgiving import (
     resolve_alias,
     signature,
 )
-from agent.llm.reply_json import (
+from kite_browser.agent.llm.reply_json import (
     NORMALISED_NAMES,
     REPAIR_BUDGET,
     normalised,
@@ -42,8 +42,8 @@ from agent.llm.reply_json import (
     spend_repair,
     strict_candidates,
 )
-from agent.llm.reply_text import CUT_OFF, REASONING_ONLY, was_cut_off
-from agent.llm.schemas import SINGLE_TOOL_NAME
+from kite_browser.agent.llm.reply_text import CUT_OFF, REASONING_ONLY, was_cut_off
+from kite_browser.agent.llm.schemas import SINGLE_TOOL_NAME
 
 MAX_TEXT_CHARS = 100_000
 """Longest reply text, and longest tool-call arguments, that are read at all."""

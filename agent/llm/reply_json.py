@@ -14,8 +14,8 @@ from typing import Any
 
 import json_repair
 
-from agent.browser.actions import ACTION_NAMES
-from agent.llm.reply_text import fenced_blocks
+from kite_browser.agent.browser.actions import ACTION_NAMES
+from kite_browser.agent.llm.reply_text import fenced_blocks
 
 _MAX_SCANS = 200
 # json_repair costs about (length x open brackets) on malformed input: "{" * 5 + "a" * 10_000 takes a second,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agent.llm.client import LLMReply
+from kite_browser.agent.llm.client import LLMReply
 
 CUT_OFF = (
     "Your reply was cut off at the output token limit (llm.max_output_tokens) before its JSON ended, so none "

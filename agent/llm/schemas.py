@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any, Literal
 
-from agent.browser.actions import ACTION_MODELS, ACTION_NAMES
-from agent.jsonschema import flat_schema
+from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES
+from kite_browser.agent.jsonschema import flat_schema
 
 SINGLE_TOOL_NAME = "browser_action"
 ToolStyle = Literal["single", "compact", "full"]

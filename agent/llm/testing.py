@@ -8,8 +8,8 @@
 A reply is an ``LLMReply``, text (the model's content), a tool call ``{"name": "click", "arguments": {...}}``,
 an action ``{"action": "click", "index": 3}``, or a list of calls/actions (several actions in one reply)::
 
-    from agent import Agent, load_config
-    from agent.llm.testing import FunctionModel
+    from kite_browser.agent import Agent, load_config
+    from kite_browser.agent.llm.testing import FunctionModel
 
     def fn(messages, view):
         button = next(e for e in view.observation.elements if e.name == "Add to cart")
@@ -29,8 +29,8 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from agent.llm.client import LLMReply, ToolCall, Usage
-from agent.llm.model import ModelView, register_model, unregister_model
+from kite_browser.agent.llm.client import LLMReply, ToolCall, Usage
+from kite_browser.agent.llm.model import ModelView, register_model, unregister_model
 
 Reply = LLMReply | str | dict[str, Any] | list[dict[str, Any]]
 ModelFunction = Callable[[list[dict[str, Any]], ModelView], Reply | Awaitable[Reply]]

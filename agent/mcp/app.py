@@ -8,17 +8,17 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable
 
-from agent.browser.tokens import warm_up
-from agent.config import KiteConfig
-from agent.httpserve import until_done_or_terminated
-from agent.mcp.confirm import ElicitConfirmer
-from agent.mcp.hub import BrowserHub
-from agent.mcp.record import Record
-from agent.mcp.server import KiteMCP
-from agent.modules.gate import ToolGate
-from agent.modules.registry import ModuleRegistry
-from safety.policy import SafetyPolicy
-from safety.secrets import SecretStore
+from kite_browser.agent.browser.tokens import warm_up
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.httpserve import until_done_or_terminated
+from kite_browser.agent.mcp.confirm import ElicitConfirmer
+from kite_browser.agent.mcp.hub import BrowserHub
+from kite_browser.agent.mcp.record import Record
+from kite_browser.agent.mcp.server import KiteMCP
+from kite_browser.agent.modules.gate import ToolGate
+from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.safety.policy import SafetyPolicy
+from kite_browser.safety.secrets import SecretStore
 
 
 @contextlib.asynccontextmanager
@@ -90,7 +90,7 @@ async def serve(
     token: str | None = None,
     ready: Callable[[str], None] | None = None,
 ) -> None:
-    from agent.mcp.transport import run_http, run_stdio
+    from kite_browser.agent.mcp.transport import run_http, run_stdio
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="kite mcp: %(message)s")
     async with kite_mcp(config, secrets_cli=secrets_cli, isolated=isolated) as kite:

@@ -15,17 +15,17 @@ from typing import Any
 import mcp_types as types
 from playwright.async_api import Error as PlaywrightError
 
-from agent.browser import actions as A
-from agent.browser.observation import ActionResult
-from agent.browser.snapshot import OFF_LOOP_ELEMENTS
-from agent.errors import StaleElementError
-from agent.fence import defuse, fence
-from agent.mcp import render
-from agent.mcp import tools as T
-from agent.mcp.confirm import close_round, input_pending
-from agent.mcp.hub import BrowserHub, ClientState
-from agent.mcp.image import fitted_screenshot
-from agent.mcp.record import Record
+from kite_browser.agent.browser import actions as A
+from kite_browser.agent.browser.observation import ActionResult
+from kite_browser.agent.browser.snapshot import OFF_LOOP_ELEMENTS
+from kite_browser.agent.errors import StaleElementError
+from kite_browser.agent.fence import defuse, fence
+from kite_browser.agent.mcp import render
+from kite_browser.agent.mcp import tools as T
+from kite_browser.agent.mcp.confirm import close_round, input_pending
+from kite_browser.agent.mcp.hub import BrowserHub, ClientState
+from kite_browser.agent.mcp.image import fitted_screenshot
+from kite_browser.agent.mcp.record import Record
 
 Content = list[types.ContentBlock]
 
@@ -258,7 +258,7 @@ class Calls:
         return _text(f"{what} did {a.state}.")
 
     async def read(self, s: ClientState, a: T.ReadArgs, client: str) -> Content:
-        from agent.browser.reader import read_page
+        from kite_browser.agent.browser.reader import read_page
 
         res = await read_page(
             s.ctx.page,

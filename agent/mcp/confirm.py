@@ -31,7 +31,7 @@ import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from safety.confirm import ConfirmAnswer, ConfirmRequest, check_approvals
+from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest, check_approvals
 
 current_request: contextvars.ContextVar[Any] = contextvars.ContextVar("kite_mcp_request", default=None)
 """The ServerRequestContext of the tool call being served (set by the server around each call)."""

@@ -13,15 +13,15 @@ from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
 
-from agent.browser.executor import ActionExecutor
-from agent.browser.observation import Observation
-from agent.browser.session import BrowserSession, ContextSession
-from agent.browser.snapshot import Snapshotter
-from agent.config import KiteConfig
-from agent.errors import BrowserError, KiteError
-from safety.confirm import Confirmer, Gate
-from safety.policy import SafetyPolicy
-from safety.secrets import SecretStore
+from kite_browser.agent.browser.executor import ActionExecutor
+from kite_browser.agent.browser.observation import Observation
+from kite_browser.agent.browser.session import BrowserSession, ContextSession
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.errors import BrowserError, KiteError
+from kite_browser.safety.confirm import Confirmer, Gate
+from kite_browser.safety.policy import SafetyPolicy
+from kite_browser.safety.secrets import SecretStore
 
 SHARED = "shared"
 PROBE_TIMEOUT_S = 5.0

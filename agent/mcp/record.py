@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from safety.secrets import SecretStore
+from kite_browser.safety.secrets import SecretStore
 
 
 class Record:

@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.browser.observation import ActionResult, Element, Observation
-from agent.browser.render import element_line, names_neighbour
-from agent.browser.tokens import count_tokens
+from kite_browser.agent.browser.observation import ActionResult, Element, Observation
+from kite_browser.agent.browser.render import element_line, names_neighbour
+from kite_browser.agent.browser.tokens import count_tokens
 
 TEXT_CHARS = 200
 """The page's own text shown with a snapshot, in all (the read tool gives the page's text in full)."""

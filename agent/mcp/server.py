@@ -27,17 +27,17 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from playwright.async_api import Error as PlaywrightError
 from pydantic import ValidationError
 
-from agent import __version__
-from agent.errors import BrowserCrashedError, KiteError
-from agent.mcp import render
-from agent.mcp.calls import Calls, ToolFailure
-from agent.mcp.confirm import InputRound, current_request, current_round, input_pending
-from agent.mcp.hub import SHARED, BrowserHub
-from agent.mcp.record import Record
-from agent.mcp.tools import TOOLS, mcp_annotations
-from agent.modules.base import CallContext, ToolHints, is_error
-from agent.modules.registry import ModuleRegistry
-from safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
+from kite_browser.agent import __version__
+from kite_browser.agent.errors import BrowserCrashedError, KiteError
+from kite_browser.agent.mcp import render
+from kite_browser.agent.mcp.calls import Calls, ToolFailure
+from kite_browser.agent.mcp.confirm import InputRound, current_request, current_round, input_pending
+from kite_browser.agent.mcp.hub import SHARED, BrowserHub
+from kite_browser.agent.mcp.record import Record
+from kite_browser.agent.mcp.tools import TOOLS, mcp_annotations
+from kite_browser.agent.modules.base import CallContext, ToolHints, is_error
+from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
 
 log = logging.getLogger("kite.mcp")
 

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from mcp_types import Tool, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.modules.base import READS, ToolHints
+from kite_browser.agent.modules.base import READS, ToolHints
 
 Ref = Annotated[int, Field(ge=0, description="Element number N from the latest snapshot's [N].")]
 

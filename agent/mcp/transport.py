@@ -11,9 +11,9 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agent.httpserve import BearerToken, check_http_options, is_loopback, serve_asgi, url_host
-from agent.mcp.hub import SHARED
-from agent.mcp.server import KiteMCP
+from kite_browser.agent.httpserve import BearerToken, check_http_options, is_loopback, serve_asgi, url_host
+from kite_browser.agent.mcp.hub import SHARED
+from kite_browser.agent.mcp.server import KiteMCP
 
 __all__ = ["BearerToken", "check_http_options", "http_app", "is_loopback", "run_http", "run_stdio"]
 

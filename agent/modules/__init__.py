@@ -3,7 +3,7 @@
 ``Toolbox`` is the entry point for a framework author; ``agent.modules.base`` defines the module interface.
 """
 
-from agent.modules.base import (
+from kite_browser.agent.modules.base import (
     CallContext,
     KiteModule,
     ModuleRuntime,
@@ -14,8 +14,8 @@ from agent.modules.base import (
     ToolModule,
     WebComponent,
 )
-from agent.modules.registry import ModuleRegistry
-from agent.modules.toolbox import Toolbox
+from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.agent.modules.toolbox import Toolbox
 
 __all__ = [
     "CallContext",

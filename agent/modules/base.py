@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent.errors import KiteError
-from agent.jsonschema import flat_schema
+from kite_browser.agent.errors import KiteError
+from kite_browser.agent.jsonschema import flat_schema
 
 if TYPE_CHECKING:
-    from agent.config import KiteConfig
-    from agent.modules.gate import ToolGate
-    from safety.confirm import Confirmer
+    from kite_browser.agent.config import KiteConfig
+    from kite_browser.agent.modules.gate import ToolGate
+    from kite_browser.safety.confirm import Confirmer
 
 ModuleStatus = Literal["loaded", "initialized", "error", "shutdown"]
 SafetyLevel = Literal["auto", "notify", "confirm", "block"]

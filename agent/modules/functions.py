@@ -20,7 +20,15 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, create_model
 
-from agent.modules.base import CallContext, SafetyLevel, Tool, ToolError, ToolHints, ToolModule, validate_args
+from kite_browser.agent.modules.base import (
+    CallContext,
+    SafetyLevel,
+    Tool,
+    ToolError,
+    ToolHints,
+    ToolModule,
+    validate_args,
+)
 
 USER_MODULE = "user_tools"
 

@@ -17,14 +17,14 @@ import contextlib
 import logging
 from typing import Any
 
-from agent.browser.actions import Action
-from agent.browser.observation import Element, Observation
-from agent.config import KiteConfig
-from agent.modules.base import CallContext, SafetyLevel, ToolError
-from safety.confirm import BatchConfirmer, ConfirmAnswer, Confirmer, ConfirmRequest, rejudge
-from safety.domains import DomainPolicy, host_of
-from safety.policy import SafetyPolicy
-from safety.rules import ConfirmLevel, Decision
+from kite_browser.agent.browser.actions import Action
+from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.modules.base import CallContext, SafetyLevel, ToolError
+from kite_browser.safety.confirm import BatchConfirmer, ConfirmAnswer, Confirmer, ConfirmRequest, rejudge
+from kite_browser.safety.domains import DomainPolicy, host_of
+from kite_browser.safety.policy import SafetyPolicy
+from kite_browser.safety.rules import ConfirmLevel, Decision
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any, Literal
 
-from agent.errors import UsageError
-from agent.modules.base import ToolError
+from kite_browser.agent.errors import UsageError
+from kite_browser.agent.modules.base import ToolError
 
 ENTRY_POINT_GROUP = "kite.modules"
 Source = Literal["builtin", "entry_point", "given"]
@@ -28,9 +28,9 @@ _NOT_MODULES = ("base", "gate", "loader", "registry", "toolbox")
 
 def known_names() -> list[str]:
     """The module names this install offers: the built-in packages and the entry points, sorted."""
-    import agent.modules
+    import kite_browser.agent.modules
 
-    builtins = {m.name for m in pkgutil.iter_modules(agent.modules.__path__) if m.ispkg}
+    builtins = {m.name for m in pkgutil.iter_modules(kite_browser.agent.modules.__path__) if m.ispkg}
     points = {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
     return sorted((builtins - set(_NOT_MODULES)) | points)
 
@@ -49,9 +49,9 @@ def check_names(names: list[str], flag: str) -> None:
 def _builtin(name: str) -> Any | None:
     if not name.isidentifier() or name in _NOT_MODULES:
         return None
-    if importlib.util.find_spec(f"agent.modules.{name}") is None:
+    if importlib.util.find_spec(f"kite_browser.agent.modules.{name}") is None:
         return None
-    return importlib.import_module(f"agent.modules.{name}")
+    return importlib.import_module(f"kite_browser.agent.modules.{name}")
 
 
 def _entry_point(name: str) -> Any | None:

@@ -13,12 +13,12 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent.config import KiteConfig
-from agent.events import ActionFinished, EventSink, emit
-from agent.fence import defuse
-from agent.modules.base import is_error
-from agent.modules.toolbox import Toolbox
-from safety.confirm import Confirmer
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.events import ActionFinished, EventSink, emit
+from kite_browser.agent.fence import defuse
+from kite_browser.agent.modules.base import is_error
+from kite_browser.agent.modules.toolbox import Toolbox
+from kite_browser.safety.confirm import Confirmer
 
 log = logging.getLogger("kite.modules")
 RESULT_CHARS = 600

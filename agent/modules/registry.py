@@ -21,9 +21,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent.config import KiteConfig
-from agent.modules import loader
-from agent.modules.base import (
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.modules import loader
+from kite_browser.agent.modules.base import (
     CallContext,
     KiteModule,
     ModuleRuntime,
@@ -35,7 +35,7 @@ from agent.modules.base import (
     interface_problems,
     tool_error,
 )
-from agent.modules.gate import ToolGate
+from kite_browser.agent.modules.gate import ToolGate
 
 log = logging.getLogger("kite.modules")
 SHUTDOWN_TIMEOUT_S = 15.0

@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Any
 
-from agent.config import KiteConfig, load_config
-from agent.modules.base import CallContext, ModuleState
-from agent.modules.functions import USER_MODULE, FunctionModule
-from agent.modules.gate import ToolGate
-from agent.modules.registry import ModuleRegistry
-from safety.confirm import Confirmer
+from kite_browser.agent.config import KiteConfig, load_config
+from kite_browser.agent.modules.base import CallContext, ModuleState
+from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule
+from kite_browser.agent.modules.gate import ToolGate
+from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.safety.confirm import Confirmer
 
 _open: set[ModuleRegistry] = set()
 _installed: set[signal.Signals] = set()

@@ -58,7 +58,7 @@ TUI's modal words them), ``confirmed`` (it was answered, or timed out: ``{id, st
 event's data also has ``t``, when it was emitted (seconds since the epoch).
 """
 
-from agent.server.app import create_app
-from agent.server.state import ServerState
+from kite_browser.agent.server.app import create_app
+from kite_browser.agent.server.state import ServerState
 
 __all__ = ["ServerState", "create_app"]

@@ -18,11 +18,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.routing import Match, Mount
 from starlette.types import Scope
 
-from agent import __version__
-from agent.httpserve import BearerToken
-from agent.server import modules_api, runs_api
-from agent.server.errors import COMMON, install_handlers, responses
-from agent.server.state import ServerState
+from kite_browser.agent import __version__
+from kite_browser.agent.httpserve import BearerToken
+from kite_browser.agent.server import modules_api, runs_api
+from kite_browser.agent.server.errors import COMMON, install_handlers, responses
+from kite_browser.agent.server.state import ServerState
 
 STATIC_DIR = Path(__file__).with_name("static")
 FORM = b"application/x-www-form-urlencoded"

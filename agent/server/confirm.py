@@ -11,13 +11,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from agent.errors import UsageError
-from agent.memory import describe_action
-from agent.server.run import Run
-from agent.server.run_models import ConfirmationView
-from safety.confirm import ConfirmAnswer, ConfirmRequest
-from safety.policy import ConfirmLevel
-from safety.secrets import SecretStore
+from kite_browser.agent.errors import UsageError
+from kite_browser.agent.memory import describe_action
+from kite_browser.agent.server.run import Run
+from kite_browser.agent.server.run_models import ConfirmationView
+from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest
+from kite_browser.safety.policy import ConfirmLevel
+from kite_browser.safety.secrets import SecretStore
 
 
 @dataclass

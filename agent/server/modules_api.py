@@ -14,9 +14,9 @@ from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from agent.modules.base import CallContext, ModuleState, WebComponent, is_error
-from agent.modules.registry import ModuleRegistry
-from agent.server.errors import ApiError, responses
+from kite_browser.agent.modules.base import CallContext, ModuleState, WebComponent, is_error
+from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.agent.server.errors import ApiError, responses
 
 
 class ModuleInfo(ModuleState):

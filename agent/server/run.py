@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.events import (
+from kite_browser.agent.events import (
     ActionDecided,
     ActionFinished,
     ModelReplied,
@@ -21,9 +21,9 @@ from agent.events import (
     RunFinished,
     RunStarted,
 )
-from agent.record import RunResult
-from agent.server.errors import ErrorBody
-from agent.server.run_models import (
+from kite_browser.agent.record import RunResult
+from kite_browser.agent.server.errors import ErrorBody
+from kite_browser.agent.server.run_models import (
     ActionView,
     RunRequest,
     RunStatus,
@@ -33,7 +33,7 @@ from agent.server.run_models import (
 )
 
 if TYPE_CHECKING:
-    from agent.server.confirm import Pending
+    from kite_browser.agent.server.confirm import Pending
 
 ERROR_STOPS = frozenset({"error", "model_error", "start_url_unreachable"})
 

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.record import RunResult
-from agent.server.errors import ErrorBody
+from kite_browser.agent.record import RunResult
+from kite_browser.agent.server.errors import ErrorBody
 
 RunStatus = Literal["running", "finished", "failed", "stopped"]
 

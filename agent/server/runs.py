@@ -12,16 +12,16 @@ import secrets as _secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agent.browser.session import BrowserSession, ContextSession
-from agent.browser.start_url import check_start_url
-from agent.config import KiteConfig, with_overrides
-from agent.errors import KiteError
-from agent.llm.model import model_problem
-from agent.server.confirm import HttpConfirmer
-from agent.server.errors import ApiError, ErrorBody
-from agent.server.run import Run
-from agent.server.run_models import RunRequest
-from safety.secrets import SecretStore
+from kite_browser.agent.browser.session import BrowserSession, ContextSession
+from kite_browser.agent.browser.start_url import check_start_url
+from kite_browser.agent.config import KiteConfig, with_overrides
+from kite_browser.agent.errors import KiteError
+from kite_browser.agent.llm.model import model_problem
+from kite_browser.agent.server.confirm import HttpConfirmer
+from kite_browser.agent.server.errors import ApiError, ErrorBody
+from kite_browser.agent.server.run import Run
+from kite_browser.agent.server.run_models import RunRequest
+from kite_browser.safety.secrets import SecretStore
 
 ModelResolver = Callable[[KiteConfig], Awaitable[KiteConfig]]
 log = logging.getLogger("kite.server")
@@ -123,7 +123,7 @@ class RunManager:
     async def _execute(
         self, run: Run, config: KiteConfig, secrets: SecretStore, confirmer: HttpConfirmer, start: str | None
     ) -> None:
-        from agent.loop import Agent
+        from kite_browser.agent.loop import Agent
 
         ctx: ContextSession | None = None
         failure: ErrorBody | None = None

@@ -12,11 +12,11 @@ from fastapi import APIRouter, Header, Request
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, StreamingResponse
 
-from agent.memory import describe_action
-from agent.server.confirm import answer
-from agent.server.errors import ApiError, responses
-from agent.server.run import Run
-from agent.server.run_models import (
+from kite_browser.agent.memory import describe_action
+from kite_browser.agent.server.confirm import answer
+from kite_browser.agent.server.errors import ApiError, responses
+from kite_browser.agent.server.run import Run
+from kite_browser.agent.server.run_models import (
     ConfirmationAnswer,
     ConfirmationResult,
     RunList,
@@ -24,7 +24,7 @@ from agent.server.run_models import (
     RunRequest,
     RunView,
 )
-from agent.server.runs import RunManager
+from kite_browser.agent.server.runs import RunManager
 
 KEEPALIVE_S = 15.0
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

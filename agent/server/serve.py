@@ -9,11 +9,11 @@ import signal
 import sys
 from collections.abc import Callable, Iterable
 
-from agent.config import KiteConfig
-from agent.httpserve import check_http_options, serve_asgi, until_done_or_terminated, url_host
-from agent.server.app import create_app
-from agent.server.runs import ModelResolver
-from agent.server.state import ServerState
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.httpserve import check_http_options, serve_asgi, until_done_or_terminated, url_host
+from kite_browser.agent.server.app import create_app
+from kite_browser.agent.server.runs import ModelResolver
+from kite_browser.agent.server.state import ServerState
 
 
 def start_line(host: str, port: int, state: ServerState) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import secrets as _secrets
 from collections.abc import Iterable
 
-from agent.config import KiteConfig
-from agent.modules.registry import ModuleRegistry
-from agent.server.runs import ModelResolver, RunManager
-from safety.secrets import SecretStore
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.agent.server.runs import ModelResolver, RunManager
+from kite_browser.safety.secrets import SecretStore
 
 
 class ServerState:

@@ -11,7 +11,7 @@ import threading
 from types import TracebackType
 from typing import Any
 
-from agent.httpserve import serve_asgi
+from kite_browser.agent.httpserve import serve_asgi
 
 
 class ServerThread:

@@ -15,16 +15,22 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
-from agent.errors import KiteError
-from agent.tui.form import TaskScreen
-from agent.tui.history import TaskEntry, TaskHistory
-from agent.tui.run_view import RunScreen
-from agent.tui.runner import AgentFactory, RunsTasks, TuiConfirmer, default_agent_factory, run_config
+from kite_browser.agent.errors import KiteError
+from kite_browser.agent.tui.form import TaskScreen
+from kite_browser.agent.tui.history import TaskEntry, TaskHistory
+from kite_browser.agent.tui.run_view import RunScreen
+from kite_browser.agent.tui.runner import (
+    AgentFactory,
+    RunsTasks,
+    TuiConfirmer,
+    default_agent_factory,
+    run_config,
+)
 
 if TYPE_CHECKING:
-    from agent.config import KiteConfig
-    from agent.events import RunEvent
-    from agent.record import RunResult
+    from kite_browser.agent.config import KiteConfig
+    from kite_browser.agent.events import RunEvent
+    from kite_browser.agent.record import RunResult
 
 
 class KiteApp(App[None]):

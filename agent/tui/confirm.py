@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 if TYPE_CHECKING:
-    from safety.confirm import ConfirmAnswer, ConfirmRequest
+    from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest
 
 CHOICES = {"approve": "approved in the TUI", "similar": "approved similar actions in the TUI"}
 
@@ -38,7 +38,7 @@ class ConfirmModal(ModalScreen["ConfirmAnswer"]):
         self.request = request
 
     def compose(self) -> ComposeResult:
-        from agent.memory import describe_action
+        from kite_browser.agent.memory import describe_action
 
         r = self.request
         reasons = "\n".join(f"• {escape(x)}" for x in r.decision.reasons) or "• (no reason given)"
@@ -67,7 +67,7 @@ class ConfirmModal(ModalScreen["ConfirmAnswer"]):
 
 def answer_for(choice: str) -> ConfirmAnswer:
     """approve / similar / anything else (deny) as the Gate's ConfirmAnswer."""
-    from safety.confirm import ConfirmAnswer
+    from kite_browser.safety.confirm import ConfirmAnswer
 
     if choice in CHOICES:
         return ConfirmAnswer(approved=True, similar=choice == "similar", reason=CHOICES[choice])

@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Static, Switch
 from textual.widgets.option_list import Option
 
-from agent.tui.history import TaskEntry
+from kite_browser.agent.tui.history import TaskEntry
 
 
 class RecentList(OptionList):

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from rich.markup import escape
 
-from agent.events import PageObserved
-from agent.record import RunResult
+from kite_browser.agent.events import PageObserved
+from kite_browser.agent.record import RunResult
 
 ERROR_STOPS = {
     "model_error": "model call",

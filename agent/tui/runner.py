@@ -6,16 +6,16 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent.tui.confirm import ConfirmModal
+from kite_browser.agent.tui.confirm import ConfirmModal
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from agent.config import KiteConfig
-    from agent.events import RunEvent
-    from agent.record import RunResult
-    from agent.tui.history import TaskEntry
-    from safety.confirm import ConfirmAnswer, ConfirmRequest
+    from kite_browser.agent.config import KiteConfig
+    from kite_browser.agent.events import RunEvent
+    from kite_browser.agent.record import RunResult
+    from kite_browser.agent.tui.history import TaskEntry
+    from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest
 
 
 class RunsTasks(Protocol):
@@ -41,7 +41,7 @@ class TuiConfirmer:
         self.asked: list[ConfirmRequest] = []
 
     async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
-        from safety.confirm import ConfirmAnswer
+        from kite_browser.safety.confirm import ConfirmAnswer
 
         if request.decision.level.value in self.approve or str(request.action.get("action")) in self.approve:
             self.app.notify(request.describe(), title="Kite (approved by --approve)")
@@ -69,18 +69,18 @@ class TuiConfirmer:
 def default_agent_factory(
     config: KiteConfig, confirmer: Any, on_event: Callable[[RunEvent], None]
 ) -> RunsTasks:
-    from agent.loop import Agent
+    from kite_browser.agent.loop import Agent
 
     return Agent(config, confirmer=confirmer, on_event=on_event)
 
 
 async def run_config(base: KiteConfig, entry: TaskEntry) -> KiteConfig:
     """The base config with the form's model, vision and headed choices; ``local`` resolved."""
-    from agent.commands._agent_opts import resolve_model
+    from kite_browser.agent.commands._agent_opts import resolve_model
 
     model = entry.model or base.llm.model or "local"
     if model.startswith("kite/"):  # the bundled fakes (tests, demos) live in a litellm provider
-        from agent.llm.fakes import register_fakes
+        from kite_browser.agent.llm.fakes import register_fakes
 
         register_fakes()
     llm = base.llm.model_copy(

@@ -26,12 +26,12 @@ from typing import Any
 
 from playwright.async_api import async_playwright
 
-from agent.browser.chromium import require_chromium
-from agent.browser.context import ContextSession
-from agent.browser.executor import ActionExecutor
-from agent.browser.snapshot import Snapshotter
-from agent.config import KiteConfig
-from evals.sites import SitesServer
+from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.context import ContextSession
+from kite_browser.agent.browser.executor import ActionExecutor
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.config import KiteConfig
+from kite_browser.evals.sites import SitesServer
 
 OFFLINE = ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
 

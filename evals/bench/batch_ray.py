@@ -24,16 +24,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.batch.jobs import Job
-from agent.batch.local import LocalBackend
-from agent.batch.ray_backend import RayBackend, require_ray
-from agent.batch.results import TaskResult
-from agent.batch.runner import BatchRunner
-from agent.batch.tasks import Task
-from agent.config import load_config
-from agent.llm.model import register_model
-from evals.bench.batch_tasks import MODEL, ScriptsByTask, _jobs, make_tasks, script_for
-from evals.sites import SitesServer
+from kite_browser.agent.batch.jobs import Job
+from kite_browser.agent.batch.local import LocalBackend
+from kite_browser.agent.batch.ray_backend import RayBackend, require_ray
+from kite_browser.agent.batch.results import TaskResult
+from kite_browser.agent.batch.runner import BatchRunner
+from kite_browser.agent.batch.tasks import Task
+from kite_browser.agent.config import load_config
+from kite_browser.agent.llm.model import register_model
+from kite_browser.evals.bench.batch_tasks import MODEL, ScriptsByTask, _jobs, make_tasks, script_for
+from kite_browser.evals.sites import SitesServer
 
 
 def register_bench_model(sites: str, latency_s: float, tasks: list[Task]) -> None:

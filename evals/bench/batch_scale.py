@@ -23,15 +23,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.batch.local import LocalBackend
-from agent.batch.runner import BatchRunner
-from agent.batch.tasks import Task
-from agent.browser.procs import chromium_descendants
-from agent.browser.session import BrowserSession
-from agent.config import KiteConfig, load_config
-from agent.llm.model import register_model
-from evals.bench.batch_tasks import MODEL, ScriptsByTask, _jobs, make_tasks, script_for
-from evals.sites import SitesServer
+from kite_browser.agent.batch.local import LocalBackend
+from kite_browser.agent.batch.runner import BatchRunner
+from kite_browser.agent.batch.tasks import Task
+from kite_browser.agent.browser.procs import chromium_descendants
+from kite_browser.agent.browser.session import BrowserSession
+from kite_browser.agent.config import KiteConfig, load_config
+from kite_browser.agent.llm.model import register_model
+from kite_browser.evals.bench.batch_tasks import MODEL, ScriptsByTask, _jobs, make_tasks, script_for
+from kite_browser.evals.sites import SitesServer
 
 
 def _kb(path: Path, key: str) -> int:
@@ -195,7 +195,7 @@ def main() -> None:
         i = sys.argv.index("--backend")
         rest = sys.argv[1:i] + sys.argv[i + 2 :]
         if sys.argv[i + 1 : i + 2] == ["ray"]:
-            from evals.bench.batch_ray import main as ray_main
+            from kite_browser.evals.bench.batch_ray import main as ray_main
 
             ray_main(rest)
             return

@@ -7,13 +7,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from agent.batch.jobs import Job, build_jobs
-from agent.batch.tasks import Check, Task, TaskFile
-from agent.config import KiteConfig
-from agent.llm.client import LLMReply
-from agent.llm.model import ModelView
-from agent.llm.testing import FunctionModel, ScriptedModel
-from evals.sites.catalog import PRODUCTS
+from kite_browser.agent.batch.jobs import Job, build_jobs
+from kite_browser.agent.batch.tasks import Check, Task, TaskFile
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.llm.client import LLMReply
+from kite_browser.agent.llm.model import ModelView
+from kite_browser.agent.llm.testing import FunctionModel, ScriptedModel
+from kite_browser.evals.sites.catalog import PRODUCTS
 
 MODEL = "kite/bench-batch"
 

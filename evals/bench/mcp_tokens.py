@@ -30,16 +30,16 @@ from mcp import Client
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from agent.browser.launch import OFFLINE_RESOLVER
-from agent.browser.tokens import count_tokens, warm_up
-from agent.config import load_config
-from agent.mcp.app import kite_mcp
-from agent.mcp.render import DIFF_HEAD
-from agent.mcp.server import KiteMCP
-from evals.bench.looplag import LoopLag
-from evals.bench.snapshot import pages_in, pct
-from evals.sites import SitesServer
-from evals.static import serve
+from kite_browser.agent.browser.launch import OFFLINE_RESOLVER
+from kite_browser.agent.browser.tokens import count_tokens, warm_up
+from kite_browser.agent.config import load_config
+from kite_browser.agent.mcp.app import kite_mcp
+from kite_browser.agent.mcp.render import DIFF_HEAD
+from kite_browser.agent.mcp.server import KiteMCP
+from kite_browser.evals.bench.looplag import LoopLag
+from kite_browser.evals.bench.snapshot import pages_in, pct
+from kite_browser.evals.sites import SitesServer
+from kite_browser.evals.static import serve
 
 SHARED_PAGES = Path("/work/shared/pages")
 SITE_PAGES = [

@@ -14,10 +14,10 @@ import statistics
 import time
 from typing import Any
 
-from agent.browser.actions import parse_action
-from agent.browser.observation import Observation
-from agent.config import SafetyConfig
-from safety.policy import SafetyPolicy
+from kite_browser.agent.browser.actions import parse_action
+from kite_browser.agent.browser.observation import Observation
+from kite_browser.agent.config import SafetyConfig
+from kite_browser.safety.policy import SafetyPolicy
 
 
 def _workload() -> list[tuple[Any, Observation]]:

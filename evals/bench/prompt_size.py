@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.batch.local import LocalBackend
-from agent.batch.runner import BatchRunner
-from agent.config import KiteConfig, load_config
-from agent.llm.client import LLMReply
-from agent.llm.model import Model, ModelView
-from agent.llm.schemas import TOOL_STYLES
-from evals.harness import _Servers, suite_jobs
-from evals.tasks import find_suite, load_suite
+from kite_browser.agent.batch.local import LocalBackend
+from kite_browser.agent.batch.runner import BatchRunner
+from kite_browser.agent.config import KiteConfig, load_config
+from kite_browser.agent.llm.client import LLMReply
+from kite_browser.agent.llm.model import Model, ModelView
+from kite_browser.agent.llm.schemas import TOOL_STYLES
+from kite_browser.evals.harness import _Servers, suite_jobs
+from kite_browser.evals.tasks import find_suite, load_suite
 
 COUNTER_MODEL = "gpt-4o-mini"
 MODES: tuple[str, ...] = (*(f"tools:{s}" for s in TOOL_STYLES), "json")

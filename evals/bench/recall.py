@@ -24,12 +24,12 @@ from typing import Any
 
 from playwright.async_api import Frame, Page, async_playwright
 
-from agent.browser.chromium import require_chromium
-from agent.browser.snapshot import Snapshotter
-from evals.bench.corpus import find_corpus
-from evals.bench.recall_probe import CHECK_JS, TRUTH_JS
-from evals.bench.snapshot import OFFLINE, pages_in
-from evals.static import serve
+from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.evals.bench.corpus import find_corpus
+from kite_browser.evals.bench.recall_probe import CHECK_JS, TRUTH_JS
+from kite_browser.evals.bench.snapshot import OFFLINE, pages_in
+from kite_browser.evals.static import serve
 
 CORPUS = find_corpus()
 SITE_DIR = Path(__file__).parents[1] / "sites" / "static" / "test"
@@ -151,7 +151,7 @@ async def run(dirs: list[Path], sites: bool) -> list[dict[str, Any]]:
                 for rel in pages_in(d):
                     await one(f"{d.name}/{rel}", f"{base}/{rel}")
         if sites:
-            from evals.sites import SitesServer
+            from kite_browser.evals.sites import SitesServer
 
             with SitesServer() as srv:
                 for path in SITE_PATHS:

@@ -28,13 +28,13 @@ from typing import Any
 
 import httpx
 
-from agent.config import KiteConfig, load_config
-from agent.httpserve import serve_asgi, until_done_or_terminated
-from agent.llm.fakes import FakeReply, register_fake
-from agent.modules.functions import USER_MODULE, FunctionModule, tool
-from agent.modules.registry import ModuleRegistry
-from agent.server import ServerState, create_app
-from evals.sites.server import SitesServer
+from kite_browser.agent.config import KiteConfig, load_config
+from kite_browser.agent.httpserve import serve_asgi, until_done_or_terminated
+from kite_browser.agent.llm.fakes import FakeReply, register_fake
+from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule, tool
+from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.agent.server import ServerState, create_app
+from kite_browser.evals.sites.server import SitesServer
 
 TOKEN = "bench-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -196,7 +196,15 @@ def serve_child(tmp: str, steps: int) -> None:
 
 def measure(calls: int, steps: int, rounds: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, SitesServer() as sites:
-        argv = [sys.executable, "-m", "evals.bench.server", "--serve-child", tmp, "--steps", str(steps)]
+        argv = [
+            sys.executable,
+            "-m",
+            "kite_browser.evals.bench.server",
+            "--serve-child",
+            tmp,
+            "--steps",
+            str(steps),
+        ]
         child = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         try:
             assert child.stdout is not None

@@ -28,17 +28,17 @@ from typing import Any
 
 from playwright.async_api import Browser, async_playwright
 
-from agent.browser.chromium import require_chromium
-from agent.browser.context import ContextSession
-from agent.browser.executor import ActionExecutor
-from agent.browser.render import render_observation
-from agent.browser.snapshot import Snapshotter
-from agent.browser.tokens import count_tokens, warm_up
-from agent.config import KiteConfig
-from evals.bench.corpus import corpus_missing_message, find_corpus
-from evals.bench.snapshot import OFFLINE, pages_in
-from evals.sites.server import STATIC, SitesServer
-from evals.static import serve
+from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.context import ContextSession
+from kite_browser.agent.browser.executor import ActionExecutor
+from kite_browser.agent.browser.render import render_observation
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.browser.tokens import count_tokens, warm_up
+from kite_browser.agent.config import KiteConfig
+from kite_browser.evals.bench.corpus import corpus_missing_message, find_corpus
+from kite_browser.evals.bench.snapshot import OFFLINE, pages_in
+from kite_browser.evals.sites.server import STATIC, SitesServer
+from kite_browser.evals.static import serve
 
 MODES = ("window", "observer")
 SITES_PAGES = [

@@ -23,11 +23,11 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
-from agent.browser.chromium import require_chromium
-from agent.browser.render import render_observation
-from agent.browser.snapshot import Snapshotter
-from agent.browser.tokens import count_tokens, warm_up
-from evals.static import serve
+from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.render import render_observation
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.browser.tokens import count_tokens, warm_up
+from kite_browser.evals.static import serve
 
 PAGES = Path(__file__).parent / "pages"
 OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"

@@ -18,11 +18,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agent.config import load_config
-from agent.llm.fakes import FakeReply, register_fake
-from agent.loop import Agent
-from agent.record import RunResult
-from evals.sites.server import SitesServer
+from kite_browser.agent.config import load_config
+from kite_browser.agent.llm.fakes import FakeReply, register_fake
+from kite_browser.agent.loop import Agent
+from kite_browser.agent.record import RunResult
+from kite_browser.evals.sites.server import SitesServer
 
 # (site path, the actions the fake model repeats: none of them navigates away)
 WORKLOADS: dict[str, list[dict[str, Any]]] = {

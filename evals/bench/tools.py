@@ -31,13 +31,13 @@ from typing import Any
 
 from playwright.async_api import Page, async_playwright
 
-from agent.browser.chromium import require_chromium
-from agent.config import load_config
-from agent.modules import Toolbox
-from evals.bench.snapshot import OFFLINE, pages_in, pct
-from evals.bench.tools_js import THINK_S, javascript_timings
-from evals.sites import SitesServer
-from evals.static import serve
+from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.config import load_config
+from kite_browser.agent.modules import Toolbox
+from kite_browser.evals.bench.snapshot import OFFLINE, pages_in, pct
+from kite_browser.evals.bench.tools_js import THINK_S, javascript_timings
+from kite_browser.evals.sites import SitesServer
+from kite_browser.evals.static import serve
 
 _ROOT = Path(__file__).resolve().parents[2]
 SHARED_PAGES = next(
@@ -134,8 +134,8 @@ async def side_by_side(reps: int, sites: SitesServer) -> dict[str, dict[str, lis
 
 async def token_parity(directory: Path) -> dict[str, Any]:
     """browser-module snapshot tokens vs ``kite snapshot``'s, page by page."""
-    from agent.browser.snapshot import Snapshotter
-    from agent.commands.snapshot import _one
+    from kite_browser.agent.browser.snapshot import Snapshotter
+    from kite_browser.agent.commands.snapshot import _one
 
     names = pages_in(directory)
     config = load_config(env={}, overrides={"modules": ["browser"], "browser.block_external_hosts": True})

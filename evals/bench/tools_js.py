@@ -27,11 +27,11 @@ from typing import Any
 
 from playwright.async_api import async_playwright
 
-from agent.browser.chromium import require_chromium
-from agent.config import load_config
-from agent.modules import Toolbox
-from agent.modules.javascript.sandbox import evaluate_run_js, prepare_page
-from evals.bench.snapshot import OFFLINE, pct
+from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.config import load_config
+from kite_browser.agent.modules import Toolbox
+from kite_browser.agent.modules.javascript.sandbox import evaluate_run_js, prepare_page
+from kite_browser.evals.bench.snapshot import OFFLINE, pct
 
 CODE = {"code": "return 1 + 1"}
 THINK_S = 0.5

@@ -1,5 +1,5 @@
 """The ``kite/oracle`` model: a deterministic solver for the eval suites, on the structured observation."""
 
-from evals.oracle.model import ORACLE, OracleModel
+from kite_browser.evals.oracle.model import ORACLE, OracleModel
 
 __all__ = ["ORACLE", "OracleModel"]

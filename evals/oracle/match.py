@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.oracle.view import El
+from kite_browser.evals.oracle.view import El
 
 SPEC_KEYS = frozenset(
     {"name", "role", "nth", "exact", "placeholder", "href", "type", "value", "frame", "checked", "new"}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evals.miniwob import OVER_TEXT
-from evals.oracle import miniwob_clicks, miniwob_forms
-from evals.oracle.miniwob_base import SOLVERS
-from evals.oracle.view import OracleView
+from kite_browser.evals.miniwob import OVER_TEXT
+from kite_browser.evals.oracle import miniwob_clicks, miniwob_forms
+from kite_browser.evals.oracle.miniwob_base import SOLVERS
+from kite_browser.evals.oracle.view import OracleView
 
 _MODULES = (miniwob_clicks, miniwob_forms)  # importing them registers their solvers
 

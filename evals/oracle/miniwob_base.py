@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from evals.oracle.view import El, OracleView
+from kite_browser.evals.oracle.view import El, OracleView
 
 Solver = Callable[[OracleView], Any]
 SOLVERS: dict[str, Solver] = {}

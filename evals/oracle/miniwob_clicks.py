@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evals.oracle.miniwob_base import (
+from kite_browser.evals.oracle.miniwob_base import (
     ORDINALS,
     El,
     OracleView,

@@ -6,7 +6,7 @@ import itertools
 import re
 from typing import Any
 
-from evals.oracle.miniwob_base import (
+from kite_browser.evals.oracle.miniwob_base import (
     ORDINALS,
     OracleView,
     click,

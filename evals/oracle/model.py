@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.llm.client import LLMReply
-from agent.llm.model import ModelView
-from agent.llm.testing import to_reply
-from evals.oracle.miniwob import solve_miniwob
-from evals.oracle.plan import fail, plan_action
-from evals.oracle.view import OracleView
+from kite_browser.agent.llm.client import LLMReply
+from kite_browser.agent.llm.model import ModelView
+from kite_browser.agent.llm.testing import to_reply
+from kite_browser.evals.oracle.miniwob import solve_miniwob
+from kite_browser.evals.oracle.plan import fail, plan_action
+from kite_browser.evals.oracle.view import OracleView
 
 ORACLE = "kite/oracle"
 

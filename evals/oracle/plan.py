@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.browser.actions import ACTION_MODELS
-from evals.oracle.match import SPEC_KEYS, describe, pick
-from evals.oracle.view import OracleView
+from kite_browser.agent.browser.actions import ACTION_MODELS
+from kite_browser.evals.oracle.match import SPEC_KEYS, describe, pick
+from kite_browser.evals.oracle.view import OracleView
 
 MAX_STALLS = 4
 """Actions without progress (retries, scrolls, waits) before the oracle gives up on a step."""

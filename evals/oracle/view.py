@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.browser.observation import Element
-from agent.browser.render import render_observation, role_word
-from agent.llm.model import ModelView, PastAction
+from kite_browser.agent.browser.observation import Element
+from kite_browser.agent.browser.render import render_observation, role_word
+from kite_browser.agent.llm.model import ModelView, PastAction
 
 
 @dataclass

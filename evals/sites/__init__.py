@@ -1,5 +1,5 @@
 """The bundled local web apps (shop, accounts, forms, dynamic, frames, adversarial /test/ pages)."""
 
-from evals.sites.server import SitesServer
+from kite_browser.evals.sites.server import SitesServer
 
 __all__ = ["SitesServer"]

@@ -8,10 +8,10 @@ import re
 import secrets
 import time
 
-from evals.sites.layout import prefix, t
-from evals.sites.shop import current_user, render
-from evals.sites.state import new_account
-from evals.sites.web import Request, Response, esc, redirect, set_cookie
+from kite_browser.evals.sites.layout import prefix, t
+from kite_browser.evals.sites.shop import current_user, render
+from kite_browser.evals.sites.state import new_account
+from kite_browser.evals.sites.web import Request, Response, esc, redirect, set_cookie
 
 SESSION_MAX_AGE = 30 * 24 * 3600
 

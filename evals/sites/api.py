@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from evals.sites.web import Request, Response, esc, html_response, json_response
+from kite_browser.evals.sites.web import Request, Response, esc, html_response, json_response
 
 FEED_TOTAL = 200
 FEED_PAGE = 20

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.sites.web import esc
+from kite_browser.evals.sites.web import esc
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {

@@ -3,8 +3,8 @@ the first screen, in paragraphs, a list and a table)."""
 
 from __future__ import annotations
 
-from evals.sites.shop import render
-from evals.sites.web import Request, Response
+from kite_browser.evals.sites.shop import render
+from kite_browser.evals.sites.web import Request, Response
 
 _FILLER = (
     "We want every order to arrive safely and every customer to be happy with what they bought. This section "

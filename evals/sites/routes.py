@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from evals.sites import accounts, api, policy, shop
-from evals.sites.web import Request, Response
+from kite_browser.evals.sites import accounts, api, policy, shop
+from kite_browser.evals.sites.web import Request, Response
 
 Route = tuple[str, re.Pattern[str], Callable[..., Response]]
 

@@ -17,9 +17,9 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from evals.sites.routes import build_routes, match
-from evals.sites.state import StateStore
-from evals.sites.web import Request, Response, set_cookie
+from kite_browser.evals.sites.routes import build_routes, match
+from kite_browser.evals.sites.state import StateStore
+from kite_browser.evals.sites.web import Request, Response, set_cookie
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 20 * 1024 * 1024

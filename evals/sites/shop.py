@@ -7,9 +7,9 @@ import time
 from datetime import date
 from typing import Any
 
-from evals.sites.catalog import BY_ID, CATEGORIES, COLOURS, SWATCH, Product, search
-from evals.sites.layout import page, prefix, t
-from evals.sites.web import Request, Response, esc, html_response, redirect
+from kite_browser.evals.sites.catalog import BY_ID, CATEGORIES, COLOURS, SWATCH, Product, search
+from kite_browser.evals.sites.layout import page, prefix, t
+from kite_browser.evals.sites.web import Request, Response, esc, html_response, redirect
 
 
 def current_user(state: dict[str, Any], req: Request) -> str | None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
 
 if TYPE_CHECKING:
-    from evals.sites.state import StateStore
+    from kite_browser.evals.sites.state import StateStore
 
 
 @dataclass

@@ -11,8 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from agent.cli import exit_with, main
-from agent.llm.fakes import set_script
+from kite_browser.agent.cli import exit_with, main
+from kite_browser.agent.llm.fakes import set_script
 
 if __name__ == "__main__":
     split = sys.argv.index("--")

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from agent.config import KiteConfig
+from kite_browser.agent.config import KiteConfig
 
 
 @pytest.fixture

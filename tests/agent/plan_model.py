@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.browser.observation import Element
-from agent.llm.model import ModelView, register_model
-from agent.llm.testing import FunctionModel, Reply
+from kite_browser.agent.browser.observation import Element
+from kite_browser.agent.llm.model import ModelView, register_model
+from kite_browser.agent.llm.testing import FunctionModel, Reply
 
 
 def prompt_text(messages: list[dict[str, Any]]) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.cli import main
+from kite_browser.agent.cli import main
 
 
 def kite(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -79,8 +79,8 @@ def test_non_utf8_config_is_a_usage_error(capsys, tmp_path: Path):
 
 
 def test_a_good_start_url_is_kept(tmp_path: Path):
-    from agent.commands._agent_opts import check_start_url
-    from agent.config import BrowserConfig
+    from kite_browser.agent.commands._agent_opts import check_start_url
+    from kite_browser.agent.config import BrowserConfig
 
     assert check_start_url("example.com/path", BrowserConfig()) == "https://example.com/path"
     assert check_start_url("http://127.0.0.1:8080/x", BrowserConfig()) == "http://127.0.0.1:8080/x"

@@ -11,20 +11,20 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Label
 
-from agent.browser.launch import LaunchFailedError
-from agent.browser.session import BrowserSession
-from agent.cli import build_parser, main
-from agent.commands._agent_opts import load_with_args
-from agent.commands.tui import with_cli_secrets
-from agent.config import BrowserConfig
-from agent.llm.capabilities import first_notice
-from agent.loop import Agent
-from agent.tui.app import KiteApp
-from agent.tui.history import TaskEntry
-from agent.tui.runner import TuiConfirmer
-from safety.confirm import ConfirmRequest
-from safety.policy import ConfirmLevel, Decision
-from safety.secrets import SecretStore
+from kite_browser.agent.browser.launch import LaunchFailedError
+from kite_browser.agent.browser.session import BrowserSession
+from kite_browser.agent.cli import build_parser, main
+from kite_browser.agent.commands._agent_opts import load_with_args
+from kite_browser.agent.commands.tui import with_cli_secrets
+from kite_browser.agent.config import BrowserConfig
+from kite_browser.agent.llm.capabilities import first_notice
+from kite_browser.agent.loop import Agent
+from kite_browser.agent.tui.app import KiteApp
+from kite_browser.agent.tui.history import TaskEntry
+from kite_browser.agent.tui.runner import TuiConfirmer
+from kite_browser.safety.confirm import ConfirmRequest
+from kite_browser.safety.policy import ConfirmLevel, Decision
+from kite_browser.safety.secrets import SecretStore
 
 
 def test_kite_tui_takes_secret_approve_and_max_steps(tmp_path: Path):
@@ -91,8 +91,8 @@ def test_unknown_model_notice_once_per_machine(tmp_path: Path):
 
 
 def test_unknown_model_notice_is_a_warning_only_the_first_time(tmp_path: Path, monkeypatch, caplog):
-    from agent.config import LLMConfig
-    from agent.llm import capabilities
+    from kite_browser.agent.config import LLMConfig
+    from kite_browser.agent.llm import capabilities
 
     monkeypatch.setattr(capabilities, "notices_dir", tmp_path)
     caplog.set_level(logging.INFO, logger="kite.llm")

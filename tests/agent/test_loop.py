@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.llm.fakes import FakeReply
-from agent.loop import Agent
+from kite_browser.agent.llm.fakes import FakeReply
+from kite_browser.agent.loop import Agent
 from tests.agent.plan_model import install, prompt_text
 from tests.fixtures.sites import site_state
 
@@ -96,7 +96,7 @@ async def test_stale_index_is_reported_and_run_recovers(make_config, ctx_session
 
 
 async def test_prompt_stays_within_a_small_budget(make_config, ctx_session, sites):
-    from agent.runtime import count_tokens
+    from kite_browser.agent.runtime import count_tokens
 
     plan = [("scroll", None, {"direction": "down"})] * 6 + [("done", None, {"success": True, "answer": "x"})]
     model = install(plan, json_mode=True)
@@ -158,7 +158,7 @@ async def test_fifty_tool_calls_and_a_huge_reply_end_cleanly(make_config, ctx_se
 async def test_empty_task_is_a_usage_error(make_config):
     import pytest
 
-    from agent.errors import UsageError
+    from kite_browser.agent.errors import UsageError
 
     with pytest.raises(UsageError):
         await Agent(make_config()).run("   ")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agent import Agent
+from kite_browser.agent import Agent
 from tests.fixtures.openai_server import Behaviour, Body, FakeOpenAIServer, Reply, Status
 from tests.fixtures.procs import gone
 

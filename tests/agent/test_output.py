@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from agent import Agent, ScriptedModel
-from agent.config import KiteConfig
-from agent.errors import UsageError
-from agent.llm.schemas import tool_schemas
-from agent.output import OutputSpec, check_schema, load_schema
+from kite_browser.agent import Agent, ScriptedModel
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.errors import UsageError
+from kite_browser.agent.llm.schemas import tool_schemas
+from kite_browser.agent.output import OutputSpec, check_schema, load_schema
 
 
 class Mug(BaseModel):

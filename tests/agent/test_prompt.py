@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.browser.actions import ACTION_NAMES
-from agent.prompt import PromptBuilder
+from kite_browser.agent.browser.actions import ACTION_NAMES
+from kite_browser.agent.prompt import PromptBuilder
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -36,8 +36,8 @@ def test_layered_mode_tells_the_model_to_ask_for_elements():
 
 
 def test_kites_notes_about_the_snapshot_are_outside_the_page():
-    from agent.browser.observation import Observation, PageSummary
-    from agent.runtime import kite_notices, page_text
+    from kite_browser.agent.browser.observation import Observation, PageSummary
+    from kite_browser.agent.runtime import kite_notices, page_text
 
     warning = "frame #f1: no answer within the time cap; left out"
     obs = Observation(summary=PageSummary(url="http://127.0.0.1:1/", visible_text="hi", warnings=[warning]))
@@ -51,7 +51,7 @@ def test_kites_notes_about_the_snapshot_are_outside_the_page():
 def test_the_system_prompt_stays_small():
     """Its size in tokens (the local model reads it every first step; `python -m evals.bench.prompt_size`
     prints it per mode): the JSON fallback lists every action, function calling leaves them to the tools."""
-    from agent.browser.tokens import count_tokens
+    from kite_browser.agent.browser.tokens import count_tokens
 
     sizes = {fc: count_tokens(PromptBuilder("t", function_calling=fc).system()) for fc in (False, True)}
     print(f"system prompt tokens: JSON fallback {sizes[False]}, function calling {sizes[True]}")

@@ -9,11 +9,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import agent
-from agent import Agent, FunctionModel, LiteLLMModel, Model, ModelView, ScriptedModel, load_config
-from agent.browser.observation import Observation
-from agent.config import KiteConfig
-from agent.events import (
+import kite_browser.agent
+from kite_browser.agent import (
+    Agent,
+    FunctionModel,
+    LiteLLMModel,
+    Model,
+    ModelView,
+    ScriptedModel,
+    load_config,
+)
+from kite_browser.agent.browser.observation import Observation
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.events import (
     ActionDecided,
     ActionFinished,
     ModelReplied,
@@ -96,7 +104,7 @@ async def test_scripted_model_replays_then_gives_up(
 
 def test_the_package_exports_the_api() -> None:
     assert {"Agent", "load_config", "Model", "LiteLLMModel", "FunctionModel", "ScriptedModel"} <= set(
-        agent.__all__
+        kite_browser.agent.__all__
     )
     real = LiteLLMModel("openai/gpt-4o-mini")
     assert isinstance(real, Model) and isinstance(FunctionModel(lambda m, v: "x"), Model)

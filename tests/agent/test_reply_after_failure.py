@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agent import Agent, FunctionModel, ModelView
-from agent.config import KiteConfig
+from kite_browser.agent import Agent, FunctionModel, ModelView
+from kite_browser.agent.config import KiteConfig
 
 
 async def test_actions_after_a_failed_one_are_not_run(

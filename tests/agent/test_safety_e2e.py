@@ -8,9 +8,9 @@ import random
 import string
 from pathlib import Path
 
-from agent.loop import Agent
-from safety.confirm import BatchConfirmer
-from safety.secrets import SecretStore
+from kite_browser.agent.loop import Agent
+from kite_browser.safety.confirm import BatchConfirmer
+from kite_browser.safety.secrets import SecretStore
 from tests.fixtures.sites import site_state
 
 ALPHABET = string.ascii_letters + string.digits + "!#$%&*+-./:;=?@^_~ äöüß中文ñ"

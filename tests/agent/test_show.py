@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from agent import Agent, FunctionModel, ModelView
-from agent.cli import main
-from agent.config import KiteConfig
-from agent.record import load_request
-from safety.secrets import SecretStore
+from kite_browser.agent import Agent, FunctionModel, ModelView
+from kite_browser.agent.cli import main
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.record import load_request
+from kite_browser.safety.secrets import SecretStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "hunter22-quokka"

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from agent import Agent, FunctionModel, ModelView
-from agent.config import KiteConfig
-from agent.llm.fakes import FakeReply
+from kite_browser.agent import Agent, FunctionModel, ModelView
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.llm.fakes import FakeReply
 from tests.agent.plan_model import find_index, prompt_text
 
 FENCE = "<untrusted_page>"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.batch.jobs import Job, build_jobs, read_task_file
-from agent.config import KiteConfig
+from kite_browser.agent.batch.jobs import Job, build_jobs, read_task_file
+from kite_browser.agent.config import KiteConfig
 from tests.batch.fakes import StepsModel, register_steps
 
 

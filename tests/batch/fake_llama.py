@@ -23,8 +23,8 @@ DONE = '```json\n{"thought": "done", "action": "done", "success": true, "answer"
 
 def install_fake_local(data_dir: Path) -> Path:
     """A fake install under ``data_dir/local``; returns that folder."""
-    from agent.llm.local_install import LocalPaths
-    from agent.llm.local_pins import GGUF_SHA256, GGUF_SIZE, SERVER_WHEEL
+    from kite_browser.agent.llm.local_install import LocalPaths
+    from kite_browser.agent.llm.local_pins import GGUF_SHA256, GGUF_SIZE, SERVER_WHEEL
 
     paths = LocalPaths.for_data_dir(data_dir)
     paths.server_script.parent.mkdir(parents=True, exist_ok=True)

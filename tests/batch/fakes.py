@@ -18,9 +18,9 @@ import asyncio
 import re
 from typing import Any
 
-from agent.llm.errors import LLMBadRequestError
-from agent.llm.model import ModelView, register_model
-from agent.llm.testing import FunctionModel, Reply
+from kite_browser.agent.llm.errors import LLMBadRequestError
+from kite_browser.agent.llm.model import ModelView, register_model
+from kite_browser.agent.llm.testing import FunctionModel, Reply
 
 
 class StepsModel(FunctionModel):

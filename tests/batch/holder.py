@@ -27,8 +27,8 @@ import os
 import sys
 from typing import Any
 
-from agent.llm.model import ModelView, register_model
-from agent.llm.testing import FunctionModel, Reply
+from kite_browser.agent.llm.model import ModelView, register_model
+from kite_browser.agent.llm.testing import FunctionModel, Reply
 
 RELEASE, LOSE = "[release]", "[lose]"
 HOLD_ENV = "KITE_TEST_HOLD"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from agent.cli import exit_with, main
+from kite_browser.agent.cli import exit_with, main
 from tests.batch.fakes import register_steps
 from tests.batch.holder import register_holder
 from tests.fixtures.llm import install_model_guard

@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agent.llm.model import ModelView, register_model
-from agent.llm.testing import Reply
+from kite_browser.agent.llm.model import ModelView, register_model
+from kite_browser.agent.llm.testing import Reply
 from tests.batch.fakes import StepsModel
 
 

@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from agent.batch.jobs import Job
-from agent.batch.local import LocalBackend
-from agent.batch.runner import BatchRunner
-from agent.batch.scoring import CheckScorer, Verdict
-from agent.batch.tasks import Task
-from agent.llm.model import register_model, unregister_model
-from agent.llm.testing import ScriptedModel
-from agent.record import RunResult
+from kite_browser.agent.batch.jobs import Job
+from kite_browser.agent.batch.local import LocalBackend
+from kite_browser.agent.batch.runner import BatchRunner
+from kite_browser.agent.batch.scoring import CheckScorer, Verdict
+from kite_browser.agent.batch.tasks import Task
+from kite_browser.agent.llm.model import register_model, unregister_model
+from kite_browser.agent.llm.testing import ScriptedModel
+from kite_browser.agent.record import RunResult
 from tests.batch.holder import LOSE, register_holder
 
 if TYPE_CHECKING:
-    from agent.browser.session import ContextSession
+    from kite_browser.agent.browser.session import ContextSession
 
 WAIT_S = 60.0
 """Upper bound for a condition to come true (a test that fails ends instead of hanging)."""

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from agent.batch.results import TaskResult
-from agent.cli import main
+from kite_browser.agent.batch.results import TaskResult
+from kite_browser.agent.cli import main
 from tests.batch.conftest import write_tasks
 
 TIMING = {"run_dir", "wall_s", "duration_s", "model_latency_s", "overhead_s", "finished_at"}

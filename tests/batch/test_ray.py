@@ -22,13 +22,13 @@ import pytest
 import ray
 import yaml
 
-from agent.batch.ray_backend import RayBackend
-from agent.batch.runner import BatchRunner
-from agent.cli import main
-from agent.config import load_config
-from agent.llm.local import stop_local_server
-from agent.llm.local_pins import MODEL_ALIAS
-from agent.llm.local_watchdog import alive
+from kite_browser.agent.batch.ray_backend import RayBackend
+from kite_browser.agent.batch.runner import BatchRunner
+from kite_browser.agent.cli import main
+from kite_browser.agent.config import load_config
+from kite_browser.agent.llm.local import stop_local_server
+from kite_browser.agent.llm.local_pins import MODEL_ALIAS
+from kite_browser.agent.llm.local_watchdog import alive
 from tests.batch.conftest import write_tasks
 from tests.batch.fake_llama import install_fake_local
 from tests.batch.ray_models import register_ray_models

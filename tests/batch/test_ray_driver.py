@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.batch.ray_reaper import descendants, running
+from kite_browser.agent.batch.ray_reaper import descendants, running
 from tests.batch.conftest import write_tasks
 from tests.batch.test_cli import TIMEOUT_S, env, ids_in, kite
 

@@ -11,9 +11,9 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from agent.batch.ray_worker import BrowserWorker
-from agent.batch.records import unpack
-from agent.llm.local_install import LocalPaths
+from kite_browser.agent.batch.ray_worker import BrowserWorker
+from kite_browser.agent.batch.records import unpack
+from kite_browser.agent.llm.local_install import LocalPaths
 from tests.batch.fake_llama import install_fake_local
 
 TASK = [{"id": "shot", "task": "look [steps=3]", "start_url": "{sites}/shop/"}]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.batch.results import ResultWriter, TaskResult, read_results
+from kite_browser.agent.batch.results import ResultWriter, TaskResult, read_results
 
 
 def line(id_: str, success: bool = True) -> str:

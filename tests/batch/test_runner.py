@@ -9,12 +9,12 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from agent.batch.local import LocalBackend
-from agent.batch.results import read_results
-from agent.batch.runner import BatchRunner
-from agent.browser.procs import descendants
-from agent.browser.session import BrowserSession
-from agent.llm.fakes import FakeReply, register_fake
+from kite_browser.agent.batch.local import LocalBackend
+from kite_browser.agent.batch.results import read_results
+from kite_browser.agent.batch.runner import BatchRunner
+from kite_browser.agent.browser.procs import descendants
+from kite_browser.agent.browser.session import BrowserSession
+from kite_browser.agent.llm.fakes import FakeReply, register_fake
 from tests.batch.fakes import register_steps
 
 

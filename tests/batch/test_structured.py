@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from agent.batch.local import LocalBackend
-from agent.batch.runner import BatchRunner
-from agent.errors import UsageError
-from agent.llm.model import ModelView, register_model, unregister_model
-from agent.llm.testing import FunctionModel
+from kite_browser.agent.batch.local import LocalBackend
+from kite_browser.agent.batch.runner import BatchRunner
+from kite_browser.agent.errors import UsageError
+from kite_browser.agent.llm.model import ModelView, register_model, unregister_model
+from kite_browser.agent.llm.testing import FunctionModel
 
 MUGS = {
     "type": "array",

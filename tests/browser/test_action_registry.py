@@ -6,8 +6,14 @@ import subprocess
 import sys
 import textwrap
 
-from agent.browser.actions import ACTION_MODELS, ACTION_NAMES, ACTION_SPECS, OBSERVE_ONLY, spec_of
-from agent.browser.exec import files
+from kite_browser.agent.browser.actions import (
+    ACTION_MODELS,
+    ACTION_NAMES,
+    ACTION_SPECS,
+    OBSERVE_ONLY,
+    spec_of,
+)
+from kite_browser.agent.browser.exec import files
 
 
 def test_every_action_has_one_entry_with_its_model_and_unit() -> None:
@@ -32,8 +38,8 @@ ADD_ONE = textwrap.dedent(
 
     from pydantic import Field
 
-    from agent.browser.exec.base import Outcome
-    from agent.browser.exec.spec import ActionModel, define_action
+    from kite_browser.agent.browser.exec.base import Outcome
+    from kite_browser.agent.browser.exec.spec import ActionModel, define_action
 
 
     class Shout(ActionModel):
@@ -50,11 +56,11 @@ ADD_ONE = textwrap.dedent(
     define_action(Shout, shout, settle="none", safety="notify")
 
     # Everything below only reads what that one definition registered.
-    from agent.browser.actions import ACTION_NAMES, parse_action
-    from agent.config import SafetyConfig
-    from agent.llm.schemas import tool_schemas
-    from agent.prompt import action_catalog
-    from safety.policy import SafetyPolicy
+    from kite_browser.agent.browser.actions import ACTION_NAMES, parse_action
+    from kite_browser.agent.config import SafetyConfig
+    from kite_browser.agent.llm.schemas import tool_schemas
+    from kite_browser.agent.prompt import action_catalog
+    from kite_browser.safety.policy import SafetyPolicy
 
     action = parse_action({"action": "shout", "text": "hi"})
     assert isinstance(action, Shout) and ACTION_NAMES[-2:] == ("shout", "done"), ACTION_NAMES

@@ -4,8 +4,8 @@ pressing Enter where nothing happens, typing the same text twice, CSS the page d
 
 from __future__ import annotations
 
-from agent.browser.render import element_line, role_word
-from evals.sites import SitesServer
+from kite_browser.agent.browser.render import element_line, role_word
+from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
     Kite,
     kite,  # noqa: F401

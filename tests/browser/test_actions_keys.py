@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.browser.exec.cdp import key_events
+from kite_browser.agent.browser.exec.cdp import key_events
 
 
 def test_letters_digits_and_punctuation_are_real_key_presses() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.config import KiteConfig
-from evals.sites import SitesServer
+from kite_browser.agent.config import KiteConfig
+from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
     Kite,
     kite,  # noqa: F401

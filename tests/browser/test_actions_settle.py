@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from evals.sites import SitesServer
+from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
     Kite,
     kite,  # noqa: F401

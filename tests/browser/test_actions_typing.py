@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from agent.errors import KiteError
-from evals.sites import SitesServer
+from kite_browser.agent.errors import KiteError
+from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
     Kite,
     kite,  # noqa: F401
@@ -134,8 +134,8 @@ async def test_type_newlines_and_non_ascii(kite: Kite, pages_server: PagesServer
 
 
 def test_masking_a_numeric_secret_never_corrupts_numbers():
-    from agent.browser.executor import _mask
-    from agent.browser.observation import ActionResult, Effects
+    from kite_browser.agent.browser.executor import _mask
+    from kite_browser.agent.browser.observation import ActionResult, Effects
 
     result = ActionResult(
         action="type",

@@ -7,12 +7,12 @@ import re
 
 from playwright.async_api import Page
 
-from agent.browser.actions import parse_action
-from agent.browser.reader import read_page
-from agent.browser.snapshot import Snapshotter
-from agent.config import SafetyConfig
-from evals.sites import SitesServer
-from safety.policy import ConfirmLevel, SafetyPolicy
+from kite_browser.agent.browser.actions import parse_action
+from kite_browser.agent.browser.reader import read_page
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.config import SafetyConfig
+from kite_browser.evals.sites import SitesServer
+from kite_browser.safety.policy import ConfirmLevel, SafetyPolicy
 from tests.browser.action_pages.harness import Kite, kite  # noqa: F401
 
 

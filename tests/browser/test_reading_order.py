@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from playwright.async_api import Page
 
-from agent.browser.render import FLOW_HEADING, render_observation
-from agent.browser.snapshot import Snapshotter
-from agent.browser.tokens import count_tokens
-from evals.sites import SitesServer
+from kite_browser.agent.browser.render import FLOW_HEADING, render_observation
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.browser.tokens import count_tokens
+from kite_browser.evals.sites import SitesServer
 
 
 def body(text: str) -> list[str]:

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from agent.browser.observation import Counts, Element, ElementDetails, Observation, PageSummary, Rect
-from agent.browser.render import (
+from kite_browser.agent.browser.observation import (
+    Counts,
+    Element,
+    ElementDetails,
+    Observation,
+    PageSummary,
+    Rect,
+)
+from kite_browser.agent.browser.render import (
     count_tokens,
     element_line,
     render_details,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.browser.context import safe_filename
-from agent.browser.session import BrowserSession, ContextSession
-from agent.config import BrowserConfig
+from kite_browser.agent.browser.context import safe_filename
+from kite_browser.agent.browser.session import BrowserSession, ContextSession
+from kite_browser.agent.config import BrowserConfig
 from tests.fixtures.browser import PagesServer
 
 DIALOGS = """<title>Dialogs</title>

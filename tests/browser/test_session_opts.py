@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.cli import KiteArgumentParser
-from agent.commands._browser_opts import add_browser_options, browser_overrides
-from agent.config import load_config
+from kite_browser.agent.cli import KiteArgumentParser
+from kite_browser.agent.commands._browser_opts import add_browser_options, browser_overrides
+from kite_browser.agent.config import load_config
 
 
 def parser() -> KiteArgumentParser:

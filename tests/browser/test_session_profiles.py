@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.browser.procs import pid_alive
-from agent.browser.profiles import check_profile_unlocked, lock_owner, profile_dir
-from agent.browser.session import BrowserSession, ProfileLockedError
-from agent.config import BrowserConfig
-from agent.errors import UsageError
-from evals.sites import SitesServer
+from kite_browser.agent.browser.procs import pid_alive
+from kite_browser.agent.browser.profiles import check_profile_unlocked, lock_owner, profile_dir
+from kite_browser.agent.browser.session import BrowserSession, ProfileLockedError
+from kite_browser.agent.config import BrowserConfig
+from kite_browser.agent.errors import UsageError
+from kite_browser.evals.sites import SitesServer
 
 
 def wait_for(cond, timeout: float = 60.0, what: str = "condition") -> None:  # type: ignore[no-untyped-def]

@@ -17,17 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from agent.browser.procs import Proc, descendants, still_alive, with_env
-from agent.config import BrowserConfig
+from kite_browser.agent.browser.procs import Proc, descendants, still_alive, with_env
+from kite_browser.agent.config import BrowserConfig
 from tests.browser.test_session_profiles import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 import asyncio, json, sys
-from agent.browser.procs import descendants
-from agent.browser.session import BrowserSession, install_signal_cleanup
-from agent.config import BrowserConfig
+from kite_browser.agent.browser.procs import descendants
+from kite_browser.agent.browser.session import BrowserSession, install_signal_cleanup
+from kite_browser.agent.config import BrowserConfig
 
 async def main():
     cfg = BrowserConfig.model_validate_json(sys.argv[1])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.browser.session import ContextSession, NoOpenTabError, TabNotFoundError
+from kite_browser.agent.browser.session import ContextSession, NoOpenTabError, TabNotFoundError
 from tests.fixtures.browser import PagesServer
 
 

@@ -19,7 +19,7 @@ import json
 import pytest
 from playwright.async_api import Page
 
-from evals.sites import SitesServer
+from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
     Kite,
     kite,  # noqa: F401

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.browser.waits import Settler, SettleReport
-from agent.config import KiteConfig
+from kite_browser.agent.browser.waits import Settler, SettleReport
+from kite_browser.agent.config import KiteConfig
 from tests.browser.action_pages.harness import (
     Kite,
     kite,  # noqa: F401

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from playwright.async_api import expect
 
-from agent.browser.observation import Observation
-from evals.sites import SitesServer
+from kite_browser.agent.browser.observation import Observation
+from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import Kite, kite  # noqa: F401
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from playwright.async_api import Page, expect
 
-from agent.browser.observation import Observation
-from agent.browser.render import render_observation
-from agent.browser.snapshot import Snapshotter, install_listener_tracking
-from evals.bench.recall import check_page
-from evals.sites import SitesServer
+from kite_browser.agent.browser.observation import Observation
+from kite_browser.agent.browser.render import render_observation
+from kite_browser.agent.browser.snapshot import Snapshotter, install_listener_tracking
+from kite_browser.evals.bench.recall import check_page
+from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import Kite, kite  # noqa: F401
 
 

@@ -20,7 +20,14 @@ def base() -> Iterator[str]:
 
 
 def kite(*args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "agent.cli", "snapshot", *args, f"--browser-arg={OFFLINE_ARGS[0]}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kite_browser.agent.cli",
+        "snapshot",
+        *args,
+        f"--browser-arg={OFFLINE_ARGS[0]}",
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 

@@ -8,8 +8,8 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page
 
-from agent.browser.render import render_observation
-from agent.browser.snapshot import Snapshotter
+from kite_browser.agent.browser.render import render_observation
+from kite_browser.agent.browser.snapshot import Snapshotter
 from tests.browser.pages.server import serve
 
 # 127.0.0.2 is another site: Chromium runs its frames in another renderer process.

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from playwright.async_api import Page
 
-from agent.browser.snapshot import Snapshotter
-from evals.bench.recall import check_page
-from evals.sites import SitesServer
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.evals.bench.recall import check_page
+from kite_browser.evals.sites import SitesServer
 from tests.browser.test_snapshot_custom_controls import by_id
 
 ICONS = {

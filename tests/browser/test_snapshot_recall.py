@@ -13,10 +13,10 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Page
 
-from agent.browser.snapshot import Snapshotter
-from evals.bench.corpus import corpus_missing_message, find_corpus
-from evals.bench.recall import SITE_PATHS, check_page
-from evals.sites import SitesServer
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.evals.bench.corpus import corpus_missing_message, find_corpus
+from kite_browser.evals.bench.recall import SITE_PATHS, check_page
+from kite_browser.evals.sites import SitesServer
 
 
 async def _recall_over(page: Page, urls: list[str]) -> None:
@@ -60,7 +60,7 @@ CORPUS_PAGES = [
 
 @pytest.mark.slow
 async def test_recall_on_saved_corpus(page: Page) -> None:
-    from evals.static import serve
+    from kite_browser.evals.static import serve
 
     if CORPUS is None:
         pytest.skip(corpus_missing_message())

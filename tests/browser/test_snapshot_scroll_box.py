@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from playwright.async_api import expect
 
-from evals.sites import SitesServer
+from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import Kite, kite  # noqa: F401
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from playwright.async_api import Page
 
-from agent.browser.observation import Observation
-from agent.browser.render import render_elements
-from agent.browser.snapshot import Snapshotter
-from evals.sites import SitesServer
+from kite_browser.agent.browser.observation import Observation
+from kite_browser.agent.browser.render import render_elements
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.evals.sites import SitesServer
 from tests.browser.test_snapshot_custom_controls import by_id
 
 SUGGESTED = {

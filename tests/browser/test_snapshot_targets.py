@@ -8,11 +8,11 @@ from collections.abc import Iterator
 import pytest
 from playwright.async_api import BrowserContext, Page
 
-from agent.browser.observation import Observation
-from agent.browser.render import render_observation
-from agent.browser.session import BrowserSession
-from agent.browser.snapshot import Snapshotter, install_listener_tracking
-from evals.sites import SitesServer
+from kite_browser.agent.browser.observation import Observation
+from kite_browser.agent.browser.render import render_observation
+from kite_browser.agent.browser.session import BrowserSession
+from kite_browser.agent.browser.snapshot import Snapshotter, install_listener_tracking
+from kite_browser.evals.sites import SitesServer
 from tests.browser.pages.server import serve
 
 

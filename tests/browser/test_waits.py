@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from evals.sites import SitesServer
+from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
     Kite,
     kite,  # noqa: F401
@@ -15,7 +15,7 @@ async def test_settle_returns_quickly_when_nothing_happens(kite: Kite, sites: Si
 
     Precise settle times per action kind are measured by ``python -m evals.bench.actions``.
     """
-    from agent.config import KiteConfig
+    from kite_browser.agent.config import KiteConfig
     from tests.browser.action_pages.harness import make_kite
 
     quiet_ms = 1000
@@ -51,7 +51,7 @@ async def test_settle_follows_a_navigation_started_by_a_click(kite: Kite, sites:
 
 
 async def test_settle_is_capped_by_per_action_override(kite: Kite, sites: SitesServer) -> None:
-    from agent.config import KiteConfig
+    from kite_browser.agent.config import KiteConfig
     from tests.browser.action_pages.harness import make_kite
 
     cfg = KiteConfig.model_validate({"waits": {"per_action": {"executeJS": 300}, "network_stall_ms": 10000}})

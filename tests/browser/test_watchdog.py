@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from agent.browser import watchdog
+from kite_browser.agent.browser import watchdog
 
 
 async def test_abandoning_a_call_keeps_a_cancel_of_the_callers_own() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import KiteConfig, load_config
+from kite_browser.agent.config import KiteConfig, load_config
 
 
 @pytest.fixture

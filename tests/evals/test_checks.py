@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent.batch.checks import confirmations, dotted, evaluate
-from agent.batch.tasks import Check
+from kite_browser.agent.batch.checks import confirmations, dotted, evaluate
+from kite_browser.agent.batch.tasks import Check
 
 
 def test_dotted_paths() -> None:
@@ -118,7 +118,7 @@ def test_confirmations_read_the_run_record(tmp_path: Path) -> None:
 
 
 def test_data_checks_compare_fields_of_the_structured_answer() -> None:
-    from agent.batch.checks import data_failures
+    from kite_browser.agent.batch.checks import data_failures
 
     data = [{"name": "White Porcelain Mug", "price": 6.49}, {"name": "Sky Blue Espresso Mug", "price": 7.25}]
     assert data_failures({"length": 2, "0.name": "White Porcelain Mug", "/1/price": 7.25}, data) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals.bench.corpus import CORPUS_RELPATH, corpus_missing_message, find_corpus
+from kite_browser.evals.bench.corpus import CORPUS_RELPATH, corpus_missing_message, find_corpus
 
 
 def test_finds_shared_pages_in_a_parent_of_the_checkout(tmp_path: Path) -> None:

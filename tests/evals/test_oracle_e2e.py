@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from evals.harness import EvalReport, run_eval
-from evals.tasks import find_suite, load_suite, parse_suite
+from kite_browser.evals.harness import EvalReport, run_eval
+from kite_browser.evals.tasks import find_suite, load_suite, parse_suite
 from tests.evals.conftest import make_config
 
 SITES_TASKS = [
@@ -51,7 +51,7 @@ async def test_oracle_solves_sites_tasks(sites_report: EvalReport) -> None:
 
 
 async def test_sensitive_step_was_confirmed(sites_report: EvalReport) -> None:
-    from agent.batch.checks import confirmations
+    from kite_browser.agent.batch.checks import confirmations
 
     upload = next(t for t in sites_report.tasks if t.id == "forms-upload")
     asked = confirmations(upload.run_dir)

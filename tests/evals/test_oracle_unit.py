@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.browser.observation import Element, Observation, PageSummary, Rect
-from agent.llm.model import ModelView, PastAction
-from evals.oracle.match import pick
-from evals.oracle.miniwob import solve_miniwob
-from evals.oracle.model import OracleModel, to_reply_parts
-from evals.oracle.plan import plan_action, progress
-from evals.oracle.view import OracleView
+from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
+from kite_browser.agent.llm.model import ModelView, PastAction
+from kite_browser.evals.oracle.match import pick
+from kite_browser.evals.oracle.miniwob import solve_miniwob
+from kite_browser.evals.oracle.model import OracleModel, to_reply_parts
+from kite_browser.evals.oracle.plan import plan_action, progress
+from kite_browser.evals.oracle.view import OracleView
 
 BOX = Rect(x=0, y=0, width=10, height=10)
 
@@ -113,7 +113,7 @@ def test_plan_finished_and_answer_from() -> None:
 
 
 def test_miniwob_episode_over_and_solver() -> None:
-    from evals.miniwob import OVER_TEXT
+    from kite_browser.evals.miniwob import OVER_TEXT
 
     url = "http://127.0.0.1:1/miniwob/click-button.html"
     over = _view(url=url, text=OVER_TEXT)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.batch.checks import CheckOutcome
-from agent.batch.results import TaskResult
-from agent.cli import main
-from evals.harness import EvalReport, summarize, wilson
-from evals.report import compare, load_json, markdown, write_json
-from evals.report_html import html_report, write_html
+from kite_browser.agent.batch.checks import CheckOutcome
+from kite_browser.agent.batch.results import TaskResult
+from kite_browser.agent.cli import main
+from kite_browser.evals.harness import EvalReport, summarize, wilson
+from kite_browser.evals.report import compare, load_json, markdown, write_json
+from kite_browser.evals.report_html import html_report, write_html
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from evals import static
-from evals.static import StaticServer
+from kite_browser.evals import static
+from kite_browser.evals.static import StaticServer
 
 
 @pytest.fixture

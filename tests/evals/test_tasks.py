@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.browser.actions import ACTION_NAMES
-from agent.errors import UsageError
-from evals.miniwob import available_tasks
-from evals.tasks import find_suite, load_suite, parse_suite
+from kite_browser.agent.browser.actions import ACTION_NAMES
+from kite_browser.agent.errors import UsageError
+from kite_browser.evals.miniwob import available_tasks
+from kite_browser.evals.tasks import find_suite, load_suite, parse_suite
 
 
 def _error(data: dict) -> str:
@@ -108,7 +108,7 @@ def test_bundled_miniwob_suite() -> None:
 
 def test_tasks_run_in_the_order_given() -> None:
     """``--tasks b,a`` runs b first: the suite's selection and MiniWoB's episodes follow the ids' order."""
-    from evals.miniwob import expand
+    from kite_browser.evals.miniwob import expand
 
     sites = load_suite(find_suite("sites"))
     ids = [sites.tasks[3].id, sites.tasks[0].id, sites.tasks[2].id]
@@ -122,8 +122,8 @@ def test_tasks_run_in_the_order_given() -> None:
 
 async def test_max_steps_beats_the_suite_and_its_tasks(tmp_path: Path) -> None:
     """``kite eval --max-steps N`` applies to every task, over the suite's defaults and MiniWoB's own limit."""
-    from agent.config import load_config
-    from evals.harness import _Servers, suite_jobs
+    from kite_browser.agent.config import load_config
+    from kite_browser.evals.harness import _Servers, suite_jobs
 
     config = load_config(None, {"llm.model": "kite/scripted", "run.runs_dir": str(tmp_path)}, env={})
     mine = parse_suite(
@@ -151,9 +151,9 @@ async def test_max_steps_beats_the_suite_and_its_tasks(tmp_path: Path) -> None:
 
 
 async def test_two_tasks_may_share_their_text_and_each_oracle_has_its_own_plan() -> None:
-    from agent.config import load_config
-    from evals.harness import _Servers, suite_jobs
-    from evals.oracle import OracleModel
+    from kite_browser.agent.config import load_config
+    from kite_browser.evals.harness import _Servers, suite_jobs
+    from kite_browser.evals.oracle import OracleModel
 
     suite = parse_suite(
         {

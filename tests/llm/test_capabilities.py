@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from agent.config import LLMConfig
-from agent.llm.capabilities import Capabilities, capabilities_for, select_mode
+from kite_browser.agent.config import LLMConfig
+from kite_browser.agent.llm.capabilities import Capabilities, capabilities_for, select_mode
 
 
 @pytest.mark.parametrize(

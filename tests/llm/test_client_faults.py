@@ -7,8 +7,8 @@ import time
 import litellm
 import pytest
 
-from agent.llm.client import LLMClient, LLMReply
-from agent.llm.errors import (
+from kite_browser.agent.llm.client import LLMClient, LLMReply
+from kite_browser.agent.llm.errors import (
     ContextWindowError,
     LLMAuthError,
     LLMBadRequestError,
@@ -18,9 +18,9 @@ from agent.llm.errors import (
     LLMUnavailableError,
     LLMUnsupportedParamError,
 )
-from agent.llm.fakes import FakeReply, register_fake, unregister_fake
-from agent.llm.parsing import ParseError, parse_reply
-from agent.llm.schemas import tool_schemas
+from kite_browser.agent.llm.fakes import FakeReply, register_fake, unregister_fake
+from kite_browser.agent.llm.parsing import ParseError, parse_reply
+from kite_browser.agent.llm.schemas import tool_schemas
 
 USER = [{"role": "user", "content": "click the button"}]
 CLICK = {"name": "click", "arguments": {"index": 3}}
@@ -109,7 +109,7 @@ async def test_non_retryable_errors_fail_fast(scripted_model, kind, error, fix):
 
 
 async def test_auth_error_names_the_environment_variable():
-    from agent.llm.client import map_exception
+    from kite_browser.agent.llm.client import map_exception
 
     err = map_exception(litellm.AuthenticationError("bad key", "openai", "gpt-4o-mini"), "openai/gpt-4o-mini")
     assert isinstance(err, LLMAuthError)

@@ -10,10 +10,15 @@ import time
 import litellm  # noqa: F401  (imported once here, not inside the first timed attempt)
 import pytest
 
-from agent.config import LLMConfig, load_config
-from agent.errors import ConfigError
-from agent.llm.client import LLMClient
-from agent.llm.errors import LLMConnectionError, LLMRateLimitedError, LLMTimeoutError, LLMUnavailableError
+from kite_browser.agent.config import LLMConfig, load_config
+from kite_browser.agent.errors import ConfigError
+from kite_browser.agent.llm.client import LLMClient
+from kite_browser.agent.llm.errors import (
+    LLMConnectionError,
+    LLMRateLimitedError,
+    LLMTimeoutError,
+    LLMUnavailableError,
+)
 from tests.fixtures.openai_server import FakeOpenAIServer, Garbage, Reply, Reset, Stall, Status
 
 USER = [{"role": "user", "content": "click the button"}]
@@ -131,8 +136,8 @@ def test_a_timeout_longer_than_the_retry_budget_is_refused():
 async def test_a_repeating_step_is_sampled_warmer(openai_server):
     """At temperature 0 a model shown nearly the same page answers it the same way, warning or not: the step
     after Kite's repeat warning is sent at llm.repeat_temperature (and never below llm.temperature)."""
-    from agent.browser.observation import Observation, PageSummary
-    from agent.llm.model import ModelView
+    from kite_browser.agent.browser.observation import Observation, PageSummary
+    from kite_browser.agent.llm.model import ModelView
 
     obs = Observation(summary=PageSummary(url="http://127.0.0.1:1/"))
     sent = []

@@ -7,9 +7,9 @@ from __future__ import annotations
 import litellm  # imported once here, not inside the first timed attempt
 import pytest
 
-from agent.llm.error_map import map_exception
-from agent.llm.errors import LLMAuthError, LLMUnavailableError
-from agent.llm.parsing import ParseError, parse_reply
+from kite_browser.agent.llm.error_map import map_exception
+from kite_browser.agent.llm.errors import LLMAuthError, LLMUnavailableError
+from kite_browser.agent.llm.parsing import ParseError, parse_reply
 from tests.fixtures.openai_server import Reply, Status
 from tests.llm.test_reply_faults_http import fake_client
 

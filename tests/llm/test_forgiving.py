@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.browser.actions import Click, Done, PressKey, Scroll, Select, Type
-from agent.llm.client import LLMReply, ToolCall
-from agent.llm.parsing import ParseError, parse_reply
+from kite_browser.agent.browser.actions import Click, Done, PressKey, Scroll, Select, Type
+from kite_browser.agent.llm.client import LLMReply, ToolCall
+from kite_browser.agent.llm.parsing import ParseError, parse_reply
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ def test_an_example_in_the_prompt_cannot_be_run_verbatim():
     """The JSON fallback's example must not be copyable into a real task (the small model copied it)."""
     import re
 
-    from agent.prompt import PromptBuilder
+    from kite_browser.agent.prompt import PromptBuilder
 
     system = PromptBuilder("any task", function_calling=False).system()
     blocks = re.findall(r"```json\n(.*?)\n```", system, re.S)

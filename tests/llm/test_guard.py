@@ -5,8 +5,8 @@ from __future__ import annotations
 import litellm
 import pytest
 
-from agent.config import LLMConfig
-from agent.llm.client import LLMClient
+from kite_browser.agent.config import LLMConfig
+from kite_browser.agent.llm.client import LLMClient
 from tests.fixtures.llm import RealModelRequestRefused
 
 

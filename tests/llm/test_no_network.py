@@ -19,8 +19,8 @@ socket.socket.connect = refuse
 socket.socket.connect_ex = refuse
 socket.create_connection = refuse
 socket.getaddrinfo = refuse
-import agent.llm
-from agent.llm import client, capabilities, fakes, parsing, schemas
+import kite_browser.agent.llm
+from kite_browser.agent.llm import client, capabilities, fakes, parsing, schemas
 import litellm
 capabilities.capabilities_for("gpt-4o-mini")
 capabilities.capabilities_for("openai/foo", api_base="http://10.9.9.9/v1")
@@ -39,7 +39,7 @@ def test_importing_agent_llm_makes_no_network_connection():
 
 
 def test_importing_agent_llm_alone_does_not_import_litellm():
-    probe = "import sys, agent.llm, agent.llm.parsing, agent.llm.schemas; print('litellm' in sys.modules)"
+    probe = "import sys, kite_browser.agent.llm, kite_browser.agent.llm.parsing, kite_browser.agent.llm.schemas; print('litellm' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60
     )

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.browser.actions import ACTION_NAMES
-from agent.llm.client import LLMReply, ToolCall
-from agent.llm.parsing import ParseError, parse_reply
+from kite_browser.agent.browser.actions import ACTION_NAMES
+from kite_browser.agent.llm.client import LLMReply, ToolCall
+from kite_browser.agent.llm.parsing import ParseError, parse_reply
 
 EXAMPLES = 5_000
 SLOWEST_S = 1.0

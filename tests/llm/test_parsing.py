@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.browser.actions import Click, Done, PressKey, Type
-from agent.llm.client import LLMReply, ToolCall
-from agent.llm.parsing import ParseError, parse_reply
+from kite_browser.agent.browser.actions import Click, Done, PressKey, Type
+from kite_browser.agent.llm.client import LLMReply, ToolCall
+from kite_browser.agent.llm.parsing import ParseError, parse_reply
 
 CLICK3 = Click(index=3)
 

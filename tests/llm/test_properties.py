@@ -9,10 +9,10 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.browser.actions import ACTION_MODELS, parse_action
-from agent.llm.client import LLMReply, ToolCall
-from agent.llm.parsing import ParseError, parse_reply
-from agent.llm.schemas import action_schema
+from kite_browser.agent.browser.actions import ACTION_MODELS, parse_action
+from kite_browser.agent.llm.client import LLMReply, ToolCall
+from kite_browser.agent.llm.parsing import ParseError, parse_reply
+from kite_browser.agent.llm.schemas import action_schema
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import litellm  # noqa: F401  (imported once here, not inside the first timed attempt)
 import pytest
 
-from agent.config import LLMConfig
-from agent.llm.client import LLMClient, Usage
-from agent.llm.errors import LLMAuthError, LLMUnavailableError
-from agent.llm.parsing import ParseError, parse_reply
+from kite_browser.agent.config import LLMConfig
+from kite_browser.agent.llm.client import LLMClient, Usage
+from kite_browser.agent.llm.errors import LLMAuthError, LLMUnavailableError
+from kite_browser.agent.llm.parsing import ParseError, parse_reply
 from tests.fixtures.openai_server import Body, FakeOpenAIServer, Reply, Status
 
 USER = [{"role": "user", "content": "click the button"}]

@@ -7,8 +7,8 @@ import json
 import jsonschema
 import pytest
 
-from agent.browser.actions import ACTION_MODELS, ACTION_NAMES
-from agent.llm.schemas import action_schema, tool_schemas
+from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES
+from kite_browser.agent.llm.schemas import action_schema, tool_schemas
 
 
 def test_one_function_per_action_with_model_written_descriptions():
@@ -85,7 +85,7 @@ def test_three_styles_carry_every_action():
 
 
 def test_the_smallest_style_is_the_smallest():
-    from agent.browser.tokens import count_tokens
+    from kite_browser.agent.browser.tokens import count_tokens
 
     sizes = {s: count_tokens(json.dumps(tool_schemas(style=s))) for s in ("single", "compact", "full")}
     assert sizes["single"] < sizes["compact"] < sizes["full"], sizes

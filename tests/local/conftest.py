@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import BrowserConfig, KiteConfig, load_config
-from agent.llm.local_install import LocalPaths, install
+from kite_browser.agent.config import BrowserConfig, KiteConfig, load_config
+from kite_browser.agent.llm.local_install import LocalPaths, install
 
 
 @pytest.fixture(scope="session")
@@ -29,6 +29,6 @@ def local_config(shared_install: LocalPaths, tmp_path: Path) -> Iterator[KiteCon
     os.symlink(shared_install.gguf.parent, root / "local" / "models")
     config = KiteConfig(browser=BrowserConfig(data_dir=str(root)))
     yield config
-    from agent.llm.local import stop_local_server
+    from kite_browser.agent.llm.local import stop_local_server
 
     stop_local_server(config)

@@ -20,9 +20,9 @@ from typing import Any
 import litellm
 import pytest
 
-from agent.config import KiteConfig
-from agent.llm.local import ensure_local_server, local_status, stop_local_server
-from agent.llm.local_watchdog import alive
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.llm.local import ensure_local_server, local_status, stop_local_server
+from kite_browser.agent.llm.local_watchdog import alive
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.local_llm, pytest.mark.timeout(170)]
@@ -102,8 +102,8 @@ async def test_start_call_reuse_stop(local_config: KiteConfig) -> None:
 
 CHILD = """
 import asyncio, signal, sys
-from agent.config import BrowserConfig, KiteConfig
-from agent.llm.local import ensure_local_server
+from kite_browser.agent.config import BrowserConfig, KiteConfig
+from kite_browser.agent.llm.local import ensure_local_server
 config = KiteConfig(browser=BrowserConfig(data_dir=sys.argv[1]))
 server = asyncio.run(ensure_local_server(config, progress=False))
 print(server.pid, server.owned, flush=True)

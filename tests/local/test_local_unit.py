@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import BrowserConfig, KiteConfig, LLMConfig
-from agent.llm import local_install
-from agent.llm.local import LocalServer, local_status, resolve_model, uses_local_model
-from agent.llm.local_errors import LocalHashMismatchError
-from agent.llm.local_install import LocalPaths
-from agent.llm.local_pins import Wheel
+from kite_browser.agent.config import BrowserConfig, KiteConfig, LLMConfig
+from kite_browser.agent.llm import local_install
+from kite_browser.agent.llm.local import LocalServer, local_status, resolve_model, uses_local_model
+from kite_browser.agent.llm.local_errors import LocalHashMismatchError
+from kite_browser.agent.llm.local_install import LocalPaths
+from kite_browser.agent.llm.local_pins import Wheel
 
 SERVER = LocalServer(
     api_base="http://127.0.0.1:1234/v1", model="openai/x", pid=1, port=1234, api_key="k", owned=True

@@ -20,8 +20,8 @@ import mcp_types as types
 import pytest
 import yaml
 
-from agent.browser.procs import with_env
-from agent.config import BrowserConfig
+from kite_browser.agent.browser.procs import with_env
+from kite_browser.agent.config import BrowserConfig
 
 MARK = "KITE_TEST_MCP_MARK"
 """Environment marker given to each server process: finds it and every Chromium it started."""

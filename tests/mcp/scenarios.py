@@ -8,7 +8,7 @@ from typing import Any
 import mcp_types as types
 from mcp import Client
 
-from evals.sites import SitesServer
+from kite_browser.evals.sites import SitesServer
 from tests.mcp.conftest import error_of, ref, text_of
 
 TOOL_NAMES = {

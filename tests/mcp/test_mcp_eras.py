@@ -11,10 +11,10 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from agent.mcp.app import kite_mcp
-from agent.modules.functions import USER_MODULE, FunctionModule
-from agent.modules.gate import ToolGate
-from agent.modules.registry import ModuleRegistry
+from kite_browser.agent.mcp.app import kite_mcp
+from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule
+from kite_browser.agent.modules.gate import ToolGate
+from kite_browser.agent.modules.registry import ModuleRegistry
 from tests.mcp.conftest import error_of, text_of
 from tests.mcp.scenarios import Answers
 

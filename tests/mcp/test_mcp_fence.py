@@ -10,10 +10,10 @@ from typing import Any
 
 from mcp import Client
 
-from agent.fence import TAG
-from agent.mcp.app import kite_mcp
-from agent.mcp.server import INSTRUCTIONS
-from evals.sites import SitesServer
+from kite_browser.agent.fence import TAG
+from kite_browser.agent.mcp.app import kite_mcp
+from kite_browser.agent.mcp.server import INSTRUCTIONS
+from kite_browser.evals.sites import SitesServer
 from tests.mcp.conftest import ref, text_of
 
 _OPEN = re.compile(rf"<{TAG}>")

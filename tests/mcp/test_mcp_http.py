@@ -9,8 +9,8 @@ import anyio
 import mcp_types as types
 from mcp import Client
 
-from agent.mcp.image import MAX_IMAGE_BYTES
-from evals.sites import SitesServer
+from kite_browser.agent.mcp.image import MAX_IMAGE_BYTES
+from kite_browser.evals.sites import SitesServer
 from tests.fixtures.browser import PagesServer
 from tests.mcp.conftest import HttpServer, error_of, records, ref, text_of, wait_until
 from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, secrets_hidden, shop_task

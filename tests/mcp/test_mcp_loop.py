@@ -24,12 +24,12 @@ import litellm
 import pytest
 from mcp import Client
 
-from agent.browser.snapshot import OFF_LOOP_ELEMENTS, Snapshotter
-from agent.browser.tokens import count_tokens
-from agent.mcp.app import kite_mcp
-from agent.mcp.transport import run_http
-from evals.sites import SitesServer
-from safety.policy import SafetyPolicy
+from kite_browser.agent.browser.snapshot import OFF_LOOP_ELEMENTS, Snapshotter
+from kite_browser.agent.browser.tokens import count_tokens
+from kite_browser.agent.mcp.app import kite_mcp
+from kite_browser.agent.mcp.transport import run_http
+from kite_browser.evals.sites import SitesServer
+from kite_browser.safety.policy import SafetyPolicy
 from tests.mcp.conftest import error_of, ref, text_of
 
 HELD_S = 20.0

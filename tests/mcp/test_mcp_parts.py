@@ -8,17 +8,17 @@ import httpx
 import pytest
 from mcp import Client
 
-from agent.cli import main
-from agent.errors import UsageError
-from agent.mcp.app import kite_mcp
-from agent.mcp.confirm import ElicitConfirmer
-from agent.mcp.tools import TOOLS, ClickArgs
-from agent.mcp.transport import BearerToken, check_http_options
-from agent.modules.functions import USER_MODULE, FunctionModule, tool
-from agent.modules.gate import ToolGate
-from agent.modules.registry import ModuleRegistry
-from safety.confirm import ConfirmRequest
-from safety.rules import ConfirmLevel, Decision
+from kite_browser.agent.cli import main
+from kite_browser.agent.errors import UsageError
+from kite_browser.agent.mcp.app import kite_mcp
+from kite_browser.agent.mcp.confirm import ElicitConfirmer
+from kite_browser.agent.mcp.tools import TOOLS, ClickArgs
+from kite_browser.agent.mcp.transport import BearerToken, check_http_options
+from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule, tool
+from kite_browser.agent.modules.gate import ToolGate
+from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.safety.confirm import ConfirmRequest
+from kite_browser.safety.rules import ConfirmLevel, Decision
 from tests.mcp.conftest import error_of, text_of
 from tests.mcp.scenarios import Answers
 

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import re
 
-from agent.browser.observation import ActionResult, Counts, Effects, Element, Observation, PageSummary, Rect
-from agent.mcp.render import effects_text, page_update, snapshot_text
+from kite_browser.agent.browser.observation import (
+    ActionResult,
+    Counts,
+    Effects,
+    Element,
+    Observation,
+    PageSummary,
+    Rect,
+)
+from kite_browser.agent.mcp.render import effects_text, page_update, snapshot_text
 
 
 def _el(index: int, name: str, tag: str = "button", **kw: object) -> Element:

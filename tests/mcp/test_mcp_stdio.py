@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from agent.browser.procs import with_env
-from evals.sites import SitesServer
+from kite_browser.agent.browser.procs import with_env
+from kite_browser.evals.sites import SitesServer
 from tests.mcp.conftest import MARK, records, ref, server_argv, server_env, text_of, wait_until
 from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, shop_task
 

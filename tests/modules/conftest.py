@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from agent.config import BrowserConfig, KiteConfig, load_config
-from agent.modules import Toolbox
-from safety.confirm import Confirmer
+from kite_browser.agent.config import BrowserConfig, KiteConfig, load_config
+from kite_browser.agent.modules import Toolbox
+from kite_browser.safety.confirm import Confirmer
 
 
 def module_config(browser_config: BrowserConfig, tmp: Path, **overrides: Any) -> KiteConfig:

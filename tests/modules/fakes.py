@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
-from agent.modules.base import CallContext, ModuleRuntime, Params, Tool, ToolError, ToolModule
+from kite_browser.agent.modules.base import CallContext, ModuleRuntime, Params, Tool, ToolError, ToolModule
 
 
 class EchoParams(Params):

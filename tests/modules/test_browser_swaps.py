@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from safety.confirm import ConfirmAnswer, ConfirmRequest
+from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest
 from tests.modules.conftest import ToolboxHarness
 
 PAGE = """<!doctype html><title>Review</title><script>window.log = []</script>

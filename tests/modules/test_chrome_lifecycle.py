@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from agent.modules.chrome.module import ChromeModule
+from kite_browser.agent.modules.chrome.module import ChromeModule
 from tests.fixtures.procs import gone, processes
 from tests.modules.conftest import ToolboxHarness
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.modules.base import CallContext
-from agent.modules.javascript.module import JavaScriptModule
+from kite_browser.agent.modules.base import CallContext
+from kite_browser.agent.modules.javascript.module import JavaScriptModule
 from tests.modules.conftest import ToolboxHarness
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]

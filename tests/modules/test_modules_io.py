@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from agent.cli import main as kite
-from safety.confirm import ConfirmAnswer, ConfirmRequest
+from kite_browser.agent.cli import main as kite
+from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest
 from tests.fixtures.procs import gone, processes
 from tests.modules.conftest import ToolboxHarness
 
@@ -150,8 +150,8 @@ def test_several_browsers_and_clean_shutdown(harness_factory: Any) -> None:
 
 SIGTERM_SCRIPT = """
 import asyncio, sys
-from agent.config import load_config
-from agent.modules import Toolbox
+from kite_browser.agent.config import load_config
+from kite_browser.agent.modules import Toolbox
 
 async def main():
     cfg = load_config(env={}, overrides={"modules": ["chrome"], "browser.chromium_path": sys.argv[2]})

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent import Agent, FunctionModel
-from agent.config import KiteConfig
-from agent.llm.model import ModelView
-from agent.modules.functions import tool
+from kite_browser.agent import Agent, FunctionModel
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.llm.model import ModelView
+from kite_browser.agent.modules.functions import tool
 
 SEEN: list[str] = []
 

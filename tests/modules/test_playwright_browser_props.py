@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.modules.playwright_browser import files
+from kite_browser.agent.modules.playwright_browser import files
 from tests.fixtures.browser import PagesServer
 from tests.modules.conftest import ToolboxHarness
 

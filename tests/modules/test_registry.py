@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.config import KiteConfig
-from agent.modules.base import CallContext, ToolError, interface_problems
-from agent.modules.gate import ToolGate
-from agent.modules.registry import ModuleRegistry
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.modules.base import CallContext, ToolError, interface_problems
+from kite_browser.agent.modules.gate import ToolGate
+from kite_browser.agent.modules.registry import ModuleRegistry
 from tests.modules.fakes import FakeModule, Incomplete
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -202,7 +202,7 @@ async def test_entry_point_modules_are_found(config: KiteConfig, monkeypatch: py
     """A third-party module is found through the kite.modules entry-point group."""
     from importlib.metadata import EntryPoint
 
-    import agent.modules.loader as loader_mod
+    import kite_browser.agent.modules.loader as loader_mod
 
     ep = EntryPoint(name="m_ep", value="tests.modules.fakes:EntryPointModule", group="kite.modules")
 

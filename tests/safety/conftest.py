@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.config import SafetyConfig
-from safety.policy import SafetyPolicy
+from kite_browser.agent.config import SafetyConfig
+from kite_browser.safety.policy import SafetyPolicy
 from tests.safety.scenarios import BLOCKED, SECRET_NAMES
 
 

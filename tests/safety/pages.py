@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.browser.observation import Element, Observation, PageSummary, Rect
-from evals.sites.layout import STRINGS
+from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
+from kite_browser.evals.sites.layout import STRINGS
 
 BASE = "http://127.0.0.1:8765"
 

@@ -7,16 +7,16 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from agent.browser.actions import parse_action
-from agent.errors import UsageError
-from safety.confirm import (
+from kite_browser.agent.browser.actions import parse_action
+from kite_browser.agent.errors import UsageError
+from kite_browser.safety.confirm import (
     BatchConfirmer,
     ConfirmAnswer,
     ConfirmRequest,
     Gate,
     TerminalConfirmer,
 )
-from safety.policy import SafetyPolicy
+from kite_browser.safety.policy import SafetyPolicy
 from tests.safety.pages import page
 from tests.safety.scenarios import cases
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop import Agent
-from safety.confirm import BatchConfirmer
+from kite_browser.agent.loop import Agent
+from kite_browser.safety.confirm import BatchConfirmer
 from tests.fixtures.browser import PagesServer
 
 PAGE = """<!doctype html><meta charset=utf-8><title>Notes</title>

@@ -10,11 +10,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from playwright.async_api import BrowserContext, Error
 
-from agent.browser.actions import parse_action
-from agent.browser.observation import Element, Observation, PageSummary, Rect
-from agent.config import SafetyConfig
-from safety.domains import DomainPolicy
-from safety.policy import ConfirmLevel, SafetyPolicy
+from kite_browser.agent.browser.actions import parse_action
+from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
+from kite_browser.agent.config import SafetyConfig
+from kite_browser.safety.domains import DomainPolicy
+from kite_browser.safety.policy import ConfirmLevel, SafetyPolicy
 
 
 class _Server:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from agent.fence import defuse, fence
-from agent.loop import Agent
+from kite_browser.agent.fence import defuse, fence
+from kite_browser.agent.loop import Agent
 from tests.fixtures.browser import PagesServer
 
 CLOSERS = [

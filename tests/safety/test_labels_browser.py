@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Page
 
-from agent.browser.actions import parse_action
-from agent.browser.snapshot import Snapshotter
-from safety.policy import ConfirmLevel, SafetyPolicy
-from safety.rules import Decision
-from safety.text import fold, folded_forms, skeleton
+from kite_browser.agent.browser.actions import parse_action
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.safety.policy import ConfirmLevel, SafetyPolicy
+from kite_browser.safety.rules import Decision
+from kite_browser.safety.text import fold, folded_forms, skeleton
 from tests.fixtures.browser import PagesServer
 
 ATTACKS = {
@@ -131,7 +131,7 @@ async def test_destructive_link_on_an_ordinary_page_is_judged_like_a_button(
 def test_look_alike_letters_in_page_text_and_dialogs(policy: SafetyPolicy) -> None:
     """An innocuous URL whose text warns in Cyrillic look-alikes ("саnnot bе undone") is still sensitive, and
     a confirm() asking to "Dеlete" (Cyrillic ie) is judged destructive."""
-    from agent.browser.observation import Element, Observation, PageSummary, Rect
+    from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
 
     obs = Observation(
         summary=PageSummary(

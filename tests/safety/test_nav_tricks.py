@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent.llm.model import ModelView
-from agent.llm.testing import FunctionModel
-from agent.loop import Agent
+from kite_browser.agent.llm.model import ModelView
+from kite_browser.agent.llm.testing import FunctionModel
+from kite_browser.agent.loop import Agent
 
 PAGE = """<!doctype html><title>Help</title>
 <button id=meta onclick="const m = document.createElement('meta'); m.httpEquiv = 'refresh';

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Page
 
-from agent.browser.actions import parse_action
-from agent.browser.snapshot import Snapshotter
-from safety.policy import ConfirmLevel, SafetyPolicy
+from kite_browser.agent.browser.actions import parse_action
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.safety.policy import ConfirmLevel, SafetyPolicy
 
 
 def _index(obs, element_id: str) -> int:  # type: ignore[no-untyped-def]

@@ -10,10 +10,10 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from agent.config import SafetyConfig
-from agent.errors import UsageError
-from agent.loop import Agent
-from safety.secrets import SecretStore
+from kite_browser.agent.config import SafetyConfig
+from kite_browser.agent.errors import UsageError
+from kite_browser.agent.loop import Agent
+from kite_browser.safety.secrets import SecretStore
 from tests.agent.test_safety_e2e import everything_on_disk
 from tests.fixtures.browser import PagesServer
 

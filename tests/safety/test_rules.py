@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.browser.actions import parse_action
-from agent.config import SafetyConfig
-from agent.errors import ConfigError
-from safety.policy import ConfirmLevel, SafetyPolicy
+from kite_browser.agent.browser.actions import parse_action
+from kite_browser.agent.config import SafetyConfig
+from kite_browser.agent.errors import ConfigError
+from kite_browser.safety.policy import ConfirmLevel, SafetyPolicy
 from tests.safety.pages import page
 
 

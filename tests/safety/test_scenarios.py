@@ -7,9 +7,9 @@ from urllib.parse import urljoin
 
 import pytest
 
-from agent.browser.actions import parse_action
-from agent.config import SafetyConfig
-from safety.policy import ConfirmLevel, SafetyPolicy
+from kite_browser.agent.browser.actions import parse_action
+from kite_browser.agent.config import SafetyConfig
+from kite_browser.safety.policy import ConfirmLevel, SafetyPolicy
 from tests.safety.pages import page
 from tests.safety.scenarios import DOMAIN_ROWS, LOOPBACK_ALLOWED, cases, dialog_cases, expand
 

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from agent.browser.actions import parse_action
-from agent.config import SafetyConfig
-from agent.errors import KiteError, UsageError
-from safety.policy import SafetyPolicy
-from safety.redact import WHOLE_TOKEN_BELOW
-from safety.secrets import SecretStore
+from kite_browser.agent.browser.actions import parse_action
+from kite_browser.agent.config import SafetyConfig
+from kite_browser.agent.errors import KiteError, UsageError
+from kite_browser.safety.policy import SafetyPolicy
+from kite_browser.safety.redact import WHOLE_TOKEN_BELOW
+from kite_browser.safety.secrets import SecretStore
 from tests.safety.pages import page
 from tests.safety.scenarios import cases
 

@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent.llm.model import ModelView
-from agent.llm.testing import FunctionModel
-from agent.loop import Agent
-from safety.confirm import BatchConfirmer
+from kite_browser.agent.llm.model import ModelView
+from kite_browser.agent.llm.testing import FunctionModel
+from kite_browser.agent.loop import Agent
+from kite_browser.safety.confirm import BatchConfirmer
 
 PAGE = """<!doctype html><meta charset=utf-8><title>Review</title><h1>Review</h1>
 <script>window.log = [];</script>

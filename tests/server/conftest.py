@@ -14,8 +14,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.config import BrowserConfig, KiteConfig, load_config
-from agent.server import ServerState, create_app
+from kite_browser.agent.config import BrowserConfig, KiteConfig, load_config
+from kite_browser.agent.server import ServerState, create_app
 
 TOKEN = "test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

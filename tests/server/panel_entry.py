@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent.cli import main
-from agent.llm.fakes import register_fake
+from kite_browser.agent.cli import main
+from kite_browser.agent.llm.fakes import register_fake
 
 
 def _text(message: dict[str, Any]) -> str:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.config import BrowserConfig
-from agent.llm.fakes import Script, register_fake, unregister_fake
-from evals.sites import SitesServer
+from kite_browser.agent.config import BrowserConfig
+from kite_browser.agent.llm.fakes import Script, register_fake, unregister_fake
+from kite_browser.evals.sites import SitesServer
 from tests.server.conftest import SECRET, follow, in_process, typed
 
 CLICK = {"name": "click", "arguments": {"selector": "#increment"}}

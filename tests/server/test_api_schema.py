@@ -13,9 +13,9 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
 
-from agent.config import BrowserConfig
-from agent.server import ServerState, create_app
-from agent.server.thread import ServerThread
+from kite_browser.agent.config import BrowserConfig
+from kite_browser.agent.server import ServerState, create_app
+from kite_browser.agent.server.thread import ServerThread
 from tests.server.conftest import AUTH, TOKEN, server_config
 
 pytestmark = pytest.mark.slow

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.browser.actions import ExecuteJS
-from agent.browser.observation import Element, Rect
-from agent.config import SafetyConfig
-from agent.events import PageObserved
-from agent.server.confirm import HttpConfirmer, answer
-from agent.server.run import Run
-from agent.server.run_models import RunRequest
-from safety.confirm import ConfirmRequest
-from safety.policy import ConfirmLevel, Decision
-from safety.secrets import SecretStore
+from kite_browser.agent.browser.actions import ExecuteJS
+from kite_browser.agent.browser.observation import Element, Rect
+from kite_browser.agent.config import SafetyConfig
+from kite_browser.agent.events import PageObserved
+from kite_browser.agent.server.confirm import HttpConfirmer, answer
+from kite_browser.agent.server.run import Run
+from kite_browser.agent.server.run_models import RunRequest
+from kite_browser.safety.confirm import ConfirmRequest
+from kite_browser.safety.policy import ConfirmLevel, Decision
+from kite_browser.safety.secrets import SecretStore
 
 SECRET = "hunter2-secret"
 

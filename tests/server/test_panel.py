@@ -18,8 +18,8 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, expect
 
-from agent.config import BrowserConfig
-from evals.sites import SitesServer
+from kite_browser.agent.config import BrowserConfig
+from kite_browser.evals.sites import SitesServer
 from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, snap, start_server
 
 pytestmark = pytest.mark.slow

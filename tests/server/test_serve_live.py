@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from agent.config import BrowserConfig
-from evals.sites import SitesServer
+from kite_browser.agent.config import BrowserConfig
+from kite_browser.evals.sites import SitesServer
 from tests.server.conftest import follow, sse_events, typed
 from tests.server.panel_harness import ROOT, TOKEN, LiveServer, start_server
 

@@ -6,8 +6,8 @@ import time
 
 from playwright.async_api import BrowserContext, Page, expect
 
-from evals.sites import SitesServer
-from evals.sites.state import DEMO_EMAIL, DEMO_PASSWORD
+from kite_browser.evals.sites import SitesServer
+from kite_browser.evals.sites.state import DEMO_EMAIL, DEMO_PASSWORD
 from tests.sites.helpers import state
 
 

@@ -7,7 +7,7 @@ import time
 
 from playwright.async_api import BrowserContext, Dialog, Page, expect
 
-from evals.sites import SitesServer
+from kite_browser.evals.sites import SitesServer
 from tests.sites.helpers import state
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from playwright.async_api import Page, expect
 
-from evals.sites import SitesServer
+from kite_browser.evals.sites import SitesServer
 from tests.sites.helpers import state
 
 

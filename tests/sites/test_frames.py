@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.async_api import Page, expect
 
-from evals.sites import SitesServer
+from kite_browser.evals.sites import SitesServer
 from tests.sites.helpers import state
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from evals.sites import SitesServer
+from kite_browser.evals.sites import SitesServer
 from tests.sites.helpers import state
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,8 +6,8 @@ import re
 
 from playwright.async_api import Page, expect
 
-from evals.sites import SitesServer
-from evals.sites.catalog import search
+from kite_browser.evals.sites import SitesServer
+from kite_browser.evals.sites.catalog import search
 from tests.sites.helpers import state
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.async_api import Error, Page, expect
 
-from evals.sites import SitesServer
+from kite_browser.evals.sites import SitesServer
 from tests.sites.helpers import state
 
 COVERED = "(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2); return top && top.id; }"

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from agent.config import KiteConfig
-from agent.loop import Agent
-from agent.record import RunResult
-from agent.tui.app import KiteApp
-from agent.tui.history import TaskEntry
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.loop import Agent
+from kite_browser.agent.record import RunResult
+from kite_browser.agent.tui.app import KiteApp
+from kite_browser.agent.tui.history import TaskEntry
 
 SIZE = (100, 30)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from itertools import count
 from typing import Any
 
-from agent.browser.observation import Element, Rect
-from agent.events import EVENT_ADAPTER, RunEvent
-from agent.tui.run_view import RunScreen
-from safety.confirm import ConfirmRequest
-from safety.policy import ConfirmLevel, Decision
+from kite_browser.agent.browser.observation import Element, Rect
+from kite_browser.agent.events import EVENT_ADAPTER, RunEvent
+from kite_browser.agent.tui.run_view import RunScreen
+from kite_browser.safety.confirm import ConfirmRequest
+from kite_browser.safety.policy import ConfirmLevel, Decision
 
 URL = "http://127.0.0.1:8765/shop/checkout"
 TASK = "Buy the White Desk Lamp and ship it to Ada Lovelace, 1 Analytical Way, London"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from agent.tui.confirm import ConfirmModal
+from kite_browser.agent.tui.confirm import ConfirmModal
 from tests.fixtures.sites import site_state
 from tests.tui.conftest import SIZE, rows, wait_finished, wait_until
 from tests.tui.turns import install

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from agent.tui.form import TaskScreen
-from agent.tui.history import TaskEntry, TaskHistory
-from agent.tui.run_view import column_widths
+from kite_browser.agent.tui.form import TaskScreen
+from kite_browser.agent.tui.history import TaskEntry, TaskHistory
+from kite_browser.agent.tui.run_view import column_widths
 from tests.tui.conftest import SIZE, wait_finished
 
 
@@ -46,8 +46,8 @@ def test_columns_fit_the_terminal():
 
 
 async def test_a_run_that_cannot_start_says_why(tui_config, tmp_path):
-    from agent.errors import UsageError
-    from agent.tui.app import KiteApp
+    from kite_browser.agent.errors import UsageError
+    from kite_browser.agent.tui.app import KiteApp
 
     def factory(config, confirmer, on_event):
         raise UsageError("no model is configured")

@@ -10,10 +10,10 @@ from typing import Any
 
 from textual.widgets import Input
 
-from agent.config import load_config
-from agent.tui.app import KiteApp
-from agent.tui.confirm import ConfirmModal
-from agent.tui.history import TaskEntry, TaskHistory
+from kite_browser.agent.config import load_config
+from kite_browser.agent.tui.app import KiteApp
+from kite_browser.agent.tui.confirm import ConfirmModal
+from kite_browser.agent.tui.history import TaskEntry, TaskHistory
 from tests.tui.screens import EVENTS, FINISH, fed_run_screen, place_order_request
 
 SMALL = (80, 24)

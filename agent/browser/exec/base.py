@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from playwright.async_api import ElementHandle, Frame, Page
 
-from agent.browser.observation import DialogInfo, Element, Observation, TabInfo
-from agent.config import KiteConfig
-from agent.errors import ActionError
+from kite_browser.agent.browser.observation import DialogInfo, Element, Observation, TabInfo
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.errors import ActionError
 
 if TYPE_CHECKING:
-    from agent.browser.waits import Settler
+    from kite_browser.agent.browser.waits import Settler
 
 
 class EventsLike(Protocol):

@@ -12,11 +12,11 @@ from typing import Literal
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
-from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome, PathRefusedError
-from agent.browser.exec.hit import probe
-from agent.browser.exec.spec import ActionModel, ElementTarget, IndexField, define_action
-from agent.browser.exec.targets import resolve_element, resolve_index
-from agent.errors import ActionError
+from kite_browser.agent.browser.exec.base import ExecContext, NotInteractableError, Outcome, PathRefusedError
+from kite_browser.agent.browser.exec.hit import probe
+from kite_browser.agent.browser.exec.spec import ActionModel, ElementTarget, IndexField, define_action
+from kite_browser.agent.browser.exec.targets import resolve_element, resolve_index
+from kite_browser.agent.errors import ActionError
 
 
 class Screenshot(ActionModel):

@@ -11,8 +11,8 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from agent.browser.exec.base import ElementCoveredError, ExecContext
-from agent.browser.exec.targets import Target, describe_element
+from kite_browser.agent.browser.exec.base import ElementCoveredError, ExecContext
+from kite_browser.agent.browser.exec.targets import Target, describe_element
 
 # In the element's own frame: the centre of its visible part, and what elementFromPoint finds there.
 HIT_JS = """(el) => {

@@ -15,9 +15,9 @@ from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
-from agent.browser.exec.base import ExecContext, JSError, JSTimeoutError, Outcome
-from agent.browser.exec.cdp import cdp_session
-from agent.browser.exec.spec import ActionModel, define_action
+from kite_browser.agent.browser.exec.base import ExecContext, JSError, JSTimeoutError, Outcome
+from kite_browser.agent.browser.exec.cdp import cdp_session
+from kite_browser.agent.browser.exec.spec import ActionModel, define_action
 
 
 class ExecuteJS(ActionModel):

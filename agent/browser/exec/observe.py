@@ -6,11 +6,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from agent.browser.exec.base import ExecContext, Outcome
-from agent.browser.exec.spec import ActionModel, define_action
-from agent.browser.exec.targets import describe_element
-from agent.browser.observation import Element, Observation
-from agent.errors import ActionError
+from kite_browser.agent.browser.exec.base import ExecContext, Outcome
+from kite_browser.agent.browser.exec.spec import ActionModel, define_action
+from kite_browser.agent.browser.exec.targets import describe_element
+from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.errors import ActionError
 
 ElementKind = Literal["button", "input", "link", "select", "image", "all"]
 
@@ -52,7 +52,9 @@ def _plain_render(obs: Observation, elements: list[Element]) -> str:
 
 def _render(obs: Observation, elements: list[Element], include_offscreen: bool, kind: str) -> str:
     try:
-        from agent.browser.render import render_observation  # built concurrently; optional until it lands
+        from kite_browser.agent.browser.render import (
+            render_observation,
+        )  # built concurrently; optional until it lands
     except ImportError:
         return _plain_render(obs, elements)
     return str(render_observation(obs, include_offscreen=include_offscreen, kind=kind, with_summary=False))
@@ -86,7 +88,7 @@ async def get_element_details(ec: ExecContext, action: GetElementDetails) -> Out
     details = await snap.details(ec.page, list(action.indices))
     items = list(details.values()) if isinstance(details, dict) else list(details)
     try:
-        from agent.browser.render import render_details
+        from kite_browser.agent.browser.render import render_details
 
         text = str(render_details(details))
     except ImportError:

@@ -8,12 +8,12 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
-from agent.browser.exec.cdp import mouse_click
-from agent.browser.exec.hit import Probe, describe_point, probe, raise_covered, through_covers
-from agent.browser.exec.recheck import checked_click, checked_point_click, look_again
-from agent.browser.exec.spec import ActionModel, PointTarget, define_action, target_kinds
-from agent.browser.exec.targets import Target, check_point, resolve_element, resolve_index
+from kite_browser.agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
+from kite_browser.agent.browser.exec.cdp import mouse_click
+from kite_browser.agent.browser.exec.hit import Probe, describe_point, probe, raise_covered, through_covers
+from kite_browser.agent.browser.exec.recheck import checked_click, checked_point_click, look_again
+from kite_browser.agent.browser.exec.spec import ActionModel, PointTarget, define_action, target_kinds
+from kite_browser.agent.browser.exec.targets import Target, check_point, resolve_element, resolve_index
 
 
 class DragPoint(BaseModel):

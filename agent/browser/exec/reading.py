@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent.browser.exec.base import ExecContext, Outcome
-from agent.browser.exec.spec import ActionModel, define_action
-from agent.browser.reader import read_page
-from agent.browser.snapshot import Snapshotter
+from kite_browser.agent.browser.exec.base import ExecContext, Outcome
+from kite_browser.agent.browser.exec.spec import ActionModel, define_action
+from kite_browser.agent.browser.reader import read_page
+from kite_browser.agent.browser.snapshot import Snapshotter
 
 
 class Read(ActionModel):

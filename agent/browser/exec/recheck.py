@@ -16,13 +16,13 @@ from collections.abc import Awaitable, Callable
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from agent.browser.exec.base import ExecContext
-from agent.browser.exec.cdp import mouse_event
-from agent.browser.exec.hit import Probe
-from agent.browser.exec.targets import Target
-from agent.browser.extractor_call import call_extractor
-from agent.browser.observation import Element
-from agent.errors import ActionError
+from kite_browser.agent.browser.exec.base import ExecContext
+from kite_browser.agent.browser.exec.cdp import mouse_event
+from kite_browser.agent.browser.exec.hit import Probe
+from kite_browser.agent.browser.exec.targets import Target
+from kite_browser.agent.browser.extractor_call import call_extractor
+from kite_browser.agent.browser.observation import Element
+from kite_browser.agent.errors import ActionError
 
 Recheck = Callable[[Element], Awaitable[str | None]]
 """Judge the target as it reads now: None to go on, else why it is refused."""

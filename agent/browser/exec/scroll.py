@@ -8,9 +8,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import Field
 
-from agent.browser.exec.base import ExecContext, Outcome
-from agent.browser.exec.spec import ActionModel, IndexField, define_action
-from agent.browser.exec.targets import resolve_index
+from kite_browser.agent.browser.exec.base import ExecContext, Outcome
+from kite_browser.agent.browser.exec.spec import ActionModel, IndexField, define_action
+from kite_browser.agent.browser.exec.targets import resolve_index
 
 
 class Scroll(ActionModel):

@@ -8,10 +8,16 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
-from agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, OptionNotFoundError, Outcome
-from agent.browser.exec.hit import probe, raise_covered
-from agent.browser.exec.spec import ElementTarget, define_action
-from agent.browser.exec.targets import Target, resolve_element
+from kite_browser.agent.browser.exec.base import (
+    NO_EFFECT,
+    ExecContext,
+    NotInteractableError,
+    OptionNotFoundError,
+    Outcome,
+)
+from kite_browser.agent.browser.exec.hit import probe, raise_covered
+from kite_browser.agent.browser.exec.spec import ElementTarget, define_action
+from kite_browser.agent.browser.exec.targets import Target, resolve_element
 
 
 class Select(ElementTarget):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
-    from agent.browser.exec.base import ExecContext, Outcome
+    from kite_browser.agent.browser.exec.base import ExecContext, Outcome
 
 Settle = Literal["none", "after", "early"]
 """none: no settle (read-only actions); after: mark the page, run, settle; early: the mark overlaps the

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from agent.browser.exec.base import ExecContext, Outcome
-from agent.browser.exec.spec import ActionModel, define_action
+from kite_browser.agent.browser.exec.base import ExecContext, Outcome
+from kite_browser.agent.browser.exec.spec import ActionModel, define_action
 
 
 class SwitchTab(ActionModel):

@@ -7,15 +7,15 @@ from dataclasses import dataclass
 from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-from agent.browser.exec.base import (
+from kite_browser.agent.browser.exec.base import (
     AmbiguousTargetError,
     ExecContext,
     InvalidSelectorError,
     OutsideViewportError,
 )
-from agent.browser.observation import Element
-from agent.browser.render import role_word
-from agent.errors import ActionError, ElementNotFoundError
+from kite_browser.agent.browser.observation import Element
+from kite_browser.agent.browser.render import role_word
+from kite_browser.agent.errors import ActionError, ElementNotFoundError
 
 
 @dataclass

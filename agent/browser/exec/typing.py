@@ -8,13 +8,19 @@ from typing import Any, Literal
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field, model_validator
 
-from agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
-from agent.browser.exec.cdp import type_keys
-from agent.browser.exec.hit import probe
-from agent.browser.exec.recheck import look_again, look_again_at
-from agent.browser.exec.spec import ActionModel, IndexField, SelectorField, define_action, target_kinds
-from agent.browser.exec.targets import resolve_element
-from agent.errors import ActionError, StaleElementError
+from kite_browser.agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
+from kite_browser.agent.browser.exec.cdp import type_keys
+from kite_browser.agent.browser.exec.hit import probe
+from kite_browser.agent.browser.exec.recheck import look_again, look_again_at
+from kite_browser.agent.browser.exec.spec import (
+    ActionModel,
+    IndexField,
+    SelectorField,
+    define_action,
+    target_kinds,
+)
+from kite_browser.agent.browser.exec.targets import resolve_element
+from kite_browser.agent.errors import ActionError, StaleElementError
 
 Modifier = Literal["ctrl", "alt", "shift", "meta"]
 

@@ -1,6 +1,6 @@
 """The ``browser`` module: one compound tool over a stateful browser (seed 001)."""
 
-from agent.modules.browser.module import BrowserModule
+from kite_browser.agent.modules.browser.module import BrowserModule
 
 
 def create_module() -> BrowserModule:

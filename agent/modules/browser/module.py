@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from agent.browser.actions import (
+from kite_browser.agent.browser.actions import (
     Action,
     Click,
     ExecuteJS,
@@ -27,14 +27,14 @@ from agent.browser.actions import (
     Select,
     Type,
 )
-from agent.browser.executor import ActionExecutor
-from agent.browser.observation import Observation
-from agent.browser.render import render_observation
-from agent.browser.session import BrowserSession
-from agent.browser.snapshot import Snapshotter
-from agent.browser.tokens import count_tokens
-from agent.errors import KiteError
-from agent.modules.base import (
+from kite_browser.agent.browser.executor import ActionExecutor
+from kite_browser.agent.browser.observation import Observation
+from kite_browser.agent.browser.render import render_observation
+from kite_browser.agent.browser.session import BrowserSession
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.browser.tokens import count_tokens
+from kite_browser.agent.errors import KiteError
+from kite_browser.agent.modules.base import (
     CallContext,
     ModuleRuntime,
     Params,
@@ -44,7 +44,7 @@ from agent.modules.base import (
     ToolModule,
     WebComponent,
 )
-from agent.modules.chrome.pages import check_url
+from kite_browser.agent.modules.chrome.pages import check_url
 
 Kind = Literal["click", "type", "fill", "hover", "press", "scroll", "evaluate", "select"]
 NEEDS_TARGET = frozenset({"click", "type", "fill", "hover", "select"})

@@ -1,6 +1,6 @@
 """The ``chrome`` module: headless Chrome browsers and tabs as 15 ``chrome_*`` tools (seed 000)."""
 
-from agent.modules.chrome.module import ChromeModule
+from kite_browser.agent.modules.chrome.module import ChromeModule
 
 
 def create_module() -> ChromeModule:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from agent.modules.base import CallContext
+from kite_browser.agent.modules.base import CallContext
 
 if TYPE_CHECKING:
-    from agent.modules.chrome.module import ChromeModule
+    from kite_browser.agent.modules.chrome.module import ChromeModule
 
 
 def router(module: ChromeModule) -> APIRouter:
@@ -23,7 +23,7 @@ def router(module: ChromeModule) -> APIRouter:
     ctx = CallContext(caller="http")
 
     async def call(tool: str, args: dict[str, Any]) -> Any:
-        from agent.modules.base import ToolError
+        from kite_browser.agent.modules.base import ToolError
 
         try:
             return await module.execute(ctx, tool, args)

@@ -16,9 +16,9 @@ from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from agent.browser.exec.cdp import cdp_session, mouse_click, type_keys
-from agent.modules.base import ToolError
-from agent.modules.chrome.manager import first_line
+from kite_browser.agent.browser.exec.cdp import cdp_session, mouse_click, type_keys
+from kite_browser.agent.modules.base import ToolError
+from kite_browser.agent.modules.chrome.manager import first_line
 
 ACTION_TIMEOUT_MS = 5000
 _DELETE = {"key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46}

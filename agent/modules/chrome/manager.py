@@ -18,12 +18,12 @@ from typing import Any
 from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from agent.browser.chromium import require_chromium
-from agent.browser.launch import chromium_args, viewport
-from agent.config import KiteConfig
-from agent.errors import KiteError
-from agent.modules.base import ToolError
-from agent.modules.gate import ToolGate
+from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.launch import chromium_args, viewport
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.errors import KiteError
+from kite_browser.agent.modules.base import ToolError
+from kite_browser.agent.modules.gate import ToolGate
 
 ACTION_TIMEOUT_MS = 5000
 

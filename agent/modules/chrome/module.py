@@ -11,12 +11,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.browser.actions import Click, ExecuteJS, Navigate, Type
-from agent.modules.base import READS, CallContext, ModuleRuntime, Tool, ToolHints, ToolModule, WebComponent
-from agent.modules.chrome import interact, pages
-from agent.modules.chrome import params as p
-from agent.modules.chrome.manager import BrowserManager
-from agent.modules.chrome.probe import probe, probe_click
+from kite_browser.agent.browser.actions import Click, ExecuteJS, Navigate, Type
+from kite_browser.agent.modules.base import (
+    READS,
+    CallContext,
+    ModuleRuntime,
+    Tool,
+    ToolHints,
+    ToolModule,
+    WebComponent,
+)
+from kite_browser.agent.modules.chrome import interact, pages
+from kite_browser.agent.modules.chrome import params as p
+from kite_browser.agent.modules.chrome.manager import BrowserManager
+from kite_browser.agent.modules.chrome.probe import probe, probe_click
 
 WEB = Path(__file__).with_name("web")
 LOCAL = ToolHints(destructive=False, open_world=False)
@@ -82,7 +90,7 @@ class ChromeModule(ToolModule):
     def http_router(self) -> Any:
         """The seed's HTTP endpoints as a FastAPI router (None when FastAPI is not installed)."""
         try:
-            from agent.modules.chrome.http import router
+            from kite_browser.agent.modules.chrome.http import router
         except ImportError:
             return None
         return router(self)

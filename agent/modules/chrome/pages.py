@@ -13,11 +13,11 @@ from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from agent.browser.exec.cdp import cdp_session
-from agent.browser.exec.js import RUN_JS
-from agent.config import BrowserConfig
-from agent.modules.base import ToolError
-from agent.modules.chrome.manager import first_line
+from kite_browser.agent.browser.exec.cdp import cdp_session
+from kite_browser.agent.browser.exec.js import RUN_JS
+from kite_browser.agent.config import BrowserConfig
+from kite_browser.agent.modules.base import ToolError
+from kite_browser.agent.modules.chrome.manager import first_line
 
 MAX_RESULT_CHARS = 1_000_000
 """Largest evaluate result / content handed back (bigger answers result_too_large)."""

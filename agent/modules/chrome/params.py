@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent.modules.base import Params
+from kite_browser.agent.modules.base import Params
 
 BrowserId = Field(min_length=1, description="Browser instance id (from chrome_launch).")
 TabId = Field(min_length=1, description="Tab id (from chrome_launch, chrome_new_tab or chrome_list_tabs).")

@@ -16,8 +16,8 @@ from typing import Any
 from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 
-from agent.browser.exec.hit import HIT_JS
-from agent.browser.observation import Element, Observation, PageSummary, Rect
+from kite_browser.agent.browser.exec.hit import HIT_JS
+from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
 
 _PROBE_JS = """(e) => {
   const attr = (n) => e.getAttribute(n) || '';

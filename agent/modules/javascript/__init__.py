@@ -1,6 +1,6 @@
 """The ``javascript`` module: ``run_javascript`` in a dedicated headless Chromium (seed 003)."""
 
-from agent.modules.javascript.module import JavaScriptModule
+from kite_browser.agent.modules.javascript.module import JavaScriptModule
 
 
 def create_module() -> JavaScriptModule:

@@ -23,9 +23,22 @@ from typing import Any
 
 from pydantic import Field, JsonValue
 
-from agent.modules.base import CallContext, ModuleRuntime, Params, Tool, ToolError, ToolHints, ToolModule
-from agent.modules.javascript.nodejs import NodeUnavailable, run_in_node
-from agent.modules.javascript.sandbox import BrowserUnavailable, ExecutionTimeout, Sandbox, SandboxCrashed
+from kite_browser.agent.modules.base import (
+    CallContext,
+    ModuleRuntime,
+    Params,
+    Tool,
+    ToolError,
+    ToolHints,
+    ToolModule,
+)
+from kite_browser.agent.modules.javascript.nodejs import NodeUnavailable, run_in_node
+from kite_browser.agent.modules.javascript.sandbox import (
+    BrowserUnavailable,
+    ExecutionTimeout,
+    Sandbox,
+    SandboxCrashed,
+)
 
 DESCRIPTION = (
     "Run JavaScript in an isolated headless browser page and return its JSON result. `code` is the body of "

@@ -9,7 +9,7 @@ import json
 import shutil
 from typing import Any
 
-from agent.modules.javascript.sandbox import RUN_JS, ExecutionTimeout
+from kite_browser.agent.modules.javascript.sandbox import RUN_JS, ExecutionTimeout
 
 NODE_MAIN = (
     "const run = " + RUN_JS + ";\n"

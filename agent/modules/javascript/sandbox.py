@@ -25,9 +25,9 @@ from typing import Any
 from playwright.async_api import Browser, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from agent.browser.chromium import require_chromium
-from agent.browser.exec.cdp import cdp_session
-from agent.config import KiteConfig
+from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.exec.cdp import cdp_session
+from kite_browser.agent.config import KiteConfig
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
 KILL_GRACE_S = 5.0

@@ -1,6 +1,6 @@
 """The ``playwright_browser`` module: named Playwright sessions behind one tool (seed 004)."""
 
-from agent.modules.playwright_browser.module import PlaywrightBrowserModule
+from kite_browser.agent.modules.playwright_browser.module import PlaywrightBrowserModule
 
 
 def create_module() -> PlaywrightBrowserModule:

@@ -22,14 +22,17 @@ from playwright.async_api import Browser, Locator, Page, Playwright, async_playw
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from agent.browser.actions import Click, Navigate, Type
-from agent.browser.chromium import require_chromium
-from agent.errors import KiteError
-from agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolHints, ToolModule
-from agent.modules.chrome.pages import check_url
-from agent.modules.playwright_browser import files
-from agent.modules.playwright_browser.abstract import page_abstract
-from agent.modules.playwright_browser.params import PlaywrightBrowserParams, PlaywrightBrowserResult
+from kite_browser.agent.browser.actions import Click, Navigate, Type
+from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.errors import KiteError
+from kite_browser.agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolHints, ToolModule
+from kite_browser.agent.modules.chrome.pages import check_url
+from kite_browser.agent.modules.playwright_browser import files
+from kite_browser.agent.modules.playwright_browser.abstract import page_abstract
+from kite_browser.agent.modules.playwright_browser.params import (
+    PlaywrightBrowserParams,
+    PlaywrightBrowserResult,
+)
 
 DESCRIPTION = (
     "Drive named Playwright browser sessions: launch, navigate (http/https), click or type (CSS or XPath "

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from agent.modules.base import Params
+from kite_browser.agent.modules.base import Params
 
 Action = Literal["launch", "navigate", "click", "type", "screenshot", "close", "list"]
 

@@ -10,11 +10,11 @@ from typing import Any
 import pytest_asyncio
 from playwright.async_api import Browser, Page
 
-from agent.browser.context import ContextSession
-from agent.browser.executor import ActionExecutor
-from agent.browser.observation import ActionResult, Element
-from agent.browser.snapshot import Snapshotter
-from agent.config import KiteConfig
+from kite_browser.agent.browser.context import ContextSession
+from kite_browser.agent.browser.executor import ActionExecutor
+from kite_browser.agent.browser.observation import ActionResult, Element
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.config import KiteConfig
 
 
 @dataclass
