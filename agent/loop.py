@@ -1,4 +1,6 @@
-"""The planner loop: observe → prompt → model → parse → safety gate → execute → record, until a stop.
+"""The planner loop: observe → prompt → model → parse → act (the env's gate, then its executor) → record,
+until a stop. The loop owns the order; the browser side (context, snapshotter, executor, gate) is the
+``BrowserEnv`` it is given or opens (agent/browser/env.py).
 
 Stops are exceptions that carry their reason; the record is saved in ``finally``.
 """
@@ -9,15 +11,15 @@ import asyncio
 import contextlib
 import time
 import traceback
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from kite_browser.agent.browser.actions import Action, Done, Navigate
-from kite_browser.agent.browser.executor import ActionExecutor
-from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
+from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
+from kite_browser.agent.browser.observation import ActionResult, Observation
+from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
-from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.cancel import raise_if_cancelled
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError, UsageError
@@ -44,15 +46,11 @@ from kite_browser.agent.prompt import PromptBuilder
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.runtime import (
     IMAGE_TOKENS,
-    BlockWatch,
     ModelSetup,
-    SafetySetup,
     Totals,
     count_tokens,
     kite_notices,
     ms_since,
-    observe_guarded,
-    open_context,
     page_observed,
     page_text,
 )
@@ -67,7 +65,7 @@ from kite_browser.agent.stops import (
     digest,
     said_no_effect,
 )
-from kite_browser.safety.confirm import Confirmer
+from kite_browser.safety.confirm import Confirmer, GateResult
 from kite_browser.safety.output import redact_model, redacting_logs, redacting_sink
 from kite_browser.safety.secrets import SecretStore
 
@@ -75,13 +73,15 @@ MAX_ACTIONS_PER_REPLY = 10
 
 
 class Agent:
-    """Runs tasks in a browser. ``model`` answers each step (default: the one ``config.llm`` names)."""
+    """Runs tasks in a browser. ``model`` answers each step (default: the one ``config.llm`` names); ``env``
+    is where it acts (default: a new browser for each run, closed at its end)."""
 
     def __init__(
         self,
         config: KiteConfig,
         *,
         model: Model | None = None,
+        env: BrowserEnv | None = None,
         confirmer: Confirmer | None = None,
         context: ContextSession | None = None,
         secrets: SecretStore | None = None,
@@ -93,14 +93,19 @@ class Agent:
     ) -> None:
         """``tools``: your own typed functions, offered to the model next to ``agent.module_tools``.
         ``output_type``: a pydantic model (any type pydantic validates) or a JSON schema dict that ``done``'s
-        ``data`` must match (agent/output.py); ``result.data`` is its JSON, ``result.output`` its value."""
+        ``data`` must match (agent/output.py); ``result.data`` is its JSON, ``result.output`` its value.
+        ``env``: the environment to act in, left open (its gate, confirmer and secrets are the run's, so
+        ``confirmer`` and ``secrets`` are then not given); ``context``: a browser context to act in (an env
+        is made over it for each run and it is left open)."""
+        if env is not None and (confirmer is not None or secrets is not None or context is not None):
+            raise UsageError("Agent(env=...) brings its own confirmer, secrets and context: pass only env")
         if model is not None and config.llm.model != model.name:
             config = config.model_copy(update={"llm": config.llm.model_copy(update={"model": model.name})})
-        self.config, self._given_context, self.label = config, context, label
+        self.config, self._given_context, self._given_env, self.label = config, context, env, label
         self.stop_when = stop_when
         self.output = OutputSpec(output_type, config.agent.output_retries)
         self.model = ModelSetup.from_config(config, self.output)
-        self.safety = SafetySetup.from_config(config, confirmer, secrets)
+        self.safety = env.safety if env is not None else EnvSafety.from_config(config, confirmer, secrets)
         self.on_event = redacting_sink(self.safety.secrets, on_event)  # what leaves the run is redacted
         self.llm: Model = model or model_for(config.llm)
         self.tools = PlannerTools(config, self.safety.gate.confirmer, tools)
@@ -109,7 +114,6 @@ class Agent:
     def _fresh_run(self) -> None:
         """What one run accumulates; a second ``run()`` of the same Agent starts from zero."""
         self.history: list[PastAction] = []
-        self.snapshotter = Snapshotter(self.config.snapshot)
         self.memory = Memory(full_steps=self.config.agent.history_full_steps)
         self.totals, self.steps_done, self.guards = Totals(), 0, Guards(self.config.agent)
         self.warnings: list[str] = []
@@ -137,8 +141,9 @@ class Agent:
         logs = redacting_logs(self.safety.secrets)  # log records of the run are redacted too
         logs.__enter__()
         try:
-            async with open_context(self.config, rec.run_dir, self._given_context) as ctx:
-                await self._prepare(ctx, task, start_url)
+            async with self._environment(rec.run_dir) as env:
+                ctx = env.ctx
+                await self._prepare(env, task, start_url)
                 try:
                     if start_url:
                         await self._open(start_url)
@@ -170,20 +175,28 @@ class Agent:
             await emit(self.on_event, RunFinished(step=self.steps_done, result=result))
         return result
 
-    async def _prepare(self, ctx: ContextSession, task: str, start_url: str | None) -> None:
-        """Executor, domain limits, trace, and the run record's header."""
-        self.ctx, rec = ctx, self.recorder
-        self.executor = ActionExecutor(
-            ctx,
-            self.snapshotter,
-            self.config,
-            run_dir=rec.run_dir,
-            secret_resolver=self.safety.secrets.resolve,
-        )
-        if self.safety.domains is not None:
-            await self.safety.domains.install(ctx.context)
-        self.blocks = BlockWatch(self.safety.domains)  # from what is blocked so far
-        self.safety.bind(ctx)
+    @contextlib.asynccontextmanager
+    async def _environment(self, run_dir: Path) -> AsyncIterator[BrowserEnv]:
+        """The run's env: the one given (left open), one over the given context (left open), or one on a new
+        browser of its own, closed at the end of the run."""
+        if self._given_env is not None:
+            yield self._given_env
+        elif self._given_context is not None:
+            yield BrowserEnv(self.config, self._given_context, self.safety)
+        else:
+            async with BrowserPool(self.config.browser, downloads_dir=run_dir / "downloads") as pool:
+                env = await BrowserEnv.open(pool, self.config, self.safety, run_dir=run_dir, default=True)
+                try:
+                    yield env
+                finally:
+                    await env.close()
+
+    async def _prepare(self, env: BrowserEnv, task: str, start_url: str | None) -> None:
+        """The env ready for this run (its folder, the safety rules), the trace, the run record's header."""
+        self.env, self.ctx, rec = env, env.ctx, self.recorder
+        await env.start(rec.run_dir)
+        self.blocks = env.blocks  # from what is blocked so far
+        ctx = env.ctx
         if self.config.run.trace:
             await ctx.context.tracing.start(screenshots=True, snapshots=True)
         self.warnings += await self.tools.start(self.model)
@@ -198,18 +211,17 @@ class Agent:
         await emit(self.on_event, RunStarted(task=task, model=self.model.model, run_dir=str(rec.run_dir)))
 
     async def _wind_down(self, ctx: ContextSession) -> None:
-        self.safety.unbind(ctx)
+        await self.env.stop()  # pending notifications delivered; a context the run was handed let go
         self.final_url = current_url(ctx)
         if self.config.run.screenshots:  # the page after the last step (each step's own shows it before)
             with contextlib.suppress(Exception):
                 await ctx.page.screenshot(path=str(self.recorder.screenshots / "final.png"), timeout=3000)
         await self.tools.close()
-        await self.safety.gate.flush()
         if self.config.run.trace:
             await ctx.context.tracing.stop(path=str(self.recorder.run_dir / "trace.zip"))
 
     async def _open(self, url: str) -> None:
-        result = await self.executor.execute(Navigate(url=url))
+        result = await self.env.executor.execute(Navigate(url=url))  # the user's own start URL
         self.recorder.step(
             StepRecord(step=0, actions=[ActionOutcome(action=Navigate(url=url).to_json(), result=result)])
         )
@@ -220,9 +232,7 @@ class Agent:
         self.steps_done = step
         t0 = time.perf_counter()
         shot = self.recorder.screenshots / f"step-{step:03d}.png" if self.config.run.screenshots else None
-        obs, recovered = await observe_guarded(
-            self.snapshotter, self.ctx, self.config.browser, screenshot_to=shot, want_b64=self.model.vision
-        )
+        obs, recovered = await self.env.observe_guarded(screenshot_to=shot, want_b64=self.model.vision)
         if recovered:
             self.warnings.append(recovered)
         self.warnings += (blocked := self.blocks.between())  # stopped while no action ran: the page's doing
@@ -329,23 +339,21 @@ class Agent:
         self, action: Action, obs: Observation, step: int, repaired: str = ""
     ) -> tuple[ActionResult, GateOutcome]:
         element = obs.element(action.target_index) if action.target_index is not None else None
-        gate = await self.safety.gate.check(action, obs)
+        described = describe_action(action, element)
+
+        async def decided(_a: Action, _o: Observation | None, gate: GateResult) -> None:
+            outcome = GateOutcome(
+                level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
+            )
+            await emit(self.on_event, ActionDecided(step=step, action=described, **outcome.model_dump()))
+
+        acted = await self.env.act(action, obs, decided=decided, veto=self.output.refuse)
+        result, gate = acted.result, acted.gate
         decision = GateOutcome(
             level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
         )
-        described = describe_action(action, element)
-        await emit(self.on_event, ActionDecided(step=step, action=described, **decision.model_dump()))
-        if gate.allowed:
-            again = partial(self.safety.gate.recheck, action, obs, gate.decision)
-            result = self.output.refuse(action) or await self.executor.execute(action, recheck=again)
-            self.blocks.annotate(result)
-        else:
-            kind = "blocked" if decision.level == "block" else "declined"
-            result = ActionResult(
-                action=action.action, ok=False, error=ErrorInfo(error=kind, message=gate.message)
-            )
         add_note(result, repaired)  # what the parser repaired to run it: the model learns the right form
-        refused = None if gate.allowed else ("blocked" if decision.level == "block" else "declined")
+        refused = acted.refused
         reason = gate.message or "; ".join(gate.decision.reasons)
         self.refusals.track(action, element, obs, step, described, refused, reason)
         said = defuse(describe_action(action, element))  # the element's name is the page's words

@@ -181,7 +181,19 @@ class Gate:
         name = request.element.name if request.element is not None else ""
         return (str(request.action.get("action")), name, (urlsplit(request.url).hostname or "").lower())
 
-    async def check(self, action: Action, observation: Observation | None) -> GateResult:
+    async def _ask(self, request: ConfirmRequest, confirmer: Confirmer | None) -> ConfirmAnswer:
+        """The confirmer's answer; a confirmer that fails refuses, it never lets the action through."""
+        try:
+            return await (confirmer or self.confirmer).confirm(request)
+        except Exception as exc:
+            log.warning("confirmer failed: %s", exc)
+            return ConfirmAnswer(approved=False, reason=f"the confirmer failed: {exc}")
+
+    async def check(
+        self, action: Action, observation: Observation | None, confirmer: Confirmer | None = None
+    ) -> GateResult:
+        """Judge ``action`` on ``observation`` and apply the decision. ``confirmer``: who is asked this time
+        (a face whose callers each bring their own); default the gate's."""
         decision = self.policy.evaluate(action, observation)
         if decision.level is ConfirmLevel.AUTO:
             return GateResult(allowed=True, decision=decision)
@@ -197,12 +209,12 @@ class Gate:
                 allowed=False, decision=decision, message=f"blocked by the safety policy: {why}"
             )
         if decision.level is ConfirmLevel.NOTIFY:
-            self._notify(request)
+            self._notify(request, confirmer)
             return GateResult(allowed=True, decision=decision)
         key = self.similar_key(request)
         if key in self._similar:
             return GateResult(allowed=True, decision=decision, similar=True)
-        answer = await self.confirmer.confirm(request)
+        answer = await self._ask(request, confirmer)
         if not answer.approved:
             return GateResult(
                 allowed=False,
@@ -215,7 +227,13 @@ class Gate:
         return GateResult(allowed=True, decision=decision, answer=answer)
 
     async def recheck(
-        self, action: Action, observation: Observation | None, before: Decision, fresh: Element
+        self,
+        action: Action,
+        observation: Observation | None,
+        before: Decision,
+        fresh: Element,
+        *,
+        confirmer: Confirmer | None = None,
     ) -> str | None:
         """The second look (``rejudge``) applied: block refuses, confirm asks again, notify tells. Returns
         why the action is refused, or None to go on."""
@@ -226,9 +244,9 @@ class Gate:
         if request.decision.level is ConfirmLevel.BLOCK:
             return f"blocked by the safety policy: {note}"
         if request.decision.level is ConfirmLevel.NOTIFY:
-            self._notify(request)
+            self._notify(request, confirmer)
             return None
-        answer = await self.confirmer.confirm(request)
+        answer = await self._ask(request, confirmer)
         if answer.approved:
             return None
         return f"the user declined: {answer.reason or 'no reason given'} (asked because {note})"
@@ -249,7 +267,7 @@ class Gate:
         key = ("dialog", message, (urlsplit(url).hostname or "").lower())
         if key in self._similar:
             return True, "accepted: the user approved similar dialogs"
-        answer = await self.confirmer.confirm(request)
+        answer = await self._ask(request, None)
         if not answer.approved:
             return (
                 False,
@@ -265,8 +283,8 @@ class Gate:
             action={"action": "dialog", "type": kind, "message": message}, decision=decision, url=url
         )
 
-    def _notify(self, request: ConfirmRequest) -> None:
-        task = asyncio.ensure_future(self.confirmer.notify(request))
+    def _notify(self, request: ConfirmRequest, confirmer: Confirmer | None = None) -> None:
+        task = asyncio.ensure_future((confirmer or self.confirmer).notify(request))
         self._pending.add(task)
         task.add_done_callback(self._done)
 

@@ -6,7 +6,8 @@
 * **attach** (``browser.attach = http://host:port`` or ``ws://...``): ``connect_over_cdp`` to a Chrome the user
   started with ``--remote-debugging-port``; ``close()`` only disconnects and never kills that browser.
 
-Each session owns its Playwright driver. ``context`` is the default ContextSession; ``new_context()`` makes
+Each session owns its Playwright driver (started by ``agent.browser.pool.start_driver``; faces get their
+sessions from a ``BrowserPool``). ``context`` is the default ContextSession; ``new_context()`` makes
 more (the batch runner runs tasks in parallel in one browser). A crashed tab or a dead browser raises
 ``BrowserCrashedError`` on next use, and ``restart()`` brings every open ContextSession back on a new browser.
 No Chromium outlives ``close()``; see ``install_signal_cleanup`` for SIGTERM.
@@ -19,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Playwright
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.chromium import require_chromium
@@ -123,8 +124,11 @@ class BrowserSession:
             self.profile_path.mkdir(parents=True, exist_ok=True)
             check_profile_unlocked(self.profile_path)
         self._closing = False
-        self._pw_cm = async_playwright()
-        self._pw = await self._pw_cm.start()
+        from kite_browser.agent.browser.pool import (
+            start_driver,
+        )  # the pool starts every driver (it builds sessions)
+
+        self._pw_cm, self._pw = await start_driver()
         chromium = self._pw.chromium
         default_ctx: BrowserContext | None = None
         owns_default = True

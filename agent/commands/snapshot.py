@@ -128,7 +128,7 @@ async def _one(
 
 
 async def run(args: argparse.Namespace) -> int:
-    from kite_browser.agent.browser.session import BrowserSession
+    from kite_browser.agent.browser.pool import BrowserPool
     from kite_browser.agent.browser.snapshot import Snapshotter
     from kite_browser.agent.browser.tokens import warm_up
 
@@ -138,8 +138,8 @@ async def run(args: argparse.Namespace) -> int:
     snap = Snapshotter(cfg.snapshot)
     warm_up()
     failed = 0
-    async with BrowserSession(cfg.browser) as session:
-        ctx = session.context
+    async with BrowserPool(cfg.browser) as pool:
+        ctx = await pool.context(default=True)
         for n, url in enumerate(targets):
             page = ctx.page if n == 0 else await ctx.open_tab()
             result = await _one(page, url, snap, args, budget)

@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable
 
+from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.tokens import warm_up
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.httpserve import until_done_or_terminated
@@ -37,6 +38,7 @@ async def kite_mcp(
     # Reading the safety rules and compiling their patterns takes a while (10 ms idle, far more on a loaded
     # machine): it is done once, in a thread, for the browser tools and for the modules' gate alike.
     policy, module_policy = await asyncio.to_thread(_policies, config, secrets.names())
+    pool = BrowserPool(config.browser, downloads_dir=record.run_dir / "downloads")
     hub = BrowserHub(
         config,
         secrets=secrets,
@@ -44,8 +46,9 @@ async def kite_mcp(
         isolated=isolated,
         run_dir=record.run_dir,
         policy=policy,
+        pool=pool,
     )
-    modules = registry or ModuleRegistry(config, gate=ToolGate(module_policy, confirmer))
+    modules = registry or ModuleRegistry(config, gate=ToolGate(module_policy, confirmer), pool=pool)
     record.write("start", isolated=isolated, approve=list(config.safety.approve), modules=modules.names)
     # The tokenizer (litellm + tiktoken) takes seconds to load (5-13 s measured on a loaded machine), and
     # loading it on the event loop froze every session meanwhile. It loads in a thread from the start; the

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from functools import partial
 from typing import Any
 
 import mcp_types as types
@@ -26,6 +25,7 @@ from kite_browser.agent.mcp.confirm import close_round, input_pending
 from kite_browser.agent.mcp.hub import BrowserHub, ClientState
 from kite_browser.agent.mcp.image import fitted_screenshot
 from kite_browser.agent.mcp.record import Record
+from kite_browser.safety.confirm import GateResult
 
 Content = list[types.ContentBlock]
 
@@ -60,39 +60,41 @@ class Calls:
     # ------------------------------------------------------------ gated page actions
 
     async def act(self, state: ClientState, action: Any, tool: str, client: str) -> Content:
-        obs = await self.hub.observation(state)
+        """One page action through the client's env: its gate (the decision recorded), its executor with the
+        second look at the target; a refusal or a failure is a typed ``ToolFailure``."""
+        env = state.env
+        obs = await env.latest()
         index = getattr(action, "index", None)
         if isinstance(index, int) and obs.element(index) is None:  # a ref of an older page? say so now,
-            await self.hub.snapshotter.resolve(state.ctx.page, index)  # before anyone is asked about it
-        gate = await state.gate.check(action, obs)
-        level = str(gate.decision.level)
-        if input_pending():  # 2026-07-28: the question goes back to the client; nothing runs this round
-            raise ToolFailure({"error": "input_required", "message": "asked the user"})
-        close_round()
-        if level != "auto":
-            self.record.write(
-                "decision",
-                client=client,
-                tool=tool,
-                action=action.to_json(),
-                url=obs.url,
-                level=level,
-                reasons=gate.decision.reasons,
-                allowed=gate.allowed,
-                answer=gate.answer.reason if gate.answer else None,
+            await env.snapshotter.resolve(state.ctx.page, index)  # before anyone is asked about it
+
+        async def decided(action: Any, obs: Any, gate: GateResult) -> None:
+            if input_pending():  # 2026-07-28: the question goes back to the client; nothing runs this round
+                raise ToolFailure({"error": "input_required", "message": "asked the user"})
+            close_round()
+            level = str(gate.decision.level)
+            if level != "auto":
+                self.record.write(
+                    "decision",
+                    client=client,
+                    tool=tool,
+                    action=action.to_json(),
+                    url=obs.url if obs is not None else "",
+                    level=level,
+                    reasons=gate.decision.reasons,
+                    allowed=gate.allowed,
+                    answer=gate.answer.reason if gate.answer else None,
+                )
+
+        acted = await env.act(action, obs, decided=decided)
+        result = acted.result
+        if acted.refused:
+            message = acted.gate.message
+            raise ToolFailure(
+                {"error": acted.refused, "message": message, "reasons": acted.gate.decision.reasons}
             )
-        if not gate.allowed:
-            kind = "blocked" if level == "block" else "declined"
-            raise ToolFailure({"error": kind, "message": gate.message, "reasons": gate.decision.reasons})
-        before = len(self.hub.domains.blocked_log)
-        again = partial(state.gate.recheck, action, obs, gate.decision)  # the target as it reads at the click
-        result = await state.executor.execute(action, recheck=again)
-        note = self.hub.domains.last_block_message(since=before)
         if not result.ok and result.error is not None:
-            error = result.error.model_dump()
-            if note:
-                error["message"] = f"{note}: {error['message']}"
-            raise ToolFailure(error)
+            raise ToolFailure(result.error.model_dump())  # a domain block during it is named (env.act)
         update = await self._update(state, result)
         text = render.effects_text(
             result,
@@ -100,14 +102,12 @@ class Calls:
             listed=bool(update.text),
             page_url=update.page_url,
         )
-        if note:
-            text = f"{note}. {text}"
         return _with_page(text, update.text)
 
     async def _update(self, state: ClientState, result: ActionResult) -> render.Update:
         """What changed on the page for this client (no text when nothing did), checked on a new snapshot:
         some changes (a modal shown by CSS, a field's value) add no element and move no URL."""
-        obs = await self.hub.snapshot(state)
+        obs = await state.env.observe()
         # off the event loop: choosing between diff and snapshot counts tokens (CPU work; the first count
         # loads the tokenizer), which would hold up every other session's calls meanwhile
         update = await asyncio.to_thread(
@@ -158,7 +158,7 @@ class Calls:
         return await self.act(s, action, "drag", client)
 
     async def snapshot(self, s: ClientState, a: T.SnapshotArgs, client: str) -> Content:
-        obs = await self.hub.snapshot(s, include_all=not a.visible_only)
+        obs = await s.env.observe(include_all=not a.visible_only)
         if len(obs.elements) < OFF_LOOP_ELEMENTS:
             text, lines = render.snapshot_text(obs, visible_only=a.visible_only, query=a.query)
         else:  # thousands of lines: rendered off the event loop, as the snapshot was built
@@ -183,8 +183,8 @@ class Calls:
             await ctx.close_tab(a.index)
         elif a.action == "new":
             if a.url:
-                obs = await self.hub.observation(s)
-                gate = await s.gate.check(A.Navigate(url=a.url), obs)
+                obs = await s.env.latest()
+                gate = await s.env.gate.check(A.Navigate(url=a.url), obs)
                 if input_pending():
                     raise ToolFailure({"error": "input_required", "message": "asked the user"})
                 if not gate.allowed:
@@ -205,7 +205,7 @@ class Calls:
         )
         out = f"Tabs (* = active):\n{listing}"
         if a.action != "list":
-            obs = await self.hub.snapshot(s)
+            obs = await s.env.observe()
             obs.summary.tabs = []  # listed just above
             text, lines = render.snapshot_text(obs)
             s.shown, s.shown_url = lines, obs.url
@@ -214,7 +214,7 @@ class Calls:
 
     async def screenshot(self, s: ClientState, a: T.ScreenshotArgs, client: str) -> Content:
         page = s.ctx.page
-        element = (await self.hub.snapshotter.resolve(page, a.ref)).handle if a.ref is not None else None
+        element = (await s.env.snapshotter.resolve(page, a.ref)).handle if a.ref is not None else None
         shot = await fitted_screenshot(page, full_page=a.full_page, element=element)
         out: Content = [
             types.ImageContent(type="image", data=base64.b64encode(shot.data).decode(), mime_type=shot.mime)
@@ -245,7 +245,7 @@ class Calls:
                     )
                 what = f"element [{a.ref}]"
                 try:
-                    resolved = await self.hub.snapshotter.resolve(page, a.ref)  # type: ignore[arg-type]
+                    resolved = await s.env.snapshotter.resolve(page, a.ref)  # type: ignore[arg-type]
                     await resolved.handle.wait_for_element_state("hidden", timeout=a.timeout_ms)
                 except StaleElementError:
                     pass  # already gone
@@ -262,7 +262,7 @@ class Calls:
 
         res = await read_page(
             s.ctx.page,
-            self.hub.snapshotter,
+            s.env.snapshotter,
             query=a.query,
             page_number=a.page,
             budget_tokens=self.hub.config.snapshot.read_tokens,

@@ -33,6 +33,7 @@ from kite_browser.agent.errors import KiteError
 from kite_browser.agent.jsonschema import flat_schema
 
 if TYPE_CHECKING:
+    from kite_browser.agent.browser.pool import BrowserPool
     from kite_browser.agent.config import KiteConfig
     from kite_browser.agent.modules.gate import ToolGate
     from kite_browser.safety.confirm import Confirmer
@@ -68,10 +69,12 @@ def is_error(result: Any) -> bool:
 
 @dataclass
 class ModuleRuntime:
-    """What ``init(runtime)`` receives: the config, the safety gate for tool calls, folders and a logger."""
+    """What ``init(runtime)`` receives: the config, the safety gate for tool calls, the browser pool (every
+    browser a module uses comes from it), folders and a logger."""
 
     config: KiteConfig
     gate: ToolGate
+    pool: BrowserPool
     artifacts_dir: Path
     """Where modules write files they hand back (screenshots, canvases, saved pages)."""
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("kite.modules"))

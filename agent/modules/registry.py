@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.modules import loader
 from kite_browser.agent.modules.base import (
@@ -55,11 +56,15 @@ class ModuleRegistry:
         gate: ToolGate | None = None,
         given: Mapping[str, Any] | None = None,
         names: Iterable[str] | None = None,
+        pool: BrowserPool | None = None,
     ) -> None:
         """``given``: module objects or factories by name, used before built-ins and entry points (tests,
-        ``Agent(tools=[fn])``); ``names``: load these instead of ``config.modules``."""
+        ``Agent(tools=[fn])``); ``names``: load these instead of ``config.modules``; ``pool``: where the
+        modules get their browsers (default: one of the registry's own, closed by ``shutdown``)."""
         self.config = config
         self.gate = gate or ToolGate.from_config(config)
+        self.pool = pool or BrowserPool(config.browser)
+        self._owns_pool = pool is None
         self.given = dict(given or {})
         self.names = list(dict.fromkeys(config.modules if names is None else names))
         self._modules: dict[str, KiteModule] = {}
@@ -75,7 +80,9 @@ class ModuleRegistry:
         folder = (
             Path(ms.artifacts_dir).expanduser() if ms.artifacts_dir else self.config.data_dir() / "artifacts"
         )
-        return ModuleRuntime(config=self.config, gate=self.gate, artifacts_dir=folder, log=log)
+        return ModuleRuntime(
+            config=self.config, gate=self.gate, pool=self.pool, artifacts_dir=folder, log=log
+        )
 
     async def load(self) -> list[ModuleState]:
         """Load and initialise every listed module (idempotent); returns their states."""
@@ -272,3 +279,5 @@ class ModuleRegistry:
             self._states[name].status = "shutdown"
         self._modules.clear()
         await self.gate.flush()
+        if self._owns_pool:
+            await self.pool.close()

@@ -1,5 +1,5 @@
-"""Agent runs over HTTP: several at once, each in its own browser context of one shared Chromium (launched at
-the first run, restarted if it died), each with an HTTP confirmer. Bad input is refused before anything
+"""Agent runs over HTTP: several at once, each in its own browser context of the pool's shared Chromium
+(launched at the first run, restarted by the pool if it died), each with an HTTP confirmer. Bad input is refused before anything
 starts (``ApiError``: unknown model, bad start URL or domain, unknown secret, too many runs); what goes wrong
 later (an unreachable start URL, the model failing) ends the run as ``failed`` with a typed ``error``."""
 
@@ -12,7 +12,8 @@ import secrets as _secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kite_browser.agent.browser.session import BrowserSession, ContextSession
+from kite_browser.agent.browser.pool import BrowserPool
+from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
 from kite_browser.agent.errors import KiteError
@@ -32,12 +33,19 @@ STOP_WAIT_S = 30.0
 
 class RunManager:
     def __init__(
-        self, config: KiteConfig, secrets: SecretStore, *, resolve_model: ModelResolver | None = None
+        self,
+        config: KiteConfig,
+        secrets: SecretStore,
+        *,
+        resolve_model: ModelResolver | None = None,
+        pool: BrowserPool | None = None,
     ) -> None:
+        """``pool``: where the runs' browser comes from (the server's, shared with its modules; left open);
+        None: a pool of its own, closed by ``close()``."""
         self.config, self.secrets, self.resolve_model = config, secrets, resolve_model
         self.runs: dict[str, Run] = {}
-        self.browser: BrowserSession | None = None
-        self._browser_lock = asyncio.Lock()
+        self._owns_pool = pool is None
+        self.pool = pool or BrowserPool(config.browser)
         self.closing = False
 
     # ------------------------------------------------------------------ queries
@@ -112,13 +120,7 @@ class RunManager:
             del self.runs[run.id]
 
     async def _context(self) -> ContextSession:
-        async with self._browser_lock:
-            if self.browser is None:
-                self.browser = BrowserSession(self.config.browser)
-                await self.browser.start()
-            elif not self.browser.is_alive:
-                await self.browser.restart()
-            return await self.browser.new_context()
+        return await self.pool.context()
 
     async def _execute(
         self, run: Run, config: KiteConfig, secrets: SecretStore, confirmer: HttpConfirmer, start: str | None
@@ -165,7 +167,6 @@ class RunManager:
         try:
             await self.stop_all()
         finally:
-            if self.browser is not None:
+            if self._owns_pool:
                 with contextlib.suppress(Exception):
-                    await self.browser.close()
-                self.browser = None
+                    await self.pool.close()

@@ -28,7 +28,7 @@ class ServerState:
         self.generated_token = not (token or config.server.token)
         self.registry = registry or ModuleRegistry(config)
         self.secrets = SecretStore.from_sources(config.safety, cli=secrets_cli)
-        self.runs = RunManager(config, self.secrets, resolve_model=resolve_model)
+        self.runs = RunManager(config, self.secrets, resolve_model=resolve_model, pool=self.registry.pool)
 
     async def start(self) -> None:
         await self.registry.load()
@@ -38,7 +38,7 @@ class ServerState:
         await self.runs.stop_all()
 
     async def close(self) -> None:
-        """Stop the runs, close their browser, shut the modules down (each step even if one fails)."""
+        """Stop the runs, shut the modules down and with them the browser pool (each step even if one fails)."""
         try:
             await self.runs.close()
         finally:

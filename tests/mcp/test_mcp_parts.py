@@ -106,7 +106,7 @@ async def test_enabled_modules_tools_are_offered_and_confirmed_by_elicitation(ki
             assert "forgot Ada" in text_of(await c.call_tool("forget", {"name": "Ada"}))
             assert error_of(await c.call_tool("forget", {"name": "Bob"}))["error"] == "declined"
             assert error_of(await c.call_tool("greet", {"name": 3}))["error"] == "invalid_arguments"
-        assert kite.hub.session is None  # no browser was started for module tools
+        assert not kite.hub.pool.started  # no browser was started for module tools
     decisions = [r for r in kite.record.read() if r["event"] == "decision"]
     assert [(d["tool"], d["allowed"]) for d in decisions] == [("forget", True), ("forget", False)]
     assert "forget" in answers.messages[0]

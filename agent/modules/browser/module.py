@@ -5,13 +5,15 @@ profile?: sandbox|attach}``. ``snapshot`` gives Kite's compact element list (``[
 ``act`` targets those ids with Kite's action engine (real mouse events, settle waits, verified effects); an id
 that is not on the page answers ``stale_element`` with a fresh list. The browser stays up between calls;
 ``navigate``/``snapshot``/``act`` start a sandbox when none is running (lazily: never before).
+
+The module is one ``BrowserEnv`` (on a browser of its own from the runtime's pool): ``act`` goes through the
+env's gate and its second look at the target, as the agent's actions do, asking the caller's confirmer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from functools import partial
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -27,16 +29,14 @@ from kite_browser.agent.browser.actions import (
     Select,
     Type,
 )
-from kite_browser.agent.browser.executor import ActionExecutor
+from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.session import BrowserSession
-from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.tokens import count_tokens
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import (
     CallContext,
-    ModuleRuntime,
     Params,
     Tool,
     ToolError,
@@ -45,6 +45,7 @@ from kite_browser.agent.modules.base import (
     WebComponent,
 )
 from kite_browser.agent.modules.chrome.pages import check_url
+from kite_browser.safety.secrets import SecretStore
 
 Kind = Literal["click", "type", "fill", "hover", "press", "scroll", "evaluate", "select"]
 NEEDS_TARGET = frozenset({"click", "type", "fill", "hover", "select"})
@@ -126,15 +127,9 @@ class BrowserModule(ToolModule):
     name = "browser"
 
     def __init__(self) -> None:
-        self.session: BrowserSession | None = None
+        self.env: BrowserEnv | None = None
         self.profile: str | None = None
-        self.snapshotter: Snapshotter | None = None
-        self.executor: ActionExecutor | None = None
         self._lock = asyncio.Lock()
-
-    async def init(self, runtime: ModuleRuntime) -> None:
-        await super().init(runtime)
-        self.snapshotter = Snapshotter(runtime.config.snapshot)
 
     def tools(self) -> list[Tool]:
         return [
@@ -163,7 +158,12 @@ class BrowserModule(ToolModule):
     # ------------------------------------------------------------------ lifecycle
     @property
     def running(self) -> bool:
-        return self.session is not None and self.session.is_alive
+        return self.env is not None and self.env.alive
+
+    @property
+    def session(self) -> BrowserSession | None:
+        """The module's browser, while it runs."""
+        return self.env.session if self.env is not None else None
 
     async def _start(self, profile: str | None) -> None:
         assert self.runtime is not None
@@ -175,28 +175,27 @@ class BrowserModule(ToolModule):
         overrides: dict[str, Any] = {"profile": None, "attach": None}
         if profile == "attach":
             overrides["attach"] = cfg.module_settings.browser.attach_endpoint
-        session = BrowserSession(cfg.browser.model_copy(update=overrides))
+        gate = self.gate
+        safety = EnvSafety.from_config(cfg, gate.default_confirmer, SecretStore(), gate.policy)
         try:
-            await session.start()
-            await self.gate.protect(session.context.context)
+            env = await BrowserEnv.open_browser(
+                self.runtime.pool, cfg, safety, cfg.browser.model_copy(update=overrides)
+            )
         except KiteError as exc:
-            await session.close()
             kind = "attach_failed" if profile == "attach" else "browser_launch_failed"
             raise ToolError(kind, exc.message, profile=profile, **exc.context) from exc
-        self.session, self.profile = session, profile
-        self.executor = ActionExecutor(session.context, self.snapshotter, cfg)
+        self.env, self.profile = env, profile
 
     async def _stop(self) -> None:
-        session, self.session, self.executor = self.session, None, None
-        if session is not None:
-            with contextlib.suppress(Exception):
-                await session.close()
+        env, self.env = self.env, None
+        if env is not None:
+            await env.close()
 
-    async def _ensure(self) -> BrowserSession:
+    async def _ensure(self) -> BrowserEnv:
         if not self.running:
             await self._start(self.profile)
-        assert self.session is not None
-        return self.session
+        assert self.env is not None
+        return self.env
 
     # ------------------------------------------------------------------ the tool
     async def run(self, ctx: CallContext, a: BrowserToolParams) -> dict[str, Any]:
@@ -219,9 +218,9 @@ class BrowserModule(ToolModule):
             return await self._act(ctx, a.request)
 
     async def _status(self) -> dict[str, Any]:
-        if not self.running or self.session is None:
+        if not self.running or self.env is None:
             return {"running": False, "profile": self.profile}
-        tabs = await self.session.context.tabs()
+        tabs = await self.env.ctx.tabs()
         active = next((t for t in tabs if t.active), tabs[0] if tabs else None)
         return {
             "running": True,
@@ -232,11 +231,8 @@ class BrowserModule(ToolModule):
         }
 
     async def _observe(self) -> Observation:
-        assert self.session is not None and self.snapshotter is not None
-        page = self.session.context.page
-        obs = await self.snapshotter.snapshot(page)
-        obs.summary.tabs = await self.session.context.tabs()
-        return obs
+        assert self.env is not None
+        return await self.env.observe()
 
     def _render(self, obs: Observation) -> dict[str, Any]:
         assert self.runtime is not None
@@ -261,25 +257,22 @@ class BrowserModule(ToolModule):
         assert self.runtime is not None
         url = check_url(url, self.runtime.config.browser)
         self.gate.check_url(url, "browser")
-        await self._ensure()
-        assert self.executor is not None
-        action = Navigate(url=url)
-        await self.gate.check_action(ctx, "browser", action, self._last(), {"action": "navigate", "url": url})
-        result = await self.executor.execute(action)
+        env = await self._ensure()
+        acted = await env.act(Navigate(url=url), self._last(), confirmer=ctx.confirmer)
+        result = acted.result
         if not result.ok and result.error is not None:
-            raise ToolError(result.error.error, result.error.message, url=url)
+            raise ToolError(result.error.error, f"browser: {result.error.message}", url=url)
         return {"ok": True, "message": result.message, **await self._rendered(await self._observe())}
 
     def _last(self) -> Observation | None:
-        if self.session is None or self.snapshotter is None:
+        if self.env is None:
             return None
         with contextlib.suppress(KiteError):
-            return self.snapshotter.last(self.session.context.page)
+            return self.env.snapshotter.last(self.env.ctx.page)
         return None
 
     async def _act(self, ctx: CallContext, req: ActRequest) -> dict[str, Any]:
-        await self._ensure()
-        assert self.executor is not None
+        env = await self._ensure()
         obs = self._last()
         if req.index is not None and (obs is None or obs.element(req.index) is None):
             fresh = await self._observe()
@@ -289,12 +282,13 @@ class BrowserModule(ToolModule):
                 target_id=str(req.index),
                 **(await self._rendered(fresh)),
             )
-        action = to_action(req)
-        decided = await self.gate.check_action(
-            ctx, "browser", action, obs, {"action": "act", **req.model_dump()}
-        )
-        again = partial(self.gate.recheck, ctx, "browser", action, obs, decided)
-        result = await self.executor.execute(action, recheck=again)
+        acted = await env.act(to_action(req), obs, confirmer=ctx.confirmer)
+        result = acted.result
+        if acted.refused:
+            assert result.error is not None
+            raise ToolError(
+                acted.refused, f"browser: {result.error.message}", level=str(acted.gate.decision.level)
+            )
         if not result.ok and result.error is not None:
             info = result.error.model_dump()
             extra = {k: v for k, v in info.items() if k not in ("error", "message")}

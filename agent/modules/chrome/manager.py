@@ -1,9 +1,9 @@
 """Browser and tab instances of the chrome module: unique ids, lifecycle, clean shutdown.
 
-One Playwright driver for the module, started by the first ``chrome_launch`` (never before). Each browser is
-its own Chromium process with one context (allowed/blocked domains installed on it); tabs are its pages,
-including tabs the page opens itself. JS dialogs are answered at once (alerts accepted, confirm/prompt
-dismissed) so no page ever blocks a call.
+Each browser is its own Chromium process, launched by the runtime's ``BrowserPool`` at a ``chrome_launch``
+(never before), with one context held to the pool's context rules (allowed/blocked domains, dialogs); tabs are
+its pages, including tabs the page opens itself. JS dialogs are answered at once by the context (alerts
+accepted, confirm/prompt dismissed unless the rules' judge says otherwise) so no page ever blocks a call.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
-from kite_browser.agent.browser.chromium import require_chromium
-from kite_browser.agent.browser.launch import chromium_args, viewport
+from kite_browser.agent.browser.context import ContextSession
+from kite_browser.agent.browser.pool import BrowserPool, ContextRules
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import ToolError
@@ -68,11 +68,15 @@ class TabInstance:
 class BrowserInstance:
     id: str
     browser: Browser
-    context: BrowserContext
+    session: ContextSession
     headless: bool
     created_at: str = field(default_factory=_now)
     status: str = "running"
     tabs: dict[str, TabInstance] = field(default_factory=dict)
+
+    @property
+    def context(self) -> BrowserContext:
+        return self.session.context
 
     def info(self) -> dict[str, Any]:
         return {
@@ -84,27 +88,15 @@ class BrowserInstance:
         }
 
 
-async def _answer_dialog(dialog: Dialog) -> None:
-    with contextlib.suppress(PlaywrightError):
-        await (dialog.accept() if dialog.type == "alert" else dialog.dismiss())
-
-
 class BrowserManager:
-    def __init__(self, config: KiteConfig, gate: ToolGate) -> None:
+    def __init__(self, config: KiteConfig, gate: ToolGate, pool: BrowserPool) -> None:
         self.config = config
         self.gate = gate
+        self.pool = pool
         self.browsers: dict[str, BrowserInstance] = {}
         self.tabs: dict[str, TabInstance] = {}
         self._closed_browsers: set[str] = set()
         self._closed_tabs: set[str] = set()
-        self._pw: Playwright | None = None
-        self._lock = asyncio.Lock()
-
-    async def _driver(self) -> Playwright:
-        async with self._lock:
-            if self._pw is None:
-                self._pw = await async_playwright().start()
-            return self._pw
 
     # ------------------------------------------------------------------ browsers
     async def launch(self, headless: bool, args: list[str]) -> tuple[BrowserInstance, TabInstance]:
@@ -116,27 +108,20 @@ class BrowserManager:
                 "close one with chrome_close",
                 limit=limit,
             )
-        cfg = self.config.browser
         try:
-            exe = require_chromium(cfg.chromium_path)
-            pw = await self._driver()
-            browser = await pw.chromium.launch(
-                executable_path=exe,
-                headless=headless,
-                args=[*chromium_args(cfg), *args],
-                timeout=cfg.launch_timeout_ms,
-            )
+            browser = await self.pool.launch(headless=headless, args=args)
         except (PlaywrightError, KiteError, OSError) as exc:
             msg = exc.message if isinstance(exc, KiteError) else first_line(exc)
             raise ToolError("browser_launch_failed", f"Chromium did not start: {msg}", reason=msg) from exc
         try:
-            context = await browser.new_context(viewport=viewport(cfg))
-            await self.gate.protect(context)
+            session = await self.pool.raw_context(browser, self.rules())
         except PlaywrightError as exc:
             with contextlib.suppress(PlaywrightError):
                 await browser.close()
             raise ToolError("browser_launch_failed", f"no browser context: {first_line(exc)}") from exc
-        inst = BrowserInstance(_new_id("browser"), browser, context, headless)
+        session.dialog_policy = "dismiss"  # confirm/prompt the rules have no view on: no, as a careful user
+        context = session.context
+        inst = BrowserInstance(_new_id("browser"), browser, session, headless)
         self.browsers[inst.id] = inst
         browser.on("disconnected", lambda _b: self._forget_browser(inst.id))
 
@@ -157,11 +142,14 @@ class BrowserManager:
                 return tab
         tab = TabInstance(_new_id("tab"), inst.id, page)
         page.set_default_timeout(ACTION_TIMEOUT_MS)
-        page.on("dialog", _answer_dialog)
         page.on("close", lambda _p: self._forget_tab(tab.id))
         inst.tabs[tab.id] = tab
         self.tabs[tab.id] = tab
         return tab
+
+    def rules(self) -> ContextRules:
+        """What the module's contexts are held to (applied by the pool)."""
+        return ContextRules(network=self.gate.domains)
 
     def _forget_tab(self, tab_id: str) -> None:
         tab = self.tabs.pop(tab_id, None)
@@ -196,7 +184,7 @@ class BrowserManager:
         inst = self.browser(browser_id)
         self._forget_browser(browser_id)
         with contextlib.suppress(PlaywrightError):
-            await inst.context.close()
+            await inst.session.close()
         with contextlib.suppress(PlaywrightError):
             await inst.browser.close()
 
@@ -231,7 +219,3 @@ class BrowserManager:
         for browser_id in list(self.browsers):
             with contextlib.suppress(ToolError):
                 await self.close(browser_id)
-        if self._pw is not None:
-            with contextlib.suppress(Exception):
-                await self._pw.stop()
-            self._pw = None

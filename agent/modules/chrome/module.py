@@ -45,7 +45,9 @@ class ChromeModule(ToolModule):
 
     async def init(self, runtime: ModuleRuntime) -> None:
         await super().init(runtime)
-        self.manager = BrowserManager(runtime.config, runtime.gate)  # no browser until chrome_launch
+        self.manager = BrowserManager(
+            runtime.config, runtime.gate, runtime.pool
+        )  # no browser until chrome_launch
 
     @property
     def m(self) -> BrowserManager:

@@ -64,7 +64,7 @@ class JavaScriptModule(ToolModule):
 
     async def init(self, runtime: ModuleRuntime) -> None:
         await super().init(runtime)
-        self.sandbox = Sandbox(runtime.config)  # no browser until the first call
+        self.sandbox = Sandbox(runtime.config, runtime.pool)  # no browser until the first call
 
     def tools(self) -> Sequence[Tool]:
         # hints: the code can fetch() anywhere, and the Node.js fallback runs it with the process's rights

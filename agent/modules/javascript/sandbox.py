@@ -22,11 +22,11 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, Page, Playwright, async_playwright
+from playwright.async_api import Browser, Page
 from playwright.async_api import Error as PlaywrightError
 
-from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.exec.cdp import cdp_session
+from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import KiteConfig
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
@@ -264,9 +264,10 @@ class Pool:
 
 
 class Sandbox:
-    def __init__(self, config: KiteConfig) -> None:
+    def __init__(self, config: KiteConfig, browsers: BrowserPool) -> None:
+        """``browsers``: where the sandbox's dedicated Chromium comes from."""
         self.config = config
-        self._pw: Playwright | None = None
+        self.browsers = browsers
         self._browser: Browser | None = None
         self._pool: Pool | None = None
         self._lock = asyncio.Lock()
@@ -287,13 +288,8 @@ class Sandbox:
                 return self._pool
             await self._close_browser()
             try:
-                if self._pw is None:
-                    self._pw = await async_playwright().start()
-                bc = self.config.browser
-                self._browser = await self._pw.chromium.launch(
-                    executable_path=require_chromium(bc.chromium_path),
-                    headless=True,
-                    args=["--disable-gpu", "--no-first-run", "--disable-extensions"],
+                self._browser = await self.browsers.launch(
+                    headless=True, args=["--disable-gpu", "--no-first-run", "--disable-extensions"]
                 )
             except Exception as exc:
                 await self._close_browser()
@@ -382,7 +378,3 @@ class Sandbox:
                 await asyncio.wait_for(task, 5)
         async with self._lock:
             await self._close_browser()
-            pw, self._pw = self._pw, None
-            if pw is not None:
-                with contextlib.suppress(Exception):
-                    await pw.stop()

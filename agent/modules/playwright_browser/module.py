@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from playwright.async_api import Browser, Locator, Page, Playwright, async_playwright
+from playwright.async_api import Browser, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from kite_browser.agent.browser.actions import Click, Navigate, Type
-from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.pool import ContextRules
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolHints, ToolModule
 from kite_browser.agent.modules.chrome.pages import check_url
@@ -61,7 +61,6 @@ class PlaywrightBrowserModule(ToolModule):
 
     def __init__(self) -> None:
         self.sessions: dict[str, Session] = {}
-        self._pw: Playwright | None = None
         self._lock = asyncio.Lock()
         self.folder = files.default_folder()
 
@@ -76,10 +75,6 @@ class PlaywrightBrowserModule(ToolModule):
     async def shutdown(self) -> None:
         for browser_id in list(self.sessions):
             await self._close(browser_id)
-        pw, self._pw = self._pw, None
-        if pw is not None:
-            with contextlib.suppress(Exception):
-                await pw.stop()
 
     # ------------------------------------------------------------------ the tool
     async def run(self, ctx: CallContext, a: PlaywrightBrowserParams) -> dict[str, Any]:
@@ -135,14 +130,12 @@ class PlaywrightBrowserModule(ToolModule):
         assert self.runtime is not None
         async with self._lock:
             await self._close(browser_id)  # launching an existing id replaces it
+            pool = self.runtime.pool
             try:
-                if self._pw is None:
-                    self._pw = await async_playwright().start()
-                exe = require_chromium(self.runtime.config.browser.chromium_path)
-                browser = await self._pw.chromium.launch(executable_path=exe, headless=headless)
-                context = await browser.new_context(viewport={"width": 1280, "height": 800})
-                await self.gate.protect(context)
-                page = await context.new_page()
+                browser = await pool.launch(headless=headless)
+                ctx = await pool.raw_context(browser, ContextRules(network=self.gate.domains))
+                ctx.dialog_policy = "dismiss"  # as Playwright answers a dialog nobody listens to
+                page = await ctx.open_tab()
             except (PlaywrightError, KiteError) as exc:
                 raise ToolError("browser_launch_failed", str(exc).splitlines()[0]) from exc
             self.sessions[browser_id] = Session(browser, page, headless)

@@ -1,0 +1,317 @@
+"""BrowserEnv: the one place that puts a browser context, a snapshotter, the action executor and the safety
+gate together. Every face acts through it: the agent's loop, ``kite mcp`` (one env per client session), the
+``browser`` module, ``kite serve``'s and ``kite batch``'s runs.
+
+* ``observe()``: the active tab's observation (tabs and the pending dialog filled in), under the step deadline
+  and the hang watchdog;
+* ``act(action, observation)``: the gate judges the action (block / confirm / notify), then the executor runs
+  it with the gate's second look at the target right before the input lands (``Gate.recheck``); a refused
+  action is a typed ``blocked`` / ``declined`` result, never run;
+* ``close()``: closes the context when the env opened it.
+
+Its context is held to the same ``ContextRules`` everywhere (``BrowserPool.apply``): the domain policy on the
+network, and the gate judging each confirm/prompt/beforeunload dialog.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from kite_browser.agent.browser.actions import Action
+from kite_browser.agent.browser.context import ContextSession
+from kite_browser.agent.browser.executor import ActionExecutor
+from kite_browser.agent.browser.observation import ActionResult, DialogInfo, ErrorInfo, Observation
+from kite_browser.agent.browser.pool import BrowserPool, ContextRules, apply_rules
+from kite_browser.agent.browser.session import BrowserSession
+from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.browser.watchdog import PageUnresponsiveError, guard
+from kite_browser.agent.config import BrowserConfig, KiteConfig
+from kite_browser.safety.confirm import BatchConfirmer, Confirmer, Gate, GateResult
+from kite_browser.safety.domains import DomainPolicy
+from kite_browser.safety.policy import SafetyPolicy
+from kite_browser.safety.secrets import PLACEHOLDER_RE, SecretStore
+
+
+@dataclass
+class EnvSafety:
+    """The safety an env applies: the policy, the gate that applies its decisions, the secrets, and the domain
+    policy (the action policy's own, also enforced on the network; None when it has no lists)."""
+
+    policy: SafetyPolicy
+    gate: Gate
+    secrets: SecretStore
+    domains: DomainPolicy | None = None
+
+    @classmethod
+    def from_config(
+        cls,
+        config: KiteConfig,
+        confirmer: Confirmer | None = None,
+        secrets: SecretStore | None = None,
+        policy: SafetyPolicy | None = None,
+    ) -> EnvSafety:
+        """``confirmer``: who is asked (default: ``safety.approve`` decides, as in batch mode); ``policy``:
+        one already built (it compiles many patterns: faces with many envs build it once)."""
+        secrets = secrets or SecretStore.from_sources(config.safety)
+        policy = policy or SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
+        confirmer = confirmer or BatchConfirmer(config.safety.approve)
+        domains = policy.domains if policy.domains.active else None
+        return cls(policy, Gate(policy, confirmer), secrets, domains)
+
+    def rules(self) -> ContextRules:
+        """What a context is held to: the domain policy, the gate on its dialogs, secrets out of file names."""
+        gate, redact = self.gate, self.secrets.redact
+
+        async def judge(info: DialogInfo, url: str) -> tuple[bool, str] | None:
+            return await gate.check_dialog(info.type, info.message, url)
+
+        return ContextRules(
+            network=self.domains,
+            dialog_judge=judge,
+            name_filter=lambda name: PLACEHOLDER_RE.sub(r"secret-\1", redact(name)),
+        )
+
+
+@dataclass
+class Acted:
+    """What ``BrowserEnv.act`` did: the gate's verdict and the action's result (a refused action's result
+    is a typed ``blocked`` / ``declined`` error)."""
+
+    result: ActionResult
+    gate: GateResult
+
+    @property
+    def refused(self) -> str | None:
+        """``blocked`` / ``declined`` when the gate refused the action, else None."""
+        if self.gate.allowed:
+            return None
+        return "blocked" if self.gate.decision.level.value == "block" else "declined"
+
+
+Decided = Callable[[Action, Observation | None, GateResult], Awaitable[None]]
+"""Called after the gate decided and before anything runs (a face records the decision, or stops here)."""
+Veto = Callable[[Action], ActionResult | None]
+"""Asked before an allowed action runs: a result instead of running it (the loop's ``done`` data check)."""
+
+
+@dataclass
+class BlockWatch:
+    """Tells where the domain policy stopped a request: during an action (named in its result), or between
+    two steps, by the page on its own (a timer's ``location`` change, a late meta refresh)."""
+
+    domains: DomainPolicy | None
+    seen: int = field(default=0)
+
+    def __post_init__(self) -> None:
+        self.mark()
+
+    def mark(self) -> None:
+        self.seen = len(self.domains.blocked_log) if self.domains is not None else 0
+
+    def annotate(self, result: ActionResult) -> None:
+        """Name the latest block since the last look in the action's result."""
+        if self.domains is not None and (note := self.domains.last_block_message(since=self.seen)):
+            if result.error is not None:
+                result.error.message = f"{note}: {result.error.message}"
+            else:
+                result.message = f"{note}. {result.message}".strip()
+        self.mark()
+
+    def between(self) -> list[str]:
+        """What was stopped since the last action ended (the page's own doing), once each."""
+        new = self.domains.blocked_log[self.seen :] if self.domains is not None else []
+        self.mark()
+        return [
+            f"after the last action the page tried to load {b.url[:160]} on its own: blocked by the domain "
+            f"policy ({b.reason})"
+            for b in new
+        ]
+
+
+class BrowserEnv:
+    """One context with its snapshotter, executor and gate. Make one with ``await BrowserEnv.open(pool, ...)``
+    (a new context of the pool's shared browser), or ``BrowserEnv(config, ctx, safety)`` over a context you
+    hold (it applies the safety's rules to it and leaves it open at ``close()``)."""
+
+    def __init__(
+        self,
+        config: KiteConfig,
+        ctx: ContextSession,
+        safety: EnvSafety,
+        *,
+        run_dir: Path | None = None,
+        owns_context: bool = False,
+        rules_applied: bool = False,
+    ) -> None:
+        self.config, self.ctx, self.safety = config, ctx, safety
+        self.owns_context = owns_context
+        self.snapshotter = Snapshotter(config.snapshot)
+        self.blocks = BlockWatch(safety.domains)
+        self.run_dir = run_dir
+        self.executor = self._executor()
+        self._rules_applied = rules_applied
+        self.session: BrowserSession | None = None
+        """The browser of its own the env was opened on (``open_browser``), closed with the env."""
+
+    @classmethod
+    async def open(
+        cls,
+        pool: BrowserPool,
+        config: KiteConfig,
+        safety: EnvSafety,
+        *,
+        run_dir: Path | None = None,
+        default: bool = False,
+        downloads_dir: Path | None = None,
+    ) -> BrowserEnv:
+        """An env on a new context of the pool's shared browser (``default``: on the browser's default
+        context, shared with its other users), held to the safety's rules; ``close()`` closes a new one."""
+        downloads = downloads_dir or (run_dir / "downloads" if run_dir is not None else None)
+        ctx = await pool.context(safety.rules(), downloads_dir=downloads, default=default)
+        return cls(config, ctx, safety, run_dir=run_dir, owns_context=not default, rules_applied=True)
+
+    @classmethod
+    async def open_browser(
+        cls, pool: BrowserPool, config: KiteConfig, safety: EnvSafety, browser: BrowserConfig | None = None
+    ) -> BrowserEnv:
+        """An env on a browser of its own (``browser``: sandbox, profile or attach; default the config's),
+        on its default context held to the safety's rules; ``close()`` closes that browser."""
+        session = await pool.session(browser or config.browser, rules=safety.rules())
+        env = cls(config, session.context, safety, rules_applied=True)
+        env.session = session
+        return env
+
+    @property
+    def alive(self) -> bool:
+        """The env's context (and its own browser, if it has one) can still be used."""
+        if self.session is not None and not self.session.is_alive:
+            return False
+        return self.ctx.is_alive
+
+    def _executor(self) -> ActionExecutor:
+        return ActionExecutor(
+            self.ctx,
+            self.snapshotter,
+            self.config,
+            run_dir=self.run_dir,
+            secret_resolver=self.safety.secrets.resolve,
+        )
+
+    @property
+    def gate(self) -> Gate:
+        return self.safety.gate
+
+    async def start(self, run_dir: Path | None = None) -> None:
+        """Get ready for a run: its folder (downloads, screenshots of the ``screenshot`` action) and, for a
+        context the env was handed, the safety's rules (network, dialogs, file names)."""
+        if run_dir is not None:
+            self.run_dir = run_dir
+            self.ctx.downloads_dir = run_dir / "downloads"
+            self.executor = self._executor()
+        if not self._rules_applied:
+            await apply_rules(self.ctx, self.safety.rules())
+            self._rules_applied = True
+        self.blocks.mark()
+
+    async def stop(self) -> None:
+        """The end of a run: the gate's notifications delivered, the dialog judge and name filter taken off
+        a context the env was handed (its owner may hand it to someone else)."""
+        await self.gate.flush()
+        if not self.owns_context:
+            await apply_rules(self.ctx, ContextRules(network=None))
+            self._rules_applied = False
+
+    # ------------------------------------------------------------------ observe
+    async def observe(
+        self, *, screenshot_to: Path | None = None, want_b64: bool = False, include_all: bool = False
+    ) -> Observation:
+        """The active tab as the model sees it (tabs and the pending dialog filled in), with a screenshot
+        saved to ``screenshot_to`` and/or in the observation as base64."""
+        ctx = self.ctx
+        page = ctx.page
+        obs = await self.snapshotter.snapshot(page, include_all=include_all)
+        obs.summary.tabs = await ctx.tabs()
+        obs.summary.dialog = ctx.pending_dialog
+        if screenshot_to is not None or want_b64:
+            with contextlib.suppress(Exception):
+                path = str(screenshot_to) if screenshot_to is not None else None
+                png = await page.screenshot(type="png", timeout=5000, path=path)
+                obs.screenshot_path = path
+                if want_b64:
+                    obs.screenshot_b64 = base64.b64encode(png).decode()
+        return obs
+
+    async def observe_guarded(
+        self, *, screenshot_to: Path | None = None, want_b64: bool = False
+    ) -> tuple[Observation, str | None]:
+        """``observe`` under the step deadline and the hang watchdog. A stuck tab is closed and the page now
+        active observed instead; the second value then says what happened (for the model). A deadline or a
+        tab that cannot be closed raises."""
+        cfg = self.config.browser
+
+        async def once() -> Observation:
+            return await guard(
+                self.ctx,
+                self.observe(screenshot_to=screenshot_to, want_b64=want_b64),
+                what="the observation",
+                deadline_s=cfg.step_timeout_ms / 1000,
+                hang_s=cfg.hang_timeout_ms / 1000,
+            )
+
+        try:
+            return await once(), None
+        except PageUnresponsiveError as exc:
+            return await once(), exc.message
+
+    async def latest(self) -> Observation:
+        """The last observation of the active tab if it is still of the current URL, else a fresh one."""
+        page = self.ctx.page
+        last = self.snapshotter.last(page)
+        if last is not None and last.url == page.url:
+            return last
+        return await self.observe()
+
+    # ------------------------------------------------------------------ act
+    async def act(
+        self,
+        action: Action,
+        observation: Observation | None = None,
+        *,
+        decided: Decided | None = None,
+        veto: Veto | None = None,
+        confirmer: Confirmer | None = None,
+    ) -> Acted:
+        """Judge ``action`` (on ``observation``, the page the caller saw), then run it with the second look
+        at its target; a refused action is not run. ``decided`` and ``veto``: see their types;
+        ``confirmer``: who is asked for this action (default: the gate's)."""
+        gate = await self.gate.check(action, observation, confirmer)
+        if decided is not None:
+            await decided(action, observation, gate)
+        if not gate.allowed:
+            kind = "blocked" if gate.decision.level.value == "block" else "declined"
+            error = ErrorInfo(error=kind, message=gate.message)
+            return Acted(ActionResult(action=action.action, ok=False, error=error), gate)
+        result = veto(action) if veto is not None else None
+        if result is None:
+            again = partial(self.gate.recheck, action, observation, gate.decision, confirmer=confirmer)
+            self.blocks.mark()
+            result = await self.executor.execute(action, recheck=again)
+            self.blocks.annotate(result)
+        return Acted(result, gate)
+
+    # ------------------------------------------------------------------ the end
+    async def close(self) -> None:
+        """Deliver pending notifications and close the context if the env opened it (idempotent)."""
+        with contextlib.suppress(Exception):
+            await self.gate.flush()
+        if self.owns_context:
+            with contextlib.suppress(Exception):
+                await self.ctx.close()
+        if self.session is not None:
+            with contextlib.suppress(Exception):
+                await self.session.close()
