@@ -127,6 +127,20 @@ class LLMConfig(_Section):
     per action with every parameter described."""
     max_output_tokens: int = 1024
     """Cap on the model's reply."""
+    constrained: Literal["auto", "on", "off"] = "auto"
+    """Constrained replies: send each step's reply schema (the enabled actions, the indexes this page offers
+    each of them) for the server to decode under. auto: where the server accepts one (litellm's tables and
+    config/providers.yaml, ``response_schema``); on: always; off: never (JSON written as text)."""
+    local_server: Literal["auto", "on", "off"] = "auto"
+    """Calls to a model server on this machine are paced and shared: they wait their turn in one queue for
+    every Kite (in order, the wait shown, the time limit starting when the turn comes), and their time limit
+    follows the prompt's size and the server's measured speed (never below timeout_s), with progress shown.
+    auto: for the bundled local model; on: for any server on a loopback address; off: never."""
+    local_prompt_tps: float = Field(default=20.0, gt=0)
+    """Prompt tokens per second assumed for a model server on this machine until its replies say (llama.cpp's
+    timings); its time limit per call follows the prompt's size and this speed, never below timeout_s."""
+    local_gen_tps: float = Field(default=3.0, gt=0)
+    """Reply tokens per second assumed for a model server on this machine until its replies say."""
 
     @model_validator(mode="after")
     def _coherent_timeouts(self) -> LLMConfig:

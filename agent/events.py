@@ -80,13 +80,27 @@ class ReplyRejected(_Event):
     message: str
 
 
+class ModelWaiting(_Event):
+    """How a slow model call is going: the requests ahead of it at a shared local server, the time it expects."""
+
+    kind: Literal["wait"] = "wait"
+    message: str
+
+
 class RunFinished(_Event):
     kind: Literal["finish"] = "finish"
     result: RunResult
 
 
 RunEvent = Annotated[
-    RunStarted | PageObserved | ModelReplied | ActionDecided | ActionFinished | ReplyRejected | RunFinished,
+    RunStarted
+    | PageObserved
+    | ModelReplied
+    | ActionDecided
+    | ActionFinished
+    | ReplyRejected
+    | ModelWaiting
+    | RunFinished,
     Field(discriminator="kind"),
 ]
 EVENT_ADAPTER: TypeAdapter[RunEvent] = TypeAdapter(RunEvent)

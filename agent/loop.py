@@ -28,6 +28,7 @@ from kite_browser.agent.events import (
     ActionFinished,
     EventSink,
     ModelReplied,
+    ModelWaiting,
     ReplyRejected,
     RunFinished,
     RunStarted,
@@ -39,10 +40,13 @@ from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.errors import ContextWindowError, LLMError
 from kite_browser.agent.llm.model import Model, ModelView, PastAction, model_for
 from kite_browser.agent.llm.parsing import ParseError, parse_reply_async
+from kite_browser.agent.llm.progress import progress_to
+from kite_browser.agent.llm.reply_schema import reply_schema
 from kite_browser.agent.memory import Memory, add_note, describe_action, describe_result
 from kite_browser.agent.modules.planner import PlannerTools
 from kite_browser.agent.output import OutputSpec
 from kite_browser.agent.prompt import PromptBuilder
+from kite_browser.agent.recap import recap
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.runtime import (
     IMAGE_TOKENS,
@@ -70,6 +74,8 @@ from kite_browser.safety.output import redact_model, redacting_logs, redacting_s
 from kite_browser.safety.secrets import SecretStore
 
 MAX_ACTIONS_PER_REPLY = 10
+REFUSED_AS_STALE = frozenset({"stale_element"})
+"""Errors of an action whose target is not on the page (an index from an older page, or made up)."""
 
 
 class Agent:
@@ -137,6 +143,7 @@ class Agent:
             self.config.agent.max_steps,
             self.safety.secrets.names(),
             self.output.prompt(),
+            constrained=self.model.constrained,
         )
         logs = redacting_logs(self.safety.secrets)  # log records of the run are redacted too
         logs.__enter__()
@@ -277,6 +284,7 @@ class Agent:
             if calls and not reply.tool_calls:  # the module tools were this step's actions
                 return None
             self.memory.add(f"your reply could not be used: {exc.message}", "reply not understood")
+            self.totals.replies_rejected += 1
             await emit(self.on_event, ReplyRejected(step=step, error=exc.type, message=exc.message))
             record.parse_error = exc.to_dict()
             return self.guards.step_failed(True)
@@ -326,14 +334,31 @@ class Agent:
             history=list(self.history),
             output_schema=self.output.schema,
             repeating=self.guards.repeats >= self.config.agent.loop_warn,
+            reply_schema=self._reply_schema(obs),
         )
-        try:
-            record.request = self.recorder.request(messages, tools, shot)
-            return await self.llm.complete(messages, tools, view=view)
-        except ContextWindowError:
-            messages, _ = self._messages(obs, step, min_compaction=3)
-            record.request = self.recorder.request(messages, tools, shot)
-            return await self.llm.complete(messages, tools, view=view)
+
+        async def told(message: str) -> None:  # a slow call's progress: the queue ahead, the time expected
+            await emit(self.on_event, ModelWaiting(step=step, message=message))
+
+        with progress_to(told):
+            try:
+                record.request = self.recorder.request(messages, tools, shot)
+                return await self.llm.complete(messages, tools, view=view)
+            except ContextWindowError:
+                messages, _ = self._messages(obs, step, min_compaction=3)
+                record.request = self.recorder.request(messages, tools, shot)
+                return await self.llm.complete(messages, tools, view=view)
+
+    def _reply_schema(self, obs: Observation) -> dict[str, Any] | None:
+        """This step's reply schema when replies are constrained (the enabled actions on this page)."""
+        if not self.model.constrained:
+            return None
+        return reply_schema(
+            obs,
+            vision=self.model.vision,
+            max_actions=MAX_ACTIONS_PER_REPLY,
+            output_schema=self.output.schema,
+        )
 
     async def _act(
         self, action: Action, obs: Observation, step: int, repaired: str = ""
@@ -353,6 +378,8 @@ class Agent:
             level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
         )
         add_note(result, repaired)  # what the parser repaired to run it: the model learns the right form
+        if result.error is not None and result.error.error in REFUSED_AS_STALE:
+            self.totals.actions_refused += 1
         refused = acted.refused
         reason = gate.message or "; ".join(gate.decision.reasons)
         self.refusals.track(action, element, obs, step, described, refused, reason)
@@ -390,6 +417,8 @@ class Agent:
         warnings, self.warnings = [defuse(w) for w in (*self.warnings, *kite_notices(obs))], []
         layered = self.config.agent.observation == "layered"
         live = {e.index for e in obs.elements}
+        urls = {m.step: m.url for m in self.memory.steps if m.lines}
+        notes = recap(self.prompt.task, self.history, urls, obs)
         for level in range(min_compaction, 5):
             history, results = self.memory.render(min(level, 3), live)
             elements_budget = max(120, self.config.snapshot.token_budget >> level)
@@ -404,6 +433,7 @@ class Agent:
                 results=[r(x) for x in results],
                 warnings=warnings,
                 page=r(page),
+                recap={k: [r(x) for x in v] for k, v in notes.items()},
             )
             total = fixed + count_tokens(self.model.model, text)
             if total <= self.model.input_budget:

@@ -7,6 +7,7 @@ shrink it further when the model's input budget is tight.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,19 +168,35 @@ class Memory:
 GONE = "(no longer on the page)"
 
 
+_REF = re.compile(r"\[(\d+(?:,\d+)*)\] ?|\[#(\d+)\]")
+"""An element reference in a line: ``[12] ``, ``[533,534] `` (look-alikes), ``[#12]`` (a link in ``read``'s text)."""
+
+
+def _drop_gone_refs(text: str, live: set[int]) -> str:
+    """``text`` without the element references whose indexes are all gone from the page (the element's role
+    and name, next to them, stay)."""
+
+    def keep(m: re.Match[str]) -> str:
+        found = m.group(1) or m.group(2)
+        return m.group(0) if any(int(n) in live for n in found.split(",")) else ""
+
+    return _REF.sub(keep, text) if "[" in text else text
+
+
 def _unindexed(mem: StepMemory, live: set[int] | None) -> StepMemory:
-    """``mem`` with the index taken out of each line whose target is not in ``live``."""
-    if live is None or all(t is None or t in live for t in mem.targets):
+    """``mem`` with every index that is not in ``live`` taken out (the action's target, and the indexes an
+    earlier result listed: a stale error's element list, ``read``'s links); the line of an action whose target
+    is gone says so."""
+    if live is None:
         return mem
 
     def fix(line: str, target: int | None) -> str:
         if target is None or target in live:
-            return line
+            return _drop_gone_refs(line, live)
         head, arrow, tail = line.partition(" → ")
-        marker = f"[{target}] "
-        if marker not in head:
-            return line
-        return head.replace(marker, "") + f" {GONE}" + arrow + tail.replace(marker, "")
+        if f"[{target}] " not in head:
+            return _drop_gone_refs(line, live)
+        return _drop_gone_refs(head, live) + f" {GONE}" + arrow + _drop_gone_refs(tail, live)
 
     return StepMemory(
         step=mem.step,

@@ -40,7 +40,12 @@ def strings(language: str) -> dict[str, Any]:
 
 @cache
 def _system(
-    language: str, mode: str, secret_names: tuple[str, ...], vision: bool, function_calling: bool
+    language: str,
+    mode: str,
+    secret_names: tuple[str, ...],
+    vision: bool,
+    function_calling: bool,
+    constrained: bool = False,
 ) -> str:
     return (
         _env()
@@ -51,6 +56,7 @@ def _system(
             secret_names=list(secret_names),
             vision=vision,
             function_calling=function_calling,
+            constrained=constrained,
             actions=action_catalog(vision),
         )
     )
@@ -74,16 +80,32 @@ class PromptBuilder:
     output_schema: str | None = None
     """The JSON schema ``done``'s ``data`` must match, as shown each step (in the user message: it is the
     task's, so the system message stays the same for every task)."""
+    constrained: bool = False
+    """Replies are decoded under the step's reply schema: the system message shows its JSON object form."""
 
     def system(self) -> str:
         """The system message; rendered once per distinct setting (it is the same for every step and task)."""
         return _system(
-            self.language, self.observation_mode, tuple(self.secret_names), self.vision, self.function_calling
+            self.language,
+            self.observation_mode,
+            tuple(self.secret_names),
+            self.vision,
+            self.function_calling,
+            self.constrained,
         )
 
     def user(
-        self, *, step: int, history: list[str], results: list[str], warnings: list[str], page: str
+        self,
+        *,
+        step: int,
+        history: list[str],
+        results: list[str],
+        warnings: list[str],
+        page: str,
+        recap: dict[str, list[str]] | None = None,
     ) -> str:
+        """The step's user message; ``recap`` (``agent.recap``): what earlier pages achieved, what this one
+        offers toward the task."""
         return (
             _env()
             .get_template("observation.j2")
@@ -97,6 +119,7 @@ class PromptBuilder:
                 results=results,
                 warnings=warnings,
                 page=page,
+                recap=recap or {"done": [], "offers": []},
             )
         )
 

@@ -68,6 +68,11 @@ class RunResult(BaseModel):
     cost_usd: float | None = None
     duration_s: float = 0.0
     model_latency_s: float = 0.0
+    replies_rejected: int = 0
+    """Replies of the model that held no action Kite could run (each answered with a correction)."""
+    actions_refused: int = 0
+    """Actions refused because their target was not on the page (``stale_element``: an index from an older
+    page, or one the page never had)."""
     run_dir: str | None = None
     final_url: str | None = None
 

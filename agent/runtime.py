@@ -50,6 +50,8 @@ class ModelSetup:
     input_budget: int
     tools: list[dict[str, Any]] | None = None
     tools_tokens: int = 0
+    constrained: bool = False
+    """Each step's reply schema goes to the server (``agent.llm.reply_schema``): JSON replies only."""
 
     @classmethod
     def from_config(cls, config: KiteConfig, output: OutputSpec | None = None) -> ModelSetup:
@@ -64,6 +66,8 @@ class ModelSetup:
         budget = config.agent.max_input_tokens or caps.max_input_tokens
         budget = max(1024, budget - llm.max_output_tokens)
         setup = cls(llm.model, caps, mode, caps.function_calling, mode == "hybrid", budget)
+        wants = llm.constrained == "on" or (llm.constrained == "auto" and caps.response_schema)
+        setup.constrained = wants and not setup.function_calling
         if setup.function_calling:
             tools = tool_schemas(style=llm.tools, vision=setup.vision)
             setup.tools = output.tools(tools) if output is not None else tools
@@ -93,6 +97,10 @@ class Totals:
     tokens_out: int = 0
     cost_usd: float | None = None
     model_latency_s: float = 0.0
+    replies_rejected: int = 0
+    """Replies no action could be read from (parse errors)."""
+    actions_refused: int = 0
+    """Actions refused because their target was not on the page (stale or unknown index)."""
 
     def add(self, usage: Usage) -> None:
         self.tokens_in += usage.prompt_tokens

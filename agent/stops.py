@@ -185,6 +185,8 @@ def build_result(
         cost_usd=t.cost_usd,
         duration_s=round(time.monotonic() - started, 3),
         model_latency_s=round(t.model_latency_s, 3),
+        replies_rejected=t.replies_rejected,
+        actions_refused=t.actions_refused,
         run_dir=run_dir,
         final_url=final_url,
     )

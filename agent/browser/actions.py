@@ -28,12 +28,13 @@ from kite_browser.agent.browser.exec.scroll import Scroll
 from kite_browser.agent.browser.exec.select import Select
 from kite_browser.agent.browser.exec.spec import REGISTRY, ActionModel, ActionSpec, SafetyLevel, Settle
 from kite_browser.agent.browser.exec.tabs import SwitchTab
-from kite_browser.agent.browser.exec.typing import Modifier, PressKey, Type
+from kite_browser.agent.browser.exec.typing import KEY_NAMES, Modifier, PressKey, Type
 
 __all__ = [
     "ACTION_MODELS",
     "ACTION_NAMES",
     "ACTION_SPECS",
+    "KEY_NAMES",
     "OBSERVE_ONLY",
     "Action",
     "ActionModel",

@@ -10,6 +10,7 @@ from rich.markup import escape
 from kite_browser.agent.events import (
     ActionFinished,
     ModelReplied,
+    ModelWaiting,
     PageObserved,
     ReplyRejected,
     RunEvent,
@@ -49,6 +50,8 @@ class ProgressPrinter:
             )
         elif isinstance(event, ReplyRejected):
             c.print(f"  [red]✗ {escape(event.message)}[/]")
+        elif isinstance(event, ModelWaiting):
+            c.print(f"  [dim]… {escape(event.message)}[/]")
 
     def final(self, result: RunResult) -> None:
         c = self.console

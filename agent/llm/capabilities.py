@@ -48,7 +48,7 @@ def first_notice(model: str, data_dir: Path | None = None) -> bool:
 
 
 Source = Literal["litellm", "providers.yaml", "unknown"]
-_FIELDS = ("function_calling", "vision", "max_input_tokens")
+_FIELDS = ("function_calling", "vision", "max_input_tokens", "response_schema")
 _OPENAI_HOSTS = ("api.openai.com",)
 _OPENAI_LIKE = {"openai", "text-completion-openai"}
 
@@ -62,6 +62,8 @@ class Capabilities(BaseModel):
     """The model accepts images (enables hybrid mode: element list + screenshot)."""
     max_input_tokens: int
     """The model's input window in tokens."""
+    response_schema: bool = False
+    """The server decodes under a JSON schema sent as ``response_format`` (constrained replies)."""
     source: Source
     """Where the answer came from: litellm's tables, config/providers.yaml, or the unknown-model fallback."""
     provider: str | None = None
@@ -73,6 +75,7 @@ class _Caps(BaseModel):
     function_calling: bool | None = None
     vision: bool | None = None
     max_input_tokens: int | None = Field(None, ge=1)
+    response_schema: bool | None = None
 
 
 class _Provider(BaseModel):
@@ -148,6 +151,7 @@ def _from_litellm(model: str, name: str, provider: str | None) -> dict[str, Any]
         "function_calling": bool(info.get("supports_function_calling")),
         "vision": bool(info.get("supports_vision")),
         "max_input_tokens": info.get("max_input_tokens") or None,
+        "response_schema": bool(info.get("supports_response_schema")),
     }
 
 

@@ -13,15 +13,18 @@ is cheap to import for the types alone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_before_delay
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity.stop import stop_base
 
 from kite_browser.agent.config import LLMConfig
 from kite_browser.agent.llm.error_map import OPENAI_COMPATIBLE, KeyFrom, _import_litellm, map_exception
@@ -31,6 +34,7 @@ from kite_browser.agent.llm.errors import (
     LLMRateLimitedError,
     LLMUnavailableError,
 )
+from kite_browser.agent.llm.local_call import LocalCall, applies
 
 if TYPE_CHECKING:
     from kite_browser.agent.llm.capabilities import Capabilities
@@ -125,6 +129,10 @@ class LiteLLMModel:
         self.config = config
         self.model = config.model
         self.name = config.model
+        self._schema_refused = False
+        """The server answered a reply schema with a bad request: replies are no longer constrained."""
+        self.local = LocalCall(config, config.model) if applies(config, _is_local(config.api_base)) else None
+        """A server on this machine: its calls are queued, paced and told (``agent.llm.local_call``)."""
         # Backoff scales with the retry budget: about 0.9 s first wait at the default 90 s, tiny in tests.
         self.backoff_s = (
             backoff_s if backoff_s is not None else min(1.0, max(0.001, config.retry_max_s / 100))
@@ -192,16 +200,21 @@ class LiteLLMModel:
 
     async def _attempt(self, kwargs: dict[str, Any], attempts: int) -> LLMReply:
         litellm = _import_litellm()
-        started = time.perf_counter()
-        try:
-            response = await asyncio.wait_for(
-                litellm.acompletion(**kwargs), timeout=self.config.timeout_s + _HARD_TIMEOUT_MARGIN_S
-            )
-        except Exception as exc:
-            raise map_exception(exc, self.model, self.config.api_base, self._key_from) from exc
+        limit = float(kwargs["timeout"])
+        async with self.local.turn(limit) if self.local else contextlib.nullcontext():
+            started = time.perf_counter()  # from the call's turn: a wait in the queue is not its time
+            try:
+                response = await asyncio.wait_for(
+                    litellm.acompletion(**kwargs), timeout=limit + _HARD_TIMEOUT_MARGIN_S
+                )
+            except Exception as exc:
+                raise map_exception(exc, self.model, self.config.api_base, self._key_from) from exc
         latency_ms = (time.perf_counter() - started) * 1000
         try:
-            return self._reply(response, latency_ms, attempts)
+            reply = self._reply(response, latency_ms, attempts)
+            if self.local is not None:
+                self.local.learn(response, reply.usage.completion_tokens)
+            return reply
         except Exception as exc:  # a 200 without a usable choice: retried like a provider's failure
             where = self.config.api_base or "the provider"
             raise LLMUnavailableError(
@@ -217,16 +230,54 @@ class LiteLLMModel:
         view: ModelView | None = None,
         tool_choice: str | None = None,
     ) -> LLMReply:
-        """One model call (with retries). Raises only ``LLMError`` subclasses. ``view`` is not sent."""
+        """One model call (with retries). Raises only ``LLMError`` subclasses. Of ``view`` only its
+        ``reply_schema`` is sent (as ``response_format``); a server that refuses it is called again without
+        it, and from then on, unless ``llm.constrained`` is ``on``."""
+        try:
+            return await self._complete(messages, tools, view, tool_choice)
+        except LLMBadRequestError as err:
+            if view is None or view.reply_schema is None or tools or self._schema_refused:
+                raise
+            if self.config.constrained == "on":
+                raise
+            log.warning(
+                "%s refused the reply schema (%s); replies are not constrained from now on "
+                "(llm.constrained: off says so up front)",
+                self.config.api_base or self.model,
+                err.message[:200],
+            )
+            self._schema_refused = True
+            return await self._complete(messages, tools, view, tool_choice)
+
+    async def _complete(
+        self,
+        messages: list[dict],
+        tools: list[dict] | None,
+        view: ModelView | None,
+        tool_choice: str | None,
+    ) -> LLMReply:
         kwargs = self._kwargs(messages, tools, tool_choice)
+        if view is not None and view.reply_schema is not None and not tools and not self._schema_refused:
+            from kite_browser.agent.llm.reply_schema import (
+                response_format,
+            )  # the action models: loaded when needed
+
+            kwargs["response_format"] = response_format(view.reply_schema)
         if view is not None and view.repeating and self.config.repeat_temperature is not None:
             # At temperature 0 a model shown nearly the same page answers it the same way, warning or not.
             kwargs["temperature"] = max(self.config.temperature, self.config.repeat_temperature)
-        started = time.monotonic()
+        budget = self.config.retry_max_s
+        if self.local is not None:  # a slow local model gets the time its prompt needs, and retries with it
+            kwargs["timeout"] = limit = self.local.plan(self.model, messages)
+            budget = max(budget, 1.5 * limit)
+        started, waited = time.monotonic(), self.local.waited_s if self.local else 0.0
+
+        def used() -> float:  # a wait for a turn at a shared local server is not spent
+            return time.monotonic() - started - ((self.local.waited_s if self.local else 0.0) - waited)
+
         retrying = AsyncRetrying(
             retry=retry_if_exception(lambda e: isinstance(e, LLMError) and e.retryable),
-            stop=stop_after_attempt(max(1, self.config.max_attempts))
-            | stop_before_delay(self.config.retry_max_s),
+            stop=stop_after_attempt(max(1, self.config.max_attempts)) | _OutOfTime(budget, used),
             wait=self._wait,
             before_sleep=self._log_retry,
             reraise=True,
@@ -295,6 +346,16 @@ LLMClient = LiteLLMModel
 
 def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
+
+
+class _OutOfTime(stop_base):
+    """Stop retrying when the next attempt would start past ``budget`` seconds of ``spent()``."""
+
+    def __init__(self, budget: float, spent: Callable[[], float]) -> None:
+        self.budget, self.spent = budget, spent
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return self.spent() + (retry_state.upcoming_sleep or 0) >= self.budget
 
 
 class _Unusable(ValueError):

@@ -64,6 +64,9 @@ class ModelView(BaseModel):
     """The JSON schema ``done``'s ``data`` must match (the run's output type), or None."""
     repeating: bool = False
     """Kite has told the model it is repeating itself (a model may answer less deterministically)."""
+    reply_schema: dict[str, Any] | None = None
+    """This step's reply schema (``agent.llm.reply_schema``) when replies are constrained: a real model sends
+    it as ``response_format``; None: the reply is free text (JSON in Markdown) or tool calls."""
 
 
 @runtime_checkable

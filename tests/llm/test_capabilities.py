@@ -44,9 +44,22 @@ def test_unknown_model_on_custom_api_base_is_conservative_and_logged(caplog):
     with caplog.at_level(logging.WARNING, logger="kite.llm"):
         caps = capabilities_for("openai/kite-test-foo", api_base="http://127.0.0.1:8080/v1")
     assert caps == Capabilities(
-        function_calling=False, vision=False, max_input_tokens=8192, source="unknown", provider="custom"
+        function_calling=False,
+        vision=False,
+        max_input_tokens=8192,
+        response_schema=True,  # llama.cpp, vLLM, LM Studio, Ollama's /v1 decode under a JSON schema
+        source="unknown",
+        provider="custom",
     )
     assert "not in litellm's tables" in caplog.text and "kite-test-foo" in caplog.text
+
+
+def test_which_servers_take_a_reply_schema():
+    """``response_schema`` (constrained replies): litellm's tables, then providers.yaml; unknown: none."""
+    assert capabilities_for("local").response_schema is True
+    assert capabilities_for("ollama/qwen2.5").response_schema is True
+    assert capabilities_for("openai/gpt-4o").response_schema is True  # litellm's table
+    assert capabilities_for("nobody-knows-this-model-xyz").response_schema is False
 
 
 def test_known_model_behind_a_proxy_keeps_litellm_facts():

@@ -101,6 +101,8 @@ _KEYS = {
     "right": "ArrowRight", "arrowup": "ArrowUp", "arrowdown": "ArrowDown", "arrowleft": "ArrowLeft",
     "arrowright": "ArrowRight", "home": "Home", "end": "End", "pageup": "PageUp", "pagedown": "PageDown",
 }  # fmt: skip
+KEY_NAMES: tuple[str, ...] = (*dict.fromkeys(v for v in _KEYS.values() if v != " "), "Space")
+"""The named keys pressKey knows (beside any single character): a constrained reply's ``key`` is one of them."""
 _MODS = {"ctrl": "Control", "alt": "Alt", "shift": "Shift", "meta": "Meta"}
 
 

@@ -1,0 +1,168 @@
+"""The reply schema of one step: a reply that can only be something Kite can run.
+
+Servers that decode under a JSON schema (llama.cpp's server, vLLM, Ollama, LM Studio, OpenAI: the
+``response_format`` ``json_schema`` form) get, every step, a schema built from the enabled actions and this
+step's observation::
+
+    {"thought": "<one or two short sentences>", "actions": [{"action": "click", "index": 12}, ...]}
+
+``thought`` comes first, so the model writes its reading of the page (and any comparison) before it acts.
+Each action is one of the enabled actions with its fields as the action registry defines them
+(``agent.llm.schemas.action_schema``: generated from the pydantic models, never written twice), narrowed to
+what this page allows: ``index`` is an enum of the indexes present in the observation that this action can
+act on (``type`` text fields and editable elements, ``select`` selects and listboxes, ``uploadFile`` file
+inputs, ``switchTab`` the open tabs), ``key`` one of the named keys or a single character. An action with
+nothing to act on is left out. The parser reads the reply as it reads any JSON reply
+(``agent.llm.parsing``), so the schema narrows what a model can write but never what Kite accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, KEY_NAMES
+from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.llm.schemas import action_schema
+
+SCHEMA_NAME = "kite_step"
+THOUGHT_CHARS = 300
+"""Longest ``thought`` the schema allows: one or two short sentences."""
+_NOT_TEXT = frozenset(
+    {"checkbox", "radio", "file", "submit", "button", "reset", "image", "hidden", "range", "color"}
+)
+_TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
+_SELECT_ROLES = frozenset({"listbox", "combobox"})
+_DROPPED = ("description", "default", "title", "examples")
+
+
+def can_type(el: Element) -> bool:
+    """A text field or an editable element (inputs of text-like types, textareas, contenteditable)."""
+    if el.editable or (el.role or "") in _TEXT_ROLES:
+        return True
+    return el.tag in ("input", "textarea") and (el.type or "text").lower() not in _NOT_TEXT
+
+
+def can_select(el: Element) -> bool:
+    """A native select, a listbox or a combobox (an input with suggestions counts)."""
+    return el.tag == "select" or (el.role or "") in _SELECT_ROLES or bool(el.options)
+
+
+def can_upload(el: Element) -> bool:
+    return el.tag == "input" and (el.type or "").lower() == "file"
+
+
+_TARGETS = {"type": can_type, "select": can_select, "uploadFile": can_upload}
+
+
+def targets(action: str, observation: Observation) -> list[int]:
+    """The indexes of this observation that ``action`` can act on, in page order."""
+    fits = _TARGETS.get(action)
+    return [e.index for e in observation.elements if fits is None or fits(e)]
+
+
+def _lean(node: Any) -> Any:
+    """The schema without what decoding does not use (descriptions, defaults, titles)."""
+    if isinstance(node, dict):
+        return {k: _lean(v) for k, v in node.items() if k not in _DROPPED}
+    if isinstance(node, list):
+        return [_lean(v) for v in node]
+    return node
+
+
+def _element_targeted(name: str) -> bool:
+    """The action's model takes an element by index or selector (an index is then what it needs)."""
+    fields = ACTION_MODELS[name].model_fields
+    return "index" in fields and "selector" in fields
+
+
+def _variant(
+    name: str, obs: Observation, vision: bool, output_schema: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """One action's object schema for this page, or None when the page gives it nothing to act on."""
+    params = _lean(action_schema(name))
+    props: dict[str, Any] = params["properties"]
+    required: list[str] = list(params.get("required", []))
+    props.pop("selector", None)  # a selector is for an element without an index: none is listed without one
+    if not vision:
+        props.pop("x", None)
+        props.pop("y", None)
+    all_indexes = [e.index for e in obs.elements]
+    if name == "switchTab":
+        tabs = [t.index for t in obs.summary.tabs]
+        if len(tabs) < 2:
+            return None
+        props = {"index": {"type": "integer", "enum": tabs}}
+        required = ["index"]
+    elif "index" in props:
+        allowed = targets(name, obs)
+        needs_index = _element_targeted(name) and not vision
+        if allowed:
+            props["index"] = {"type": "integer", "enum": allowed}
+            if needs_index and "index" not in required:
+                required.insert(0, "index")
+        elif needs_index:
+            return None
+        else:
+            props.pop("index")
+    if name == "getElementDetails":
+        if not all_indexes:
+            return None
+        props["indices"] = {**props["indices"], "items": {"type": "integer", "enum": all_indexes}}
+    if name == "dragDrop":
+        if not all_indexes and not vision:
+            return None
+        for end in ("from", "to"):
+            point = props[end]
+            point["properties"]["index"] = {"type": "integer", "enum": all_indexes}
+            if not vision:
+                point["properties"] = {"index": point["properties"]["index"]}
+                point["required"] = ["index"]
+    if name == "pressKey":
+        named = {"type": "string", "enum": list(KEY_NAMES)}
+        props["key"] = {"anyOf": [named, {"type": "string", "minLength": 1, "maxLength": 1}]}
+    if name == "done":  # ``data`` only where the task gives its schema (free-form JSON invites noise)
+        if output_schema is None:
+            props.pop("data", None)
+        else:
+            props["data"] = _lean(output_schema)
+    required = [r for r in required if r in props]
+    return {
+        "type": "object",
+        "properties": {"action": {"type": "string", "const": name}, **props},
+        "required": ["action", *required],
+        "additionalProperties": False,
+    }
+
+
+def reply_schema(
+    observation: Observation,
+    enabled: Iterable[str] | None = None,
+    *,
+    vision: bool = False,
+    max_actions: int = 10,
+    output_schema: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The JSON schema of this step's reply: ``thought`` (first), then 1..``max_actions`` actions, each one of
+    ``enabled`` (default: every action) narrowed to this observation."""
+    names = [n for n in (ACTION_NAMES if enabled is None else enabled) if n in ACTION_MODELS]
+    variants = [v for n in names if (v := _variant(n, observation, vision, output_schema)) is not None]
+    return {
+        "type": "object",
+        "properties": {
+            "thought": {"type": "string", "minLength": 1, "maxLength": THOUGHT_CHARS},
+            "actions": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": max(1, max_actions),
+                "items": {"anyOf": variants},
+            },
+        },
+        "required": ["thought", "actions"],
+        "additionalProperties": False,
+    }
+
+
+def response_format(schema: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAI-style ``response_format`` that carries ``schema`` (llama.cpp, vLLM, Ollama, LM Studio read it)."""
+    return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": schema}}

@@ -1,0 +1,87 @@
+"""A few lines for the prompt once the run has left a page: what the task achieved on the pages before, and
+what the current page offers toward it.
+
+A small model that changed pages lost its bearings: it copied its own earlier actions (indexes and all) or
+started over. The recap names what was done by role and name, never by index (those elements are gone),
+and points at the elements of the current page whose names share words with the task — plain word overlap,
+nothing tuned to a task.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from kite_browser.agent.browser.actions import OBSERVE_ONLY
+from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.browser.render import role_word
+from kite_browser.agent.fence import defuse
+from kite_browser.agent.llm.model import PastAction
+from kite_browser.agent.memory import describe_action
+
+MAX_ACHIEVED = 6
+MAX_OFFERS = 4
+_WORD = re.compile(r"[^\W\d_]{3,}|\d+", re.UNICODE)
+_STOP = frozenset(
+    "the and for with its it's this that then than from into onto what which who how many much all any each "
+    "one two are was were been be is of to in on at by as or an a me my your you our their there here please "
+    "find tell show give get make report return answer page site task click type select press open go use "
+    "about only also when where after before".split()
+)
+_REF = re.compile(r"\[#?\d+(?:,\d+)*\] ?")
+
+
+def _stem(word: str) -> str:
+    """``word`` lowercased, a plural folded (mugs, prices, boxes, categories)."""
+    word = word.lower()
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def words(text: str) -> set[str]:
+    """The content words of ``text`` (lowercased, plural folded, no stop words)."""
+    return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
+
+
+def achieved(history: Sequence[PastAction], urls: Mapping[int, str], current_url: str) -> list[str]:
+    """The actions that worked on pages other than the current one, by role and name (oldest first)."""
+    done = [
+        _REF.sub("", describe_action(p.action, p.element))
+        for p in history
+        if p.ok and p.name not in OBSERVE_ONLY and p.name != "done" and urls.get(p.step) != current_url
+    ]
+    if len(done) > MAX_ACHIEVED:
+        done = [f"({len(done) - MAX_ACHIEVED} earlier)", *done[-MAX_ACHIEVED:]]
+    return done
+
+
+def offers(task: str, obs: Observation) -> list[Element]:
+    """The current page's elements whose names share the most words with the task (page order among equals)."""
+    wanted = words(task)
+    if not wanted:
+        return []
+    scored = []
+    for pos, el in enumerate(obs.elements):
+        hits = len(wanted & words(f"{el.name} {el.placeholder or ''}"))
+        if hits:
+            scored.append((-hits, pos, el))
+    return [el for _, _, el in sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_OFFERS]]
+
+
+def recap(
+    task: str, history: Sequence[PastAction], urls: Mapping[int, str], obs: Observation
+) -> dict[str, list[str]]:
+    """``done``: what worked on earlier pages; ``offers``: this page's elements named like the task. Both empty
+    while the run has not left a page (the steps shown say it all). Page words in them are defused (they stand
+    outside the page's fence, as the history's element names do)."""
+    if all(url == obs.url for url in urls.values()):
+        return {"done": [], "offers": []}
+    return {
+        "done": [defuse(line) for line in achieved(history, urls, obs.url)],
+        "offers": [defuse(f'[{e.index}] {role_word(e)} "{e.name[:50]}"') for e in offers(task, obs)],
+    }

@@ -1,0 +1,152 @@
+"""Constrained replies through a real OpenAI-compatible HTTP server on 127.0.0.1 and the real litellm path.
+
+The fake model reads the ``response_format`` it is sent, checks it against the page it is shown (every index
+in the schema is one of this step's elements, each action only where it can act: ``type`` on the text fields,
+``select`` on the dropdown, ``uploadFile`` on the file input; no action the page gives nothing to act on), and
+answers with a JSON object picked from the schema, as a server decoding under it would."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from kite_browser.agent import Agent
+from kite_browser.agent.browser.actions import ACTION_NAMES
+from tests.fixtures.openai_server import FakeOpenAIServer, Reply, Respond, Status
+
+_LINE = re.compile(r"^\s*\*?\[(\d+)\]\s+(\S+)\s*(.*)$")
+
+
+def page_elements(body: dict[str, Any]) -> dict[int, str]:
+    """index -> the element's line as the model was shown it (the page part of the last user message)."""
+    text = body["messages"][-1]["content"]
+    page = text.split("<untrusted_page>", 1)[1].split("</untrusted_page>", 1)[0]
+    found = {}
+    for line in page.splitlines():
+        if m := _LINE.match(line):
+            found[int(m.group(1))] = f"{m.group(2)} {m.group(3)}"
+    return found
+
+
+def variants(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    fmt = body["response_format"]
+    assert fmt["type"] == "json_schema", fmt
+    schema = fmt["json_schema"]["schema"]
+    assert list(schema["properties"]) == ["thought", "actions"]  # the thought first
+    assert schema["required"] == ["thought", "actions"]
+    items = schema["properties"]["actions"]["items"]["anyOf"]
+    return {v["properties"]["action"]["const"]: v for v in items}
+
+
+def index_enum(variant: dict[str, Any]) -> set[int]:
+    return set(variant["properties"]["index"]["enum"])
+
+
+def by_name(elements: dict[int, str], word: str) -> int:
+    [index] = [i for i, line in elements.items() if word in line]
+    return index
+
+
+class SchemaChecker:
+    """The fake model: checks each step's schema against that step's page, then acts from the schema."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[dict[int, str], dict[str, dict[str, Any]]]] = []
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        elements, actions = page_elements(body), variants(body)
+        self.seen.append((elements, actions))
+        assert set(actions) <= set(ACTION_NAMES), actions.keys()
+        for name, variant in actions.items():
+            if "index" in variant["properties"] and name != "switchTab":
+                assert index_enum(variant) <= set(elements), (name, index_enum(variant), elements)
+        if len(self.seen) == 1:  # the order form: every kind of field
+            name, notes = by_name(elements, '"Name"'), by_name(elements, '"Notes"')
+            colour, photo = by_name(elements, '"Colour"'), by_name(elements, '"Photo"')
+            assert index_enum(actions["type"]) == {name, notes}, elements
+            assert index_enum(actions["select"]) == {colour}, elements
+            assert index_enum(actions["uploadFile"]) == {photo}, elements
+            assert index_enum(actions["click"]) == set(elements)
+            assert (
+                "index" in actions["click"]["required"] and "selector" not in actions["click"]["properties"]
+            )
+            assert "switchTab" not in actions  # one tab: nothing to switch to
+            key = actions["pressKey"]["properties"]["key"]["anyOf"][0]["enum"]
+            assert "Enter" in key and "Escape" in key
+            assert actions["scroll"]["properties"]["direction"]["enum"] == ["up", "down", "left", "right"]
+            reply = {
+                "thought": "I fill the name, then open the next page.",
+                "actions": [
+                    {"action": "type", "index": name, "text": "Ada"},
+                    {"action": "click", "index": by_name(elements, '"Next page"')},
+                ],
+            }
+        else:  # the next page: no field, so no type, select or upload; only its own indexes
+            assert not {"type", "select", "uploadFile"} & set(actions), actions.keys()
+            first_page = set(self.seen[0][0])
+            assert index_enum(actions["click"]) == set(elements)
+            assert set(elements) - first_page, "the next page's elements are new ones"
+            reply = {
+                "thought": "The order page is behind me.",
+                "actions": [{"action": "done", "success": True, "answer": "sent"}],
+            }
+        return Reply(content=json.dumps(reply))
+
+
+async def test_each_step_sends_a_schema_of_that_page_and_the_reply_runs(
+    kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    checker = SchemaChecker()
+    openai_server.fallback = Respond(checker)
+    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
+    result = await Agent(config).run("Fill in the name Ada", start_url=sites.url("/test/reply-form.html"))
+    assert not openai_server.errors, openai_server.errors
+    assert result.stop_reason == "done" and result.answer == "sent", result
+    assert len(checker.seen) == 2
+    assert result.replies_rejected == 0 and result.actions_refused == 0
+    assert result.final_url and result.final_url.endswith("/test/reply-next.html")
+    system = openai_server.requests[0]["messages"][0]["content"]
+    assert '{"thought": "<' in system  # the prompt shows the object form the schema allows
+
+
+async def test_constrained_off_sends_no_schema(
+    kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    done = {"thought": "done", "actions": [{"action": "done", "success": True, "answer": "x"}]}
+    openai_server.push(Reply(content=json.dumps(done)))
+    config = kite_config(
+        **{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url, "llm.constrained": "off"}
+    )
+    result = await Agent(config).run("look", start_url=sites.url("/test/reply-next.html"))
+    assert result.stop_reason == "done", result
+    assert "response_format" not in openai_server.requests[0]
+
+
+async def test_a_server_that_refuses_the_schema_is_asked_again_without_it(
+    kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    """``auto``: a server that answers the schema with 400 gets the same step again, unconstrained, and no
+    schema after that; the run goes on."""
+    done = Reply(content='I am done.\n```json\n{"action": "done", "success": true, "answer": "x"}\n```')
+    openai_server.push(Status(400, message="response_format is not supported"), done)
+    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
+    result = await Agent(config).run("look", start_url=sites.url("/test/reply-next.html"))
+    assert result.stop_reason == "done", result
+    first, second = openai_server.requests
+    assert "response_format" in first and "response_format" not in second
+
+
+@pytest.mark.parametrize("setting", ["on"])
+async def test_on_keeps_the_schema_error(
+    kite_config: Any, sites: Any, openai_server: FakeOpenAIServer, setting: str
+) -> None:
+    openai_server.push(Status(400, message="response_format is not supported"))
+    config = kite_config(
+        **{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url, "llm.constrained": setting}
+    )
+    result = await Agent(config).run("look", start_url=sites.url("/test/reply-next.html"))
+    assert result.stop_reason == "model_error" and "llm_bad_request" in result.message, result
+    assert len(openai_server.requests) == 1

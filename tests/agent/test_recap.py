@@ -1,0 +1,76 @@
+"""Memory a small model can use: once the run has left a page, the prompt says what was done there by role and
+name (never by an index that is gone, also inside earlier results such as ``read``'s links), and which elements
+of the new page are named like the task."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kite_browser.agent import Agent, FunctionModel, ModelView
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.memory import Memory
+from kite_browser.agent.recap import words
+from tests.agent.plan_model import find_index, prompt_text
+
+FORM = """<!doctype html><title>Form</title>
+<label>Name <input id="name"></label> <a href="{next}">Next page</a>"""
+NEXT = """<!doctype html><title>Next</title><p>Almost there.</p>
+<button>Print</button> <button>Finish the order</button> <a href="/">Home</a>"""
+
+
+async def test_after_a_page_change_the_prompt_recaps_by_role_and_name(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, pages_server: Any
+) -> None:
+    nxt = pages_server.add("/next.html", NEXT)
+    seen: dict[str, int | None] = {}
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        if view.step == 1:
+            seen["name"] = find_index(view, "name")
+            return {"action": "type", "index": seen["name"], "text": "Ada"}
+        if view.step == 2:
+            seen["link"] = find_index(view, "Next page")
+            return {"action": "click", "index": seen["link"]}
+        seen["finish"] = find_index(view, "Finish the order")
+        return {"action": "done", "success": True, "answer": "ok"}
+
+    model = FunctionModel(fn)
+    result = await Agent(kite_config(**{"llm.model": ""}), model=model, context=ctx_session).run(
+        "Type the name Ada, then finish the order",
+        start_url=pages_server.add("/form.html", FORM.format(next=nxt)),
+    )
+    assert result.success, result
+    same_page, new_page = prompt_text(model.messages[1]), prompt_text(model.messages[2])
+    assert "# Progress" not in same_page  # nothing to recap while the run stays on its first page
+    progress = new_page.split("# Progress", 1)[1].split("# ", 1)[0]
+    assert 'Done on earlier pages: type input "Name" text="Ada"; click link "Next page"' in progress
+    assert f'On this page, named like the task: [{seen["finish"]}] button "Finish the order"' in progress
+    assert "Print" not in progress and "Home" not in progress  # not named like the task
+    assert f"[{seen['name']}]" not in new_page and f"[{seen['link']}]" not in new_page
+
+
+def test_indexes_gone_from_the_page_leave_earlier_results_too() -> None:
+    """A result that listed elements (``read``'s links, a stale error's fresh list) kept the old page's indexes,
+    which the small model then copied: every reference whose index is gone is taken out, the names stay."""
+    memory = Memory(full_steps=3)
+    memory.begin(1, "http://x/list")
+    memory.add("read → ok\n[Blue mug][#12] $7.25\n[Red mug][#13] $8.00", target=None)
+    memory.begin(2, "http://x/list")
+    memory.add('click [12] link "Blue mug" → ok; now at http://x/mug', target=12)
+    memory.begin(3, "http://x/mug")
+    history, results = memory.render(0, live={40, 41})
+    text = "\n".join(history + results)
+    assert "[#12]" not in text and "[#13]" not in text and "[12]" not in text
+    assert "[Blue mug] $7.25" in text and 'click link "Blue mug" (no longer on the page) → ok' in text
+    history, _ = memory.render(0, live={12, 40})  # still on the page: its reference stays
+    assert "[Blue mug][#12]" in "\n".join(history) and "[Red mug] $8.00" in "\n".join(history)
+
+
+def test_task_words_ignore_stop_words_and_plurals() -> None:
+    assert words("Find the cheapest blue mugs and report their prices") == {
+        "cheapest",
+        "blue",
+        "mug",
+        "price",
+    }
