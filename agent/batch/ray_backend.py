@@ -7,7 +7,7 @@ A worker that dies mid-task (its process, its node) makes that task run again on
 driver, which appends them; so do run records, unless ``shared_runs_dir`` names a folder the workers write to
 directly (agent/batch/ray_worker.py). A model registered in the driver's process (``register_model``) travels
 with each job, so workers run the same model object. A local Ray started here is reaped if the driver is
-killed (agent/batch/ray_reaper.py). Ray is optional (``pip install 'kite-agent[ray]'``).
+killed (agent/batch/ray_reaper.py). Ray is optional (``pip install 'kite-browser-agent[ray]'``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from kite_browser.agent.config import BrowserConfig
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.model import registered_model
 
-INSTALL_HINT = "the Ray backend needs Ray: pip install 'kite-agent[ray]'"
+INSTALL_HINT = "the Ray backend needs Ray: pip install 'kite-browser-agent[ray]'"
 
 
 def require_ray() -> Any:

@@ -206,4 +206,4 @@ def test_without_ray_one_line_and_exit_2(
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
     assert main([command, str(tasks), "--backend", "ray", "--model", "kite/steps"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["kite: error: the Ray backend needs Ray: pip install 'kite-agent[ray]'"]
+    assert err == ["kite: error: the Ray backend needs Ray: pip install 'kite-browser-agent[ray]'"]
