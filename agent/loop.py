@@ -382,6 +382,8 @@ class Agent:
             self.totals.actions_refused += 1
         refused = acted.refused
         reason = gate.message or "; ".join(gate.decision.reasons)
+        if refused is None and (late := Refusals.after_run(result)) is not None:
+            refused, reason = late
         self.refusals.track(action, element, obs, step, described, refused, reason)
         said = defuse(describe_action(action, element))  # the element's name is the page's words
         line = f"{said} → {describe_result(result, fenced=True)}"

@@ -39,7 +39,8 @@ class RefusedAction(BaseModel):
     action: str
     """The action as described to the user ("click button \"Permanently delete\"")."""
     outcome: str
-    """declined | blocked"""
+    """declined | blocked (by the gate, before it ran) | refused (its target changed at the input and the
+    second look or the input guard cancelled it) | dismissed (the page's sensitive dialog was dismissed)"""
     reason: str = ""
 
 

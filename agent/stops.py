@@ -66,6 +66,18 @@ class Refusals:
             return
         self._open[key] = RefusedAction(step=step, action=described, outcome=refused, reason=reason)
 
+    @staticmethod
+    def after_run(result: ActionResult) -> tuple[str, str] | None:
+        """A refusal that happened while the action ran, as (outcome, reason): its target changed at the
+        input and the second look or the input guard refused it (``refused``), or the page's own sensitive
+        confirm()/prompt()/beforeunload was dismissed (``dismissed``)."""
+        if result.error is not None and result.error.error == "target_changed":
+            return "refused", result.error.message
+        dialog = result.effects.dialog
+        if dialog is not None and dialog.handled == "dismissed" and dialog.reason:
+            return "dismissed", f'the page\'s {dialog.type} "{dialog.message[:120]}" was {dialog.reason}'
+        return None
+
     @property
     def outstanding(self) -> list[RefusedAction]:
         return list(self._open.values())

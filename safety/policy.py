@@ -4,9 +4,15 @@ Built-in checks (levels configurable in ``config/safety.yaml``):
 
 - an action's own level from its registry entry (executeJS / uploadFile -> confirm), or one listed in
   ``always_confirm`` -> confirm;
-- click on a submit-like or destructive button *or link* on a sensitive page -> confirm. The text judged is the
-  element's name from the observation (found by index, by simple ``#id``/``[name=…]`` selector, or by
-  hit-testing coordinates), never anything the model claims. Unknown target on a sensitive page -> confirm;
+- click on a submit-like or destructive control on a sensitive page -> confirm. A control is anything a click
+  activates, judged as what it is for and not by its tag: buttons, links, a div with onclick or a click
+  listener, a <label> of a (hidden) submit button, role=button. The text judged is the element's from the
+  observation (found by index, by simple ``#id``/``[name=…]`` selector, or by hit-testing coordinates), never
+  anything the model claims, against a lexicon in ten languages (config/safety.yaml). Unknown target on a
+  sensitive page -> confirm;
+- a paying label ("Jetzt bezahlen", "今すぐ支払う") on a page that shows a price, a link or form whose target
+  path pays (``/checkout/pay/confirm``: on any page), a submit button on a page with a payment card field
+  -> confirm; a target path that deletes is destructive;
 - a destructive button or link on an ordinary page -> notify. Every reading of the label is judged (accessible
   name, visible text with CSS generated content, title, value, alt), folded by ``safety.text.fold`` (NFKC,
   zero-width and bidi controls removed, case and spaces folded); the most sensitive reading wins;
@@ -20,8 +26,9 @@ Built-in checks (levels configurable in ``config/safety.yaml``):
 - refresh of a sensitive page -> notify (it may resubmit a form);
 - a page's own confirm()/prompt()/beforeunload whose text is sensitive -> confirm (``evaluate_dialog``).
 
-A page is sensitive when its URL matches a sensitive pattern or its text (visible text and element names)
-contains a sensitive keyword. Then the user's rules: plain rules raise the level, the first matching
+A page is sensitive when its URL matches a sensitive pattern, its text (visible text and every reading of its
+elements, frames included) contains a sensitive keyword in any of the lexicon's languages, it has a payment
+card field (in any frame), or it draws a frame whose URL is a payment provider's. Then the user's rules: plain rules raise the level, the first matching
 ``override`` rule sets it.
 """
 
@@ -69,6 +76,31 @@ def looks_like_card_number(text: str) -> bool:
     return any(_luhn(re.sub(r"\D", "", m.group(0))) for m in _CARD_RE.finditer(text))
 
 
+def activates(el: Element) -> bool:
+    """Whether a click on ``el`` activates something (a button, a link, a div with onclick or a click
+    listener, a label standing for a button, an image that takes clicks): judged as what it is for, not by
+    its tag. Fields, selects, checkboxes and radios only change a value."""
+    if el.tag in ("button", "label") or el.kind in ("button", "link", "other", "image"):
+        return True
+    if (el.role or "") in BUTTON_ROLES:
+        return True
+    return el.tag == "input" and (el.type or "").lower() in BUTTON_INPUT_TYPES
+
+
+def url_scheme(url: str) -> str:
+    """The scheme of ``url`` as the browser's URL parser reads it (WHATWG): leading and trailing C0 controls
+    and spaces trimmed, every tab and newline removed first, so "java\tscript:" and "\x01javascript:" are
+    javascript:."""
+    clean = _TAB_NEWLINE.sub("", url.strip(_C0_OR_SPACE))
+    m = _SCHEME.match(clean)
+    return m.group(1).lower() if m else ""
+
+
+_C0_OR_SPACE = "".join(chr(c) for c in range(0x21))
+_TAB_NEWLINE = re.compile("[\t\n\r]")
+_SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
 class _Findings:
     def __init__(self, rules: SafetyRules) -> None:
         self.rules = rules
@@ -96,6 +128,15 @@ class SafetyPolicy:
         self._field_ac = tuple(a.lower() for a in fields.autocomplete)
         self._field_name_re = _any_re(fields.names)
         self._download = tuple(e.lower() for e in rules.download_extensions)
+        pay = rules.payment
+        self._pay_re = _any_re(pay.pay_texts)
+        self._price_re = re.compile(pay.price, re.IGNORECASE) if pay.price else None
+        self._card_ac = tuple(a.lower() for a in pay.card_fields.autocomplete)
+        self._card_types = frozenset(t.lower() for t in pay.card_fields.types)
+        self._card_name_re = _any_re(pay.card_fields.names)
+        self._frame_re = _any_re(pay.frame_urls)
+        self._pay_path_re = _any_re(pay.pay_paths)
+        self._delete_path_re = _any_re(pay.delete_paths)
         self._always = frozenset(rules.always_confirm)
         self._user = [
             (
@@ -122,22 +163,57 @@ class SafetyPolicy:
     # ------------------------------------------------------------ page facts
 
     def page_sensitivity(self, obs: Observation | None) -> str | None:
-        """Why the page is sensitive ('url matches …' / 'page mentions …'), or None."""
+        """Why the page is sensitive (its URL, words in any language, a payment card field or a payment
+        provider's frame on it), or None."""
         if obs is None:
             return None
         if self._cache[0] is obs:
             return self._cache[1]
-        why = None
-        url = obs.summary.url
-        if self._url_re and (m := self._url_re.search(url)):
-            why = f"the URL matches {m.group(0).lower()!r}"
-        elif self._kw_re:
+        why = self._sensitivity(obs)
+        self._cache = (obs, why)
+        return why
+
+    def _sensitivity(self, obs: Observation) -> str | None:
+        if self._url_re and (m := self._url_re.search(obs.summary.url)):
+            return f"the URL matches {m.group(0).lower()!r}"
+        if self._kw_re:
             parts = [obs.summary.visible_text, *(r for e in obs.elements for r in readings(e))]
             joined = "\n".join(parts)
             if m := self._kw_re.search(fold(joined)) or self._kw_re.search(skeleton(joined)):
-                why = f"the page mentions {m.group(0)!r}"
-        self._cache = (obs, why)
-        return why
+                return f"the page mentions {m.group(0)!r}"
+        if self._frame_re:
+            for frame_url in obs.summary.frames:
+                if m := self._frame_re.search(frame_url):
+                    return f"a frame on it is a payment page ({host_of(frame_url) or frame_url} matches {m.group(0)!r})"
+        card = (
+            next((e for e in obs.elements if e.editable and self.is_card_field(e)), None)
+            if self._card_name_re or self._card_ac
+            else None
+        )
+        if card is not None:
+            return f'it has a payment card field ("{card.name or card.attrs.get("name", card.tag)}")'
+        return None
+
+    def is_card_field(self, el: Element) -> bool:
+        """A payment card field (card number, expiry, security code), by autocomplete, name, id or label."""
+        if (el.type or "").lower() in self._card_types:
+            return True
+        ac = el.attrs.get("autocomplete", "").lower()
+        if ac and any(ac.startswith(p) or p in ac.split() for p in self._card_ac):
+            return True
+        text = fold(
+            " ".join((el.attrs.get("name", ""), el.attrs.get("id", ""), el.name, el.placeholder or ""))
+        )
+        return bool(self._card_name_re and self._card_name_re.search(text))
+
+    def _card_on(self, obs: Observation | None) -> bool:
+        return obs is not None and any(e.editable and self.is_card_field(e) for e in obs.elements)
+
+    def _shows_price(self, obs: Observation | None) -> str | None:
+        if obs is None or self._price_re is None:
+            return None
+        m = self._price_re.search(fold(obs.summary.visible_text))
+        return m.group(0) if m else None
 
     def target(self, action: Action, obs: Observation | None) -> Element | None:
         """The element an action acts on, from the observation only (None if unknown)."""
@@ -237,8 +313,10 @@ class SafetyPolicy:
 
     def _check_url(self, f: _Findings, url: str, obs: Observation | None, verb: str) -> None:
         current = obs.summary.url if obs else ""
-        absolute = urljoin(current, url.strip()) if current else url.strip()
-        scheme = urlsplit(absolute).scheme.lower()
+        scheme = url_scheme(url)
+        url = _TAB_NEWLINE.sub("", url.strip(_C0_OR_SPACE))
+        absolute = urljoin(current, url) if current and not scheme else url
+        scheme = scheme or urlsplit(absolute).scheme.lower()
         if scheme == "javascript":
             f.add("script_url", f"{verb} a javascript: URL runs code in the page")
             return
@@ -267,12 +345,7 @@ class SafetyPolicy:
             return
         text, submit, destroy = self._judge_label(el)
         is_link = el.tag == "a" or el.kind == "link" or el.role == "link"
-        button = is_link or (
-            el.tag == "button"
-            or el.kind == "button"
-            or (el.role or "") in BUTTON_ROLES
-            or (el.tag == "input" and (el.type or "").lower() in BUTTON_INPUT_TYPES)
-        )
+        button = is_link or activates(el)
         sends_to = el.attrs.get("formaction", "") if button else ""
         goes = ""
         if sends_to:  # a submit button is judged by where its form goes too: "Next" may post to /checkout/pay
@@ -281,6 +354,25 @@ class SafetyPolicy:
             if form_submit or form_destroy:
                 goes = f"; its form goes to {path}"
             submit, destroy = submit or form_submit, destroy or form_destroy
+        if sends_to and not submit and self._card_on(obs):  # a form on a page with card fields sends them
+            submit, goes = True, "; it sends a form on a page with a payment card field"
+        # Where it leads, by path: a "Continue" link to /checkout/pay/confirm pays, whatever it says.
+        pays_there = ""
+        for where in (sends_to, el.href or "") if button else ():
+            path = (
+                unquote(urlsplit(urljoin(obs.summary.url if obs else "", where)).path).lower()
+                if where
+                else ""
+            )
+            if path and self._pay_path_re is not None and self._pay_path_re.search(path):
+                pays_there, submit, goes = path, True, goes or f"; it goes to {path}"
+            elif path and self._delete_path_re is not None and self._delete_path_re.search(path):
+                destroy, goes = True, goes or f"; it goes to {path}"
+        if button and not why:  # paying on a page that shows a price, or through a paying target
+            if pays_there:
+                why = f"its target {pays_there} pays"
+            elif any(self._pays(r) for r in readings(el)) and (price := self._shows_price(obs)):
+                why = f"the page shows a price ({price})"
         script = unquote(el.attrs.get("script", "")) if is_link else ""
         if script and not _NOOP_SCRIPT.match(script):  # javascript:pay() runs code: judged by its words too
             script_submit, script_destroy = self._judge_text(re.sub(r"[\W_]+", " ", script[11:]))
@@ -309,10 +401,17 @@ class SafetyPolicy:
                 best = (rank, raw, submit, destroy)
         return best[1], best[2], best[3]
 
+    def _pays(self, raw: str) -> bool:
+        return self._pay_re is not None and any(self._pay_re.search(t) for t in folded_forms(raw))
+
     def _judge_text(self, raw: str) -> tuple[bool, bool]:
         """(submit-like?, destructive?) for one text, in every folded form."""
         forms = folded_forms(raw)
-        submit = any(self._submit_re is not None and self._submit_re.search(t) for t in forms)
+        submit = any(
+            (self._submit_re is not None and self._submit_re.search(t))
+            or (self._pay_re is not None and self._pay_re.search(t))
+            for t in forms
+        )
         destroy = any(self._destroy_re is not None and self._destroy_re.search(t) for t in forms)
         return submit, destroy
 
@@ -337,11 +436,7 @@ class SafetyPolicy:
 
     def _check_key(self, f: _Findings, key: str, el: Element | None, obs: Observation | None) -> None:
         k = key.lower()
-        if (
-            el is not None
-            and (el.tag in ("a", "button") or el.kind in ("button", "link"))
-            and k in (*ENTER_KEYS, " ", "space")
-        ):
+        if el is not None and not el.editable and activates(el) and k in (*ENTER_KEYS, " ", "space"):
             self._check_click(f, el, obs, has_target=True)
         elif k in ENTER_KEYS and (why := self.page_sensitivity(obs)):
             f.add("sensitive_enter", f"Enter submits the form on a sensitive page ({why})")

@@ -118,6 +118,23 @@ class FieldRules(_Strict):
     names: list[Regex] = Field(default_factory=list)
 
 
+class PaymentRules(_Strict):
+    """Signals of paying and deleting beyond a control's words (``payment`` in config/safety.yaml)."""
+
+    pay_texts: list[Regex] = Field(default_factory=list)
+    """Labels that spend money: a click on one asks first on a page that shows a price."""
+    price: Regex | None = None
+    """A price in the page's text."""
+    card_fields: FieldRules = Field(default_factory=FieldRules)
+    """A payment card field anywhere on the page (frames included) makes the page sensitive."""
+    frame_urls: list[Regex] = Field(default_factory=list)
+    """A frame whose URL matches (a payment provider's iframe) makes its page sensitive."""
+    pay_paths: list[Regex] = Field(default_factory=list)
+    """A link's or form's target path that pays: the click is judged as paying, on any page."""
+    delete_paths: list[Regex] = Field(default_factory=list)
+    """A link's or form's target path that deletes: the click is judged as destructive."""
+
+
 class DomainRules(_Strict):
     allow_loopback: bool = True
 
@@ -130,6 +147,7 @@ class SafetyRules(_Strict):
     destructive_texts: list[Regex] = Field(default_factory=list)
     sensitive_fields: FieldRules = Field(default_factory=FieldRules)
     download_extensions: list[str] = Field(default_factory=list)
+    payment: PaymentRules = Field(default_factory=PaymentRules)
     levels: dict[CheckName, ConfirmLevel] = Field(default_factory=dict)
     domains: DomainRules = Field(default_factory=DomainRules)
     rules: list[Rule] = Field(default_factory=list)

@@ -2,8 +2,9 @@
 
 A page can make the accessible name say one thing and the screen another (``aria-label="Continue"`` on a
 "Pay now" button), hide characters inside a word (zero-width spaces, bidi controls), or draw letters in
-compatibility forms (fullwidth "Ｐａｙ"). ``fold`` undoes what can be undone: Unicode NFKC, every format
-character (category Cf: zero-width, bidi, soft hyphen) removed, case folded, whitespace collapsed.
+compatibility forms (fullwidth "Ｐａｙ") or small capitals ("ᴘᴀʏ ɴᴏᴡ", which NFKC keeps). ``fold`` undoes
+what can be undone: Unicode NFKC, small capitals read as their letters, every format character (category Cf:
+zero-width, bidi, soft hyphen) removed, case folded, whitespace collapsed.
 ``readings`` gives every text a person or a screen reader gets for an element; the policy judges each and
 the most sensitive one wins.
 
@@ -28,10 +29,12 @@ from functools import lru_cache
 
 from kite_browser.agent.browser.observation import Element
 
-READING_ATTRS = ("text", "shown", "title", "value", "alt")
-"""Element.attrs keys the snapshot fills for buttons and links besides the accessible name: the rendered
-text (with CSS ::before/::after/::marker content), the text a person sees when it differs (invisible text
-nodes left out, CSS bidi overrides drawn), the title, an input button's value, an image button's alt."""
+READING_ATTRS = ("text", "shown", "title", "value", "alt", "control", "over")
+"""Element.attrs keys the snapshot fills for anything that takes a click (buttons, links, clickable divs,
+labels) besides the accessible name: the rendered text (with CSS ::before/::after/::marker content at any
+depth), the text a person sees when it differs (invisible text nodes left out, CSS bidi overrides drawn), the
+title, an input button's value, an image button's alt, the label of the button a <label> clicks, and text
+that an overlay which lets the pointer through (``pointer-events: none``) draws over it."""
 _SPACE = re.compile(r"\s+")
 _LOOKALIKES = {
     "a": "аɑα",  # Cyrillic a, Latin alpha, Greek alpha
@@ -61,12 +64,29 @@ _LOOKALIKES = {
 _SKELETON = str.maketrans({ch: latin for latin, chars in _LOOKALIKES.items() for ch in chars})
 
 
+def _small_capitals() -> dict[int, str]:
+    """Small capital letters ("ᴘᴀʏ ɴᴏᴡ"), which NFKC keeps as they are, mapped to the letter they draw: every
+    code point Unicode names LATIN LETTER SMALL CAPITAL X in the blocks that hold them (modifier forms
+    such as U+1DA6 become one of these under NFKC first)."""
+    table: dict[int, str] = {}
+    for lo, hi in ((0x0250, 0x02B0), (0x1D00, 0x1DC0), (0xA720, 0xA800), (0x1DF00, 0x1E000)):
+        for cp in range(lo, hi):
+            m = re.fullmatch(r"LATIN LETTER SMALL CAPITAL ([A-Z]|AE|OE|OU)", unicodedata.name(chr(cp), ""))
+            if m:
+                table[cp] = m.group(1).lower()
+    return table
+
+
+_FOLD = _small_capitals()
+
+
 @lru_cache(maxsize=4096)
 def fold(text: str) -> str:
-    """NFKC, format characters (zero-width, bidi controls, soft hyphen) removed, casefolded, spaces collapsed."""
+    """NFKC, small capitals read as their letters, format characters (zero-width, bidi controls, soft hyphen)
+    removed, casefolded, spaces collapsed."""
     if not text:
         return ""
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text).translate(_FOLD)
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
     return _SPACE.sub(" ", text.casefold()).strip()
 

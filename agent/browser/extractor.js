@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 12;
+  const VERSION = 13;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -145,6 +145,10 @@
       if (r.width < 2 || r.height < 2 || !c.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return true;
       const cs = _gcs(c);
       return cs.clip !== "auto" || cs.clipPath !== "none" || cs.pointerEvents === "none";
+    };
+    const buttonOf = (label) => {
+      const c = label.control;
+      return c && (c.tagName === "BUTTON" || (c.tagName === "INPUT" && BUTTON_TYPES.has(c.type))) ? c : null;
     };
     const proxyOf = (label) => {
       const c = controlOf(label);
@@ -335,6 +339,13 @@
         if (proxy.type !== "file") r.checked = !!proxy.checked;
         else if (proxy.files && proxy.files.length) r.value = [...proxy.files].map((f) => f.name).join(", ");
       }
+      // A label whose control is a button (a hidden submit button behind a styled label): clicking it clicks
+      // the button, so it is listed and judged as that button (its type, and below its form's target).
+      const acts = tag === "LABEL" && !proxy ? buttonOf(el) : null;
+      if (acts) {
+        r.kind = "button";
+        r.type = acts.tagName === "BUTTON" ? acts.type : type || acts.type;
+      }
       const ac = el.getAttribute("aria-checked");
       if (ac !== null && r.checked === undefined) r.checked = ac === "true";
       const as = el.getAttribute("aria-selected");
@@ -349,8 +360,12 @@
         if (v) attrs[a] = cut(v, 80);
       }
       if (r.href === null) {  // a javascript: link is shown without its href, but the safety policy reads its code
+        // as the browser's URL parser reads it (tabs and newlines removed, leading controls and spaces trimmed:
+        // "java&#9;script:pay()" runs pay()).
         const raw = hrefOf(el);
-        if (raw && /^\s*javascript:/i.test(raw)) attrs.script = cut(norm(raw), 200);
+        let u = null;
+        try { u = raw === null ? null : new URL(raw, document.baseURI); } catch (e) { /* unparsable: no link */ }
+        if (u && u.protocol === "javascript:") attrs.script = cut(norm(u.href), 200);
       }
       if (!r.name && (r.kind === "button" || r.kind === "link")) {
         for (const a of TOOLTIPS) {
@@ -366,15 +381,19 @@
         const words = norm(el.className).split(" ").filter((w) => CLASS_WORD.test(w)).slice(0, 2);
         if (words.length) attrs.class = words.join(" ");
       }
-      if (r.kind === "button" || r.kind === "link") labelReadings(el, tag, type, r.name, attrs, opts.nameChars);
+      // Every reading of what a person clicks: buttons and links, and any other element that takes a click
+      // (a div with onclick or a click listener, a label): each is judged as what it is for, not by its tag.
+      if (r.kind === "button" || r.kind === "link" || r.kind === "other") labelReadings(el, tag, type, r.name, attrs, opts.nameChars);
       // Where a submit button sends its form: the safety policy judges that too, whatever the label says.
-      const submits = tag === "BUTTON" ? el.type === "submit" : tag === "INPUT" && (type === "submit" || type === "image");
-      if (submits && el.form) {
+      const sub = acts || el, subTag = sub.tagName;
+      const submits = subTag === "BUTTON" ? sub.type === "submit" : subTag === "INPUT" && (sub.type === "submit" || sub.type === "image");
+      if (submits && sub.form) {
         // formAction falls back to the document's URL, not the form's action (which a field named "action"
         // would shadow on the form object): read the attributes.
-        const raw = el.getAttribute("formaction") ?? el.form.getAttribute("action") ?? "";
+        const raw = sub.getAttribute("formaction") ?? sub.form.getAttribute("action") ?? "";
         try { attrs.formaction = cut(new URL(raw, document.baseURI).href, 300); } catch (e) { /* unparsable: no target */ }
       }
+      if (acts) keepReading(attrs, "control", BUTTON_TYPES.has(acts.type) && acts.tagName === "INPUT" ? acts.value : acts.innerText || acts.textContent, r.name, opts.nameChars);
       r.attrs = attrs;
       return r;
     };
@@ -382,10 +401,13 @@
     // What a person sees on a button or link besides its accessible name (the safety policy judges every
     // reading): the rendered text with CSS ::before/::after content, the title, an input's value or alt.
     const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
+    // CSS generated content at any depth of the control (its first PSEUDO_NODES elements, a bound no
+    // ordinary control reaches).
+    const PSEUDO_NODES = 200;
     const pseudoText = (el) => {
-      let out = "";
-      const nodes = [el, ...el.querySelectorAll("*")].slice(0, 6);
-      for (const n of nodes) {
+      let out = "", count = 0;
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT);
+      for (let n = el; n && count < PSEUDO_NODES; n = walker.nextNode(), count++) {
         for (const p of n === el && _gcs(el).display.includes("list-item") ? ["::before", "::after", "::marker"] : ["::before", "::after"]) {
           const c = getComputedStyle(n, p).content;
           if (c && c !== "none" && c !== "normal") for (const m of c.matchAll(QUOTED)) out += m[1] + " ";
@@ -426,11 +448,12 @@
       }
       return out;
     };
+    const keepReading = (attrs, key, s, name, limit) => {
+      s = norm(s);
+      if (s && s !== name) attrs[key] = cut(s, limit);
+    };
     const labelReadings = (el, tag, type, name, attrs, limit) => {
-      const keep = (key, s) => {
-        s = norm(s);
-        if (s && s !== name) attrs[key] = cut(s, limit);
-      };
+      const keep = (key, s) => keepReading(attrs, key, s, name, limit);
       if (tag === "INPUT") {
         keep("value", el.value);
         if (type === "image") keep("alt", el.getAttribute("alt"));
@@ -646,6 +669,7 @@
       let nativeModal = null, ariaModal = null, modal = null;
       const frameEls = [];
       const cands = [];
+      const overlays = [];
       let visited = 0;
       while (stEl.length) {
         if ((++visited & 255) === 0 && _now() > deadline) {
@@ -667,6 +691,9 @@
         if (cs.display === "none") continue;
         const info = scan(el, tag);
         if (info.hidden) continue;
+        // A positioned box that lets the pointer through may draw words over a control ("Pay now" over a
+        // "Continue" button): the control gets that reading too (overDraw, below).
+        if (cs.pointerEvents === "none" && (cs.position === "absolute" || cs.position === "fixed") && overlays.length < MAX_OVERLAYS) overlays.push(el);
         ah = ah || info.aria;  // aria-hidden is a hint shown on the line, not a reason to leave a control out
         if (tag === "DIALOG") {
           if (el.open && el.matches(":modal")) nativeModal = el;
@@ -768,12 +795,36 @@
           if (out.warnings.length < 5) out.warnings.push(`element skipped: ${String(e).slice(0, 100)}`);
         }
       }
+      if (overlays.length) overDraw(overlays, out.elements, opts.nameChars);
       out.counts = countKinds(cands, modal);
       if (opts.flowChars) {
         try { out.flow = flowOf(cands, opts.flowChars, deadline); } catch (e) { out.flow = null; }
       }
       out.ms = _now() - t0;
       return out;
+    };
+
+    // Text drawn over a listed control by a pointer-events:none box whose box holds the control's centre and is
+    // not much larger than the control (a full-page layer is not a label): the control's "over" reading.
+    const MAX_OVERLAYS = 50;
+    const overDraw = (overlays, recs, limit) => {
+      const boxes = [];
+      for (const o of overlays) {
+        if (!o.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+        const text = norm(o.innerText + " " + pseudoText(o));
+        const b = o.getBoundingClientRect();
+        if (text && b.width >= 2 && b.height >= 2) boxes.push({ b, text });
+      }
+      if (!boxes.length) return;
+      for (const r of recs) {
+        if (r.kind !== "button" && r.kind !== "link" && r.kind !== "other") continue;
+        const cx = r.x + r.w / 2, cy = r.y + r.h / 2, area = Math.max(r.w * r.h, 1);
+        for (const { b, text } of boxes) {
+          if (cx < b.left || cx > b.right || cy < b.top || cy > b.bottom || b.width * b.height > 4 * area) continue;
+          keepReading(r.attrs, "over", text, r.name, limit);
+          break;
+        }
+      }
     };
 
     const countKinds = (cands, modal) => {

@@ -126,6 +126,9 @@ class PageSummary(_Model):
     below: int = 0
     """Interactive elements below (or beside) the viewport."""
     warnings: list[str] = Field(default_factory=list)
+    frames: list[str] = Field(default_factory=list)
+    """The URLs of the frames drawn on the page (the top document's not included): the safety policy judges
+    them (a payment provider's iframe makes its page sensitive)."""
 
 
 class Observation(_Model):

@@ -248,6 +248,11 @@ class Snapshotter:
             above=above,
             below=below,
             warnings=warnings,
+            frames=[
+                i.frame.url
+                for i in infos[1:]
+                if i.shown and i.data and i.frame.url not in ("", "about:blank")
+            ],
         )
         flow = splice_flow(infos, state.by_key, {e.index for e in elements if e.in_viewport})
         obs = Observation(summary=summary, elements=elements, flow=flow)

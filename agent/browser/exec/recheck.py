@@ -5,7 +5,9 @@ Between the snapshot the policy judged and the click, a page can relabel the but
 under the pointer. When the loop gives ``ExecContext.recheck`` (the gate's second look), a click moves the
 mouse onto its target first, reads the element again and has it judged; then presses and reads again; and
 only then releases. A refusal raises ``TargetChangedError`` before anything is pressed, or moves the held
-button off the page and releases it there, so no click event fires.
+button off the page and releases it there, so no click event fires. Between those looks the input guard
+(``guard.py``) holds the look inside the page: a target that reads otherwise at any event of the sequence
+has that event and the rest of the input cancelled, and the action is refused the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from kite_browser.agent.browser.exec import guard
 from kite_browser.agent.browser.exec.base import ExecContext
 from kite_browser.agent.browser.exec.cdp import mouse_event
 from kite_browser.agent.browser.exec.hit import Probe
@@ -105,10 +108,43 @@ async def _both(ec: ExecContext, page: Page, target: Target, pr: Probe, when: st
             raise outcome
 
 
+async def guarded(ec: ExecContext, target: Target, input_: Awaitable[None], what: str) -> None:
+    """Run ``input_`` (a click, a key press) with the input guard armed on ``target``; a trip (the target
+    read otherwise at one of the input's events, which were cancelled from there on) -> ``TargetChangedError``."""
+    if ec.recheck is None or not await guard.arm(target.handle):
+        await input_
+        return
+    try:
+        await input_
+    finally:
+        tripped = await guard.disarm(target.handle)
+    if tripped is not None:
+        index = target.element.index if target.element is not None else None
+        change = (
+            f"now reads {tripped.now!r}"
+            if tripped.why == "changed"
+            else f"the pointer landed on {tripped.now or 'another element'!r}"
+        )
+        raise TargetChangedError(
+            f"{target.label} changed during the {what} (at {tripped.event}: {change}); the input was "
+            "cancelled there and nothing was activated: observe the page again",
+            index=index,
+            now=tripped.now,
+            event=tripped.event,
+        )
+
+
 async def checked_click(
     ec: ExecContext, page: Page, target: Target, pr: Probe, button: str, count: int
 ) -> None:
-    """Move, look again, press, look again, release (then the rest of a double click)."""
+    """Move, look again, press, look again, release (then the rest of a double click), with the input guard
+    armed throughout."""
+    await guarded(ec, target, _checked_click(ec, page, target, pr, button, count), "click")
+
+
+async def _checked_click(
+    ec: ExecContext, page: Page, target: Target, pr: Probe, button: str, count: int
+) -> None:
     await mouse_event(page, "move", pr.x, pr.y)
     await _both(ec, page, target, pr, "when the mouse reached it")
     await mouse_event(page, "press", pr.x, pr.y, button, 1)
@@ -158,7 +194,26 @@ async def look_at_point(ec: ExecContext, page: Page, x: float, y: float, when: s
 async def checked_point_click(
     ec: ExecContext, page: Page, x: float, y: float, button: str, count: int
 ) -> None:
-    """``checked_click`` for a click by coordinates."""
+    """``checked_click`` for a click by coordinates (the guard armed on the element under the point)."""
+    try:
+        handle = (await page.main_frame.evaluate_handle(_POINT_JS, [x, y])).as_element()
+    except PlaywrightError:
+        handle = None
+    run = _checked_point_click(ec, page, x, y, button, count)
+    if handle is None:
+        await run
+        return
+    await guarded(ec, Target(page.main_frame, handle, None, f"the element at ({x:g}, {y:g})"), run, "click")
+
+
+_POINT_JS = """([x, y]) => { let h = document.elementFromPoint(x, y);
+  while (h && h.shadowRoot) { const i = h.shadowRoot.elementFromPoint(x, y); if (!i || i === h) break; h = i; }
+  return h; }"""
+
+
+async def _checked_point_click(
+    ec: ExecContext, page: Page, x: float, y: float, button: str, count: int
+) -> None:
     await mouse_event(page, "move", x, y)
     await look_at_point(ec, page, x, y, "when the mouse reached it")
     await mouse_event(page, "press", x, y, button, 1)

@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from kite_browser.agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
 from kite_browser.agent.browser.exec.cdp import type_keys
 from kite_browser.agent.browser.exec.hit import probe
-from kite_browser.agent.browser.exec.recheck import look_again, look_again_at
+from kite_browser.agent.browser.exec.recheck import guarded, look_again, look_again_at
 from kite_browser.agent.browser.exec.spec import (
     ActionModel,
     IndexField,
@@ -19,7 +19,7 @@ from kite_browser.agent.browser.exec.spec import (
     define_action,
     target_kinds,
 )
-from kite_browser.agent.browser.exec.targets import resolve_element
+from kite_browser.agent.browser.exec.targets import Target, resolve_element, resolve_index
 from kite_browser.agent.errors import ActionError, StaleElementError
 
 Modifier = Literal["ctrl", "alt", "shift", "meta"]
@@ -167,6 +167,7 @@ async def press_key(ec: ExecContext, action: PressKey) -> Outcome:
     key = _KEYS.get(action.key.lower(), action.key) if len(action.key) > 1 else action.key
     combo = "+".join([*(_MODS[m] for m in action.modifiers), key])
     on = ""
+    target: Target | None = None
     if action.index is not None:  # small models name the field they mean: focus it as a click would
         target = await resolve_element(ec, ec.page, action.index, None)
         await target.handle.focus()
@@ -178,12 +179,21 @@ async def press_key(ec: ExecContext, action: PressKey) -> Outcome:
         if focused is not None:
             with contextlib.suppress(StaleElementError):  # gone: the key goes where focus is, as before
                 await look_again_at(ec, ec.page, focused, f"[{focused}]", "since the snapshot")
+                target = await resolve_index(ec, ec.page, focused)
     await ec.ready()
+    press = _press(ec, combo, action.key)
+    if target is None:
+        await press
+    else:  # keydown, keypress, keyup: the input guard holds the look for the whole key press
+        await guarded(ec, target, press, "key press")
+    return Outcome("keyboard", f"pressed {combo}{on}")
+
+
+async def _press(ec: ExecContext, combo: str, key: str) -> None:
     try:
         await ec.page.keyboard.press(combo)
     except PlaywrightError as exc:
-        raise ActionError(f"unknown key {action.key!r}: {str(exc).splitlines()[0]}", key=action.key) from exc
-    return Outcome("keyboard", f"pressed {combo}{on}")
+        raise ActionError(f"unknown key {key!r}: {str(exc).splitlines()[0]}", key=key) from exc
 
 
 define_action(Type, type_text, settle="early", rank=20)

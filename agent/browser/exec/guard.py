@@ -1,0 +1,50 @@
+"""The input guard: the look at a target holds for the whole input sequence (``guard.js``).
+
+The second look (``recheck.py``) reads the target between the input's steps, from Python; a page can still
+relabel it between two of those looks and the event that acts (on ``keydown`` for an Enter or Space, on
+``pointerup``, a few milliseconds after ``pointerdown``). The guard closes that gap inside the page: armed on
+the target right before the input, it reads the target again at every event of the sequence in a
+capture-phase listener, and cancels that event and the rest of the input when the target now reads otherwise.
+``disarm`` says whether it tripped; the caller turns that into a ``target_changed`` refusal.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import ElementHandle
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel
+
+GUARD_JS = Path(__file__).with_name("guard.js").read_text(encoding="utf-8")
+_KEY = "__kite_guard_" + secrets.token_hex(6)
+"""The window property the guard lives under: random per process, so a page cannot plant a fake one."""
+
+
+class Tripped(BaseModel):
+    """What the guard saw: the event at which the target read otherwise, why, and what it reads now."""
+
+    event: str
+    why: str
+    """changed (its label, role or destination) | moved (the pointer landed on another element)"""
+    now: str = ""
+
+
+async def arm(handle: ElementHandle) -> bool:
+    """Arm the guard on ``handle`` in its frame; False when it could not be (the element or frame is gone)."""
+    try:
+        return bool(await handle.evaluate(GUARD_JS, ["arm", _KEY]))
+    except PlaywrightError:
+        return False
+
+
+async def disarm(handle: ElementHandle) -> Tripped | None:
+    """End the input: what tripped the guard, or None (also when the frame went away: a navigation)."""
+    try:
+        got: Any = await handle.evaluate(GUARD_JS, ["disarm", _KEY])
+    except PlaywrightError:
+        return None
+    tripped = got.get("tripped") if isinstance(got, dict) else None
+    return Tripped.model_validate(tripped) if tripped else None
