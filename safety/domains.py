@@ -16,8 +16,18 @@ Enforcement (``install``): ``context.route("**/*")`` sees the first request of e
 subresource, popup, fetch/XHR/beacon/EventSource and form post; ``context.route_web_socket`` closes a page's
 WebSocket to a forbidden host before it connects. A service worker's WebSockets pass neither, so under an
 active policy no service worker is installed (its script request is refused). Playwright does not route redirect hops, so for a response that redirects, the
-handler fetches it itself (``route.fetch(max_redirects=0)``) and checks each ``Location`` of the chain
-(probing further GET hops) before handing the first response to the browser.
+handler fetches it itself (``route.fetch(max_redirects=0)``) and checks every ``Location`` of the chain to its
+end (later hops probed with GET, or HEAD where the browser would repeat a POST) before handing the first
+response to the browser; a chain longer than Chromium's own limit (20) is refused, never let through. Limit: a
+server that answers the probe differently from the browser's own request a moment later.
+
+WebRTC: ICE (STUN over UDP, TURN over TCP) opens connections no route sees, so under an active policy
+``RTCPeerConnection`` is removed from every frame and popup of the context before any page script runs.
+
+Loopback spellings: ``localhost``, ``*.localhost``, ``localhost.``, ``127.0.0.1``, ``[::1]`` and the
+unspecified ``0.0.0.0``/``[::]`` all reach this machine's default loopback, so an entry naming one of them
+covers them all (``--blocked-domain 127.0.0.1`` blocks ``http://foo.localhost:PORT/``); another loopback
+address (``127.0.0.2``) is its own host.
 """
 
 from __future__ import annotations
@@ -36,7 +46,14 @@ log = logging.getLogger(__name__)
 ALWAYS_ALLOWED_SCHEMES = frozenset({"about", "data", "blob"})
 NETWORK_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-MAX_REDIRECT_PROBES = 10
+MAX_REDIRECTS = 20
+"""Chromium's own limit (net::ERR_TOO_MANY_REDIRECTS): a longer chain is refused, not probed further."""
+WEBRTC_OFF = """(() => {
+  for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection"]) {
+    try { delete globalThis[name]; } catch (e) {}
+  }
+})();"""
+"""The init script that removes WebRTC's peer connections (the only way a page starts ICE) under a policy."""
 
 
 SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
@@ -99,14 +116,27 @@ def host_of(url: str) -> str | None:
     return canonical_host(host) if host else None
 
 
+DEFAULT_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "::"})
+"""Canonical hosts that reach this machine's default loopback (``0.0.0.0`` connects to it on Linux)."""
+
+
 def is_loopback(host: str) -> bool:
     host = canonical_host(host)
     if host == "localhost" or host.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        ip = ipaddress.ip_address(host)
     except ValueError:
         return False
+    return ip.is_loopback or ip.is_unspecified
+
+
+def reaches(host: str) -> str:
+    """The host as what the browser will reach: every spelling of the default loopback (``localhost``,
+    ``*.localhost``, ``[::1]``, ``0.0.0.0``) is ``127.0.0.1``; any other canonical host is itself."""
+    if host in DEFAULT_LOOPBACK or host.endswith(".localhost"):
+        return "127.0.0.1"
+    return host
 
 
 def site_of(host: str) -> str:
@@ -138,7 +168,9 @@ class _Entry:
     def covers(self, host: str, port: int | None) -> bool:
         if self.port is not None and self.port != port:
             return False
-        return host == self.host or host.endswith("." + self.host)
+        if host == self.host or host.endswith("." + self.host):
+            return True
+        return reaches(host) == reaches(self.host) == "127.0.0.1"
 
 
 def _port(url: str) -> int | None:
@@ -206,6 +238,7 @@ class DomainPolicy:
     async def install(self, context: Any) -> None:
         """Enforce the policy on a Playwright BrowserContext (navigations, subresources, redirects, popups)."""
         if self.active:
+            await context.add_init_script(WEBRTC_OFF)
             await context.route("**/*", lambda route, request: self._handle(route, request, context))
             await context.route_web_socket(lambda url: not self.allows(url), self._refuse_websocket)
 
@@ -244,14 +277,16 @@ class DomainPolicy:
         if response.status in REDIRECT_STATUSES:
             bad = await self._bad_hop(context, request.method, url, response)
             if bad is not None:
-                self._record(bad, request.resource_type, redirect_from=url)
+                why = self.reason(bad) or f"a redirect chain longer than {MAX_REDIRECTS} hops"
+                self._record(bad, request.resource_type, redirect_from=url, why=why)
                 await route.abort("blockedbyclient")
                 return
         await route.fulfill(response=response)
 
     async def _bad_hop(self, context: Any, method: str, url: str, response: Any) -> str | None:
-        """The first URL of the redirect chain that the policy forbids, or None."""
-        for _ in range(MAX_REDIRECT_PROBES):
+        """The first URL of the redirect chain that the policy forbids (the chain followed to its end), the
+        URL where it passes Chromium's limit, or None."""
+        for _ in range(MAX_REDIRECTS):
             location = response.headers.get("location")
             if not location:
                 return None
@@ -263,12 +298,11 @@ class DomainPolicy:
                 if response.status == 303 or (response.status in (301, 302) and method == "POST")
                 else method
             )
-            if method not in ("GET", "HEAD"):
-                return None  # never replay a POST to probe further
+            probe = method if method in ("GET", "HEAD") else "HEAD"  # never replay a POST to probe further
             try:
-                response = await context.request.fetch(url, method=method, max_redirects=0)
+                response = await context.request.fetch(url, method=probe, max_redirects=0)
             except Exception:
-                return None
+                return None  # the browser's own request fails the same way
             if response.status not in REDIRECT_STATUSES:
                 return None
-        return None
+        return url

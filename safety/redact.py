@@ -2,8 +2,12 @@
 
 For a value of at least ``WHOLE_TOKEN_BELOW`` characters, one case-insensitive pattern matches:
 
-* the value with any case and with separators (spaces, ``-``, ``_``, ``.``, ``·``) between its characters
-  ("HUNTER22", "h u n t e r 2 2", "4242-4242-4242-4242" for "4242 4242 4242 4242");
+* the value's letters and digits as NFKC folds them, in any case, with up to four characters that are not
+  letters or digits between them (spaces, ``-``, ``/``, zero-width spaces, fullwidth punctuation): "HUNTER22",
+  "h u n t e r 2 2", "h/u/n/t/e/r/2/2", "hun\u200bter22", fullwidth "ｈｕｎｔｅｒ２２", "4242-4242-4242-4242" for
+  "4242 4242 4242 4242". Each letter or digit of the value becomes the class of every code point whose NFKC
+  case fold is that character (fullwidth, mathematical, circled, superscript forms), so the match runs on the
+  text as written and the whole span is replaced;
 * its URL encodings (``%XX`` and ``+`` for spaces) and HTML encodings (``&amp;`` and numeric entities);
 * its base64 (standard and URL-safe), on its own or inside a longer encoded string (each of the three byte
   alignments, so ``btoa("user:" + password)`` is caught; the one or two characters at the edges of such a
@@ -22,13 +26,49 @@ from __future__ import annotations
 import base64
 import html
 import re
+import unicodedata
+from functools import cache
 from urllib.parse import quote, quote_plus
 
 MIN_LENGTH = 3
 WHOLE_TOKEN_BELOW = 6
-SEPARATORS = r"[\s\-_.·]{0,2}"
-_SEPARATOR_CHARS = re.compile(r"[\s\-_.·]")
+SEPARATORS = r"[\W_]{0,4}"
+"""Between two letters or digits of a value: up to four characters that are neither (any script's spaces,
+punctuation, symbols, zero-width and bidi format characters)."""
 MIN_B64_CORE = 8
+_FOLD_SCAN_END = 0x20000
+"""Code points scanned for NFKC forms of letters and digits: the BMP and the SMP (mathematical alphanumerics,
+enclosed forms)."""
+
+
+def fold(text: str) -> str:
+    """NFKC, then case folded: the form values and text are compared in."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@cache
+def _forms() -> dict[str, str]:
+    """For each single letter or digit, every other code point whose ``fold`` is that one character."""
+    groups: dict[str, list[str]] = {}
+    for cp in range(_FOLD_SCAN_END):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        ch = chr(cp)
+        folded = fold(ch)
+        if len(folded) == 1 and folded != ch and folded.isalnum():
+            groups.setdefault(folded, []).append(ch)
+    return {k: "".join(v) for k, v in groups.items()}
+
+
+def _char_class(c: str) -> str:
+    """A regex class for one folded letter or digit: itself, its upper case and every form that folds to it."""
+    members = sorted({c, c.upper() if len(c.upper()) == 1 else c, *_forms().get(c, "")})
+    return "[" + "".join(re.escape(m) for m in members) + "]"
+
+
+def letters_and_digits(value: str) -> str:
+    """The folded value with everything that is not a letter or digit removed (what separators cannot hide)."""
+    return "".join(c for c in fold(value) if c.isalnum())
 
 
 def _b64_cores(value: str) -> list[str]:
@@ -70,7 +110,9 @@ def secret_pattern(value: str) -> str:
         after = r"(?!\w)" if re.search(r"\w$", value) else ""
         return before + "(?:" + "|".join(map(re.escape, forms)) + ")" + after
     alternatives = [*map(re.escape, _literal_forms(value)), *map(re.escape, _b64_cores(value))]
-    chars = [c for c in value if not _SEPARATOR_CHARS.fullmatch(c)]
-    if len(chars) >= WHOLE_TOKEN_BELOW:  # spaced-out / re-separated forms, only for values long enough
-        alternatives.append(SEPARATORS.join(re.escape(c) for c in chars))
+    chars = letters_and_digits(value)
+    if (
+        len(chars) >= WHOLE_TOKEN_BELOW
+    ):  # folded, spaced-out / re-separated forms, only for values long enough
+        alternatives.append(SEPARATORS.join(_char_class(c) for c in chars))
     return "(?i:" + "|".join(alternatives) + ")"

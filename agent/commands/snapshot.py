@@ -50,6 +50,26 @@ def register(subparsers: Any) -> None:
 
 
 SCHEMES = ("http", "https", "file", "about", "data")
+BROWSER_SCHEMES = frozenset(
+    {
+        "javascript",
+        "vbscript",
+        "blob",
+        "view-source",
+        "chrome",
+        "chrome-extension",
+        "chrome-untrusted",
+        "devtools",
+        "filesystem",
+        "mailto",
+        "tel",
+        "ws",
+        "wss",
+        "ftp",
+        "intent",
+    }
+)
+"""Schemes a browser knows: ``javascript:1`` is that URL, never the host ``javascript`` on port 1."""
 FILE_SUFFIXES = (".html", ".htm", ".xhtml", ".mhtml", ".svg", ".xml", ".txt", ".pdf", ".json")
 
 
@@ -67,7 +87,7 @@ def _target(url: str) -> str:
     """The URL to open for an argument; a UsageError for a missing file or an unsupported scheme."""
     text = url.strip()
     scheme = urlsplit(text).scheme.lower() if ":" in text else ""
-    if "://" in text or scheme in ("about", "data"):
+    if "://" in text or scheme in ("about", "data") or scheme in BROWSER_SCHEMES:
         if scheme not in SCHEMES:
             raise UsageError(
                 f"{url!r}: '{scheme}:' URLs are not supported; use http(s), file or a local path"

@@ -1,21 +1,42 @@
 """Running the server: stdio, or streamable HTTP on loopback (a token is required for any other address).
 
 HTTP rules (as ``kite serve``): the default host is 127.0.0.1; a non-loopback host without ``--token`` is
-refused (UsageError); with a token every request needs ``Authorization: Bearer <token>``. On loopback the
-SDK's DNS-rebinding protection (Host / Origin checks) is on.
+refused (UsageError); with a token every request needs ``Authorization: Bearer <token>``. Without a token
+(any loopback address, in any spelling: ``127.0.0.2``, ``0:0:0:0:0:0:0:1``) the SDK's DNS-rebinding protection
+is configured for the address actually listened on: a request whose Host is not that address (or a literal
+loopback name) gets 421 and one whose Origin is foreign gets 403, so a web page that rebinds its own name to
+the address cannot drive the browser.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kite_browser.agent.httpserve import BearerToken, check_http_options, is_loopback, serve_asgi, url_host
+from mcp.server.transport_security import TransportSecuritySettings
+
+from kite_browser.agent.httpserve import (
+    LOOPBACK_NAMES,
+    BearerToken,
+    check_http_options,
+    is_loopback,
+    serve_asgi,
+    url_host,
+)
 from kite_browser.agent.mcp.hub import SHARED
 from kite_browser.agent.mcp.server import KiteMCP
 
-__all__ = ["BearerToken", "check_http_options", "http_app", "is_loopback", "run_http", "run_stdio"]
+__all__ = [
+    "BearerToken",
+    "check_http_options",
+    "host_checks",
+    "http_app",
+    "is_loopback",
+    "run_http",
+    "run_stdio",
+]
 
 
 class SessionEnd:
@@ -38,8 +59,27 @@ class SessionEnd:
             self.kite.record.write("session_end", client=sid)
 
 
+def host_checks(host: str) -> TransportSecuritySettings:
+    """The SDK's Host/Origin checks for a server listening on ``host``: its own spellings (as given, and an IP
+    address's compressed form) and the literal loopback names, on any port."""
+    names = {host, *LOOPBACK_NAMES}
+    try:
+        names.add(ipaddress.ip_address(host.strip("[]")).compressed)
+    except ValueError:
+        pass
+    hosts = sorted(url_host(n.strip("[]")) for n in names)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{h}:*" for h in hosts],
+        allowed_origins=[f"{scheme}://{h}:*" for h in hosts for scheme in ("http", "https")],
+    )
+
+
 def http_app(kite: KiteMCP, *, host: str, token: str | None) -> Any:
-    app: Any = SessionEnd(kite.server.streamable_http_app(host=host), kite)
+    """The ASGI app: with a token, the token guards every request (the Host may be any name the machine has);
+    without one, the Host/Origin checks for the address listened on (``host_checks``)."""
+    security = None if token else host_checks(host)
+    app: Any = SessionEnd(kite.server.streamable_http_app(host=host, transport_security=security), kite)
     return BearerToken(app, token) if token else app
 
 

@@ -60,12 +60,18 @@ def manager(request: Request) -> RunManager:
 
 
 def _inside(folder: Path, relative: str) -> Path:
-    """``folder/relative`` if that is a file inside ``folder`` (symlinks resolved), else a typed 404/400."""
+    """``folder/relative`` if that is a file inside ``folder`` (symlinks resolved), else a typed 404/400 (a NUL
+    byte or a name the file system refuses is a 400, not an exception)."""
     root = folder.resolve()
-    target = (root / relative).resolve()
-    if not target.is_relative_to(root) or target == root:
-        raise ApiError(400, "invalid_path", f"{relative!r} is not a file of the run's record", path=relative)
-    if not target.is_file():
+    invalid = ApiError(400, "invalid_path", f"{relative!r} is not a file of the run's record", path=relative)
+    try:
+        target = (root / relative).resolve()
+        if not target.is_relative_to(root) or target == root:
+            raise invalid
+        found = target.is_file()
+    except (ValueError, OSError):
+        raise invalid from None
+    if not found:
         raise ApiError(404, "unknown_file", f"the run's record has no file {relative!r}", path=relative)
     return target
 

@@ -76,6 +76,10 @@ def test_a_kite_chromium_that_cannot_run_is_a_usage_error(tmp_path: Path, comman
         (["file:///nonexist/x.html"], "no such file"),
         (["ftp://x"], "'ftp:' URLs are not supported"),
         (["chrome://settings"], "'chrome:' URLs are not supported"),
+        (["javascript:1"], "'javascript:' URLs are not supported"),  # was opened as http://javascript:1
+        (["JavaScript:alert(1)"], "'javascript:' URLs are not supported"),
+        (["view-source:http://x"], "'view-source:' URLs are not supported"),
+        (["blob:http://x/1"], "'blob:' URLs are not supported"),
         (["--budget", "0", "about:blank"], "--budget"),
         (["--budget", "-5", "about:blank"], "--budget"),
     ],

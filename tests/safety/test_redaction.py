@@ -37,6 +37,13 @@ def transforms(v: str) -> dict[str, str]:
         "url-plus": quote_plus(v + " x"),
         "html": html.escape(v),
         "html-numeric": "".join(f"&#{ord(c)};" for c in v),
+        # the page's own look-alikes: redacted after NFKC, with any non-alphanumeric separators (were not)
+        "zero-width": "\u200b".join(v),
+        "fullwidth": "".join(chr(ord(c) + 0xFEE0) for c in v),
+        "slashed": "/".join(v),
+        "fullwidth-slashed": "\uff0f".join(v),
+        "mixed": "\u2060".join(v[:4]) + "/" + v[4:].upper(),
+        "math-bold-digits": v.replace("0", "\U0001d7ce").replace("4", "\U0001d7d2"),
     }
 
 
@@ -46,6 +53,12 @@ def test_common_transforms_are_redacted(kind: str, form: str) -> None:
     assert "<secret>pw</secret>" in out, (kind, out)
     core = form[4:-4] if kind.startswith("base64-") else form  # edge chars also carry neighbouring bytes
     assert core not in out, (kind, out)
+
+
+def test_ordinary_text_is_not_taken_for_a_folded_secret() -> None:
+    store = _store(pw=VALUE, card="4242 4242 4242 4242")
+    text = "The troubadour sang 3x; order 4242 4242 4241 4242; Tr0ub4dor-3 is not it."
+    assert store.redact(text) == text
 
 
 def test_short_values_are_redacted_only_as_whole_tokens() -> None:

@@ -122,7 +122,8 @@ def test_a_run_streams_every_step_and_a_confirmation_approved_over_http(
         'done success=True answer="count is 1"',
     ]
     assert api.get(f"/api/runs/{run['id']}/record/steps.jsonl").content.count(b"\n") == 4
-    for bad in ("..%2F..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", "screenshots%2F..%2F..%2F..%2Fx"):
+    bad_paths = ("..%2F..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", "screenshots%2F..%2F..%2F..%2Fx")
+    for bad in (*bad_paths, "steps.jsonl%00.png", "x" * 5000):  # a NUL or an overlong name: was a 500
         typed(api.get(f"/api/runs/{run['id']}/record/{bad}"), 400, "invalid_path")
     typed(api.get(f"/api/runs/{run['id']}/record/nothing.txt"), 404, "unknown_file")
     assert api.get("/api/runs").json()["runs"][0]["id"] == run["id"]

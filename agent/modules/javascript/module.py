@@ -64,7 +64,9 @@ class JavaScriptModule(ToolModule):
 
     async def init(self, runtime: ModuleRuntime) -> None:
         await super().init(runtime)
-        self.sandbox = Sandbox(runtime.config, runtime.pool)  # no browser until the first call
+        self.sandbox = Sandbox(
+            runtime.config, runtime.pool, runtime.gate.protect
+        )  # no browser until the first call
 
     def tools(self) -> Sequence[Tool]:
         # hints: the code can fetch() anywhere, and the Node.js fallback runs it with the process's rights

@@ -19,10 +19,11 @@ import contextlib
 import json
 import logging
 from collections import deque
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.exec.cdp import cdp_session
@@ -39,6 +40,8 @@ HOUSEKEEPING_DELAY_S = 0.005
 RECENT_CALLS = 64
 """The warm pool follows the peak number of concurrent calls among this many recent calls."""
 log = logging.getLogger("kite.modules.javascript")
+Protect = Callable[[BrowserContext], Awaitable[None]]
+"""Applies the network policy (allowed/blocked domains, WebRTC) to a new context: the gate's ``protect``."""
 
 
 class BrowserUnavailable(Exception):
@@ -100,8 +103,11 @@ async def evaluate_run_js(page: Page, args: list[Any]) -> Any:
 class Pool:
     """Fresh pages of one browser, opened ahead of the calls that take them."""
 
-    def __init__(self, browser: Browser, max_warm: int, background: Any) -> None:
+    def __init__(
+        self, browser: Browser, max_warm: int, background: Any, protect: Protect | None = None
+    ) -> None:
         self.browser = browser
+        self.protect = protect
         self.max_warm = max_warm
         self._background = background
         self._ready: list[Page] = []
@@ -230,6 +236,8 @@ class Pool:
     async def _open(self) -> Page:
         context = await self.browser.new_context()
         try:
+            if self.protect is not None:  # fetch/WebSocket/WebRTC of the code obey the domain policy
+                await self.protect(context)
             page = await context.new_page()
             await prepare_page(page)
             return page
@@ -264,10 +272,12 @@ class Pool:
 
 
 class Sandbox:
-    def __init__(self, config: KiteConfig, browsers: BrowserPool) -> None:
-        """``browsers``: where the sandbox's dedicated Chromium comes from."""
+    def __init__(self, config: KiteConfig, browsers: BrowserPool, protect: Protect | None = None) -> None:
+        """``browsers``: where the sandbox's dedicated Chromium comes from; ``protect``: the network policy
+        applied to each of its contexts (the gate's)."""
         self.config = config
         self.browsers = browsers
+        self.protect = protect
         self._browser: Browser | None = None
         self._pool: Pool | None = None
         self._lock = asyncio.Lock()
@@ -296,7 +306,7 @@ class Sandbox:
                 raise BrowserUnavailable(f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from exc
             self.launches += 1
             max_warm = self.config.module_settings.javascript.warm_pages_max
-            self._pool = Pool(self._browser, max_warm, self._background)
+            self._pool = Pool(self._browser, max_warm, self._background, self.protect)
             return self._pool
 
     async def run(self, code: str, data: Any, timeout_s: float, max_bytes: int) -> dict[str, Any]:
