@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 13;
+  const VERSION = 14;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -43,8 +43,23 @@
         id = next++;
         ids.set(el, id);
         refs.set(id, new _WeakRef(el));
-      }
+      } else if (!refs.has(id)) refs.set(id, new _WeakRef(el));  // swept while out of the document, back now
       return id;
+    };
+    // What the extractor keeps between calls is bounded by the document, not by how often it was asked: the
+    // ids of elements no longer in the document are dropped (an element put back gets its id back: the
+    // WeakMap keeps it) and reported once as `gone`, so Python drops their indexes too. A page that replaces
+    // its content on every snapshot (a ticker, a re-keyed list) left one entry per element ever seen.
+    let sweepAt = 512;
+    const sweep = () => {
+      if (refs.size < sweepAt) return [];
+      const gone = [];
+      for (const [id, ref] of refs) {
+        const el = ref.deref();
+        if (!el || !el.isConnected) { refs.delete(id); gone.push(id); }
+      }
+      sweepAt = Math.max(512, 2 * refs.size);
+      return gone;
     };
     const get = (id) => {
       const ref = refs.get(id);
@@ -210,7 +225,7 @@
     };
 
     // Is the rect outside the overflow clip of its ancestors? (Only asked for elements outside the viewport.)
-    const clipCache = new _WeakMap();
+    let clipCache = new _WeakMap();
     const clipOf = (el) => {
       const parent = el.parentElement || (el.parentNode && el.parentNode.host) || null;
       if (!parent || parent === document.documentElement) return null;
@@ -383,7 +398,11 @@
       }
       // Every reading of what a person clicks: buttons and links, and any other element that takes a click
       // (a div with onclick or a click listener, a label): each is judged as what it is for, not by its tag.
-      if (r.kind === "button" || r.kind === "link" || r.kind === "other") labelReadings(el, tag, type, r.name, attrs, opts.nameChars);
+      if (r.kind === "button" || r.kind === "link" || r.kind === "other") {
+        const t = _now();
+        labelReadings(el, tag, type, r.name, attrs, opts.nameChars);
+        ph.readings += _now() - t;
+      }
       // Where a submit button sends its form: the safety policy judges that too, whatever the label says.
       const sub = acts || el, subTag = sub.tagName;
       const submits = subTag === "BUTTON" ? sub.type === "submit" : subTag === "INPUT" && (sub.type === "submit" || sub.type === "image");
@@ -562,6 +581,17 @@
     // it, so it is "above"/"below", not dropped. Clipped by overflow hidden (a collapsed menu) or sideways (a
     // carousel's next slide), it stays out.
     const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+    // Positioned boxes (absolute, fixed, sticky, or relative with an offset) are drawn away from where the flow
+    // puts them: their ancestors (`escapes`, found in the walk) may show them elsewhere. Any other box lays its
+    // content out at or below its own top, so the reading-order walk skips a subtree whose box starts below
+    // the viewport unless something in it is positioned: on a long page it no longer measures every line.
+    // (Only `position` is read for every element: transforms and margins need layout and cost ~4x as much;
+    // text moved up into view from below by a transform or a negative margin is left out of the reading order,
+    // and from the summary's text; its controls are listed as before.)
+    let escapes = null;
+    const escaped = (el) => { for (let a = up(el); a && !escapes.has(a); a = up(a)) escapes.add(a); };
+    const STILL = new Set(["auto", "0px"]);
+    const movedOut = (cs) => cs.position !== "relative" || !STILL.has(cs.top) || !STILL.has(cs.bottom);
     const SCROLLS = new Set(["auto", "scroll"]);
     const scrolledOut = (el, rect) => {
       for (let n = up(el); n && n !== document.body && n !== document.documentElement; n = up(n)) {
@@ -653,8 +683,17 @@
       return false;
     };
 
-    const extract = (opts) => {
+    // Where an extract's time goes (ms per phase), returned with it: walk (the DOM walk, styles, attributes),
+    // geometry (candidate rects, wrappers settled), visible (visibility, hit tests, bars, scroll boxes),
+    // describe (names, values, attributes; readings: the drawn-text readings within it), counts, flow (the
+    // reading-order text), summary (the visible text, focus). evals/bench/snapshot.py prints them.
+    const newPhases = () => ({ walk: 0, geometry: 0, visible: 0, describe: 0, readings: 0, counts: 0, flow: 0, summary: 0 });
+    let ph = newPhases();
+    const extract = (opts, withText) => {
       const t0 = _now();
+      readText = null;
+      ph = newPhases();
+      clipCache = new _WeakMap();  // rects of this moment: a scroll since the last call moved them
       const deadline = t0 + (opts.timeBudgetMs || 2000);
       const vw = window.innerWidth, vh = window.innerHeight;
       const out = { token, elements: [], frames: [], warnings: [], images: 0, forms: 0, above: 0, below: 0, truncated: false };
@@ -671,9 +710,11 @@
       const cands = [];
       const overlays = [];
       let visited = 0;
+      escapes = new Set();
       while (stEl.length) {
         if ((++visited & 255) === 0 && _now() > deadline) {
           out.truncated = true;
+          escapes = null;
           out.warnings.push(`time cap reached after ${visited} elements; the element list is partial`);
           break;
         }
@@ -689,8 +730,9 @@
         let cs;
         try { cs = _gcs(el); } catch (e) { continue; }
         if (cs.display === "none") continue;
+        if (cs.position !== "static" && movedOut(cs)) escaped(el);
         const info = scan(el, tag);
-        if (info.hidden) continue;
+        if (info.hidden) { escaped(el); escapes.add(el); continue; }
         // A positioned box that lets the pointer through may draw words over a control ("Pay now" over a
         // "Continue" button): the control gets that reading too (overDraw, below).
         if (cs.pointerEvents === "none" && (cs.position === "absolute" || cs.position === "fixed") && overlays.length < MAX_OVERLAYS) overlays.push(el);
@@ -749,7 +791,11 @@
           if (!within(modal, frameEls[i])) { out.frames[i].visible = false; out.frames[i].covered = false; }
         }
       }
+      let t = _now();
+      ph.walk = t - t0;
       settle(cands, vw, vh);
+      ph.geometry = _now() - t;
+      t = _now();
       candEls = new Set();
       for (const c of cands) if (!c.dropped) candEls.add(c.el);
       const n = cands.length;
@@ -785,7 +831,9 @@
             idOf(c.el);
             continue;
           }
+          const td = _now();
           const r = describe(c.el, c.tag, c.role, rect, opts);
+          ph.describe += _now() - td;
           if (r.name && twinOf(c, r)) continue;
           c.rec = r;
           r.where = where;
@@ -795,12 +843,23 @@
           if (out.warnings.length < 5) out.warnings.push(`element skipped: ${String(e).slice(0, 100)}`);
         }
       }
+      ph.visible = _now() - t - ph.describe;
+      t = _now();
       if (overlays.length) overDraw(overlays, out.elements, opts.nameChars);
+      const drawn = _now() - t;  // readings of words drawn over controls: part of describing them
+      ph.describe += drawn;
+      ph.readings += drawn;
+      t = _now();
       out.counts = countKinds(cands, modal);
+      ph.counts = _now() - t;
       if (opts.flowChars) {
-        try { out.flow = flowOf(cands, opts.flowChars, deadline); } catch (e) { out.flow = null; }
+        t = _now();
+        try { out.flow = flowOf(cands, opts.flowChars, deadline, withText ? opts.textChars : null); } catch (e) { out.flow = null; }
+        ph.flow = _now() - t;
       }
+      out.gone = sweep();
       out.ms = _now() - t0;
+      out.phases = ph;
       return out;
     };
 
@@ -843,7 +902,7 @@
     // (numbers) in their places, and [id] for an iframe (its own flow is spliced in by Python). Text inside a
     // listed element is its name, not repeated; at most `limit` characters of text.
     const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents", "ruby", "inline-table"]);
-    const flowOf = (cands, limit, deadline) => {
+    const flowOf = (cands, limit, deadline, text) => {
       const vw = window.innerWidth, vh = window.innerHeight;
       const listed = new _Map();
       for (const c of cands) if (c.rec && c.rec.where === "in") listed.set(c.el, c.rec.id);
@@ -884,34 +943,51 @@
         }
         return ok;
       };
-      const walk = (root) => {
+      // The summary's visible text is read in the same walk (`text`: the light DOM of the top document, as
+      // visibleText reads it), so the page's text is walked and measured once, not twice.
+      let vis = "", visSteps = 0, flowOn = true;
+      const visOn = () => text !== null && vis.length < text && visSteps < VISIBLE_STEPS;
+      const skip = escapes;  // null when the walk stopped early: nothing is skipped
+      const below = (n) => skip !== null && !skip.has(n) && n.getBoundingClientRect().top >= vh;
+      const walk = (root, light) => {
         const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
-          acceptNode: (n) => (n.nodeType === 1 && SKIP.has(n.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+          acceptNode: (n) => (n.nodeType === 1 && (SKIP.has(n.tagName) || below(n)) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
         });
-        for (let n = walker.nextNode(); n && chars < limit; n = walker.nextNode()) {
-          if ((++steps & 1023) === 0 && _now() > deadline) return;
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          flowOn = flowOn && chars < limit;
+          const reading = light && visOn();
+          if (!flowOn && !reading) return;
+          if (reading) visSteps++;
+          if (flowOn && (++steps & 1023) === 0 && _now() > deadline) flowOn = false;
           if (n.nodeType === 1) {
+            if (!flowOn) continue;
             const id = listed.get(n);
             if (id !== undefined) { flush(); items.push(id); lastBlock = null; }
             else if ((n.tagName === "IFRAME" || n.tagName === "FRAME") && ids.has(n)) { flush(); items.push([ids.get(n)]); lastBlock = null; }
-            if (n.shadowRoot) walk(n.shadowRoot);
+            if (n.shadowRoot) walk(n.shadowRoot, false);
             continue;
           }
           const t = n.data;
-          if (!t.trim()) continue;
+          const tt = t.trim();
+          if (!tt) continue;
           const p = n.parentElement;
-          if (!p || NO_TEXT.has(p.tagName) || p.tagName === "OPTGROUP" || !inView(p) || underListed(p)) continue;
+          if (reading && p && inView(p)) vis += tt.replace(/\s+/g, " ") + " ";
+          if (!flowOn || !p || NO_TEXT.has(p.tagName) || p.tagName === "OPTGROUP" || !inView(p) || underListed(p)) continue;
           const b = blockOf(p);
           if (b !== lastBlock) { flush(); lastBlock = b; }
           line += t + " ";
         }
       };
-      if (document.body) walk(document.body);
+      if (document.body) walk(document.body, true);
       flush();
+      if (text !== null) readText = cut(vis.trim(), text);
       return items;
     };
 
-    // First `limit` characters of text visible in the viewport (top frame only).
+    // First `limit` characters of text visible in the viewport (top frame only). Read by the flow's walk when
+    // the extract made one (readText), else here.
+    const VISIBLE_STEPS = 200000;
+    let readText = null;
     const visibleText = (limit) => {
       const vh = window.innerHeight, vw = window.innerWidth;
       if (!document.body) return "";
@@ -921,7 +997,7 @@
       });
       let out = "";
       let steps = 0;
-      for (let n = walker.nextNode(); n && out.length < limit && steps < 200000; n = walker.nextNode()) {
+      for (let n = walker.nextNode(); n && out.length < limit && steps < VISIBLE_STEPS; n = walker.nextNode()) {
         steps++;
         if (n.nodeType !== 3) continue;
         const t = n.data.trim();
@@ -951,7 +1027,7 @@
       return {
         url: location.href, title: document.title, vw: window.innerWidth, vh: window.innerHeight,
         sx: window.scrollX, sy: window.scrollY, pw: se ? se.scrollWidth : 0, ph: se ? se.scrollHeight : 0,
-        text: visibleText(opts.textChars), focused: a && a !== document.body && ids.has(a) && document.hasFocus() ? ids.get(a) : null,
+        text: readText !== null ? readText : visibleText(opts.textChars), focused: a && a !== document.body && ids.has(a) && document.hasFocus() ? ids.get(a) : null,
       };
     };
 
@@ -1033,18 +1109,27 @@
       // "above"/"below" when el is covered by a fixed or sticky bar at that edge of the viewport (else null).
       underBar: (el) => underBar(el, el.getBoundingClientRect(), window.innerWidth, window.innerHeight),
       scrolledOut: (el) => scrolledOut(el, el.getBoundingClientRect()),
+      // The sizes of what the extractor keeps between calls (tests check they stay bounded).
+      stats: () => ({ refs: refs.size, next }),
     };
     api.call = (req) => {
       const fn = req.fn;
       if (fn === "extract") {
-        const res = api.extract(req.opts);
-        if (req.withSummary) res.summary = api.summary(req.opts);
+        const res = api.extract(req.opts, !!req.withSummary);
+        if (req.withSummary) {
+          const t = _now();
+          res.summary = api.summary(req.opts);
+          readText = null;
+          res.phases.summary = _now() - t;
+          res.ms += res.phases.summary;
+        }
         return res;
       }
       if (fn === "details") return req.token === api.token ? api.details(req.ids, req.opts) : req.ids.map(() => null);
       if (fn === "get") return req.token === api.token ? api.get(req.id) : null;
       if (fn === "known") return { token: api.token, ids: api.known(req.ids) };
       if (fn === "token") return api.token;
+      if (fn === "stats") return api.stats();
       if (fn === "idOf") return { token: api.token, id: api.idOf(req.el) };
       throw new Error("unknown extractor call " + fn);
     };

@@ -19,8 +19,9 @@ from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.extractor_call import (
-    EXTRACTOR_STUB,
+    EXTRACTOR,
     TOP_FRAME_GRACE_S,
+    ExtractorScript,
     ask_frame,
     call_extractor,
     install_listener_tracking,
@@ -37,6 +38,8 @@ from kite_browser.agent.browser.observation import (
 from kite_browser.agent.config import SnapshotConfig
 from kite_browser.agent.errors import StaleElementError
 
+KEEP_GONE = 2000
+"""How many elements that left the page stay known (for the hint of a stale index's error)."""
 OFF_LOOP_ELEMENTS = 500
 """From this many elements a snapshot's Python side (a model per element: ~30 µs each) runs in a thread:
 10,000 elements held the event loop 0.5-1.3 s, and with it every other caller (the MCP server's sessions)."""
@@ -70,6 +73,11 @@ class _PageState:
     by_key: dict[tuple[str, int], int] = field(default_factory=dict)
     by_index: dict[int, tuple[Frame, str, int]] = field(default_factory=dict)
     known: dict[int, Element] = field(default_factory=dict)
+    """Each index's element as last seen; kept a while after it is gone (a stale index's hint), at most
+    KEEP_GONE of those."""
+    docs: dict[str, tuple[Frame, set[int]]] = field(default_factory=dict)
+    """document token -> (its frame, the indexes given in it): a document replaced in its frame takes its
+    indexes with it, so the maps hold the live documents' elements, not every element of the page's life."""
     offsets: dict[str, tuple[float, float, str | None]] = field(default_factory=dict)
     """document token -> (dx, dy, frame path) as of the last snapshot."""
     last: Observation | None = None
@@ -95,8 +103,10 @@ def _frame_paths(page: Page) -> list[_FrameInfo]:
 class Snapshotter:
     """Extracts observations of pages and keeps each page's index map."""
 
-    def __init__(self, config: SnapshotConfig | None = None) -> None:
+    def __init__(self, config: SnapshotConfig | None = None, script: ExtractorScript = EXTRACTOR) -> None:
+        """``script``: the extractor to run (another version only in benchmarks: evals/bench/snapshot.py)."""
         self.config = config or SnapshotConfig()
+        self.script = script
         self._pages: weakref.WeakKeyDictionary[Page, _PageState] = weakref.WeakKeyDictionary()
 
     def _state(self, page: Page) -> _PageState:
@@ -109,6 +119,17 @@ class Snapshotter:
         """The latest observation of ``page`` (None before the first snapshot)."""
         state = self._pages.get(page)
         return state.last if state else None
+
+    def kept(self, page: Page) -> dict[str, int]:
+        """The sizes of what this snapshotter keeps for ``page`` between snapshots (tests check they stay
+        bounded)."""
+        s = self._state(page)
+        return {
+            "by_key": len(s.by_key),
+            "by_index": len(s.by_index),
+            "known": len(s.known),
+            "docs": len(s.docs),
+        }
 
     def index_keys(self, page: Page) -> dict[tuple[str, int], int]:
         """(document token, local id) -> global index for every element of ``page`` indexed so far."""
@@ -144,7 +165,7 @@ class Snapshotter:
             grace = TOP_FRAME_GRACE_S if info.path is None else 0.0
             try:
                 ok, info.data = await ask_frame(
-                    info.frame, r, max(cap - (time.perf_counter() - t0), 0.05), grace
+                    info.frame, r, max(cap - (time.perf_counter() - t0), 0.05), grace, self.script
                 )
             except PlaywrightError as exc:
                 warnings.append(f"frame {info.path or 'top'}: {str(exc).splitlines()[0][:160]}")
@@ -161,7 +182,11 @@ class Snapshotter:
                 async def go() -> tuple[str, int] | None:
                     handle = await info.frame.frame_element()
                     parent = info.frame.parent_frame
-                    res = await call_extractor(parent, {"fn": "idOf", "el": handle}) if parent else None
+                    res = (
+                        await call_extractor(parent, {"fn": "idOf", "el": handle}, self.script)
+                        if parent
+                        else None
+                    )
                     return (res["token"], res["id"]) if res else None
 
                 return await asyncio.wait_for(go(), max(cap - (time.perf_counter() - t0), 0.05))
@@ -177,6 +202,7 @@ class Snapshotter:
                 obs = self._build(page, infos, warnings, include_all)
             else:
                 obs = await asyncio.to_thread(self._build, page, infos, warnings, include_all)
+        obs.timings.update(_page_timings(infos))
         obs.timings["extract_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return obs
 
@@ -209,6 +235,7 @@ class Snapshotter:
         counts = Counts()
         above = below = 0
         first = state.count == 0
+        self._forget(state, infos)
         for info in infos:
             data = info.data
             if not data or not info.shown:
@@ -261,6 +288,33 @@ class Snapshotter:
         return obs
 
     @staticmethod
+    def _forget(state: _PageState, infos: list[_FrameInfo]) -> None:
+        """Drop the indexes of elements gone from their document (extractor.js reports them once) and of
+        documents replaced in their frame; cap what stays known of them."""
+        now = {id(i.frame): i.data["token"] for i in infos if i.data}
+        for info in infos:
+            if not info.data or not info.data.get("gone"):
+                continue
+            token = info.data["token"]
+            doc = state.docs.get(token)
+            for local in info.data["gone"]:
+                index = state.by_key.pop((token, local), None)
+                if index is not None:
+                    state.by_index.pop(index, None)
+                    if doc is not None:
+                        doc[1].discard(index)
+        for token, (frame, indexes) in list(state.docs.items()):
+            if frame.is_detached() or now.get(id(frame), token) != token:
+                del state.docs[token]
+                for index in indexes:
+                    if (entry := state.by_index.pop(index, None)) is not None:
+                        state.by_key.pop((entry[1], entry[2]), None)
+        extra = len(state.known) - len(state.by_index) - KEEP_GONE
+        if extra > 0:  # the oldest gone first (indexes grow; a live one is kept)
+            for index in [i for i in state.known if i not in state.by_index][:extra]:
+                del state.known[index]
+
+    @staticmethod
     def _element(
         state: _PageState,
         frame: Frame,
@@ -279,6 +333,7 @@ class Snapshotter:
             state.next_index += 1
             state.by_key[key] = index
             state.by_index[index] = (frame, token, r["id"])
+            state.docs.setdefault(token, (frame, set()))[1].add(index)
         el = Element.model_construct(
             index=index,
             tag=r["tag"],
@@ -336,7 +391,7 @@ class Snapshotter:
             if not frame.is_detached():
                 try:
                     handle = await frame.evaluate_handle(
-                        EXTRACTOR_STUB, {"fn": "get", "id": local, "token": token}
+                        self.script.stub, {"fn": "get", "id": local, "token": token}
                     )
                     el = handle.as_element()
                     if el is not None:
@@ -355,7 +410,11 @@ class Snapshotter:
             frame, token, local = entry
             req = {"fn": "details", "ids": [local], "token": token, "opts": self._opts(False)}
             try:
-                rec = (await asyncio.wait_for(call_extractor(frame, req), self.config.time_cap_ms / 1000))[0]
+                rec = (
+                    await asyncio.wait_for(
+                        call_extractor(frame, req, self.script), self.config.time_cap_ms / 1000
+                    )
+                )[0]
             except (TimeoutError, PlaywrightError):
                 rec = None
         if rec is None or entry is None:
@@ -390,3 +449,14 @@ class Snapshotter:
 
 def _intersects(rect: Rect, vw: float, vh: float) -> bool:
     return rect.x + rect.width > 0 and rect.y + rect.height > 0 and rect.x < vw and rect.y < vh
+
+
+def _page_timings(infos: list[_FrameInfo]) -> dict[str, float]:
+    """The extractor's own time in the pages (``js_ms``, all frames) and per phase (``js_walk_ms``, ...)."""
+    out: dict[str, float] = {"js_ms": 0.0}
+    for info in infos:
+        data = info.data or {}
+        out["js_ms"] += float(data.get("ms") or 0.0)
+        for phase, ms in (data.get("phases") or {}).items():
+            out[f"js_{phase}_ms"] = out.get(f"js_{phase}_ms", 0.0) + float(ms)
+    return {k: round(v, 2) for k, v in out.items()}

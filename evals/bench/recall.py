@@ -86,8 +86,13 @@ async def _frame_fully_in_view(frame: Frame, page: Page) -> bool:
     )
 
 
-async def check_page(page: Page, snap: Snapshotter) -> PageRecall:
-    """Snapshot ``page`` and compare it with both ground truths; check every listed element is hittable."""
+async def check_page(page: Page, snap: Snapshotter, key: str = "__kiteExtractor") -> PageRecall:
+    """Snapshot ``page`` and compare it with both ground truths; check every listed element is hittable.
+
+    ``key``: the window property of the extractor ``snap`` runs (another one in the snapshot A/B bench)."""
+    truth_js, check_js = (
+        js.replace("window.__kiteExtractor", f"window.{key}") for js in (TRUTH_JS, CHECK_JS)
+    )
     obs = await snap.snapshot(page)
     by_index = snap._state(page).by_index
     listed = {(by_index[e.index][1], by_index[e.index][2]) for e in obs.elements if e.in_viewport}
@@ -101,7 +106,7 @@ async def check_page(page: Page, snap: Snapshotter) -> PageRecall:
             continue
         for strict in (False, True):
             try:
-                res = await frame.evaluate(TRUTH_JS, strict)
+                res = await frame.evaluate(truth_js, strict)
             except Exception:  # a frame without the extractor (hidden, detached) has no listed elements
                 continue
             for local, html, labels in res["found"]:
@@ -116,7 +121,7 @@ async def check_page(page: Page, snap: Snapshotter) -> PageRecall:
         if not e.in_viewport or frame.is_detached():
             continue
         try:
-            ok = (await frame.evaluate(CHECK_JS, [local]))[0]
+            ok = (await frame.evaluate(check_js, [local]))[0]
         except Exception as exc:  # the frame went away since the snapshot (detach-iframe page)
             if "detached" in str(exc) or "destroyed" in str(exc):
                 continue

@@ -1,6 +1,7 @@
 """Snapshot benchmark: Kite's snapshot vs Playwright's aria_snapshot() on the same pages, same run.
 
     python -m evals.bench.snapshot [--json] [--repeat N] [--no-miniwob] [DIR ...]
+    python -m evals.bench.snapshot --ab REV [--json] [--repeat N] [DIR ...]   (evals/bench/snapshot_ab.py)
 
 Each DIR is a folder of saved pages (``<name>/index.html`` or ``<name>.html``), served by a local static
 server; default: ``evals/bench/pages`` (synthetic heavy pages) plus the MiniWoB++ pages named in
@@ -180,18 +181,46 @@ def main(argv: list[str] | None = None) -> int:
         "dirs", nargs="*", type=Path, metavar="DIR", help="corpus folders (default: evals/bench/pages)"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object of metrics")
-    parser.add_argument("--repeat", type=int, default=3, help="warm snapshots per page (default 3)")
+    parser.add_argument(
+        "--repeat", type=int, default=None, help="warm snapshots per page (default 3; with --ab 10 per side)"
+    )
+    parser.add_argument(
+        "--ab",
+        metavar="REV",
+        help="compare this tree's extractor with REV's, alternating in one browser (evals/bench/snapshot_ab.py)",
+    )
     parser.add_argument("--no-miniwob", action="store_true", help="leave out the MiniWoB++ pages")
     args = parser.parse_args(argv)
+    for d in args.dirs:
+        if not d.is_dir():
+            print(f"not a folder: {d}", file=sys.stderr)
+            return 2
+    if args.ab:
+        return _main_ab(args.ab, args.dirs, args.repeat or 10, args.json)
     corpora = [(d, pages_in(d)) for d in (args.dirs or [PAGES])]
     if not args.dirs and not args.no_miniwob and (mw := miniwob_pages()):
         corpora.append(mw)
-    rows = asyncio.run(run(corpora, args.repeat))
+    rows = asyncio.run(run(corpora, args.repeat or 3))
     summary = summarise(rows)
     if args.json:
         print(json.dumps({**summary, "pages": rows}))
     else:
         print(table(rows, summary))
+    return 0
+
+
+def _main_ab(rev: str, dirs: list[Path], repeat: int, as_json: bool) -> int:
+    from kite_browser.evals.bench import snapshot_ab as ab
+
+    corpora = [(d.name, d) for d in dirs] or ab.default_corpora()
+    start = ab.loadavg()
+    try:
+        rows = asyncio.run(ab.run_ab(rev, corpora, repeat, pages_in))
+    except ab.RevisionError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    summary = ab.summarise_ab(rev, rows, (start, ab.loadavg()))
+    print(json.dumps({**summary, "rows": rows}) if as_json else ab.table_ab(rows, summary))
     return 0
 
 

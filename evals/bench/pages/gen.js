@@ -15,3 +15,30 @@ function nodesPage(target) {
   }
   document.body.innerHTML = html + '</tbody></table></main>';
 }
+// `hosts` chains of open shadow roots nested `depth` deep, each level with text, a button and a link.
+function shadowPage(hosts, depth) {
+  const r = rng(5);
+  document.body.innerHTML = nav(r) + '<main id="m"></main>';
+  const main = document.getElementById("m");
+  for (let h = 0; h < hosts; h++) {
+    let parent = main;
+    for (let d = 0; d < depth; d++) {
+      const host = document.createElement("div");
+      parent.appendChild(host);
+      const root = host.attachShadow({ mode: "open" });
+      root.innerHTML = `<p>${words(r, 8)}</p><button type="button">Act ${h}.${d}</button> <a href="/s/${h}/${d}">${words(r, 2)}</a><div class="in"></div>`;
+      parent = root.querySelector(".in");
+    }
+  }
+}
+// `n` iframes of the same origin, each a small form (item.html?i=N calls framePart).
+function framesPage(n) {
+  const r = rng(3); let html = nav(r) + "<main>";
+  for (let i = 0; i < n; i++) html += `<h3>${words(r, 3)}</h3><iframe src="item.html?i=${i}" style="width:560px;height:180px;border:1px solid #ccc"></iframe>`;
+  document.body.innerHTML = html + "</main>";
+}
+function framePart(i) {
+  const r = rng(100 + i);
+  document.body.innerHTML = `<p>${words(r, 12)}</p><label>Name ${i} <input name="n${i}"></label> <select><option>one</option><option>two</option></select>` +
+    `<button type="button">Save ${i}</button> <a href="/frame/${i}">${words(r, 2)}</a><ul>${[1, 2, 3, 4].map((k) => `<li><a href="/f/${i}/${k}">${words(r, 2)}</a></li>`).join("")}</ul>`;
+}
