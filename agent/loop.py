@@ -20,6 +20,7 @@ from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import ActionResult, Observation
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.cancel import raise_if_cancelled
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError, UsageError
@@ -127,6 +128,7 @@ class Agent:
         self.output.rejected = 0
         self.final_url: str | None = None
         self.result: RunResult | None = None
+        self.timer, self._recorded_ms = StepTimer(), 0.0
 
     async def run(self, task: str, start_url: str | None = None) -> RunResult:
         if not task or not task.strip():
@@ -236,15 +238,17 @@ class Agent:
             raise Stop.unreachable(url, result.error)
 
     async def _step(self, step: int) -> None:
-        self.steps_done = step
+        self.steps_done, self.timer = step, StepTimer()
         t0 = time.perf_counter()
         shot = self.recorder.screenshots / f"step-{step:03d}.png" if self.config.run.screenshots else None
-        obs, recovered = await self.env.observe_guarded(screenshot_to=shot, want_b64=self.model.vision)
+        with self.timer.phase("observe"):
+            obs, recovered = await self.env.observe_guarded(screenshot_to=shot, want_b64=self.model.vision)
         if recovered:
             self.warnings.append(recovered)
         self.warnings += (blocked := self.blocks.between())  # stopped while no action ran: the page's doing
         await emit(self.on_event, page_observed(step, obs))
-        messages, prompt_tokens = self._messages(obs, step)
+        with self.timer.phase("prompt"):
+            messages, prompt_tokens = self._messages(obs, step)
         self.memory.begin(step, obs.url)
         page_digest = digest(obs)
         record = StepRecord(
@@ -259,7 +263,12 @@ class Agent:
         try:
             await self._answer(record, messages, obs)
         finally:
+            # "record": this step's writes so far and the previous step's line (this one's is written last)
+            self.timer.add("record", self._recorded_ms)
+            record.phases_ms = self.timer.rounded()
+            t1 = time.perf_counter()
             self.recorder.step(record)  # once per step, however it ended
+            self._recorded_ms = (time.perf_counter() - t1) * 1000
 
     async def _answer(self, record: StepRecord, messages: list[dict[str, Any]], obs: Observation) -> None:
         """Ask the model, parse its reply, run its actions; everything that happens goes into ``record``."""
@@ -276,10 +285,13 @@ class Agent:
         await emit(self.on_event, ModelReplied(step=step, usage=usage, content=(reply.content or "")[:500]))
         self.guards.check_budgets(self.totals)
         t1 = time.perf_counter()
-        calls, reply = self.tools.split(reply)
-        record.tools = [await self.tools.run(c, step, self.memory.add, self.on_event) for c in calls]
+        with self.timer.phase("parse"):
+            calls, reply = self.tools.split(reply)
+        with self.timer.phase("act"):
+            record.tools = [await self.tools.run(c, step, self.memory.add, self.on_event) for c in calls]
         try:
-            parsed = await parse_reply_async(reply, max_actions=MAX_ACTIONS_PER_REPLY)
+            with self.timer.phase("parse"):
+                parsed = await parse_reply_async(reply, max_actions=MAX_ACTIONS_PER_REPLY)
         except ParseError as exc:
             if calls and not reply.tool_calls:  # the module tools were this step's actions
                 return None
@@ -342,12 +354,17 @@ class Agent:
 
         with progress_to(told):
             try:
-                record.request = self.recorder.request(messages, tools, shot)
-                return await self.llm.complete(messages, tools, view=view)
+                with self.timer.phase("record"):
+                    record.request = self.recorder.request(messages, tools, shot)
+                with self.timer.phase("model"):
+                    return await self.llm.complete(messages, tools, view=view)
             except ContextWindowError:
-                messages, _ = self._messages(obs, step, min_compaction=3)
-                record.request = self.recorder.request(messages, tools, shot)
-                return await self.llm.complete(messages, tools, view=view)
+                with self.timer.phase("prompt"):
+                    messages, _ = self._messages(obs, step, min_compaction=3)
+                with self.timer.phase("record"):
+                    record.request = self.recorder.request(messages, tools, shot)
+                with self.timer.phase("model"):
+                    return await self.llm.complete(messages, tools, view=view)
 
     def _reply_schema(self, obs: Observation) -> dict[str, Any] | None:
         """This step's reply schema when replies are constrained (the enabled actions on this page)."""
@@ -372,7 +389,7 @@ class Agent:
             )
             await emit(self.on_event, ActionDecided(step=step, action=described, **outcome.model_dump()))
 
-        acted = await self.env.act(action, obs, decided=decided, veto=self.output.refuse)
+        acted = await self.env.act(action, obs, decided=decided, veto=self.output.refuse, timer=self.timer)
         result, gate = acted.result, acted.gate
         decision = GateOutcome(
             level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
@@ -424,7 +441,8 @@ class Agent:
         for level in range(min_compaction, 5):
             history, results = self.memory.render(min(level, 3), live)
             elements_budget = max(120, self.config.snapshot.token_budget >> level)
-            page = page_text(obs, layered=layered, budget_tokens=elements_budget)
+            with self.timer.phase("render"):
+                page = page_text(obs, layered=layered, budget_tokens=elements_budget)
             if level == 4:  # last resort: cut the page text to what fits
                 room = max(200, (self.model.input_budget - fixed) * 3)
                 page = page[: room // 2] + "\n… (page text cut to fit the model's input budget)"

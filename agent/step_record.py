@@ -37,6 +37,9 @@ class StepRecord(BaseModel):
     """url, title, element count and a hash of the page (what the loop detector compares)."""
     overhead_ms: dict[str, float] = Field(default_factory=dict)
     """Kite's own time: observe+prompt before the model call, act after it."""
+    phases_ms: dict[str, float] = Field(default_factory=dict)
+    """Where the step's time went, per phase (``agent/browser/timing.py``): observe, render, prompt, model (the
+    model call: not Kite's), parse, gate, act, settle, record (the request's write and the previous step's line)."""
     recovered: str | None = None
     """The page stopped responding while it was observed: its tab was closed (what the model was told)."""
     blocked: list[str] = Field(default_factory=list)

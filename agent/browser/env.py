@@ -29,6 +29,7 @@ from kite_browser.agent.browser.observation import ActionResult, DialogInfo, Err
 from kite_browser.agent.browser.pool import BrowserPool, ContextRules, apply_rules
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.browser.snapshot import Snapshotter
+from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.browser.watchdog import PageUnresponsiveError, guard
 from kite_browser.agent.config import BrowserConfig, KiteConfig
 from kite_browser.safety.confirm import BatchConfirmer, Confirmer, Gate, GateResult
@@ -285,11 +286,15 @@ class BrowserEnv:
         decided: Decided | None = None,
         veto: Veto | None = None,
         confirmer: Confirmer | None = None,
+        timer: StepTimer | None = None,
     ) -> Acted:
         """Judge ``action`` (on ``observation``, the page the caller saw), then run it with the second look
         at its target; a refused action is not run. ``decided`` and ``veto``: see their types;
-        ``confirmer``: who is asked for this action (default: the gate's)."""
-        gate = await self.gate.check(action, observation, confirmer)
+        ``confirmer``: who is asked for this action (default: the gate's); ``timer``: the caller's step
+        clock, given the gate, act and settle phases."""
+        timer = timer or StepTimer()
+        with timer.phase("gate"):
+            gate = await self.gate.check(action, observation, confirmer)
         if decided is not None:
             await decided(action, observation, gate)
         if not gate.allowed:
@@ -300,7 +305,9 @@ class BrowserEnv:
         if result is None:
             again = partial(self.gate.recheck, action, observation, gate.decision, confirmer=confirmer)
             self.blocks.mark()
-            result = await self.executor.execute(action, recheck=again)
+            with timer.phase("act"):
+                result = await self.executor.execute(action, recheck=again)
+            timer.take("act", float(result.data.get("settle_ms") or 0.0), "settle")
             self.blocks.annotate(result)
         return Acted(result, gate)
 

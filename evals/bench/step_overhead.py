@@ -1,10 +1,11 @@
-"""Kite's own time per step, excluding the model: observe + render + parse + gate + execute + record.
+"""Kite's own time per step, excluding the model: observe, render, prompt, parse, gate, act, settle, record.
 
     python -m evals.bench.step_overhead [--json] [--steps N]
 
 A zero-latency fake model (through the real litellm path) drives real runs on the bundled sites; each step's
 wall time (from steps.jsonl) minus the model call's latency is Kite's overhead. Reports median and p95 per
-site and overall.
+site and overall, and where it goes: the median of each phase the step record carries (``phases_ms``,
+agent/browser/timing.py) and ``other``, the rest of the overhead (events, memory, history: no phase of its own).
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
 import statistics
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from kite_browser.agent.browser.timing import PHASES
 from kite_browser.agent.config import load_config
 from kite_browser.agent.llm.fakes import FakeReply, register_fake
 from kite_browser.agent.loop import Agent
@@ -55,19 +58,24 @@ def _model(actions: list[dict[str, Any]], steps: int) -> Any:
     return handler
 
 
-def step_overheads(result: RunResult) -> list[float]:
+def step_overheads(result: RunResult) -> list[tuple[float, dict[str, float]]]:
+    """Each step's overhead (its wall time minus the model's latency) and its phases (``other``: the rest)."""
     lines = [json.loads(x) for x in (Path(result.run_dir or ".") / "steps.jsonl").read_text().splitlines()]
     out = []
     for prev, cur in itertools.pairwise(lines):
         if "usage" not in cur or cur.get("actions", [{}])[-1].get("action", {}).get("action") == "done":
             continue
         wall_ms = (cur["t"] - prev["t"]) * 1000
-        out.append(wall_ms - cur["usage"]["latency_ms"])
+        overhead = wall_ms - cur["usage"]["latency_ms"]
+        phases = {k: v for k, v in (cur.get("phases_ms") or {}).items() if k in PHASES}
+        phases["other"] = overhead - sum(phases.values())
+        out.append((overhead, phases))
     return out
 
 
 async def measure(steps: int, screenshots: bool) -> dict[str, Any]:
     per_site: dict[str, list[float]] = {}
+    phases: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as tmp, SitesServer() as sites:
         for site, actions in WORKLOADS.items():
             register_fake("bench", _model(actions, steps))
@@ -85,7 +93,9 @@ async def measure(steps: int, screenshots: bool) -> dict[str, Any]:
             result = await Agent(config).run(f"benchmark {site}", start_url=sites.url(PATHS[site]))
             if not result.success:
                 raise SystemExit(f"the {site} run failed: {result.stop_reason} {result.message}")
-            per_site[site] = step_overheads(result)[1:]  # the first step pays one-time warm-ups
+            steps_of = step_overheads(result)[1:]  # the first step pays one-time warm-ups
+            per_site[site] = [x for x, _ in steps_of]
+            phases += [p for _, p in steps_of]
     everything = sorted(x for xs in per_site.values() for x in xs)
     out: dict[str, Any] = {
         "step_overhead_median_ms": round(statistics.median(everything), 1),
@@ -94,6 +104,11 @@ async def measure(steps: int, screenshots: bool) -> dict[str, Any]:
     }
     for site, xs in per_site.items():
         out[f"{site}_median_ms"] = round(statistics.median(xs), 1)
+    for name in (*PHASES, "other"):
+        vals = sorted(p.get(name, 0.0) for p in phases)
+        out[f"{name}_median_ms"] = round(statistics.median(vals), 2)
+        out[f"{name}_p95_ms"] = round(vals[max(0, int(len(vals) * 0.95) - 1)], 2)
+    out["load_1m"] = round(os.getloadavg()[0], 2)
     return out
 
 
@@ -111,7 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         width = max(map(len, result))
         for key, value in result.items():
-            print(f"{key:<{width}}  {value}")
+            if not any(key.startswith(f"{p}_") for p in (*PHASES, "other")):
+                print(f"{key:<{width}}  {value}")
+        print(f"\n{'phase':<10} {'median ms':>10} {'p95 ms':>10}")
+        for name in (*PHASES, "other"):
+            print(f"{name:<10} {result[f'{name}_median_ms']:>10} {result[f'{name}_p95_ms']:>10}")
     return 0
 
 
