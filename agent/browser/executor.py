@@ -189,10 +189,8 @@ class ActionExecutor:
                 eff.focused = rep.focused
             else:
                 eff.focused = await live.evaluate(_FOCUS_JS)
-            if scrolled:
-                pos = await live.evaluate("() => ({x: scrollX, y: scrollY})")
-                eff.scroll = {"x": float(pos["x"]), "y": float(pos["y"])}
-                eff.new_in_view = await scroll.count_new_in_view(live)
+            if scrolled and (after := await scroll.after_scroll(live)) is not None:
+                eff.scroll, eff.new_in_view = after
         except PlaywrightError:
             pass
 

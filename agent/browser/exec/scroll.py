@@ -62,24 +62,30 @@ async def mark_in_view(page: Page) -> None:
         pass
 
 
-async def count_new_in_view(page: Page) -> int | None:
+_AFTER_JS = f"() => ({{x: scrollX, y: scrollY, fresh: ({_INVIEW_JS})('count')}})"
+
+
+async def after_scroll(page: Page) -> tuple[dict[str, float], int] | None:
+    """The page's scroll position and how many interactive elements came into view: one call."""
     try:
-        return int(await page.evaluate(_INVIEW_JS, "count"))
+        res = await page.evaluate(_AFTER_JS)
     except PlaywrightError:
         return None
+    return {"x": float(res["x"]), "y": float(res["y"])}, int(res["fresh"])
 
 
 async def scroll(ec: ExecContext, action: Scroll) -> Outcome:
     page = ec.page
     dx, dy = _DELTA[action.direction]
-    await mark_in_view(page)
     if action.index is not None:
+        await mark_in_view(page)
         target = await resolve_index(ec, page, action.index)
         res = await target.handle.evaluate(_SCROLL_JS, [dx, dy, action.amount or 0])
         where = "the page" if res["page"] else target.label
-    else:
+    else:  # mark what is in view and scroll in one call (a step's round trips are most of its time)
         res = await page.evaluate(
-            f"([dx, dy, amount]) => ({_SCROLL_JS})(document.documentElement, [dx, dy, amount])",
+            f"([dx, dy, amount]) => {{ ({_INVIEW_JS})('mark');"
+            f" return ({_SCROLL_JS})(document.documentElement, [dx, dy, amount]); }}",
             [dx, dy, action.amount or 0],
         )
         where = "the page"
