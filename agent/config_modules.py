@@ -31,8 +31,13 @@ class JavaScriptModuleConfig(Section):
     """run_javascript's default time limit per call (a call may ask for its own timeout_ms)."""
     max_result_bytes: int = Field(1_000_000, gt=0)
     """Largest JSON return value run_javascript hands back; a larger one answers result_too_large."""
-    node_fallback: bool = True
-    """When no Chromium can start, run the code in Node.js instead (same contract, no canvas)."""
+    memory_mb: int = Field(256, ge=32, le=8192)
+    """Most memory one run_javascript call may hold (its JavaScript heap, and its page's anonymous memory such as
+    ArrayBuffers); a call that goes over it is stopped and answers memory_limit."""
+    node_fallback: bool = False
+    """When no Chromium can start, run the code in Node.js instead (no canvas). Off by default: Node.js is not a
+    sandbox (it is confined by a permission model: no child processes, no files outside a temporary folder,
+    no network; each call is judged as executeJS, so it asks first)."""
     node_path: str = "node"
     """The Node.js executable of the fallback."""
     warm_pages_max: int = Field(8, ge=1, le=64)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -207,9 +208,16 @@ class BrowserPool:
                 self._driver = await start_driver()
             return self._driver[1]
 
-    async def launch(self, *, headless: bool | None = None, args: list[str] | None = None) -> Browser:
+    async def launch(
+        self,
+        *,
+        headless: bool | None = None,
+        args: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Browser:
         """A raw Chromium for a module that manages its own contexts and tabs (closed by the module or with
-        the pool): the configured executable and flags (the offline resolver included) plus ``args``."""
+        the pool): the configured executable and flags (the offline resolver included) plus ``args``; ``env``:
+        variables added to its environment (the javascript sandbox marks its processes to watch their memory)."""
         cfg = self.config
         exe = require_chromium(cfg.chromium_path)
         pw = await self.driver()
@@ -218,6 +226,7 @@ class BrowserPool:
             headless=cfg.headless if headless is None else headless,
             args=[*chromium_args(cfg), *(args or [])],
             timeout=cfg.launch_timeout_ms,
+            env={**os.environ, **env} if env else None,
         )
         self._raw = [b for b in self._raw if b.is_connected()] + [browser]
         return browser

@@ -70,7 +70,14 @@ def test_concurrent_calls_are_independent(js: ToolboxHarness) -> None:
 
 def test_node_fallback_when_no_chromium(harness_factory: Any) -> None:
     """No Chromium: the same contract in Node.js, said in the result; getCanvas and timeouts still typed."""
-    h: ToolboxHarness = harness_factory(["javascript"], **{"browser.chromium_path": "/nonexistent/chromium"})
+    h: ToolboxHarness = harness_factory(
+        ["javascript"],
+        **{
+            "browser.chromium_path": "/nonexistent/chromium",
+            "module_settings.javascript.node_fallback": True,  # off by default
+            "safety.approve": ["executeJS"],  # judged as code execution
+        },
+    )
     out = h.ok("run_javascript", {"code": "return await Promise.resolve(input.n + 1)", "input": {"n": 1}})
     assert out["result"] == 2 and out["engine"] == "node" and "Node.js" in out["note"]
     err = h.call("run_javascript", {"code": "getCanvas(10, 10)"})

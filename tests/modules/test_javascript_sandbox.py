@@ -95,3 +95,53 @@ def test_kite_tools_call_run_javascript_obeys_blocked_domains(
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["result"]["fetch"] == "refused"
     assert evil.hits == []
+
+
+HEAP_HOG = "const a = []; for (;;) a.push('x'.repeat(1e6) + Math.random());"
+BUFFER_HOG = "const a = []; for (let i = 0; i < 24; i++) { const u = new Uint8Array(5e7); u.fill(1); a.push(u); } return a.length;"
+
+
+@pytest.mark.parametrize("code", [HEAP_HOG, BUFFER_HOG], ids=["heap", "array-buffers"])
+def test_one_call_is_capped_in_memory(harness_factory: Any, code: str) -> None:
+    """A call that grows its JavaScript heap, or fills ArrayBuffers (outside V8's heap limit: 1.2 GB were
+    held before), answers memory_limit; the next call runs."""
+    h: ToolboxHarness = harness_factory(["javascript"], **{"module_settings.javascript.memory_mb": 128})
+    err = h.call("run_javascript", {"code": code, "timeout_ms": 60_000})
+    assert err["error"] == "memory_limit" and err["memory_mb"] == 128, err
+    assert h.ok("run_javascript", {"code": "return input + 1", "input": 1, "timeout_ms": 60_000}) == {
+        "result": 2
+    }
+
+
+def test_the_time_limit_is_bounded(harness_factory: Any) -> None:
+    h: ToolboxHarness = harness_factory(["javascript"])
+    err = h.call("run_javascript", {"code": "return 1", "timeout_ms": 600_000})
+    assert err["error"] == "invalid_arguments" and "timeout_ms" in err["message"], err
+
+
+def test_the_node_fallback_is_off_unless_configured(harness_factory: Any) -> None:
+    h: ToolboxHarness = harness_factory(["javascript"], **{"browser.chromium_path": "/nonexistent/chromium"})
+    err = h.call("run_javascript", {"code": "return 1"})
+    assert err["error"] == "browser_not_available" and "node_fallback" in err["message"], err
+
+
+ESCAPES = {
+    "child_process": "return require('child_process').execSync('id').toString()",
+    "process": "return process.binding('spawn_sync')",
+    "list_root": "return require('fs').readdirSync('/root')",
+    "fetch": "return await fetch('http://127.0.0.2:9/')",
+    "global_process": "return globalThis.process.env",
+}
+
+
+def test_the_node_fallback_asks_first_and_is_confined(harness_factory: Any) -> None:
+    """Judged as executeJS: refused without approval. Approved, the code has no require, process, fetch or
+    files outside its temporary folder (it ran `child_process.execSync("id")` and listed /root before)."""
+    off = {"browser.chromium_path": "/nonexistent/chromium", "module_settings.javascript.node_fallback": True}
+    asked: ToolboxHarness = harness_factory(["javascript"], **off)
+    assert asked.call("run_javascript", {"code": "return 1"})["error"] == "declined"
+    h: ToolboxHarness = harness_factory(["javascript"], **off, **{"safety.approve": ["executeJS"]})
+    assert h.ok("run_javascript", {"code": "return 6 * 7"})["result"] == 42
+    for name, code in ESCAPES.items():
+        err = h.call("run_javascript", {"code": code})
+        assert err["error"] == "js_execution_failed", (name, err)

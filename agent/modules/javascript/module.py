@@ -7,7 +7,10 @@ it used is exported as PNG into the artifacts folder with a metadata JSON. When 
 runs in Node.js instead (same contract minus the canvas; the result says ``engine: "node"``).
 
 Safety: the code runs only in its own sandbox page (no site, no cookies, a null origin), so the tool is
-``auto``; it never touches a page of another module.
+``auto``; it never touches a page of another module. Its fetch, WebSocket and WebRTC obey allowed/blocked
+domains (the gate's ``protect`` on every sandbox context); one call holds at most ``memory_mb`` (else
+``memory_limit``) for at most ``MAX_TIMEOUT_MS``. The Node.js fallback is off by default, confined when on
+(``nodejs.py``) and judged as ``executeJS`` (it asks first).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 from pydantic import Field, JsonValue
 
+from kite_browser.agent.browser.actions import ExecuteJS
 from kite_browser.agent.modules.base import (
     CallContext,
     ModuleRuntime,
@@ -47,11 +51,18 @@ DESCRIPTION = (
 )
 
 
+MAX_TIMEOUT_MS = 60_000
+"""The longest time limit a call may ask for (was 600 s)."""
+
+
 class RunJavaScriptParams(Params):
     code: str = Field(min_length=1, description="The body of an async function; `return` the result.")
     input: JsonValue = Field(None, description="Any JSON value, available to the code as `input`.")
     timeout_ms: int | None = Field(
-        None, gt=0, le=600_000, description="Time limit of this call in ms (default: the configured one)."
+        None,
+        gt=0,
+        le=MAX_TIMEOUT_MS,
+        description="Time limit of this call in ms (default: the configured one).",
     )
 
 
@@ -89,13 +100,11 @@ class JavaScriptModule(ToolModule):
         try:
             raw = await self.sandbox.run(a.code, a.input, timeout_ms / 1000, max_bytes)
         except BrowserUnavailable as exc:
-            raw, engine = await self._fallback(a, exc, timeout_ms, max_bytes)
+            raw, engine = await self._fallback(ctx, a, exc, timeout_ms, max_bytes)
         except ExecutionTimeout:
             raise self._timeout(timeout_ms, "browser") from None
         except SandboxCrashed as exc:
-            raise ToolError(
-                "js_execution_failed", f"the sandbox page crashed or closed: {exc}", name="PageCrashed"
-            ) from exc
+            raise self._memory_limit(f"the sandbox page crashed ({exc})") from exc
         out = self._result(raw, engine)
         if engine == "node":
             out["engine"] = "node"
@@ -107,13 +116,33 @@ class JavaScriptModule(ToolModule):
         return out
 
     async def _fallback(
-        self, a: RunJavaScriptParams, exc: BrowserUnavailable, timeout_ms: int, max_bytes: int
+        self,
+        ctx: CallContext,
+        a: RunJavaScriptParams,
+        exc: BrowserUnavailable,
+        timeout_ms: int,
+        max_bytes: int,
     ) -> tuple[dict[str, Any], str]:
         self.browser_failed = str(exc)
         if not self.settings.node_fallback:
-            raise ToolError("browser_not_available", f"no Chromium could start: {exc}") from exc
+            raise ToolError(
+                "browser_not_available",
+                f"no Chromium could start: {exc} (the Node.js fallback is off: module_settings.javascript."
+                "node_fallback)",
+            ) from exc
+        assert self.runtime is not None  # Node.js is not a browser sandbox: judged as code execution
+        await self.runtime.gate.check_action(
+            ctx, "run_javascript", ExecuteJS(code=a.code), None, {"engine": "node"}
+        )
         try:
-            raw = await run_in_node(self.settings.node_path, a.code, a.input, timeout_ms / 1000, max_bytes)
+            raw = await run_in_node(
+                self.settings.node_path,
+                a.code,
+                a.input,
+                timeout_ms / 1000,
+                max_bytes,
+                self.settings.memory_mb,
+            )
         except NodeUnavailable as nexc:
             raise ToolError("browser_not_available", f"no Chromium could start ({exc}) and {nexc}") from nexc
         except ExecutionTimeout:
@@ -129,11 +158,20 @@ class JavaScriptModule(ToolModule):
             engine=engine,
         )
 
-    @staticmethod
-    def _result(raw: dict[str, Any], engine: str) -> dict[str, Any]:
+    def _memory_limit(self, what: str) -> ToolError:
+        mb = self.settings.memory_mb
+        return ToolError(
+            "memory_limit",
+            f"{what}: the call held more than {mb} MB (module_settings.javascript.memory_mb) and was stopped",
+            memory_mb=mb,
+        )
+
+    def _result(self, raw: dict[str, Any], engine: str) -> dict[str, Any]:
         kind = raw.get("kind")
         if kind == "ok":
             return {"result": json.loads(raw["json"])}
+        if kind == "memory":
+            raise self._memory_limit("Node.js ran out of heap")
         if kind == "error":
             raise ToolError(
                 "js_execution_failed",

@@ -7,6 +7,12 @@ is done ahead of time: the sandbox keeps fresh pages ready (``Pool``), as many a
 calls (at least one, at most ``warm_pages_max``), and a call takes one; a call that finds none waits for the
 next page opened. A page serves one call only.
 
+Memory: V8's heap limit (``--max-old-space-size``, ``memory_mb``) crashes a page whose JavaScript heap grows
+past it; ArrayBuffers live outside that heap, so while calls run ``MemoryWatch`` polls the anonymous memory
+(RssAnon) of this browser's renderer processes and kills one over the cap. Either way the call's page crashes
+and the call answers ``memory_limit``. The poll (every ``MEMORY_POLL_S``) lets a fast allocation overshoot
+the cap by what it allocates in that time.
+
 A page stuck in a loop does not answer the DevTools protocol, so a timed-out call is not waited on: its page
 is closed (the browser ends that renderer process); if even that does not finish within ``KILL_GRACE_S`` the
 whole browser is closed and the next call starts a new one.
@@ -18,6 +24,9 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import signal
+import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -28,6 +37,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.exec.cdp import cdp_session
 from kite_browser.agent.browser.pool import BrowserPool
+from kite_browser.agent.browser.procs import PROC, descendants, with_env
 from kite_browser.agent.config import KiteConfig
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
@@ -37,6 +47,10 @@ machine but passed 1 s at load 20 (CI beside other work), and the restart that f
 past its own limit. The caller never waits for this: a timed-out call is answered at once."""
 HOUSEKEEPING_DELAY_S = 0.005
 """The pool's housekeeping starts this long after the last running call ended (its caller has the result)."""
+MEMORY_POLL_S = 0.1
+"""How often MemoryWatch reads the renderers' memory while a call runs."""
+MARK = "KITE_JS_SANDBOX"
+"""Environment marker of the sandbox browser's processes (finds its browser process for MemoryWatch)."""
 RECENT_CALLS = 64
 """The warm pool follows the peak number of concurrent calls among this many recent calls."""
 log = logging.getLogger("kite.modules.javascript")
@@ -54,6 +68,59 @@ class ExecutionTimeout(Exception):
 
 class SandboxCrashed(Exception):
     """The call's page crashed or was closed under it (e.g. out of memory)."""
+
+
+def _rss_anon_kb(pid: int) -> int:
+    try:
+        for line in (PROC / str(pid) / "status").read_text().splitlines():
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+class MemoryWatch:
+    """Kills a renderer of one browser (found by its environment marker) whose anonymous memory passes the cap,
+    polled only while calls run."""
+
+    def __init__(self, cap_mb: int, marker: str) -> None:
+        self.cap_kb = cap_mb * 1024
+        self.marker = marker
+        self.root: int | None = None
+        self.running = 0
+        self.killed = 0
+        self._task: asyncio.Future[None] | None = None
+
+    def begin(self) -> None:
+        self.running += 1
+        if self._task is None or self._task.done():
+            self._task = asyncio.ensure_future(self._watch())
+
+    def end(self) -> None:
+        self.running = max(0, self.running - 1)
+
+    async def _watch(self) -> None:
+        while self.running > 0:
+            await asyncio.to_thread(self.sweep)  # /proc reads stay off the event loop
+            await asyncio.sleep(MEMORY_POLL_S)  # a watchdog's period, not a wait for a condition
+
+    def sweep(self) -> None:
+        if self.root is None:
+            browsers = [
+                p for p in with_env(MARK, self.marker) if p.is_chromium and "--type=" not in p.cmdline
+            ]
+            if not browsers:
+                return
+            self.root = browsers[0].pid
+        for proc in descendants(self.root):
+            if "--type=renderer" in proc.cmdline and _rss_anon_kb(proc.pid) > self.cap_kb:
+                with contextlib.suppress(OSError):
+                    os.kill(proc.pid, signal.SIGKILL)
+                self.killed += 1
+                log.warning(
+                    "run_javascript: a sandbox page passed %d MB and was stopped", self.cap_kb // 1024
+                )
 
 
 class PoolClosed(Exception):
@@ -284,6 +351,8 @@ class Sandbox:
         self._cleanups: set[asyncio.Future[None]] = set()
         self.launches = 0
         """How many browsers this sandbox has started (1 while it is reused)."""
+        self.memory_mb = config.module_settings.javascript.memory_mb
+        self.watch: MemoryWatch | None = None
 
     @property
     def alive(self) -> bool:
@@ -298,9 +367,18 @@ class Sandbox:
                 return self._pool
             await self._close_browser()
             try:
+                marker = uuid.uuid4().hex
                 self._browser = await self.browsers.launch(
-                    headless=True, args=["--disable-gpu", "--no-first-run", "--disable-extensions"]
+                    headless=True,
+                    args=[
+                        "--disable-gpu",
+                        "--no-first-run",
+                        "--disable-extensions",
+                        f"--js-flags=--max-old-space-size={self.memory_mb}",
+                    ],
+                    env={MARK: marker},
                 )
+                self.watch = MemoryWatch(self.memory_mb, marker)
             except Exception as exc:
                 await self._close_browser()
                 raise BrowserUnavailable(f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from exc
@@ -326,11 +404,30 @@ class Sandbox:
             except PoolClosed:
                 continue  # the browser restarted under the wait: take a page of the new one
         evaluation = asyncio.ensure_future(evaluate_run_js(page, [code, data, max_bytes]))
+        watch = self.watch
+        if watch is not None:
+            watch.begin()
+            evaluation.add_done_callback(lambda _: watch.end())
+        crashed: asyncio.Future[None] = (
+            loop.create_future()
+        )  # a DevTools call on a crashed page never answers
+
+        def on_crash(_: Page) -> None:
+            if not crashed.done():
+                crashed.set_result(None)
+
+        page.once("crash", on_crash)
         try:
-            done, _ = await asyncio.wait({evaluation}, timeout=max(0.001, deadline - loop.time()))
-            if not done:
+            done, _ = await asyncio.wait(
+                {evaluation, crashed},
+                timeout=max(0.001, deadline - loop.time()),
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            if evaluation not in done:
                 pool.abandon()
                 self._dispose(page, evaluation)
+                if crashed in done:
+                    raise SandboxCrashed("its renderer ended")
                 raise ExecutionTimeout()
             pool.release(page)
             try:
