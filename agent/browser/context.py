@@ -256,6 +256,11 @@ class ContextSession:
         if self._dead_reason is not None:
             raise BrowserCrashedError(f"{self._dead_reason}; call restart() on the browser session")
 
+    def activate(self, page: Page) -> None:
+        """Make ``page`` (a tab of this context) the active one, the one observed and acted on."""
+        self._check_usable()
+        self._set_active(page)
+
     def _set_active(self, page: Page) -> None:
         self._active = page
         if page in self._recent:

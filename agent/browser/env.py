@@ -22,9 +22,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from playwright.async_api import ElementHandle
+from playwright.async_api import Error as PlaywrightError
+
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.executor import ActionExecutor
+from kite_browser.agent.browser.extractor_call import call_extractor
 from kite_browser.agent.browser.observation import ActionResult, DialogInfo, ErrorInfo, Observation
 from kite_browser.agent.browser.pool import BrowserPool, ContextRules, apply_rules
 from kite_browser.agent.browser.session import BrowserSession
@@ -276,6 +280,19 @@ class BrowserEnv:
         if last is not None and last.url == page.url:
             return last
         return await self.observe()
+
+    async def index_of(self, handle: ElementHandle) -> int | None:
+        """The index the latest observation of the active tab gave the element behind ``handle`` (a face
+        that finds its target by selector acts on it by index, so it gets the second look); None when the
+        element is not listed."""
+        page = self.ctx.page
+        try:
+            got = await call_extractor(page.main_frame, {"fn": "idOf", "el": handle})
+        except PlaywrightError:
+            return None
+        if not isinstance(got, dict):
+            return None
+        return self.snapshotter.index_keys(page).get((got["token"], got["id"]))
 
     # ------------------------------------------------------------------ act
     async def act(

@@ -32,6 +32,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.context import ContextSession, DialogJudge
+from kite_browser.agent.browser.extractor_call import install_listener_tracking
 from kite_browser.agent.browser.launch import chromium_args, viewport
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.config import BrowserConfig
@@ -235,6 +236,7 @@ class BrowserPool:
         """A new context of a raw browser (``launch``), with tabs, dialogs and downloads tracked like every
         other context and ``rules`` applied."""
         raw: BrowserContext = await browser.new_context(viewport=viewport(self.config), accept_downloads=True)
+        await install_listener_tracking(raw)  # before the first page: JS click handlers get listed
         ctx = ContextSession(
             raw, downloads_dir=self.downloads_dir, navigation_timeout_ms=self.config.navigation_timeout_ms
         )

@@ -1,9 +1,10 @@
 """Browser and tab instances of the chrome module: unique ids, lifecycle, clean shutdown.
 
 Each browser is its own Chromium process, launched by the runtime's ``BrowserPool`` at a ``chrome_launch``
-(never before), with one context held to the pool's context rules (allowed/blocked domains, dialogs); tabs are
-its pages, including tabs the page opens itself. JS dialogs are answered at once by the context (alerts
-accepted, confirm/prompt dismissed unless the rules' judge says otherwise) so no page ever blocks a call.
+(never before), with one context and one ``BrowserEnv`` over it: clicks and typing act through the env's gate
+and its second look at the target, as the agent's do. Tabs are the context's pages, including tabs the page
+opens itself. JS dialogs are answered at once by the context and judged by the env's gate, as for every face
+(alerts accepted; a sensitive confirm/prompt asks the caller's confirmer, the others are accepted).
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.context import ContextSession
-from kite_browser.agent.browser.pool import BrowserPool, ContextRules
+from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
+from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import ToolError
 from kite_browser.agent.modules.gate import ToolGate
+from kite_browser.safety.secrets import SecretStore
 
 ACTION_TIMEOUT_MS = 5000
 
@@ -68,15 +71,19 @@ class TabInstance:
 class BrowserInstance:
     id: str
     browser: Browser
-    session: ContextSession
+    env: BrowserEnv
     headless: bool
     created_at: str = field(default_factory=_now)
     status: str = "running"
     tabs: dict[str, TabInstance] = field(default_factory=dict)
 
     @property
+    def session(self) -> ContextSession:
+        return self.env.ctx
+
+    @property
     def context(self) -> BrowserContext:
-        return self.session.context
+        return self.env.ctx.context
 
     def info(self) -> dict[str, Any]:
         return {
@@ -93,6 +100,8 @@ class BrowserManager:
         self.config = config
         self.gate = gate
         self.pool = pool
+        self.safety = EnvSafety.from_config(config, gate.default_confirmer, SecretStore(), gate.policy)
+        """One policy and gate for the module's browsers (module calls resolve no secrets)."""
         self.browsers: dict[str, BrowserInstance] = {}
         self.tabs: dict[str, TabInstance] = {}
         self._closed_browsers: set[str] = set()
@@ -114,14 +123,14 @@ class BrowserManager:
             msg = exc.message if isinstance(exc, KiteError) else first_line(exc)
             raise ToolError("browser_launch_failed", f"Chromium did not start: {msg}", reason=msg) from exc
         try:
-            session = await self.pool.raw_context(browser, self.rules())
+            session = await self.pool.raw_context(browser, self.safety.rules())
         except PlaywrightError as exc:
             with contextlib.suppress(PlaywrightError):
                 await browser.close()
             raise ToolError("browser_launch_failed", f"no browser context: {first_line(exc)}") from exc
-        session.dialog_policy = "dismiss"  # confirm/prompt the rules have no view on: no, as a careful user
+        env = BrowserEnv(self.config, session, self.safety, owns_context=True, rules_applied=True)
         context = session.context
-        inst = BrowserInstance(_new_id("browser"), browser, session, headless)
+        inst = BrowserInstance(_new_id("browser"), browser, env, headless)
         self.browsers[inst.id] = inst
         browser.on("disconnected", lambda _b: self._forget_browser(inst.id))
 
@@ -146,10 +155,6 @@ class BrowserManager:
         inst.tabs[tab.id] = tab
         self.tabs[tab.id] = tab
         return tab
-
-    def rules(self) -> ContextRules:
-        """What the module's contexts are held to (applied by the pool)."""
-        return ContextRules(network=self.gate.domains)
 
     def _forget_tab(self, tab_id: str) -> None:
         tab = self.tabs.pop(tab_id, None)
@@ -183,10 +188,15 @@ class BrowserManager:
     async def close(self, browser_id: str) -> None:
         inst = self.browser(browser_id)
         self._forget_browser(browser_id)
-        with contextlib.suppress(PlaywrightError):
-            await inst.session.close()
+        await inst.env.close()
         with contextlib.suppress(PlaywrightError):
             await inst.browser.close()
+
+    def env_of(self, tab: TabInstance) -> BrowserEnv:
+        """The env of ``tab``'s browser with ``tab`` made its active page (the one observed and acted on)."""
+        env = self.browser(tab.browser_id).env
+        env.ctx.activate(tab.page)
+        return env
 
     # ------------------------------------------------------------------ tabs
     def tab(self, tab_id: str) -> TabInstance:

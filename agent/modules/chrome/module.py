@@ -1,22 +1,29 @@
 """The ``chrome`` module: 15 ``chrome_*`` tools over several browsers and tabs (seed 000).
 
 Safety: a navigation is judged as Kite's ``navigate`` (domains, schemes), ``chrome_evaluate`` as ``executeJS``
-(``confirm`` by default), clicks and typing as ``click``/``type`` on the probed target element (sensitive
-pages, submit/destructive buttons, password and card fields).
+(``confirm`` by default). ``chrome_click``, ``chrome_type`` and ``chrome_fill`` are the agent's ``click`` and
+``type`` run through the browser's ``BrowserEnv``: judged by its gate on the page's observation (sensitive
+pages, submit/destructive buttons, password and card fields, labels that lie), run by its executor with the
+second look at the target right before the input lands (a button relabelled "Pay now" meanwhile is asked
+about again).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kite_browser.agent.browser.actions import Click, ExecuteJS, Navigate, Type
+from playwright.async_api import ElementHandle, Page
+
+from kite_browser.agent.browser.actions import Action, Click, ExecuteJS, Navigate, Type
+from kite_browser.agent.browser.observation import ActionResult
 from kite_browser.agent.modules.base import (
     READS,
     CallContext,
     ModuleRuntime,
     Tool,
+    ToolError,
     ToolHints,
     ToolModule,
     WebComponent,
@@ -24,8 +31,9 @@ from kite_browser.agent.modules.base import (
 from kite_browser.agent.modules.chrome import interact, pages
 from kite_browser.agent.modules.chrome import params as p
 from kite_browser.agent.modules.chrome.manager import BrowserManager
-from kite_browser.agent.modules.chrome.probe import probe, probe_click
 
+ActionFor = Callable[[int | None], Action]
+"""The action for the target: by its index in the observation, or (None: not listed) by the selector."""
 WEB = Path(__file__).with_name("web")
 LOCAL = ToolHints(destructive=False, open_world=False)
 """Starts a local browser: no page loaded, nothing of the user's touched."""
@@ -158,35 +166,74 @@ class ChromeModule(ToolModule):
         return {"tabId": tab.id, "text": await pages.text(tab.page, a.selector)}
 
     # ------------------------------------------------------------------ interaction
-    async def click(self, ctx: CallContext, a: p.ClickParams) -> dict[str, Any]:
-        page = self.m.tab(a.tabId).page
-        handle = await pages.find(page, a.selector, a.timeoutMs if a.waitForSelector else 0)
-        obs, spot = await probe_click(page, handle)
-        action = Click(index=0) if obs.elements else Click(selector=a.selector)
-        await self.gate.check_action(ctx, "chrome_click", action, obs, {"selector": a.selector})
-        url_before = page.url
-        how = await interact.click(page, handle, a.selector, a.timeoutMs, spot)
-        return {"tabId": a.tabId, "clicked": a.selector, "how": how, "urlBefore": url_before, "url": page.url}
+    async def _act(
+        self, ctx: CallContext, tool: str, tab_id: str, selector: str, make: ActionFor, wait_ms: int
+    ) -> tuple[Page, ElementHandle, ActionResult]:
+        """Find ``selector`` in the tab, observe the page and act on the element through the browser's env
+        (by its index when the observation lists it: then it gets the second look). A refusal or a failure
+        is a typed ToolError."""
+        tab = self.m.tab(tab_id)
+        handle = await pages.find(tab.page, selector, wait_ms)
+        env = self.m.env_of(tab)
+        obs = await env.observe()
+        index = await env.index_of(handle)
+        acted = await env.act(make(index), obs, confirmer=ctx.confirmer)
+        result = acted.result
+        if acted.refused or not result.ok:
+            assert result.error is not None
+            extra = {"level": str(acted.gate.decision.level)} if acted.refused else {}
+            raise ToolError(
+                result.error.error, f"{tool}: {result.error.message}", tool=tool, selector=selector, **extra
+            )
+        return tab.page, handle, result
 
-    async def _typing_target(
-        self, ctx: CallContext, tool: str, tab_id: str, selector: str, value: str
-    ) -> Any:
-        page = self.m.tab(tab_id).page
-        handle = await pages.find(page, selector, pages.ACTION_TIMEOUT_MS)
-        obs = await probe(page, handle)
-        action = Type(index=0, text=value) if obs.elements else Type(selector=selector, text=value)
-        await self.gate.check_action(ctx, tool, action, obs, {"selector": selector})
-        return page, handle
+    async def click(self, ctx: CallContext, a: p.ClickParams) -> dict[str, Any]:
+        url_before = self.m.tab(a.tabId).page.url
+
+        def make(index: int | None) -> Click:
+            return Click(index=index) if index is not None else Click(selector=a.selector)
+
+        wait = a.timeoutMs if a.waitForSelector else 0
+        page, _, _ = await self._act(ctx, "chrome_click", a.tabId, a.selector, make, wait)
+        return {
+            "tabId": a.tabId,
+            "clicked": a.selector,
+            "how": "mouse",
+            "urlBefore": url_before,
+            "url": page.url,
+        }
+
+    async def _type(
+        self, ctx: CallContext, tool: str, tab_id: str, selector: str, text: str, append: bool
+    ) -> dict[str, Any]:
+        def make(index: int | None) -> Type:
+            if index is not None:
+                return Type(index=index, text=text, append=append)
+            return Type(selector=selector, text=text, append=append)
+
+        _, handle, _ = await self._act(ctx, tool, tab_id, selector, make, pages.ACTION_TIMEOUT_MS)
+        return {"tabId": tab_id, "selector": selector, "value": await interact.value_of(handle)}
 
     async def type(self, ctx: CallContext, a: p.TypeParams) -> dict[str, Any]:
-        page, handle = await self._typing_target(ctx, "chrome_type", a.tabId, a.selector, a.text)
-        value = await interact.type_text(page, handle, a.selector, a.text, a.delay)
-        return {"tabId": a.tabId, "selector": a.selector, "value": value}
+        if a.delay:  # key by key with a pause: the module's own typing, after the same gate's verdict
+            tab = self.m.tab(a.tabId)
+            handle = await pages.find(tab.page, a.selector, pages.ACTION_TIMEOUT_MS)
+            env = self.m.env_of(tab)
+            obs = await env.observe()
+            index = await env.index_of(handle)
+            target = Type(index=index, text=a.text, append=True) if index is not None else None
+            gate = await env.gate.check(
+                target or Type(selector=a.selector, text=a.text, append=True), obs, ctx.confirmer
+            )
+            if not gate.allowed:
+                kind = "blocked" if gate.decision.level.value == "block" else "declined"
+                raise ToolError(kind, f"chrome_type: {gate.message}", tool="chrome_type", selector=a.selector)
+            value = await interact.type_text(tab.page, handle, a.selector, a.text, a.delay)
+            return {"tabId": a.tabId, "selector": a.selector, "value": value}
+        return await self._type(ctx, "chrome_type", a.tabId, a.selector, a.text, append=True)
 
     async def fill(self, ctx: CallContext, a: p.FillParams) -> dict[str, Any]:
-        page, handle = await self._typing_target(ctx, "chrome_fill", a.tabId, a.selector, a.value)
-        value = await interact.fill(page, handle, a.selector, a.value)
-        return {"tabId": a.tabId, "selector": a.selector, "value": value}
+        return await self._type(ctx, "chrome_fill", a.tabId, a.selector, a.value, append=False)
 
     async def evaluate(self, ctx: CallContext, a: p.EvaluateParams) -> dict[str, Any]:
         page = self.m.tab(a.tabId).page

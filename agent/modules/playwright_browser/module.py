@@ -23,7 +23,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from kite_browser.agent.browser.actions import Click, Navigate, Type
-from kite_browser.agent.browser.pool import ContextRules
+from kite_browser.agent.browser.env import EnvSafety
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolHints, ToolModule
 from kite_browser.agent.modules.chrome.pages import check_url
@@ -33,6 +33,7 @@ from kite_browser.agent.modules.playwright_browser.params import (
     PlaywrightBrowserParams,
     PlaywrightBrowserResult,
 )
+from kite_browser.safety.secrets import SecretStore
 
 DESCRIPTION = (
     "Drive named Playwright browser sessions: launch, navigate (http/https), click or type (CSS or XPath "
@@ -133,8 +134,11 @@ class PlaywrightBrowserModule(ToolModule):
             pool = self.runtime.pool
             try:
                 browser = await pool.launch(headless=headless)
-                ctx = await pool.raw_context(browser, ContextRules(network=self.gate.domains))
-                ctx.dialog_policy = "dismiss"  # as Playwright answers a dialog nobody listens to
+                gate = self.gate  # the same context rules as every face: domains, dialogs judged by the gate
+                safety = EnvSafety.from_config(
+                    self.runtime.config, gate.default_confirmer, SecretStore(), gate.policy
+                )
+                ctx = await pool.raw_context(browser, safety.rules())
                 page = await ctx.open_tab()
             except (PlaywrightError, KiteError) as exc:
                 raise ToolError("browser_launch_failed", str(exc).splitlines()[0]) from exc
