@@ -15,7 +15,9 @@ from pydantic import BaseModel, Field
 from kite_browser.agent.browser.actions import ACTION_NAMES, Action
 from kite_browser.agent.browser.observation import Element, Observation
 from kite_browser.agent.browser.render import role_word
+from kite_browser.agent.config import SafetyConfig
 from kite_browser.agent.errors import UsageError
+from kite_browser.safety.domains import DomainPolicy
 from kite_browser.safety.policy import ConfirmLevel, Decision, SafetyPolicy
 
 log = logging.getLogger(__name__)
@@ -168,13 +170,31 @@ def rejudge(
 
 class Gate:
     """Applies decisions: auto runs, notify runs and tells the user (without waiting), confirm asks,
-    block never runs. Remembers 'approve similar' for the run (action + element name + domain)."""
+    block never runs. Remembers 'approve similar' for the run (action + element name + domain).
+
+    The one gate of every face: the agent's actions and every tool call (a module maps a call to the browser
+    action it amounts to, or declares a level: ``check_level``; ``agent/modules/gate.py`` turns a refusal
+    into the tool's typed error). ``confirmer`` is who is asked by default; a call may bring its own."""
 
     def __init__(self, policy: SafetyPolicy, confirmer: Confirmer) -> None:
         self.policy = policy
         self.confirmer = confirmer
         self._similar: set[tuple[str, str, str]] = set()
         self._pending: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    def from_config(
+        cls, safety: SafetyConfig, confirmer: Confirmer | None = None, secret_names: Iterable[str] = ()
+    ) -> Gate:
+        """The policy of ``safety`` (config/safety.yaml + the user's rules) and ``confirmer`` (default: the
+        ``approve`` list decides, as in batch mode)."""
+        policy = SafetyPolicy.from_config(safety, secret_names=list(secret_names))
+        return cls(policy, confirmer or BatchConfirmer(safety.approve))
+
+    @property
+    def domains(self) -> DomainPolicy:
+        """The policy's allowed/blocked domains (also enforced on the network of every context)."""
+        return self.policy.domains
 
     @staticmethod
     def similar_key(request: ConfirmRequest) -> tuple[str, str, str]:
@@ -190,19 +210,48 @@ class Gate:
             return ConfirmAnswer(approved=False, reason=f"the confirmer failed: {exc}")
 
     async def check(
-        self, action: Action, observation: Observation | None, confirmer: Confirmer | None = None
+        self,
+        action: Action,
+        observation: Observation | None,
+        confirmer: Confirmer | None = None,
+        *,
+        about: dict[str, Any] | None = None,
     ) -> GateResult:
         """Judge ``action`` on ``observation`` and apply the decision. ``confirmer``: who is asked this time
-        (a face whose callers each bring their own); default the gate's."""
+        (a face whose callers each bring their own); default the gate's. ``about``: what the person asked
+        is also shown (the tool and its arguments of a tool call)."""
         decision = self.policy.evaluate(action, observation)
         if decision.level is ConfirmLevel.AUTO:
             return GateResult(allowed=True, decision=decision)
         request = ConfirmRequest(
-            action=action.to_json(),
+            action={**action.to_json(), **(about or {})},
             decision=decision,
             element=self.policy.target(action, observation),
             url=observation.summary.url if observation else "",
         )
+        return await self._apply(request, confirmer)
+
+    async def check_level(
+        self,
+        name: str,
+        level: str,
+        args: dict[str, Any],
+        *,
+        url: str = "",
+        confirmer: Confirmer | None = None,
+    ) -> GateResult:
+        """Apply a declared level to a call that is no browser action (a user's own tool)."""
+        reason = f"{name} is declared '{level}'"
+        decision = Decision(level=ConfirmLevel(level), reasons=[reason] if level != "auto" else [], rule=name)
+        if decision.level is ConfirmLevel.AUTO:
+            return GateResult(allowed=True, decision=decision)
+        request = ConfirmRequest(
+            action={"action": name, "tool": name, "args": args}, decision=decision, url=url
+        )
+        return await self._apply(request, confirmer)
+
+    async def _apply(self, request: ConfirmRequest, confirmer: Confirmer | None) -> GateResult:
+        decision = request.decision
         why = "; ".join(decision.reasons)
         if decision.level is ConfirmLevel.BLOCK:
             return GateResult(

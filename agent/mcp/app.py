@@ -16,8 +16,8 @@ from kite_browser.agent.mcp.confirm import ElicitConfirmer
 from kite_browser.agent.mcp.hub import BrowserHub
 from kite_browser.agent.mcp.record import Record
 from kite_browser.agent.mcp.server import KiteMCP
-from kite_browser.agent.modules.gate import ToolGate
 from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.safety.confirm import Gate
 from kite_browser.safety.policy import SafetyPolicy
 from kite_browser.safety.secrets import SecretStore
 
@@ -48,7 +48,7 @@ async def kite_mcp(
         policy=policy,
         pool=pool,
     )
-    modules = registry or ModuleRegistry(config, gate=ToolGate(module_policy, confirmer), pool=pool)
+    modules = registry or ModuleRegistry(config, gate=Gate(module_policy, confirmer), pool=pool)
     record.write("start", isolated=isolated, approve=list(config.safety.approve), modules=modules.names)
     # The tokenizer (litellm + tiktoken) takes seconds to load (5-13 s measured on a loaded machine), and
     # loading it on the event loop froze every session meanwhile. It loads in a thread from the start; the
@@ -68,7 +68,7 @@ async def kite_mcp(
 
 def _policies(config: KiteConfig, secret_names: Iterable[str]) -> tuple[SafetyPolicy, SafetyPolicy]:
     """The browser tools' policy (it knows the secrets' names) and the modules' gate's (modules resolve no
-    secrets, so their policy knows no names, as ``ToolGate.from_config`` builds it)."""
+    secrets, so their policy knows no names, as ``Gate.from_config`` builds it)."""
     return (
         SafetyPolicy.from_config(config.safety, secret_names=secret_names),
         SafetyPolicy.from_config(config.safety),

@@ -35,8 +35,7 @@ from kite_browser.agent.jsonschema import flat_schema
 if TYPE_CHECKING:
     from kite_browser.agent.browser.pool import BrowserPool
     from kite_browser.agent.config import KiteConfig
-    from kite_browser.agent.modules.gate import ToolGate
-    from kite_browser.safety.confirm import Confirmer
+    from kite_browser.safety.confirm import Confirmer, Gate
 
 ModuleStatus = Literal["loaded", "initialized", "error", "shutdown"]
 SafetyLevel = Literal["auto", "notify", "confirm", "block"]
@@ -73,7 +72,7 @@ class ModuleRuntime:
     browser a module uses comes from it), folders and a logger."""
 
     config: KiteConfig
-    gate: ToolGate
+    gate: Gate
     pool: BrowserPool
     artifacts_dir: Path
     """Where modules write files they hand back (screenshots, canvases, saved pages)."""
@@ -318,7 +317,7 @@ class ToolModule:
         return None
 
     @property
-    def gate(self) -> ToolGate:
+    def gate(self) -> Gate:
         if self.runtime is None:
             raise ToolError("module_not_initialized", f"module {self.name} was not initialised")
         return self.runtime.gate

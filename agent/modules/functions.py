@@ -29,6 +29,7 @@ from kite_browser.agent.modules.base import (
     ToolModule,
     validate_args,
 )
+from kite_browser.agent.modules.gate import check_level
 
 USER_MODULE = "user_tools"
 
@@ -140,7 +141,7 @@ class FunctionModule(ToolModule):
         if found is None:
             raise ToolError("unknown_tool", f"no tool {tool_name!r}", tool=tool_name)
         params = validate_args(tool_name, found.params, args)
-        await self.gate.check_level(ctx, tool_name, found.safety, params.model_dump(mode="json"))
+        await check_level(self.gate, ctx, tool_name, found.safety, params.model_dump(mode="json"))
         try:
             return await found.handler(ctx, params)
         except ToolError:

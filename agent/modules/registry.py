@@ -36,7 +36,7 @@ from kite_browser.agent.modules.base import (
     interface_problems,
     tool_error,
 )
-from kite_browser.agent.modules.gate import ToolGate
+from kite_browser.safety.confirm import Gate
 
 log = logging.getLogger("kite.modules")
 SHUTDOWN_TIMEOUT_S = 15.0
@@ -53,7 +53,7 @@ class ModuleRegistry:
         self,
         config: KiteConfig,
         *,
-        gate: ToolGate | None = None,
+        gate: Gate | None = None,
         given: Mapping[str, Any] | None = None,
         names: Iterable[str] | None = None,
         pool: BrowserPool | None = None,
@@ -62,7 +62,7 @@ class ModuleRegistry:
         ``Agent(tools=[fn])``); ``names``: load these instead of ``config.modules``; ``pool``: where the
         modules get their browsers (default: one of the registry's own, closed by ``shutdown``)."""
         self.config = config
-        self.gate = gate or ToolGate.from_config(config)
+        self.gate = gate or Gate.from_config(config.safety)
         self.pool = pool or BrowserPool(config.browser)
         self._owns_pool = pool is None
         self.given = dict(given or {})

@@ -22,9 +22,8 @@ from typing import Any
 from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.modules.base import CallContext, ModuleState
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule
-from kite_browser.agent.modules.gate import ToolGate
 from kite_browser.agent.modules.registry import ModuleRegistry
-from kite_browser.safety.confirm import Confirmer
+from kite_browser.safety.confirm import Confirmer, Gate
 
 _open: set[ModuleRegistry] = set()
 _installed: set[signal.Signals] = set()
@@ -84,7 +83,7 @@ class Toolbox:
             given[USER_MODULE] = FunctionModule(functions)
             names.append(USER_MODULE)
         self.registry = ModuleRegistry(
-            self.config, gate=ToolGate.from_config(self.config, confirmer), given=given, names=names
+            self.config, gate=Gate.from_config(self.config.safety, confirmer), given=given, names=names
         )
         self.handle_signals = handle_signals
 

@@ -13,8 +13,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule
-from kite_browser.agent.modules.gate import ToolGate
 from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.safety.confirm import Gate
 from tests.mcp.conftest import error_of, text_of
 from tests.mcp.scenarios import Answers
 
@@ -30,7 +30,7 @@ def forget(name: str) -> str:
 def _registry(config: Any) -> ModuleRegistry:
     module = FunctionModule([forget])
     return ModuleRegistry(
-        config, gate=ToolGate.from_config(config), given={USER_MODULE: module}, names=[USER_MODULE]
+        config, gate=Gate.from_config(config.safety), given={USER_MODULE: module}, names=[USER_MODULE]
     )
 
 

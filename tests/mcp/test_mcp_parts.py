@@ -15,9 +15,8 @@ from kite_browser.agent.mcp.confirm import ElicitConfirmer
 from kite_browser.agent.mcp.tools import TOOLS, ClickArgs
 from kite_browser.agent.mcp.transport import BearerToken, check_http_options
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule, tool
-from kite_browser.agent.modules.gate import ToolGate
 from kite_browser.agent.modules.registry import ModuleRegistry
-from kite_browser.safety.confirm import ConfirmRequest
+from kite_browser.safety.confirm import ConfirmRequest, Gate
 from kite_browser.safety.rules import ConfirmLevel, Decision
 from tests.mcp.conftest import error_of, text_of
 from tests.mcp.scenarios import Answers
@@ -88,7 +87,7 @@ async def test_enabled_modules_tools_are_offered_and_confirmed_by_elicitation(ki
     config = kite_config()
     module = FunctionModule([tool(greet, read_only=True), forget])
     registry = ModuleRegistry(
-        config, gate=ToolGate.from_config(config), given={USER_MODULE: module}, names=[USER_MODULE]
+        config, gate=Gate.from_config(config.safety), given={USER_MODULE: module}, names=[USER_MODULE]
     )
     answers = Answers(True, False)
     async with kite_mcp(config, registry=registry) as kite:
@@ -115,7 +114,7 @@ async def test_enabled_modules_tools_are_offered_and_confirmed_by_elicitation(ki
 async def test_builtin_modules_tools_carry_the_hints_their_modules_declare(kite_config: Any) -> None:
     """chrome and javascript declare each tool's hints; MCP lists them as annotations (no browser starts)."""
     config = kite_config()
-    registry = ModuleRegistry(config, gate=ToolGate.from_config(config), names=["chrome", "javascript"])
+    registry = ModuleRegistry(config, gate=Gate.from_config(config.safety), names=["chrome", "javascript"])
     async with kite_mcp(config, registry=registry) as kite:
         async with Client(kite.server, mode="legacy") as c:
             hints = {t.name: t.annotations for t in (await c.list_tools()).tools}

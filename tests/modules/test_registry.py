@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.modules.base import CallContext, ToolError, interface_problems
-from kite_browser.agent.modules.gate import ToolGate
 from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.safety.confirm import Gate
 from tests.modules.fakes import FakeModule, Incomplete
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -26,12 +26,12 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-GATE: list[ToolGate] = []
+GATE: list[Gate] = []
 
 
 async def loaded(config: KiteConfig, given_: dict[str, Any], names_: list[str]) -> ModuleRegistry:
     if not GATE:  # loading the safety rules takes ~60 ms: once for all examples
-        GATE.append(ToolGate.from_config(config))
+        GATE.append(Gate.from_config(config.safety))
     reg = ModuleRegistry(config, given=given_, names=names_, gate=GATE[0])
     await reg.load()
     return reg

@@ -45,6 +45,7 @@ from kite_browser.agent.modules.base import (
     WebComponent,
 )
 from kite_browser.agent.modules.chrome.pages import check_url
+from kite_browser.agent.modules.gate import check_domain
 from kite_browser.safety.secrets import SecretStore
 
 Kind = Literal["click", "type", "fill", "hover", "press", "scroll", "evaluate", "select"]
@@ -176,7 +177,7 @@ class BrowserModule(ToolModule):
         if profile == "attach":
             overrides["attach"] = cfg.module_settings.browser.attach_endpoint
         gate = self.gate
-        safety = EnvSafety.from_config(cfg, gate.default_confirmer, SecretStore(), gate.policy)
+        safety = EnvSafety.from_config(cfg, gate.confirmer, SecretStore(), gate.policy)
         try:
             env = await BrowserEnv.open_browser(
                 self.runtime.pool, cfg, safety, cfg.browser.model_copy(update=overrides)
@@ -256,7 +257,7 @@ class BrowserModule(ToolModule):
     async def _navigate(self, ctx: CallContext, url: str) -> dict[str, Any]:
         assert self.runtime is not None
         url = check_url(url, self.runtime.config.browser)
-        self.gate.check_url(url, "browser")
+        check_domain(self.gate, url, "browser")
         env = await self._ensure()
         acted = await env.act(Navigate(url=url), self._last(), confirmer=ctx.confirmer)
         result = acted.result

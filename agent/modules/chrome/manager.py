@@ -25,7 +25,7 @@ from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import ToolError
-from kite_browser.agent.modules.gate import ToolGate
+from kite_browser.safety.confirm import Gate
 from kite_browser.safety.secrets import SecretStore
 
 ACTION_TIMEOUT_MS = 5000
@@ -96,11 +96,11 @@ class BrowserInstance:
 
 
 class BrowserManager:
-    def __init__(self, config: KiteConfig, gate: ToolGate, pool: BrowserPool) -> None:
+    def __init__(self, config: KiteConfig, gate: Gate, pool: BrowserPool) -> None:
         self.config = config
         self.gate = gate
         self.pool = pool
-        self.safety = EnvSafety.from_config(config, gate.default_confirmer, SecretStore(), gate.policy)
+        self.safety = EnvSafety.from_config(config, gate.confirmer, SecretStore(), gate.policy)
         """One policy and gate for the module's browsers (module calls resolve no secrets)."""
         self.browsers: dict[str, BrowserInstance] = {}
         self.tabs: dict[str, TabInstance] = {}

@@ -31,6 +31,7 @@ from kite_browser.agent.modules.base import (
 from kite_browser.agent.modules.chrome import interact, pages
 from kite_browser.agent.modules.chrome import params as p
 from kite_browser.agent.modules.chrome.manager import BrowserManager
+from kite_browser.agent.modules.gate import check_action, check_domain
 
 ActionFor = Callable[[int | None], Action]
 """The action for the target: by its index in the observation, or (None: not listed) by the selector."""
@@ -134,8 +135,8 @@ class ChromeModule(ToolModule):
     # ------------------------------------------------------------------ navigation and reading
     async def _allowed_url(self, ctx: CallContext, tool: str, url: str) -> str:
         url = pages.check_url(url, self.gate_config())
-        self.gate.check_url(url, tool)
-        await self.gate.check_action(ctx, tool, Navigate(url=url), None, {"url": url})
+        check_domain(self.gate, url, tool)
+        await check_action(self.gate, ctx, tool, Navigate(url=url), None, {"url": url})
         return url
 
     def gate_config(self) -> Any:
@@ -237,7 +238,7 @@ class ChromeModule(ToolModule):
 
     async def evaluate(self, ctx: CallContext, a: p.EvaluateParams) -> dict[str, Any]:
         page = self.m.tab(a.tabId).page
-        await self.gate.check_action(ctx, "chrome_evaluate", ExecuteJS(code=a.script), None)
+        await check_action(self.gate, ctx, "chrome_evaluate", ExecuteJS(code=a.script), None)
         assert self.runtime is not None
         value = await pages.evaluate(page, a.script, self.runtime.config.browser.js_timeout_ms)
         return {"tabId": a.tabId, "result": value}

@@ -27,6 +27,7 @@ from kite_browser.agent.browser.env import EnvSafety
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolHints, ToolModule
 from kite_browser.agent.modules.chrome.pages import check_url
+from kite_browser.agent.modules.gate import check_action, check_domain
 from kite_browser.agent.modules.playwright_browser import files
 from kite_browser.agent.modules.playwright_browser.abstract import page_abstract
 from kite_browser.agent.modules.playwright_browser.params import (
@@ -136,7 +137,7 @@ class PlaywrightBrowserModule(ToolModule):
                 browser = await pool.launch(headless=headless)
                 gate = self.gate  # the same context rules as every face: domains, dialogs judged by the gate
                 safety = EnvSafety.from_config(
-                    self.runtime.config, gate.default_confirmer, SecretStore(), gate.policy
+                    self.runtime.config, gate.confirmer, SecretStore(), gate.policy
                 )
                 ctx = await pool.raw_context(browser, safety.rules())
                 page = await ctx.open_tab()
@@ -188,8 +189,8 @@ class PlaywrightBrowserModule(ToolModule):
         url = check_url(a.url, self.runtime.config.browser)
         if not url.lower().startswith(("http://", "https://")):
             raise ToolError("invalid_url", f"{url[:100]!r}: only http:// and https:// URLs can be opened")
-        self.gate.check_url(url, "playwright_browser")
-        await self.gate.check_action(ctx, "playwright_browser", Navigate(url=url), None, {"url": url})
+        check_domain(self.gate, url, "playwright_browser")
+        await check_action(self.gate, ctx, "playwright_browser", Navigate(url=url), None, {"url": url})
         response = await self._guard(
             page.goto(url, wait_until="domcontentloaded", timeout=a.timeout * 1000), "navigation"
         )
@@ -216,8 +217,8 @@ class PlaywrightBrowserModule(ToolModule):
     async def _click(self, ctx: CallContext, page: Page, a: PlaywrightBrowserParams) -> str:
         assert a.selector is not None
         loc = await self._element(page, a)
-        await self.gate.check_action(
-            ctx, "playwright_browser", Click(selector=a.selector), None, {"selector": a.selector}
+        await check_action(
+            self.gate, ctx, "playwright_browser", Click(selector=a.selector), None, {"selector": a.selector}
         )
         before = page.url
         await self._guard(loc.click(timeout=a.timeout * 1000), "click")
@@ -229,7 +230,7 @@ class PlaywrightBrowserModule(ToolModule):
         assert a.selector is not None and a.text is not None
         loc = await self._element(page, a)
         action = Type(selector=a.selector, text=a.text)
-        await self.gate.check_action(ctx, "playwright_browser", action, None, {"selector": a.selector})
+        await check_action(self.gate, ctx, "playwright_browser", action, None, {"selector": a.selector})
         try:
             await loc.fill(a.text, timeout=a.timeout * 1000)
         except PlaywrightError as exc:
