@@ -94,6 +94,17 @@ _PREPARE_JS = """(el, clear) => {
   return {ok: true, textual, password: el.type === 'password', focused, before: textual ? el.value : el.innerText};
 }"""
 _READ_JS = "el => (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') ? el.value : el.innerText"
+# Inputs that take no typing (date, time ...): the value is set directly with its input and change events;
+# a value the input does not accept leaves it as it was (null: not such an input, or disabled/read-only).
+_TYPELESS_JS = """(el, value) => {
+  const type = (el.type || '').toLowerCase();
+  if (el.tagName !== 'INPUT' || !/^(date|time|datetime-local|month|week)$/.test(type) || el.disabled || el.readOnly) return null;
+  const before = el.value;
+  el.value = value;
+  if (el.value !== value) { el.value = before; return {ok: false, type}; }
+  el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true}));
+  return {ok: true, type};
+}"""
 
 _KEYS = {
     "enter": "Enter", "return": "Enter", "tab": "Tab", "escape": "Escape", "esc": "Escape", "space": " ",
@@ -124,6 +135,11 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
         return Outcome("keyboard", f"typed {len(text)} characters into the focused element")
     target = await resolve_element(ec, page, action.index, action.selector)
     await ec.ready()
+    if action.clear and (typeless := await target.handle.evaluate(_TYPELESS_JS, text)) is not None:
+        if not typeless["ok"]:  # typed key by key it would have emptied the field and looked fine
+            msg = f"cannot type into {target.label}: {text!r} is not a valid {typeless['type']} value"
+            raise NotInteractableError(msg, tag="input")
+        return Outcome("fill", f"set the value of {target.label}", value=text)
     prep = await target.handle.evaluate(_PREPARE_JS, action.clear)
     if not prep["ok"]:
         why = (

@@ -35,6 +35,8 @@ from kite_browser.agent.modules.gate import check_action, check_domain
 
 ActionFor = Callable[[int | None], Action]
 """The action for the target: by its index in the observation, or (None: not listed) by the selector."""
+CHROME_ERRORS = {"not_interactable": "element_not_interactable"}
+"""The executor's error types under the names the chrome tools have always used (seed 000)."""
 WEB = Path(__file__).with_name("web")
 LOCAL = ToolHints(destructive=False, open_world=False)
 """Starts a local browser: no page loaded, nothing of the user's touched."""
@@ -183,9 +185,8 @@ class ChromeModule(ToolModule):
         if acted.refused or not result.ok:
             assert result.error is not None
             extra = {"level": str(acted.gate.decision.level)} if acted.refused else {}
-            raise ToolError(
-                result.error.error, f"{tool}: {result.error.message}", tool=tool, selector=selector, **extra
-            )
+            kind = CHROME_ERRORS.get(result.error.error, result.error.error)
+            raise ToolError(kind, f"{tool}: {result.error.message}", tool=tool, selector=selector, **extra)
         return tab.page, handle, result
 
     async def click(self, ctx: CallContext, a: p.ClickParams) -> dict[str, Any]:

@@ -76,7 +76,7 @@ class JavaScriptModule(ToolModule):
     async def init(self, runtime: ModuleRuntime) -> None:
         await super().init(runtime)
         self.sandbox = Sandbox(
-            runtime.config, runtime.pool, runtime.gate.protect
+            runtime.config, runtime.pool, runtime.gate.domains.install
         )  # no browser until the first call
 
     def tools(self) -> Sequence[Tool]:

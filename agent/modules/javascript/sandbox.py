@@ -55,7 +55,7 @@ RECENT_CALLS = 64
 """The warm pool follows the peak number of concurrent calls among this many recent calls."""
 log = logging.getLogger("kite.modules.javascript")
 Protect = Callable[[BrowserContext], Awaitable[None]]
-"""Applies the network policy (allowed/blocked domains, WebRTC) to a new context: the gate's ``protect``."""
+"""Applies the network policy (allowed/blocked domains, WebRTC) to a new context: the domain policy's ``install`` (the gate's ``domains``)."""
 
 
 class BrowserUnavailable(Exception):
