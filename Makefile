@@ -1,6 +1,7 @@
 # Kite: two commands do all the set-up on a fresh machine.
 #   make demo   run an agent task on the bundled shop (KITE_MODEL, or the bundled local model)
-#   make test   lint (ruff check, ruff format --check, mypy), then the whole test suite in TEST_WORKERS processes
+#   make test   lint (ruff check, ruff format --check, mypy, the rooms' import rules), then the whole test suite
+#               in TEST_WORKERS processes
 #               (default 3: most tests wait on Chromium; PYTEST_ARGS=... passes options to pytest)
 PYTHON ?= python3
 VENV   ?= .venv
@@ -28,6 +29,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check agent safety evals tests kite_browser
 	$(PY) -m ruff format --check agent safety evals tests kite_browser
 	$(PY) -m mypy
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_rooms.py tests/test_imports.py
 
 clean-venv:
 	rm -rf $(VENV)

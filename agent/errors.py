@@ -69,6 +69,18 @@ class ElementNotFoundError(ActionError):
     type = "element_not_found"
 
 
+class NavigationFailedError(ActionError):
+    """A navigation (open a URL, back, forward, reload, a tab's first page) did not reach its page."""
+
+    type = "navigation_failed"
+
+
+class TabNotFoundError(ActionError):
+    """No tab has the requested index or url; ``tabs`` in the context lists the open ones."""
+
+    type = "tab_not_found"
+
+
 class ValidationFailed(ActionError):
     """An action's parameters are invalid (two target kinds, missing field, ...)."""
 

@@ -12,7 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.levels import ConfirmLevel
+from kite_browser.agent.result import RunResult
 
 
 class _Event(BaseModel):
@@ -58,7 +59,7 @@ class ActionDecided(_Event):
 
     kind: Literal["decision"] = "decision"
     action: str
-    level: str
+    level: ConfirmLevel
     reasons: list[str] = Field(default_factory=list)
     allowed: bool
 
@@ -69,7 +70,7 @@ class ActionFinished(_Event):
     """The action as the model was shown it: ``click [6] button "Add to cart"``."""
     ok: bool
     message: str = ""
-    level: str = "auto"
+    level: ConfirmLevel = ConfirmLevel.AUTO
 
 
 class ReplyRejected(_Event):

@@ -21,6 +21,7 @@ from kite_browser.agent.browser.observation import ActionResult, Observation
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.timing import StepTimer
+from kite_browser.agent.browser.tokens import estimate_tokens
 from kite_browser.agent.cancel import raise_if_cancelled
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError, UsageError
@@ -30,6 +31,7 @@ from kite_browser.agent.events import (
     EventSink,
     ModelReplied,
     ModelWaiting,
+    PageObserved,
     ReplyRejected,
     RunFinished,
     RunStarted,
@@ -37,6 +39,7 @@ from kite_browser.agent.events import (
     emit,
 )
 from kite_browser.agent.fence import defuse
+from kite_browser.agent.guards import Guards, said_no_effect
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.errors import ContextWindowError, LLMError
 from kite_browser.agent.llm.model import Model, ModelView, PastAction, model_for
@@ -44,32 +47,18 @@ from kite_browser.agent.llm.parsing import ParseError, parse_reply_async
 from kite_browser.agent.llm.progress import progress_to
 from kite_browser.agent.llm.reply_schema import reply_schema
 from kite_browser.agent.memory import Memory, add_note, describe_action, describe_result
+from kite_browser.agent.model_setup import IMAGE_TOKENS, ModelSetup
 from kite_browser.agent.modules.planner import PlannerTools
+from kite_browser.agent.outcome import build_result, current_url
 from kite_browser.agent.output import OutputSpec
-from kite_browser.agent.prompt import PromptBuilder
+from kite_browser.agent.prompt import PromptBuilder, kite_notices, page_text
 from kite_browser.agent.recap import recap
 from kite_browser.agent.record import RunRecorder, RunResult
-from kite_browser.agent.runtime import (
-    IMAGE_TOKENS,
-    ModelSetup,
-    Totals,
-    count_tokens,
-    kite_notices,
-    ms_since,
-    page_observed,
-    page_text,
-)
-from kite_browser.agent.step_record import ActionOutcome, GateOutcome, StepRecord
-from kite_browser.agent.stops import (
-    Guards,
-    Refusals,
-    Stop,
-    StopWhen,
-    build_result,
-    current_url,
-    digest,
-    said_no_effect,
-)
+from kite_browser.agent.refusals import Refusals
+from kite_browser.agent.result import StopReason
+from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
+from kite_browser.agent.stop import Stop, StopWhen
+from kite_browser.agent.totals import Totals, ms_since
 from kite_browser.safety.confirm import Confirmer, GateResult
 from kite_browser.safety.output import redact_model, redacting_logs, redacting_sink
 from kite_browser.safety.secrets import SecretStore
@@ -159,23 +148,25 @@ class Agent:
                     for step in range(1, self.config.agent.max_steps + 1):
                         await self._step(step)
                         if self.stop_when is not None and (why := await self.stop_when(ctx)):
-                            raise Stop("task_ended", why)
-                    raise Stop("max_steps", f"reached the limit of {self.config.agent.max_steps} steps")
+                            raise Stop(StopReason.TASK_ENDED, why)
+                    raise Stop(
+                        StopReason.MAX_STEPS, f"reached the limit of {self.config.agent.max_steps} steps"
+                    )
                 finally:
                     await self._wind_down(ctx)
         except Stop as stop:
             result = self._result(stop, started)
         except (asyncio.CancelledError, KeyboardInterrupt):
-            result = self._result(Stop("interrupted", "stopped by the user"), started)
+            result = self._result(Stop(StopReason.INTERRUPTED, "stopped by the user"), started)
             raise
         except KiteError as exc:
-            result = self._result(Stop("error", f"{exc.type}: {exc.message}"), started)
+            result = self._result(Stop(StopReason.ERROR, f"{exc.type}: {exc.message}"), started)
         except Exception as exc:  # a bug in Kite: keep the record, say what happened
             trace = self.safety.secrets.redact(traceback.format_exc())
             (rec.run_dir / "error.txt").write_text(trace, encoding="utf-8")
-            result = self._result(Stop("error", f"internal error: {exc!r}"), started)
+            result = self._result(Stop(StopReason.ERROR, f"internal error: {exc!r}"), started)
         finally:
-            result = result or self._result(Stop("error", "run ended unexpectedly"), started)
+            result = result or self._result(Stop(StopReason.ERROR, "run ended unexpectedly"), started)
             result = redact_model(self.safety.secrets, result)
             result.output = self.output.instance(result.data)
             logs.__exit__(None, None, None)
@@ -246,11 +237,11 @@ class Agent:
         if recovered:
             self.warnings.append(recovered)
         self.warnings += (blocked := self.blocks.between())  # stopped while no action ran: the page's doing
-        await emit(self.on_event, page_observed(step, obs))
+        await emit(self.on_event, _page_observed(step, obs))
         with self.timer.phase("prompt"):
             messages, prompt_tokens = self._messages(obs, step)
         self.memory.begin(step, obs.url)
-        page_digest = digest(obs)
+        page_digest = PageDigest.of(obs)
         record = StepRecord(
             step=step,
             url=obs.url,
@@ -277,7 +268,7 @@ class Agent:
             reply = await self._complete(record, messages, obs)
         except LLMError as exc:
             record.error = exc.to_dict()
-            raise Stop("model_error", f"{exc.type}: {exc.message}") from exc
+            raise Stop(StopReason.MODEL_ERROR, f"{exc.type}: {exc.message}") from exc
         self.totals.add(reply.usage)
         record.reply, record.usage = reply, reply.usage
         raise_if_cancelled()  # a reply that beat Ctrl-C is recorded, not acted on (agent/cancel.py)
@@ -431,7 +422,7 @@ class Agent:
     def _messages(
         self, obs: Observation, step: int, min_compaction: int = 0
     ) -> tuple[list[dict[str, Any]], int]:
-        system_tokens = count_tokens(self.model.model, self.prompt.system())  # cached after the first step
+        system_tokens = estimate_tokens(self.model.model, self.prompt.system())  # cached after the first step
         fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
         warnings, self.warnings = [defuse(w) for w in (*self.warnings, *kite_notices(obs))], []
         layered = self.config.agent.observation == "layered"
@@ -455,7 +446,7 @@ class Agent:
                 page=r(page),
                 recap={k: [r(x) for x in v] for k, v in notes.items()},
             )
-            total = fixed + count_tokens(self.model.model, text)
+            total = fixed + estimate_tokens(self.model.model, text)
             if total <= self.model.input_budget:
                 break
         return self.prompt.messages(text, obs.screenshot_b64), total
@@ -463,3 +454,14 @@ class Agent:
     def _result(self, stop: Stop, started: float) -> RunResult:
         run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding
         return build_result(stop, declined, self.totals, self.steps_done, started, run_dir, self.final_url)
+
+
+def _page_observed(step: int, obs: Observation) -> PageObserved:
+    """The run event for the page seen at ``step``."""
+    return PageObserved(
+        step=step,
+        url=obs.url,
+        title=obs.summary.title,
+        screenshot=obs.screenshot_path,
+        text=obs.summary.visible_text[:200],
+    )

@@ -24,7 +24,8 @@ from kite_browser.agent.browser.actions import Action, Done
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.jsonschema import flat_schema
-from kite_browser.agent.stops import Stop
+from kite_browser.agent.result import StopReason
+from kite_browser.agent.stop import Stop
 
 INVALID_DATA = "invalid_data"
 """The action error of a ``done`` whose data does not match the output schema."""
@@ -162,12 +163,12 @@ class OutputSpec:
         if result.error is not None and result.error.error == INVALID_DATA:
             if self.rejected > self.retries:
                 raise Stop(
-                    "invalid_output",
+                    StopReason.INVALID_OUTPUT,
                     f"done's data did not match the output schema after {self.rejected} tries: {self.errors}",
                     answer=action.answer,
                 )
             return
-        raise Stop("done", success=action.success, answer=action.answer, data=self.value)
+        raise Stop(StopReason.DONE, success=action.success, answer=action.answer, data=self.value)
 
     def tools(self, tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
         """``tools`` with the ``done`` tool's ``data`` parameter described by the schema, or left out without

@@ -13,6 +13,9 @@ from typing import Any
 import jinja2
 import yaml
 
+from kite_browser.agent.browser.observation import Observation
+from kite_browser.agent.browser.render import render_observation, render_summary
+from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.schemas import action_catalog
 from kite_browser.agent.resources import resource_dir, resource_path
 
@@ -131,3 +134,17 @@ class PromptBuilder:
                 {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{screenshot_b64}"}},
             ]
         return [{"role": "system", "content": self.system()}, {"role": "user", "content": content}]
+
+
+def page_text(obs: Observation, *, layered: bool, budget_tokens: int) -> str:
+    """The page as the model sees it; the untrusted fence cannot be closed from inside the page. Kite's
+    own notes about the snapshot (``summary.warnings``) are not page content: ``kite_notices`` has them."""
+    if obs.summary.warnings:
+        obs = obs.model_copy(update={"summary": obs.summary.model_copy(update={"warnings": []})})
+    text = render_summary(obs.summary) if layered else render_observation(obs, budget_tokens=budget_tokens)
+    return defuse(text)
+
+
+def kite_notices(obs: Observation) -> list[str]:
+    """Kite's notes about this observation, shown outside ``<untrusted_page>`` (in the Attention section)."""
+    return [f"page snapshot: {w}" for w in obs.summary.warnings]

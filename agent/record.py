@@ -20,7 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
+
+from kite_browser.agent.result import RefusedAction, RunResult
 
 Redactor = Callable[[Any], Any]
 
@@ -31,51 +33,7 @@ class _JsonRecord(Protocol):
 
 StepLike = _JsonRecord | dict[str, Any]
 
-
-class RefusedAction(BaseModel):
-    """An action the safety gate did not run (the user declined it, or the policy blocked it)."""
-
-    step: int
-    action: str
-    """The action as described to the user ("click button \"Permanently delete\"")."""
-    outcome: str
-    """declined | blocked (by the gate, before it ran) | refused (its target changed at the input and the
-    second look or the input guard cancelled it) | dismissed (the page's sensitive dialog was dismissed)"""
-    reason: str = ""
-
-
-class RunResult(BaseModel):
-    """What ``Agent.run`` returns."""
-
-    success: bool
-    claimed_success: bool = False
-    """What the model said (``done(success=...)``); ``success`` is Kite's reading of the run: a claimed success
-    is not a success while an action the run needed was declined or blocked (``declined``)."""
-    declined: list[RefusedAction] = Field(default_factory=list)
-    """Actions declined by the user or blocked by the policy and never run afterwards with approval."""
-    answer: str = ""
-    data: Any = None
-    """``done``'s structured answer (JSON): validated against the output schema when one was given."""
-    output: Any = Field(None, exclude=True)
-    """``data`` as the Python value of ``Agent(output_type=...)`` (a pydantic model's instance); not in the
-    JSON form of the result (``data`` is)."""
-    stop_reason: str
-    """done | max_steps | max_failures | loop_detected | max_cost | max_tokens | interrupted | start_url_unreachable |
-    task_ended | invalid_output | error"""
-    message: str = ""
-    steps: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float | None = None
-    duration_s: float = 0.0
-    model_latency_s: float = 0.0
-    replies_rejected: int = 0
-    """Replies of the model that held no action Kite could run (each answered with a correction)."""
-    actions_refused: int = 0
-    """Actions refused because their target was not on the page (``stale_element``: an index from an older
-    page, or one the page never had)."""
-    run_dir: str | None = None
-    final_url: str | None = None
+__all__ = ["RefusedAction", "RunRecorder", "RunResult", "load_request"]
 
 
 def _image_ref(part: Any, shot: str | None) -> Any:

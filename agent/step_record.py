@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from kite_browser.agent.browser.observation import ActionResult
+from kite_browser.agent.browser.observation import ActionResult, Observation
+from kite_browser.agent.levels import ConfirmLevel
 from kite_browser.agent.llm.client import LLMReply, Usage
+
+
+class PageDigest(BaseModel):
+    """What the step record keeps of a page: url, title, element count and a hash of what the model saw."""
+
+    url: str
+    title: str
+    elements: int
+    hash: str
+
+    @classmethod
+    def of(cls, obs: Observation) -> PageDigest:
+        names = "|".join(f"{e.index}:{e.name}:{e.value}:{e.checked}" for e in obs.elements)
+        page = f"{obs.url}|{obs.summary.scroll}|{obs.summary.visible_text}|{names}"
+        h = hashlib.sha1(page.encode()).hexdigest()[:12]
+        return cls(url=obs.url, title=obs.summary.title, elements=len(obs.elements), hash=h)
 
 
 class GateOutcome(BaseModel):
     """What the safety gate decided about an action."""
 
-    level: str
+    level: ConfirmLevel
     reasons: list[str] = Field(default_factory=list)
     allowed: bool
 
@@ -33,8 +51,7 @@ class StepRecord(BaseModel):
     step: int
     url: str | None = None
     prompt_tokens_est: int | None = None
-    observation: dict[str, Any] | None = None
-    """url, title, element count and a hash of the page (what the loop detector compares)."""
+    observation: PageDigest | None = None
     overhead_ms: dict[str, float] = Field(default_factory=dict)
     """Kite's own time: observe+prompt before the model call, act after it."""
     phases_ms: dict[str, float] = Field(default_factory=dict)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -14,20 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from kite_browser.agent.browser.actions import ACTION_NAMES
 from kite_browser.agent.errors import ConfigError
-
-
-class ConfirmLevel(StrEnum):
-    AUTO = "auto"
-    NOTIFY = "notify"
-    CONFIRM = "confirm"
-    BLOCK = "block"
-
-    @property
-    def rank(self) -> int:
-        return _RANK[self]
-
-
-_RANK = {ConfirmLevel.AUTO: 0, ConfirmLevel.NOTIFY: 1, ConfirmLevel.CONFIRM: 2, ConfirmLevel.BLOCK: 3}
+from kite_browser.agent.levels import ConfirmLevel
 
 
 class Decision(BaseModel):

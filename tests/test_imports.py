@@ -8,6 +8,7 @@ module importing its own parent package (always initialised first).
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,11 +21,11 @@ def _module(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path, name: str) -> set[str]:
+def _imports(path: Path, name: str, type_checking: bool = False) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if not type_checking and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
     found: set[str] = set()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -46,11 +47,13 @@ def _imports(path: Path, name: str) -> set[str]:
     return {m for m in found if m.split(".")[0] in PACKAGES}
 
 
-def graph() -> dict[str, set[str]]:
+@cache
+def graph(type_checking: bool = False) -> dict[str, set[str]]:
+    """Module -> the Kite modules it imports; ``type_checking``: count imports under ``if TYPE_CHECKING:``."""
     files = {_module(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
     edges: dict[str, set[str]] = {}
     for name, path in files.items():
-        deps = {m for m in _imports(path, name) if m in files}
+        deps = {m for m in _imports(path, name, type_checking) if m in files}
         # A package's own submodules importing it (or ``from pkg import submodule``) is no circle.
         edges[name] = {m for m in deps if not (name + ".").startswith(m + ".")}
     return edges

@@ -10,9 +10,10 @@ import time
 from typing import TYPE_CHECKING
 
 from kite_browser.agent.batch.jobs import Job
-from kite_browser.agent.batch.results import ERROR_STOPS, RUNNER_ERROR, TaskResult
+from kite_browser.agent.batch.results import TaskResult
 from kite_browser.agent.batch.scoring import Verdict
 from kite_browser.agent.record import RunResult
+from kite_browser.agent.result import ERROR_STOPS, StopReason
 from kite_browser.safety.confirm import BatchConfirmer
 from kite_browser.safety.output import redact_model
 
@@ -83,7 +84,7 @@ def failed(job: Job, exc: BaseException | str, wall_s: float = 0.0) -> TaskResul
         repeat=job.repeat,
         task=job.task.task,
         success=False,
-        stop_reason=RUNNER_ERROR,
+        stop_reason=StopReason.RUNNER_ERROR,
         message=message,
         error=message,
         wall_s=round(wall_s, 3),

@@ -21,6 +21,7 @@ from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
 from kite_browser.agent.errors import ConfigError, UsageError
 from kite_browser.agent.llm.model import Model
+from kite_browser.agent.llm.resolve import is_fake, is_local
 from kite_browser.safety.confirm import BatchConfirmer
 from kite_browser.safety.secrets import SecretStore
 
@@ -120,7 +121,7 @@ async def build_jobs(
                 over["agent.max_steps"] = max_steps
             config = with_overrides(base, over)
             model = config.llm.model
-            if resolve_model is not None and (not model or model == "local"):
+            if resolve_model is not None and is_local(model):
                 if model not in resolved:
                     resolved[model] = await resolve_model(config)
                 config = config.model_copy(update={"llm": resolved[model].llm})
@@ -158,7 +159,7 @@ def _with_schema(task: Task, folder: Path) -> Task:
 
 def register_models(jobs: list[Job]) -> None:
     """Fake models (``kite/...``) live in a litellm provider that must be installed first."""
-    if any((j.config.llm.model or "").startswith("kite/") for j in jobs):
+    if any(is_fake(j.config.llm.model) for j in jobs):
         from kite_browser.agent.llm.fakes import register_fakes
 
         register_fakes()

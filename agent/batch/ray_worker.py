@@ -88,17 +88,18 @@ class BrowserWorker:
 
     async def _on_this_node(self, job: Job) -> Job:
         """The job, with the bundled local model (if it names it) served on this node."""
-        from kite_browser.agent.llm.local import ensure_local_server, resolve_model, uses_local_model
+        from kite_browser.agent.llm.local import config_for_server, ensure_local_server
         from kite_browser.agent.llm.local_watchdog import alive
+        from kite_browser.agent.llm.resolve import is_local
 
-        if not uses_local_model(job.config):
+        if not is_local(job.config.llm.model):
             return job
         async with self._servers_lock:
             key = job.config.data_dir()
             server = self.servers.get(key)
             if server is None or not alive(server.pid):
                 server = self.servers[key] = await ensure_local_server(job.config, progress=False)
-        return dataclasses.replace(job, config=resolve_model(job.config, server))
+        return dataclasses.replace(job, config=config_for_server(job.config, server))
 
     async def close(self) -> None:
         from kite_browser.agent.llm.local_install import LocalPaths

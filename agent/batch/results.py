@@ -16,13 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
 from kite_browser.agent.batch.checks import CheckOutcome
-from kite_browser.agent.record import RunResult
-
-RUNNER_ERROR = "runner_error"
-"""The stop reason of a task Kite could not run at all (no browser context, a bug): no agent run behind it."""
-
-ERROR_STOPS = frozenset({"error", "model_error", "start_url_unreachable", RUNNER_ERROR})
-"""Stop reasons that mean Kite or its surroundings failed, not the agent's work (→ ``error`` is set)."""
+from kite_browser.agent.result import RunResult
 
 
 class TaskResult(RunResult):

@@ -25,17 +25,16 @@ from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.filenames import safe_filename, unique_path
 from kite_browser.agent.browser.observation import DialogInfo, TabInfo
-from kite_browser.agent.errors import ActionError, BrowserCrashedError, BrowserError
+from kite_browser.agent.errors import (
+    BrowserCrashedError,
+    BrowserError,
+    NavigationFailedError,
+    TabNotFoundError,
+)
 
 DialogPolicy = Literal["accept", "dismiss"]
 DialogJudge = Callable[[DialogInfo, str], Awaitable[tuple[bool, str] | None]]
 TITLE_TIMEOUT_S = 2.0
-
-
-class TabNotFoundError(ActionError):
-    """No tab has the requested index or url; ``tabs`` in the context lists the open ones."""
-
-    type = "tab_not_found"
 
 
 class NoOpenTabError(BrowserError):
@@ -46,10 +45,6 @@ class NoOpenTabError(BrowserError):
 
 class ContextClosedError(BrowserError):
     type = "context_closed"
-
-
-class NavigationFailedError(ActionError):
-    type = "navigation_failed"
 
 
 class ContextEvents(BaseModel):
@@ -189,7 +184,7 @@ class ContextSession:
         kind = dialog.type if dialog.type in ("alert", "confirm", "prompt", "beforeunload") else "alert"
         accept = kind == "alert" or self.dialog_policy == "accept"
         info = DialogInfo(
-            type=kind,  # type: ignore[arg-type]
+            type=kind,
             message=dialog.message,
             default_value=dialog.default_value if kind == "prompt" else None,
         )

@@ -96,17 +96,10 @@ class ActionExecutor:
     async def _execute(self, action: Action | dict[str, Any]) -> ActionResult:
         t0 = time.monotonic()
         if isinstance(action, dict):
-            raw = action
-            try:
-                action = parse_action(raw)
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                loc = ".".join(str(p) for p in err["loc"][1:]) or "action"
-                name = str(raw.get("action", "?"))
-                info = ErrorInfo.model_validate(
-                    {"error": "invalid_action", "message": f"{name}: {loc}: {err['msg']}", "field": loc}
-                )
-                return ActionResult(action=name, ok=False, message=info.message, error=info)
+            parsed = _parse(action)
+            if isinstance(parsed, ActionResult):
+                return parsed
+            action = parsed
         name = action.action
         spec = spec_of(action)
         try:
@@ -153,7 +146,7 @@ class ActionExecutor:
         result.duration_ms = round((time.monotonic() - t0) * 1000, 1)
         return _mask(result, secrets) if secrets else result
 
-    def _secret_values(self, action: Any) -> list[str]:
+    def _secret_values(self, action: Action) -> list[str]:
         text = getattr(action, "text", None)
         if not text or self.ec.secret_resolver is None or "<secret>" not in text:
             return []
@@ -224,3 +217,17 @@ def _mask(result: ActionResult, secrets: list[str]) -> ActionResult:
         return value
 
     return ActionResult.model_validate(scrub(result.model_dump(mode="json")))
+
+
+def _parse(raw: dict[str, Any]) -> Action | ActionResult:
+    """The action of its JSON form, or the ``invalid_action`` result naming the first bad field."""
+    try:
+        return parse_action(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"][1:]) or "action"
+        name = str(raw.get("action", "?"))
+        info = ErrorInfo.model_validate(
+            {"error": "invalid_action", "message": f"{name}: {loc}: {err['msg']}", "field": loc}
+        )
+        return ActionResult(action=name, ok=False, message=info.message, error=info)

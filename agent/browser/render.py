@@ -123,19 +123,21 @@ def element_line(el: Element, *, name_chars: int = 60, href_chars: int = 60, lev
         parts.append(_options(el, 8 if level < 2 else 4))
     if el.href and not (level >= 2 and name):
         parts.append(f"href={_val(_short_href(el.href, href_chars))}")
-    if el.disabled:
-        parts.append("disabled")
-    if el.checked:
-        parts.append("checked")
-    if el.selected:
-        parts.append("selected")
-    if el.expanded is not None:
-        parts.append("expanded" if el.expanded else "collapsed")
-    if el.aria_hidden:
-        parts.append("aria-hidden")
-    if el.frame is not None:
-        parts.append(f"frame={el.frame}")
+    parts += _states(el)
     return " ".join(parts)
+
+
+def _states(el: Element) -> list[str]:
+    """The element's state words, in the order the line shows them."""
+    flags = [("disabled", el.disabled), ("checked", el.checked), ("selected", el.selected)]
+    words = [word for word, on in flags if on]
+    if el.expanded is not None:
+        words.append("expanded" if el.expanded else "collapsed")
+    if el.aria_hidden:
+        words.append("aria-hidden")
+    if el.frame is not None:
+        words.append(f"frame={el.frame}")
+    return words
 
 
 def _plural(word: str) -> str:

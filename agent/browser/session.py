@@ -301,7 +301,7 @@ class BrowserSession:
         if self._pw is None:
             return None
         try:
-            return int(self._pw_cm._client._transport._proc.pid)  # type: ignore[union-attr]
+            return int(self._pw_cm._client._transport._proc.pid)
         except (AttributeError, TypeError, ValueError):
             return None
 

@@ -25,3 +25,11 @@ def count_tokens(text: str, model: str = DEFAULT_MODEL) -> int:
 def warm_up() -> None:
     """Load the tokenizer now so that the first real count is fast."""
     count_tokens("warm up", DEFAULT_MODEL)
+
+
+def estimate_tokens(model: str, text: str) -> int:
+    """Tokens of ``text`` for ``model`` (litellm's counter, cached); a rough count if litellm cannot tell."""
+    try:
+        return count_tokens(text, model)
+    except Exception:
+        return len(text) // 3 + 1

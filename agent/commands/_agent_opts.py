@@ -10,7 +10,7 @@ from typing import Any
 
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, check_domain, load_config
-from kite_browser.agent.errors import KiteError, UsageError
+from kite_browser.agent.errors import UsageError
 
 __all__ = ["check_start_url"]  # moved to agent/browser/start_url.py; the commands import it from here
 
@@ -165,7 +165,7 @@ def refuse_unusable_models(*models: str | None, eval_only_ok: bool = False) -> N
     ``kite run``/``batch``/``serve`` (``kite eval`` passes ``eval_only_ok``); a model litellm cannot route
     (``--model gpt4o``, an unregistered ``kite/...``) would only fail at the first step, after the browser
     started."""
-    from kite_browser.agent.llm.model import model_problem
+    from kite_browser.agent.llm.resolve import model_problem
 
     for model in dict.fromkeys(m for m in models if m):
         if model in EVAL_ONLY_MODELS and eval_only_ok:
@@ -178,29 +178,3 @@ def refuse_unusable_models(*models: str | None, eval_only_ok: bool = False) -> N
         problem = model_problem(model, can_resolve_local=True)
         if problem:
             raise UsageError(problem)
-
-
-async def resolve_model(config: KiteConfig) -> KiteConfig:
-    """Turn the model 'local' (the default when none is configured) into the bundled local server."""
-    from kite_browser.agent.llm.local import configure_local_model, uses_local_model
-
-    if not uses_local_model(config):
-        return config
-    try:
-        return await configure_local_model(config)
-    except KiteError as exc:
-        raise UsageError(
-            f"{NO_MODEL_HELP}\n(the bundled local model could not start: {exc.message})"
-        ) from exc
-
-
-NO_MODEL_HELP = """no model is configured.
-Set KITE_MODEL (or pass --model) to any litellm model string, with the provider's usual key:
-  OpenAI     KITE_MODEL=openai/gpt-4o-mini              OPENAI_API_KEY=...
-  Anthropic  KITE_MODEL=anthropic/claude-sonnet-4-5     ANTHROPIC_API_KEY=...
-  Gemini     KITE_MODEL=gemini/gemini-2.5-flash         GEMINI_API_KEY=...
-  DeepSeek   KITE_MODEL=deepseek/deepseek-chat          DEEPSEEK_API_KEY=...
-  Ollama     KITE_MODEL=ollama/qwen2.5:7b               (ollama serve on localhost:11434)
-  Any OpenAI-compatible server (llama.cpp, vLLM, LM Studio):
-             KITE_MODEL=openai/NAME KITE_API_BASE=http://127.0.0.1:8080/v1
-  The bundled local model: KITE_MODEL=local (downloads ~1.1 GB on first use)"""

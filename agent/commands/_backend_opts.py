@@ -58,13 +58,3 @@ def records_dir(args: argparse.Namespace, config: KiteConfig) -> str:
     """Where the run records end up: the runs folder, or the Ray workers' shared folder."""
     shared = config.batch.ray.shared_runs_dir
     return shared if args.backend == "ray" and shared else config.run.runs_dir
-
-
-async def keep_local(config: KiteConfig) -> KiteConfig:
-    """For the Ray backend: the bundled local model is left unresolved here (``local``): each worker starts
-    or shares the server of its own node (agent/batch/ray_worker.py)."""
-    from kite_browser.agent.llm.local import LOCAL_MODEL, uses_local_model
-
-    if not uses_local_model(config):
-        return config
-    return config.model_copy(update={"llm": config.llm.model_copy(update={"model": LOCAL_MODEL})})

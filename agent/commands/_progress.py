@@ -16,7 +16,7 @@ from kite_browser.agent.events import (
     RunEvent,
     RunStarted,
 )
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.result import RunResult, StopReason
 
 LEVEL_STYLE = {"auto": "dim", "notify": "yellow", "confirm": "bold magenta", "block": "bold red"}
 
@@ -61,7 +61,7 @@ class ProgressPrinter:
             f"in {result.steps} steps, {result.duration_s:.1f}s, {result.tokens_in + result.tokens_out} tokens"
             + (f", ${result.cost_usd:.4f}" if result.cost_usd is not None else "")
         )
-        if result.message and result.stop_reason != "done":
+        if result.message and result.stop_reason != StopReason.DONE:
             c.print(f"[dim]{escape(result.message)}[/]")
         if result.claimed_success and not result.success:
             c.print("[yellow]the model reported success, but not everything it needed was done:[/]")

@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,19 +28,20 @@ from kite_browser.agent.commands._agent_opts import (
     load_with_args,
     positive_int,
     refuse_unusable_models,
-    resolve_model,
 )
 from kite_browser.agent.commands._backend_opts import (
     add_backend_options,
     check_backend,
-    keep_local,
     make_backend,
     records_dir,
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.llm.resolve import resolve_model
 
 if TYPE_CHECKING:
+    from kite_browser.agent.batch.jobs import Job
     from kite_browser.agent.batch.runner import BatchRunner
+    from kite_browser.agent.config import KiteConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,9 +63,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     from kite_browser.agent.batch.jobs import build_jobs, read_task_file
-    from kite_browser.agent.batch.results import read_results
     from kite_browser.agent.batch.runner import BatchRunner
-    from kite_browser.agent.commands._batch_view import BatchView, summary_table, totals_line
+    from kite_browser.agent.commands._batch_view import BatchView
     from kite_browser.agent.commands._interrupt import interruptible
 
     check_backend(args)
@@ -86,7 +87,7 @@ async def run(args: argparse.Namespace) -> int:
 
             sites = SitesServer().start()
             values |= {"sites": sites.url("/").rstrip("/"), "cross": sites.cross_origin_url.rstrip("/")}
-        resolver = keep_local if args.backend == "ray" else resolve_model
+        resolver = partial(resolve_model, start_local=args.backend != "ray")
         jobs = await build_jobs(
             tf, config, placeholders=values, cli_secrets=args.secret, resolve_model=resolver
         )
@@ -108,12 +109,28 @@ async def run(args: argparse.Namespace) -> int:
     finally:
         if sites is not None:
             sites.stop()
+    return _summary(args, config, jobs, out, time.monotonic() - started, interrupted=interrupted)
+
+
+def _summary(
+    args: argparse.Namespace,
+    config: KiteConfig,
+    jobs: list[Job],
+    out: Path,
+    wall_s: float,
+    *,
+    interrupted: bool,
+) -> int:
+    """Print the results table and totals; the exit code (130 interrupted, 1 when a task failed)."""
+    from kite_browser.agent.batch.results import read_results
+    from kite_browser.agent.commands._batch_view import summary_table, totals_line
+
     results = read_results(out).results
     console = Console(highlight=False)
     if not console.is_terminal:
         console.width = 160
     console.print(summary_table(jobs, results))
-    print(totals_line(jobs, results, time.monotonic() - started))
+    print(totals_line(jobs, results, wall_s))
     print(f"results: {out} · run records: {records_dir(args, config)}")
     if interrupted:
         print("kite: interrupted (the tasks that were running run again on resume)", file=sys.stderr)

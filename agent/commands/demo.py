@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 
-from kite_browser.agent.commands._agent_opts import add_agent_options, load_with_args, resolve_model
+from kite_browser.agent.commands._agent_opts import add_agent_options, load_with_args
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.commands._progress import ProgressPrinter
+from kite_browser.agent.llm.resolve import resolve_model
 
 DEMO_TASK = "Find the cheapest blue mug in the shop and report its name and price."
 

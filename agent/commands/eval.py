@@ -20,17 +20,16 @@ from kite_browser.agent.commands._agent_opts import (
     load_with_args,
     positive_int,
     refuse_unusable_models,
-    resolve_model,
 )
 from kite_browser.agent.commands._backend_opts import (
     add_backend_options,
     check_backend,
-    keep_local,
     make_backend,
     records_dir,
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.errors import UsageError
+from kite_browser.agent.llm.resolve import resolve_model
 
 if TYPE_CHECKING:
     from kite_browser.agent.batch.results import TaskResult
@@ -104,8 +103,7 @@ async def run(args: argparse.Namespace) -> int:
         extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"eval-{suite.name}-{stamp}")
     config = load_with_args(args, extra)
     refuse_unusable_models(config.llm.model, eval_only_ok=True)  # before any browser or site starts
-    if not (config.llm.model or "").startswith("kite/"):
-        config = await (keep_local if args.backend == "ray" else resolve_model)(config)
+    config = await resolve_model(config, start_local=args.backend != "ray")
     ids = [i.strip() for i in args.tasks.split(",") if i.strip()] if args.tasks else None
     done = {"n": 0, "ok": 0}
 

@@ -12,12 +12,13 @@ from kite_browser.agent.commands._agent_opts import (
     check_start_url,
     load_with_args,
     refuse_unusable_models,
-    resolve_model,
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.commands._progress import ProgressPrinter
 from kite_browser.agent.config import NO_DISPLAY_HELP, has_display
 from kite_browser.agent.errors import UsageError
+from kite_browser.agent.llm.resolve import resolve_model
+from kite_browser.agent.result import StopReason
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,6 +66,6 @@ async def run(args: argparse.Namespace) -> int:
     printer.final(result)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
-    if result.stop_reason == "interrupted":
+    if result.stop_reason == StopReason.INTERRUPTED:
         return 130
     return 0 if result.success else 1

@@ -8,9 +8,9 @@ from kite_browser.agent.commands._agent_opts import (
     load_with_args,
     port_number,
     refuse_unusable_models,
-    resolve_model,
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.llm.resolve import resolve_model
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -12,6 +12,7 @@ from kite_browser.agent.commands._agent_opts import (
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.llm.resolve import model_or_local
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     start = TaskEntry(
         task=args.task,
         start_url=start_url or "",
-        model=config.llm.model or "local",
+        model=model_or_local(config.llm.model),
         vision=bool(config.llm.vision),
         headed=not config.browser.headless,
     )

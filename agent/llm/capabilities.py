@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kite_browser.agent.config import LLMConfig, default_data_dir, resource_path
 from kite_browser.agent.errors import ConfigError
+from kite_browser.agent.llm.resolve import LOCAL_MODEL, is_local
 
 log = logging.getLogger("kite.llm")
 NOTICES_FILE = "notices-seen.json"
@@ -113,8 +114,8 @@ def _entry_for(provider: str | None, api_base: str | None) -> tuple[str | None, 
 
 def _split(model: str, api_base: str | None) -> tuple[str, str | None]:
     """(model name without provider prefix, litellm provider name) without touching the network."""
-    if model == "local":
-        return "local", "local"
+    if is_local(model):
+        return LOCAL_MODEL, LOCAL_MODEL
     import litellm
 
     litellm.suppress_debug_info = True  # no "Provider List" banner on failed lookups

@@ -35,6 +35,7 @@ from kite_browser.agent.llm.errors import (
     LLMUnavailableError,
 )
 from kite_browser.agent.llm.local_call import LocalCall, applies
+from kite_browser.agent.llm.resolve import is_local
 
 if TYPE_CHECKING:
     from kite_browser.agent.llm.capabilities import Capabilities
@@ -121,7 +122,7 @@ class LiteLLMModel:
                 "no model configured: set llm.model, KITE_MODEL or --model "
                 "(e.g. openai/gpt-4o-mini, or local)"
             )
-        if config.model == "local":
+        if is_local(config.model):
             raise LLMBadRequestError(
                 "the model 'local' must be resolved to the local server first "
                 "(agent.llm.local) before building an LLMClient"

@@ -127,7 +127,7 @@ class _KiteProvider(CustomLLM):
         model: str,
         messages: list,
         api_base: str,
-        custom_prompt_dict: dict,  # type: ignore[override]
+        custom_prompt_dict: dict,
         model_response: ModelResponse,
         print_verbose: Callable,
         encoding: Any,
@@ -156,7 +156,7 @@ class _KiteProvider(CustomLLM):
             result = await result
         return _to_response(model_response, _coerce(result), model, messages)
 
-    def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:  # type: ignore[override]
+    def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
         """The synchronous path (``litellm.completion``), for scripts and demos outside an event loop."""
         return asyncio.run(self.acompletion(*args, **kwargs))
 

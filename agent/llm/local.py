@@ -33,23 +33,18 @@ from kite_browser.agent.llm.local_pins import CONTEXT_TOKENS, GGUF_SHA256, GGUF_
 from kite_browser.agent.llm.local_progress import rich_progress
 
 __all__ = [
-    "LOCAL_MODEL",
     "LocalHashMismatchError",
     "LocalInstallError",
     "LocalModelError",
     "LocalServer",
     "LocalServerError",
     "LocalServerTimeoutError",
-    "configure_local_model",
+    "config_for_server",
     "ensure_local_server",
     "local_status",
-    "resolve_model",
     "stop_local_server",
-    "uses_local_model",
 ]
 
-LOCAL_MODEL = "local"
-"""The value of ``llm.model`` (or ``--model``) that selects the bundled model; also the default."""
 LITELLM_MODEL = f"openai/{MODEL_ALIAS}"
 
 
@@ -143,11 +138,7 @@ def local_status(config: KiteConfig) -> dict[str, Any]:
     return status
 
 
-def uses_local_model(config: KiteConfig) -> bool:
-    return config.llm.model in (None, "", LOCAL_MODEL)
-
-
-def resolve_model(config: KiteConfig, server: LocalServer) -> KiteConfig:
+def config_for_server(config: KiteConfig, server: LocalServer) -> KiteConfig:
     """A copy of ``config`` whose llm section calls ``server``: model string, api_base, a dummy key, and the
     local model's capabilities (no function calling, no vision, an 8k window) unless the user forced them."""
     llm = config.llm.model_copy(
@@ -162,11 +153,3 @@ def resolve_model(config: KiteConfig, server: LocalServer) -> KiteConfig:
     budget = config.agent.max_input_tokens or CONTEXT_TOKENS - config.llm.max_output_tokens
     agent = config.agent.model_copy(update={"max_input_tokens": budget})
     return config.model_copy(update={"llm": llm, "agent": agent})
-
-
-async def configure_local_model(config: KiteConfig, *, progress: bool = True) -> KiteConfig:
-    """``config`` unchanged unless it asks for the local model (``local`` or unset): then start/reuse the
-    server and return the config that calls it. The one call the run/eval/demo commands need."""
-    if not uses_local_model(config):
-        return config
-    return resolve_model(config, await ensure_local_server(config, progress=progress))

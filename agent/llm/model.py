@@ -114,24 +114,3 @@ def model_for(config: LLMConfig) -> Model:
     from kite_browser.agent.llm.client import LiteLLMModel
 
     return LiteLLMModel(config)
-
-
-def model_problem(model: str, can_resolve_local: bool) -> str | None:
-    """Why ``model`` cannot run here (None: it can), without calling it."""
-    if model == "local":
-        return None if can_resolve_local else "the bundled local model is not available in this server"
-    if is_registered(model):
-        return None
-    if model.startswith("kite/"):
-        from kite_browser.agent.llm.fakes import has_fake, register_fakes
-
-        register_fakes()
-        return None if has_fake(model.removeprefix("kite/")) else f"no model {model} is registered"
-    import litellm
-
-    litellm.suppress_debug_info = True
-    try:
-        litellm.get_llm_provider(model)
-    except Exception:
-        return f"litellm knows no provider for {model!r}: use provider/model, e.g. openai/gpt-4o-mini"
-    return None

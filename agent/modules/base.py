@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.jsonschema import flat_schema
+from kite_browser.agent.levels import LevelName
 
 if TYPE_CHECKING:
     from kite_browser.agent.browser.pool import BrowserPool
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from kite_browser.safety.confirm import Confirmer, Gate
 
 ModuleStatus = Literal["loaded", "initialized", "error", "shutdown"]
-SafetyLevel = Literal["auto", "notify", "confirm", "block"]
+SafetyLevel = LevelName
 
 
 class ToolError(KiteError):

@@ -97,9 +97,7 @@ def function_tool(fn: Callable[..., Any]) -> Tool:
                 raise TypeError(f"tool {tool_name}: parameter {p.name!r} needs a type hint")
             default = ... if p.default is inspect.Parameter.empty else p.default
             fields[p.name] = (hints[p.name], default)
-        model = create_model(  # type: ignore[call-overload]
-            f"{tool_name}_params", __config__=ConfigDict(extra="forbid"), **fields
-        )
+        model = create_model(f"{tool_name}_params", __config__=ConfigDict(extra="forbid"), **fields)
         arg_name = ""
     level: SafetyLevel = meta.get("safety", "confirm")
     is_async = inspect.iscoroutinefunction(fn)

@@ -21,7 +21,7 @@ from kite_browser.agent.events import (
     RunFinished,
     RunStarted,
 )
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.result import ERROR_STOPS, RunResult, StopReason
 from kite_browser.agent.server.errors import ErrorBody
 from kite_browser.agent.server.run_models import (
     ActionView,
@@ -34,8 +34,6 @@ from kite_browser.agent.server.run_models import (
 
 if TYPE_CHECKING:
     from kite_browser.agent.server.confirm import Pending
-
-ERROR_STOPS = frozenset({"error", "model_error", "start_url_unreachable"})
 
 
 def now() -> str:
@@ -125,7 +123,7 @@ class Run:
 
     def _ended(self, result: RunResult) -> None:
         self.result = result
-        if result.stop_reason == "interrupted" and self.stop_requested:
+        if result.stop_reason == StopReason.INTERRUPTED and self.stop_requested:
             self.status = "stopped"
         elif result.stop_reason in ERROR_STOPS:
             self.status = "failed"
@@ -143,7 +141,7 @@ class Run:
             failure = failure or ErrorBody(error="error", message="the run ended without a result")
             result = RunResult(
                 success=False,
-                stop_reason="interrupted" if self.stop_requested else "error",
+                stop_reason=StopReason.INTERRUPTED if self.stop_requested else StopReason.ERROR,
                 message=failure.message,
                 steps=len(self.steps),
                 run_dir=str(self.run_dir) if self.run_dir else None,

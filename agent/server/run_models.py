@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.levels import ConfirmLevel
+from kite_browser.agent.result import RunResult
 from kite_browser.agent.server.errors import ErrorBody
 
 RunStatus = Literal["running", "finished", "failed", "stopped"]
@@ -34,7 +35,7 @@ class RunRequest(BaseModel):
 class ActionView(BaseModel):
     action: str
     """As the model was shown it: ``click [6] button "Add to cart"``."""
-    level: str = "auto"
+    level: ConfirmLevel = ConfirmLevel.AUTO
     allowed: bool | None = None
     ok: bool | None = None
     """None while the action runs (or when it was refused before running)."""
@@ -66,7 +67,7 @@ class ConfirmationView(BaseModel):
     target: str
     """Its target as the page shows it: ``[6] button "Place order"``, ``the page's confirm dialog "..."`` or
     ``(no element: <selector or URL>)``."""
-    level: str
+    level: ConfirmLevel
     reasons: list[str]
     element: dict[str, Any] | None = None
     url: str = ""

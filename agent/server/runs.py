@@ -17,7 +17,7 @@ from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
 from kite_browser.agent.errors import KiteError
-from kite_browser.agent.llm.model import model_problem
+from kite_browser.agent.llm.resolve import model_problem
 from kite_browser.agent.server.confirm import HttpConfirmer
 from kite_browser.agent.server.errors import ApiError, ErrorBody
 from kite_browser.agent.server.run import Run
@@ -130,7 +130,7 @@ class RunManager:
         ctx: ContextSession | None = None
         failure: ErrorBody | None = None
         try:
-            if config.llm.model == "local" and self.resolve_model is not None:
+            if self.resolve_model is not None:
                 config = await self.resolve_model(config)
             ctx = await self._context()
             agent = Agent(

@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from kite_browser.agent.errors import KiteError
+from kite_browser.agent.llm.resolve import model_or_local
 from kite_browser.agent.tui.form import TaskScreen
 from kite_browser.agent.tui.history import TaskEntry, TaskHistory
 from kite_browser.agent.tui.run_view import RunScreen
@@ -53,7 +54,7 @@ class KiteApp(App[None]):
         self.config = config
         self.agent_factory = agent_factory or default_agent_factory
         self.history = TaskHistory(history_path or config.data_dir() / "tui-history.json")
-        self.defaults = start or TaskEntry(task="", model=config.llm.model or "local")
+        self.defaults = start or TaskEntry(task="", model=model_or_local(config.llm.model))
         self.agent: RunsTasks | None = None
         self.confirmer: TuiConfirmer | None = None
         self.run_screen: RunScreen | None = None

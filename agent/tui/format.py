@@ -7,14 +7,13 @@ from dataclasses import dataclass
 from rich.markup import escape
 
 from kite_browser.agent.events import PageObserved
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.result import ERROR_STOPS, RunResult, StopReason
 
-ERROR_STOPS = {
-    "model_error": "model call",
-    "error": "run",
-    "start_url_unreachable": "open start URL",
+ERROR_ROW_ACTION = {
+    StopReason.MODEL_ERROR: "model call",
+    StopReason.START_URL_UNREACHABLE: "open start URL",
 }
-"""Stop reasons that end a run with an error of their own (no step row says it): the row's action text."""
+"""The error row's action text for a run that ended with an error of its own (no step row says it)."""
 
 
 @dataclass
@@ -62,10 +61,10 @@ def totals_line(steps: int, actions: int, tokens: int, cost: float | None) -> st
 
 def final_text(result: RunResult) -> str:
     """The final view of a run."""
-    reason = result.stop_reason or "?"
+    reason = result.stop_reason
     if result.success:
         head = "[green b]success[/]"
-    elif reason == "interrupted":
+    elif reason == StopReason.INTERRUPTED:
         head = "[yellow b]stopped[/]"
     else:
         head = "[red b]failed[/]"
@@ -84,4 +83,4 @@ def error_row(result: RunResult) -> StepRow | None:
     reason = result.stop_reason
     if reason not in ERROR_STOPS:
         return None
-    return StepRow(result.steps, ERROR_STOPS[reason], "-", False, result.message or reason)
+    return StepRow(result.steps, ERROR_ROW_ACTION.get(reason, "run"), "-", False, result.message or reason)

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from kite_browser.agent.events import ActionFinished, ModelReplied, PageObserved, ReplyRejected, RunFinished
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.result import RunResult, StopReason
 from kite_browser.agent.tui.format import StepRow, error_row, final_text, page_panel, totals_line
 
 if TYPE_CHECKING:
@@ -151,4 +151,4 @@ class RunScreen(Screen[None]):
 
     def show_failure(self, message: str) -> None:
         """The run could not start (no model, a bad config ...): say why."""
-        self.show_result(RunResult(success=False, stop_reason="error", message=message))
+        self.show_result(RunResult(success=False, stop_reason=StopReason.ERROR, message=message))

@@ -76,13 +76,9 @@ def default_agent_factory(
 
 async def run_config(base: KiteConfig, entry: TaskEntry) -> KiteConfig:
     """The base config with the form's model, vision and headed choices; ``local`` resolved."""
-    from kite_browser.agent.commands._agent_opts import resolve_model
+    from kite_browser.agent.llm.resolve import model_or_local, resolve_model
 
-    model = entry.model or base.llm.model or "local"
-    if model.startswith("kite/"):  # the bundled fakes (tests, demos) live in a litellm provider
-        from kite_browser.agent.llm.fakes import register_fakes
-
-        register_fakes()
+    model = model_or_local(entry.model or base.llm.model)
     llm = base.llm.model_copy(
         update={"model": model, "vision": entry.vision, "mode": "hybrid" if entry.vision else "dom"}
     )

@@ -1,7 +1,7 @@
 """Finding the saved-page corpus (``shared/pages``) relative to a Kite checkout.
 
 The corpus is not part of the repository: it sits in a ``shared/pages`` folder next to (or above) the
-checkout, e.g. ``/work/shared/pages`` for a checkout at ``/work/main``. A clone elsewhere has none.
+checkout (``../shared/pages``, or further up for a worktree). A clone elsewhere has none.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Kite's side goes through the MCP SDK's own client (in-process) to Kite's MCP ser
 answers both with the page's ``locator("body").aria_snapshot()``, taken here on the same page in the same
 browser. Recall: every visible interactive element (hit-test ground truth, as in the snapshot tests) must
 appear as an element line ``[N] ...`` (or ``[N,M] ...``) of Kite's snapshot answer. DIR: folders of saved
-pages (``<name>/index.html`` or ``<name>.html``); default ``/work/shared/pages`` when present. Tokens: the
+pages (``<name>/index.html`` or ``<name>.html``); default: the saved-page corpus found next to the checkout (``evals/bench/corpus.py``). Tokens: the
 gpt-4o-mini tokenizer (counted in a thread: the bench's own counting stays off the event loop).
 
 Event-loop lag: how late a 20 ms sleep on the loop the server runs on wakes, over the whole run (the in-process
@@ -36,12 +36,13 @@ from kite_browser.agent.config import load_config
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.mcp.render import DIFF_HEAD
 from kite_browser.agent.mcp.server import KiteMCP
+from kite_browser.evals.bench.corpus import find_corpus
 from kite_browser.evals.bench.looplag import LoopLag
 from kite_browser.evals.bench.snapshot import pages_in, pct
 from kite_browser.evals.sites import SitesServer
 from kite_browser.evals.static import serve
 
-SHARED_PAGES = Path("/work/shared/pages")
+SHARED_PAGES = find_corpus()
 SITE_PAGES = [
     "/",
     "/shop/",
@@ -255,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object of metrics")
     parser.add_argument("--no-sites", action="store_true", help="skip the bundled sites")
     args = parser.parse_args(argv)
-    dirs = args.dirs or ([SHARED_PAGES] if SHARED_PAGES.is_dir() else [])
+    dirs = args.dirs or ([SHARED_PAGES] if SHARED_PAGES is not None else [])
     rows, lag = asyncio.run(run(dirs, not args.no_sites))
     summary = summarise(rows, lag)
     print(json.dumps(summary) if args.json else table(rows, summary))

@@ -40,7 +40,8 @@ def count(messages: list[dict[str, Any]] | None = None, tools: list[dict[str, An
     """Tokens of a request as litellm counts it (the chat format's overhead included)."""
     import litellm
 
-    return int(litellm.token_counter(model=COUNTER_MODEL, messages=messages or [], tools=tools or None))
+    sent: list[Any] | None = tools or None  # litellm types the tools as its own TypedDict
+    return int(litellm.token_counter(model=COUNTER_MODEL, messages=messages or [], tools=sent))
 
 
 def text_tokens(text: str) -> int:
@@ -55,10 +56,10 @@ class Recording:
 
     inner: Model
     steps: list[dict[str, int]] = field(default_factory=list)
+    name: str = field(init=False)
 
-    @property
-    def name(self) -> str:
-        return self.inner.name
+    def __post_init__(self) -> None:
+        self.name = self.inner.name
 
     async def complete(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, *, view: ModelView | None
@@ -108,8 +109,9 @@ async def measure(mode: str, ids: list[str] | None, concurrency: int) -> dict[st
             recordings = []
             for job in jobs:
                 assert job.model is not None, "the oracle model is set by suite_jobs"
-                job.model = Recording(job.model)
-                recordings.append(job.model)
+                recording = Recording(job.model)
+                job.model = recording
+                recordings.append(recording)
             results = []
             backend = LocalBackend(jobs[0].config.browser, concurrency=concurrency, downloads_dir=Path(tmp))
             runner = BatchRunner(jobs, backend, on_result=lambda job, result: results.append(result))

@@ -78,7 +78,7 @@ async def _frame_fully_in_view(frame: Frame, page: Page) -> bool:
     vp = page.viewport_size or {"width": 1280, "height": 800}
     return (
         bool(hit)
-        and bool(box)
+        and box is not None
         and box["x"] >= 0
         and box["y"] >= 0
         and box["x"] + box["width"] <= vp["width"]

@@ -110,8 +110,8 @@ async def compare(pages: dict[str, list[str]], reps: int, tmp: Path) -> dict[str
                 rows.append(_row(url, runs["window"], runs["observer"]))
                 print(f"  {cls} {url[-60:]}: {_brief(rows[-1])}", file=sys.stderr)
             out[cls] = {"summary": _summary(rows), "pages": rows}
-        for m in modes.values():
-            await m.close()
+        for mode in modes.values():
+            await mode.close()
         await browser.close()
     return out
 

@@ -34,17 +34,14 @@ from playwright.async_api import Page, async_playwright
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.config import load_config
 from kite_browser.agent.modules import Toolbox
+from kite_browser.evals.bench.corpus import find_corpus
 from kite_browser.evals.bench.snapshot import OFFLINE, pages_in, pct
 from kite_browser.evals.bench.tools_js import THINK_S, javascript_timings
 from kite_browser.evals.sites import SitesServer
 from kite_browser.evals.static import serve
 
-_ROOT = Path(__file__).resolve().parents[2]
-SHARED_PAGES = next(
-    (p for p in (_ROOT.parent / "shared" / "pages", _ROOT.parent.parent / "shared" / "pages") if p.is_dir()),
-    _ROOT.parent / "shared" / "pages",
-)
-"""``../shared/pages`` next to the checkout (or next to the worktrees' folder)."""
+SHARED_PAGES = find_corpus()
+"""The saved-page corpus next to the checkout, or above it (``evals/bench/corpus.py``); None without one."""
 Op = Callable[[], Awaitable[Any]]
 OPS = ("navigate", "click", "type", "fill", "get_text")
 
@@ -207,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--pages", type=Path, default=SHARED_PAGES, help="saved pages for the token parity check")
     ap.add_argument("--no-pages", action="store_true", help="skip the token parity check")
     args = ap.parse_args(argv)
-    pages = None if args.no_pages or not args.pages.is_dir() else args.pages
+    pages = None if args.no_pages or args.pages is None or not args.pages.is_dir() else args.pages
     result = asyncio.run(run(max(1, args.reps), pages, max(0.0, args.think)))
     rows = result.pop("_parity_rows", [])
     if args.json:

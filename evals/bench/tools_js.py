@@ -30,6 +30,7 @@ from playwright.async_api import async_playwright
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.config import load_config
 from kite_browser.agent.modules import Toolbox
+from kite_browser.agent.modules.javascript.module import JavaScriptModule
 from kite_browser.agent.modules.javascript.sandbox import evaluate_run_js, prepare_page
 from kite_browser.evals.bench.snapshot import OFFLINE, pct
 
@@ -61,7 +62,11 @@ async def javascript_timings(reps: int, think: float = THINK_S) -> dict[str, flo
     async with async_playwright() as pw, Toolbox(config, handle_signals=False) as tb:
         browser = await pw.chromium.launch(executable_path=require_chromium(), headless=True, args=[OFFLINE])
         context = await browser.new_context()
-        sandbox = tb.registry.module("javascript").sandbox  # type: ignore[attr-defined]
+        module = tb.registry.module("javascript")
+        assert isinstance(module, JavaScriptModule) and module.sandbox is not None, (
+            "the module is initialised"
+        )
+        sandbox = module.sandbox
 
         async def plain_once() -> None:
             page = await context.new_page()
@@ -111,6 +116,16 @@ async def javascript_timings(reps: int, think: float = THINK_S) -> dict[str, flo
                     bursts[("kite", think_s, n)].append(await tool_burst(n, think_s))
                     bursts[("plain", think_s, n)].append(await plain_burst(n, think_s))
         await browser.close()
+    return _summary(plain, tool, b2b, bursts, think)
+
+
+def _summary(
+    plain: list[float],
+    tool: list[float],
+    b2b: list[float],
+    bursts: dict[tuple[str, float, int], list[float]],
+    think: float,
+) -> dict[str, float]:
     out = {
         **_stats("plain_run_js", plain),
         **_stats("javascript_run_js", tool),

@@ -96,7 +96,7 @@ async def test_stale_index_is_reported_and_run_recovers(make_config, ctx_session
 
 
 async def test_prompt_stays_within_a_small_budget(make_config, ctx_session, sites):
-    from kite_browser.agent.runtime import count_tokens
+    from kite_browser.agent.browser.tokens import estimate_tokens
 
     plan = [("scroll", None, {"direction": "down"})] * 6 + [("done", None, {"success": True, "answer": "x"})]
     model = install(plan, json_mode=True)
@@ -115,7 +115,7 @@ async def test_prompt_stays_within_a_small_budget(make_config, ctx_session, site
     tools_tokens = agent.model.tools_tokens
     for call in model.received:
         text = "\n".join(str(m["content"]) for m in call["messages"])
-        assert count_tokens("kite/plan", text) + tools_tokens <= budget - 200 + 50, "prompt over budget"
+        assert estimate_tokens("kite/plan", text) + tools_tokens <= budget - 200 + 50, "prompt over budget"
 
 
 async def test_loop_detection_warns_then_stops(make_config, ctx_session, sites, scripted_model):

@@ -37,7 +37,7 @@ def test_layered_mode_tells_the_model_to_ask_for_elements():
 
 def test_kites_notes_about_the_snapshot_are_outside_the_page():
     from kite_browser.agent.browser.observation import Observation, PageSummary
-    from kite_browser.agent.runtime import kite_notices, page_text
+    from kite_browser.agent.prompt import kite_notices, page_text
 
     warning = "frame #f1: no answer within the time cap; left out"
     obs = Observation(summary=PageSummary(url="http://127.0.0.1:1/", visible_text="hi", warnings=[warning]))

@@ -25,3 +25,16 @@ def test_fake_models_still_work_synchronously(scripted_model):
     scripted_model.script(["plain answer"])
     response = litellm.completion(model="kite/scripted", messages=[{"role": "user", "content": "hi"}])
     assert response.choices[0].message.content == "plain answer"
+
+
+@pytest.mark.allow_model_requests
+def test_a_test_marked_allow_model_requests_may_call_a_real_model():
+    from tests.fixtures.llm import _allow_real
+
+    assert _allow_real["now"] is True
+
+
+def test_an_unmarked_test_may_not():
+    from tests.fixtures.llm import _allow_real
+
+    assert _allow_real["now"] is False

@@ -10,10 +10,11 @@ import pytest
 
 from kite_browser.agent.config import BrowserConfig, KiteConfig, LLMConfig
 from kite_browser.agent.llm import local_install
-from kite_browser.agent.llm.local import LocalServer, local_status, resolve_model, uses_local_model
+from kite_browser.agent.llm.local import LocalServer, config_for_server, local_status
 from kite_browser.agent.llm.local_errors import LocalHashMismatchError
 from kite_browser.agent.llm.local_install import LocalPaths
 from kite_browser.agent.llm.local_pins import Wheel
+from kite_browser.agent.llm.resolve import is_local
 
 SERVER = LocalServer(
     api_base="http://127.0.0.1:1234/v1", model="openai/x", pid=1, port=1234, api_key="k", owned=True
@@ -21,13 +22,13 @@ SERVER = LocalServer(
 
 
 def test_local_is_the_default_and_explicit_models_are_untouched() -> None:
-    assert uses_local_model(KiteConfig())
-    assert uses_local_model(KiteConfig(llm=LLMConfig(model="local")))
-    assert not uses_local_model(KiteConfig(llm=LLMConfig(model="openai/gpt-4o-mini")))
+    assert is_local(KiteConfig().llm.model)
+    assert is_local(KiteConfig(llm=LLMConfig(model="local")).llm.model)
+    assert not is_local(KiteConfig(llm=LLMConfig(model="openai/gpt-4o-mini")).llm.model)
 
 
-def test_resolve_model_points_litellm_at_the_server() -> None:
-    config = resolve_model(KiteConfig(llm=LLMConfig(model="local")), SERVER)
+def test_config_for_server_points_litellm_at_the_server() -> None:
+    config = config_for_server(KiteConfig(llm=LLMConfig(model="local")), SERVER)
     assert (config.llm.model, config.llm.api_base, config.llm.api_key) == (
         "openai/x",
         SERVER.api_base,
@@ -35,7 +36,7 @@ def test_resolve_model_points_litellm_at_the_server() -> None:
     )
     assert config.llm.function_calling is False and config.llm.vision is False
     assert config.agent.max_input_tokens == 8192 - config.llm.max_output_tokens
-    forced = resolve_model(KiteConfig(llm=LLMConfig(function_calling=True)), SERVER)
+    forced = config_for_server(KiteConfig(llm=LLMConfig(function_calling=True)), SERVER)
     assert forced.llm.function_calling is True
 
 

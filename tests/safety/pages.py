@@ -12,7 +12,9 @@ BASE = "http://127.0.0.1:8765"
 
 def el(index: int, tag: str, name: str = "", **kw: Any) -> Element:
     kind = kw.pop("kind", None) or {"button": "button", "a": "link", "select": "select"}.get(tag, "input")
-    attrs = {k: kw.pop(k) for k in ("id", "autocomplete", "inputmode", "text", "title", "alt") if k in kw}
+    attrs: dict[str, Any] = {
+        k: kw.pop(k) for k in ("id", "autocomplete", "inputmode", "text", "title", "alt") if k in kw
+    }
     if "field" in kw:
         attrs["name"] = kw.pop("field")
     editable = tag == "input" and kw.get("type") not in ("checkbox", "submit", "hidden")

@@ -83,10 +83,6 @@ class URLRefusedError(ActionError):
     type = "url_refused"
 
 
-class NavigationFailedError(ActionError):
-    type = "navigation_failed"
-
-
 class PathRefusedError(ActionError):
     type = "path_refused"
 
@@ -101,10 +97,6 @@ class JSError(ActionError):
 
 class JSTimeoutError(ActionError):
     type = "js_timeout"
-
-
-class TabNotFoundError(ActionError):
-    type = "tab_not_found"
 
 
 NO_EFFECT = "no_effect"

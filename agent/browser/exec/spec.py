@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from kite_browser.agent.levels import LevelName
+
 if TYPE_CHECKING:
     from kite_browser.agent.browser.exec.base import ExecContext, Outcome
 
 Settle = Literal["none", "after", "early"]
 """none: no settle (read-only actions); after: mark the page, run, settle; early: the mark overlaps the
 target lookup (the unit calls ``ExecContext.ready()`` right before its input events)."""
-SafetyLevel = Literal["auto", "notify", "confirm", "block"]
+SafetyLevel = LevelName
 """The action's own level before any page check (safety's ``ConfirmLevel`` by name)."""
 
 

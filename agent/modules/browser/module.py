@@ -117,7 +117,7 @@ def to_action(req: ActRequest) -> Action:
                 raise ToolError(
                     "invalid_arguments", f"scroll text must be up, down, left or right, not {text!r}"
                 )
-            return Scroll(direction=direction, index=i)  # type: ignore[arg-type]
+            return Scroll(direction=direction, index=i)
         case "evaluate":
             return ExecuteJS(code=text)
         case _:

@@ -113,4 +113,4 @@ async def run_in_node(
             "message": text[-1] if text else "node exited",
             "stack": None,
         }
-    return json.loads(out)  # type: ignore[no-any-return]
+    return json.loads(out)

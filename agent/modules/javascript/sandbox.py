@@ -297,7 +297,7 @@ class Pool:
                 break
         else:
             self._ready.append(page)
-        self._opening.discard(asyncio.current_task())  # type: ignore[arg-type]
+        self._opening.discard(asyncio.current_task())
         self._refill()
 
     async def _open(self) -> Page:
@@ -431,7 +431,7 @@ class Sandbox:
                 raise ExecutionTimeout()
             pool.release(page)
             try:
-                return evaluation.result()  # type: ignore[no-any-return]
+                return evaluation.result()
             except PlaywrightError as exc:
                 raise SandboxCrashed(str(exc).splitlines()[0]) from exc
         except asyncio.CancelledError:  # the caller gave up (e.g. the registry's call timeout)

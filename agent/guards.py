@@ -1,0 +1,97 @@
+"""Guards of a run: too many failed steps in a row, a loop on an unchanged page, spent budgets."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from kite_browser.agent.browser.actions import Action
+from kite_browser.agent.browser.exec.base import NO_EFFECT
+from kite_browser.agent.browser.observation import ActionResult, Element, Observation
+from kite_browser.agent.config import AgentConfig
+from kite_browser.agent.result import StopReason
+from kite_browser.agent.stop import Stop
+from kite_browser.agent.totals import Totals
+
+
+class Guards:
+    """Stops a run that keeps failing, repeats itself on an unchanged page, or overspends its budgets."""
+
+    def __init__(self, limits: AgentConfig) -> None:
+        self.limits = limits
+        self.failures, self.repeats, self._last_key, self._key_before = 0, 0, "", ""
+
+    def step_failed(self, failed: bool) -> None:
+        self.failures = self.failures + 1 if failed else 0
+        if self.failures >= self.limits.max_failures:
+            raise Stop(StopReason.MAX_FAILURES, f"{self.failures} consecutive steps failed")
+
+    def check_loop(self, actions: list[Action], obs: Observation, *, no_effect: bool = True) -> str | None:
+        """Stop on the configured repeat count; a warning for the model before that, else None.
+        ``no_effect``: every action of the step said it changed nothing (or failed); otherwise the page's text
+        counts too, so clicking "Generate" until the right number shows, or nudging a slider whose value is
+        plain text, is progress (a countdown ticking beside a no-op is not)."""
+        key = loop_key(actions, obs, with_text=not no_effect)
+        # A repeat of the step before, or of the one before that: clicking a checkbox on and off again (each
+        # click changes its state, so no two steps in a row are alike) is a loop too.
+        self.repeats = self.repeats + 1 if key in (self._last_key, self._key_before) else 1
+        self._last_key, self._key_before = key, self._last_key
+        if self.repeats >= self.limits.loop_stop:
+            raise Stop(
+                StopReason.LOOP_DETECTED,
+                f"the same action was repeated {self.repeats} times without getting any further",
+            )
+        if self.repeats >= self.limits.loop_warn:
+            return (
+                f"You have repeated the same action {self.repeats} times without getting any further. Do not "
+                "repeat it: do the next part of the task (another element), or call done."
+            )
+        return None
+
+    def check_budgets(self, t: Totals) -> None:
+        a = self.limits
+        if a.max_tokens is not None and t.tokens_in + t.tokens_out > a.max_tokens:
+            raise Stop(
+                StopReason.MAX_TOKENS, f"used {t.tokens_in + t.tokens_out} tokens (limit {a.max_tokens})"
+            )
+        if a.max_cost_usd is not None and t.cost_usd is not None and t.cost_usd > a.max_cost_usd:
+            raise Stop(StopReason.MAX_COST, f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
+
+
+def said_no_effect(result: ActionResult | None) -> bool:
+    """The action failed, changed nothing the executor could see, or did nothing because nothing was needed
+    (``no_effect`` in its data). Not read from its message: that quotes the page's own labels."""
+    if result is None or not result.ok or result.effects.changed is False:
+        return True
+    return bool(result.data.get(NO_EFFECT))
+
+
+def loop_key(actions: list[Action], obs: Observation, *, with_text: bool = False) -> str:
+    """What makes a step "the same again": the actions, the URL, the scroll and the state of the page's
+    elements (name, value, checked, selected, expanded, disabled) — not the page's text: a countdown or a
+    clock ticking on the page must not hide a loop. (So a click whose only effect is a number changing in
+    plain text counts as a repeat too; one that changes an element, like "Cart (2)", does not.)
+    Elements are named by what they are, not by their index: a page loaded again gets new indexes (Kite never
+    reuses one), and a model that selects "Colour" and clicks "Search" on every reload is repeating itself."""
+    states = hashlib.sha1(
+        "|".join(
+            f"{e.tag}:{e.role}:{e.name}:{e.value}:{e.checked}:{e.selected}:{e.expanded}:{e.disabled}"
+            for e in obs.elements
+        ).encode()
+    ).hexdigest()
+    s = obs.summary
+    focused = obs.element(s.focused) if isinstance(s.focused, int) else None
+    text = hashlib.sha1(s.visible_text.encode()).hexdigest() if with_text else ""
+    key = [obs.url, [_action_key(a, obs) for a in actions], states, s.scroll, _what(focused, s.focused), text]
+    return repr(key)
+
+
+def _action_key(action: Action, obs: Observation) -> dict[str, Any]:
+    data = action.to_json()
+    if isinstance(data.get("index"), int):
+        data["index"] = _what(obs.element(data["index"]), data["index"])
+    return data
+
+
+def _what(el: Element | None, fallback: object) -> object:
+    return f"{el.role}:{el.tag}:{el.name}" if el is not None else fallback

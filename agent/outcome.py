@@ -1,0 +1,57 @@
+"""The run's result from how it stopped, its outstanding refusals and its totals."""
+
+from __future__ import annotations
+
+import time
+
+from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.record import RefusedAction, RunResult
+from kite_browser.agent.stop import Stop
+from kite_browser.agent.totals import Totals
+
+
+def judge_success(stop: Stop, declined: list[RefusedAction]) -> tuple[bool, str]:
+    """A claimed success with an outstanding refusal is not a success; the message says what was not done."""
+    if stop.success and declined:
+        what = "; ".join(f"{d.action} ({d.outcome})" for d in declined)
+        return False, f"the model reported success, but the run needed what was not done: {what}"
+    return stop.success, stop.message
+
+
+def build_result(
+    stop: Stop,
+    declined: list[RefusedAction],
+    t: Totals,
+    steps: int,
+    started: float,
+    run_dir: str,
+    final_url: str | None,
+) -> RunResult:
+    """The run's result from how it stopped, its outstanding refusals and its totals (``started``: monotonic)."""
+    success, message = judge_success(stop, declined)
+    return RunResult(
+        success=success,
+        declined=declined,
+        claimed_success=stop.success,
+        answer=stop.answer,
+        data=stop.data,
+        stop_reason=stop.reason,
+        message=message,
+        steps=steps,
+        tokens_in=t.tokens_in,
+        tokens_out=t.tokens_out,
+        cost_usd=t.cost_usd,
+        duration_s=round(time.monotonic() - started, 3),
+        model_latency_s=round(t.model_latency_s, 3),
+        replies_rejected=t.replies_rejected,
+        actions_refused=t.actions_refused,
+        run_dir=run_dir,
+        final_url=final_url,
+    )
+
+
+def current_url(ctx: ContextSession) -> str | None:
+    try:
+        return ctx.page.url
+    except Exception:
+        return None

@@ -1,0 +1,80 @@
+"""What a run reports: ``RunResult``, the actions it refused, and why it stopped (``StopReason``)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class StopReason(StrEnum):
+    """Why a run ended (``RunResult.stop_reason``; a value is its JSON form)."""
+
+    DONE = "done"
+    """The model called ``done`` (``success`` says whether it claims the task is done)."""
+    MAX_STEPS = "max_steps"
+    MAX_FAILURES = "max_failures"
+    LOOP_DETECTED = "loop_detected"
+    MAX_COST = "max_cost"
+    MAX_TOKENS = "max_tokens"
+    INTERRUPTED = "interrupted"
+    TASK_ENDED = "task_ended"
+    """The task ended by itself (``StopWhen``: a MiniWoB episode is over)."""
+    INVALID_OUTPUT = "invalid_output"
+    """``done``'s data did not match the output schema after the last try."""
+    START_URL_UNREACHABLE = "start_url_unreachable"
+    MODEL_ERROR = "model_error"
+    ERROR = "error"
+    RUNNER_ERROR = "runner_error"
+    """A batch task Kite could not run at all (no browser context, a bug): no agent run behind it."""
+
+
+ERROR_STOPS: frozenset[StopReason] = frozenset(
+    {StopReason.ERROR, StopReason.MODEL_ERROR, StopReason.START_URL_UNREACHABLE, StopReason.RUNNER_ERROR}
+)
+"""The one list of stop reasons that mean Kite or its surroundings failed, not the agent's work."""
+
+
+class RefusedAction(BaseModel):
+    """An action the safety gate did not run (the user declined it, or the policy blocked it)."""
+
+    step: int
+    action: str
+    """The action as described to the user ("click button \"Permanently delete\"")."""
+    outcome: Literal["declined", "blocked", "refused", "dismissed"]
+    """declined | blocked (by the gate, before it ran) | refused (its target changed at the input and the
+    second look or the input guard cancelled it) | dismissed (the page's sensitive dialog was dismissed)"""
+    reason: str = ""
+
+
+class RunResult(BaseModel):
+    """What ``Agent.run`` returns."""
+
+    success: bool
+    claimed_success: bool = False
+    """What the model said (``done(success=...)``); ``success`` is Kite's reading of the run: a claimed success
+    is not a success while an action the run needed was declined or blocked (``declined``)."""
+    declined: list[RefusedAction] = Field(default_factory=list)
+    """Actions declined by the user or blocked by the policy and never run afterwards with approval."""
+    answer: str = ""
+    data: Any = None
+    """``done``'s structured answer (JSON): validated against the output schema when one was given."""
+    output: Any = Field(None, exclude=True)
+    """``data`` as the Python value of ``Agent(output_type=...)`` (a pydantic model's instance); not in the
+    JSON form of the result (``data`` is)."""
+    stop_reason: StopReason
+    message: str = ""
+    steps: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = None
+    duration_s: float = 0.0
+    model_latency_s: float = 0.0
+    replies_rejected: int = 0
+    """Replies of the model that held no action Kite could run (each answered with a correction)."""
+    actions_refused: int = 0
+    """Actions refused because their target was not on the page (``stale_element``: an index from an older
+    page, or one the page never had)."""
+    run_dir: str | None = None
+    final_url: str | None = None

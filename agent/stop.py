@@ -1,0 +1,36 @@
+"""How a run stops: the ``Stop`` exception that carries its reason, and ``StopWhen`` (the task ended by itself)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from kite_browser.agent.browser.observation import ErrorInfo
+from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.result import StopReason
+
+StopWhen = Callable[[ContextSession], Awaitable[str | None]]
+"""Asked after every step: a reason when the task has ended by itself (a MiniWoB episode is over), else None."""
+
+
+class Stop(Exception):
+    def __init__(
+        self,
+        reason: StopReason,
+        message: str = "",
+        *,
+        success: bool = False,
+        answer: str = "",
+        data: Any = None,
+    ) -> None:
+        super().__init__(message or reason)
+        self.reason, self.message, self.success, self.answer = reason, message, success, answer
+        self.data = data
+
+    @classmethod
+    def unreachable(cls, url: str, error: ErrorInfo | None) -> Stop:
+        """The start URL could not be opened: "could not open URL" once (a navigation error already says it)."""
+        message = error.message if error else "navigation failed"
+        if not message.startswith("could not open "):
+            message = f"could not open {url}: {message}"
+        return cls(StopReason.START_URL_UNREACHABLE, message)

@@ -1,0 +1,159 @@
+"""The rooms of the house and what each may import (ARCHITECTURE.md, "Rooms"), checked on the import graph.
+
+Every import counts, at any level of a module, also those under ``if TYPE_CHECKING:`` (a type-only import
+still ties a room to one above it). A room may import its own modules, the leaves, the rooms it names and
+what those may import in turn. ``make lint`` runs this file, so an import that climbs back up fails CI.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.test_imports import ROOT, graph
+
+LEAVES = "leaves"
+ROOMS: dict[str, tuple[str, ...]] = {
+    # room: the modules it holds (a name or a package prefix), most specific first where they overlap
+    LEAVES: (
+        "kite_browser.agent.errors",
+        "kite_browser.agent.config",
+        "kite_browser.agent.config_modules",
+        "kite_browser.agent.config_sections",
+        "kite_browser.agent.config_server",
+        "kite_browser.agent.resources",
+        "kite_browser.agent.events",
+        "kite_browser.agent.result",
+        "kite_browser.agent.levels",
+        "kite_browser.agent.cancel",
+        "kite_browser.agent.fence",
+        "kite_browser.agent.jsonschema",
+        "kite_browser.agent.httpserve",
+    ),
+    "browser": ("kite_browser.agent.browser",),
+    "llm": ("kite_browser.agent.llm",),
+    "safety": ("safety",),
+    "loop": (
+        "agent",  # the package itself: the public API (Agent, load_config, the fakes), re-exported lazily
+        "kite_browser.agent.loop",
+        "kite_browser.agent.memory",
+        "kite_browser.agent.record",
+        "kite_browser.agent.step_record",
+        "kite_browser.agent.prompt",
+        "kite_browser.agent.output",
+        "kite_browser.agent.runtime",
+        "kite_browser.agent.model_setup",
+        "kite_browser.agent.stop",
+        "kite_browser.agent.guards",
+        "kite_browser.agent.refusals",
+        "kite_browser.agent.outcome",
+        "kite_browser.agent.totals",
+    ),
+    "batch": ("agent.batch",),
+    "modules": ("kite_browser.agent.modules",),
+    "server": ("kite_browser.agent.server",),
+    "mcp": ("kite_browser.agent.mcp",),
+    "tui": ("kite_browser.agent.tui",),
+    "commands": ("kite_browser.agent.cli", "kite_browser.agent.__main__", "kite_browser.agent.commands"),
+    "evals": ("evals",),
+}
+MAY_IMPORT: dict[str, set[str]] = {
+    LEAVES: set(),
+    "browser": set(),
+    "llm": set(),  # and the action and observation models of the browser room: PARTS below
+    "safety": set(),  # the same
+    "loop": {"browser", "llm", "safety"},
+    "batch": {"loop", "safety"},
+    "modules": {"browser", "safety"},
+    "server": {"modules", "batch", "loop", "safety"},
+    "mcp": {"modules", "browser", "safety"},
+    "tui": {"loop", "safety"},
+    "commands": set(ROOMS),  # everything (of evals/, only ``kite eval`` more than the bundled sites)
+    "evals": set(ROOMS),  # agent and safety
+}
+PARTS = {
+    "llm": ("kite_browser.agent.browser.actions", "kite_browser.agent.browser.observation"),
+    "safety": ("kite_browser.agent.browser.actions", "kite_browser.agent.browser.observation"),
+}
+"""Single modules of another room a room may import (the browser's models)."""
+ASSEMBLY = {"kite_browser.agent.browser.env": {"safety"}, "kite_browser.agent.browser.pool": {"safety"}}
+"""Modules that may import more than their room: the environment assembles the safety gate with the browser,
+the pool holds every browser to the domain and dialog policy."""
+
+WAITING = "module tools offered to the agent: one toolset interface (issue 28, item 4)"
+KNOWN: dict[tuple[str, str], str] = {
+    ("kite_browser.agent.loop", "kite_browser.agent.modules.planner"): WAITING,
+    (
+        "kite_browser.safety.confirm",
+        "kite_browser.agent.browser.render",
+    ): "role_word of an element, for a confirmation's text",
+}
+"""Imports that break the table today, each with what it is waiting for. An entry that no longer occurs
+fails the check too, so this list only shrinks."""
+
+
+def room_of(module: str) -> str:
+    best, size = "", -1
+    for room, names in ROOMS.items():
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and len(name) > size:
+                best, size = room, len(name)
+    assert best, f"{module} is in no room: add it to ROOMS (and to ARCHITECTURE.md)"
+    return best
+
+
+def allowed(room: str) -> set[str]:
+    """The rooms ``room`` may import: itself, the leaves, the ones it names, and theirs."""
+    seen, todo = {room, LEAVES}, [room]
+    while todo:
+        for other in MAY_IMPORT[todo.pop()]:
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return seen
+
+
+def violations() -> set[tuple[str, str]]:
+    bad = set()
+    for module, deps in graph(type_checking=True).items():
+        room = room_of(module)
+        ok = allowed(room) | ASSEMBLY.get(module, set())
+        for dep in deps:
+            if room_of(dep) not in ok and not dep.startswith(PARTS.get(room, ("-",))):
+                bad.add((module, dep))
+    return bad
+
+
+def test_every_room_imports_only_what_the_table_allows() -> None:
+    bad = violations() - set(KNOWN)
+    assert not bad, "imports that climb the rooms (ARCHITECTURE.md, Rooms):\n" + "\n".join(
+        f"  {m} ({room_of(m)}) imports {d} ({room_of(d)})" for m, d in sorted(bad)
+    )
+
+
+def test_known_exceptions_still_occur() -> None:
+    gone = set(KNOWN) - violations()
+    assert not gone, f"these imports no longer break the table; remove them from KNOWN: {sorted(gone)}"
+
+
+def test_every_module_is_in_a_room() -> None:
+    for module in graph():
+        room_of(module)
+
+
+def test_no_two_error_classes_share_a_name() -> None:
+    """``except TabNotFoundError`` must catch every tab-not-found: one class per name."""
+    where: dict[str, list[str]] = {}
+    for pkg in ("agent", "safety", "evals"):
+        for path in (ROOT / pkg).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef) and node.name.endswith(("Error", "Exception")):
+                    where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+    assert not {n: p for n, p in where.items() if len(p) > 1}
+
+
+def test_the_table_names_every_room_once() -> None:
+    assert set(MAY_IMPORT) == set(ROOMS)
+    listed = [name for names in ROOMS.values() for name in names]
+    assert len(listed) == len(set(listed))
+    assert Path(ROOT / "ARCHITECTURE.md").is_file()
