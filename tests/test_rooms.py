@@ -16,45 +16,45 @@ LEAVES = "leaves"
 ROOMS: dict[str, tuple[str, ...]] = {
     # room: the modules it holds (a name or a package prefix), most specific first where they overlap
     LEAVES: (
-        "kite_browser.agent.errors",
-        "kite_browser.agent.config",
-        "kite_browser.agent.config_modules",
-        "kite_browser.agent.config_sections",
-        "kite_browser.agent.config_server",
-        "kite_browser.agent.resources",
-        "kite_browser.agent.events",
-        "kite_browser.agent.result",
-        "kite_browser.agent.levels",
-        "kite_browser.agent.cancel",
-        "kite_browser.agent.fence",
-        "kite_browser.agent.jsonschema",
-        "kite_browser.agent.httpserve",
+        "agent.errors",
+        "agent.config",
+        "agent.config_modules",
+        "agent.config_sections",
+        "agent.config_server",
+        "agent.resources",
+        "agent.events",
+        "agent.result",
+        "agent.levels",
+        "agent.cancel",
+        "agent.fence",
+        "agent.jsonschema",
+        "agent.httpserve",
     ),
-    "browser": ("kite_browser.agent.browser",),
-    "llm": ("kite_browser.agent.llm",),
+    "browser": ("agent.browser",),
+    "llm": ("agent.llm",),
     "safety": ("safety",),
     "loop": (
         "agent",  # the package itself: the public API (Agent, load_config, the fakes), re-exported lazily
-        "kite_browser.agent.loop",
-        "kite_browser.agent.memory",
-        "kite_browser.agent.record",
-        "kite_browser.agent.step_record",
-        "kite_browser.agent.prompt",
-        "kite_browser.agent.output",
-        "kite_browser.agent.runtime",
-        "kite_browser.agent.model_setup",
-        "kite_browser.agent.stop",
-        "kite_browser.agent.guards",
-        "kite_browser.agent.refusals",
-        "kite_browser.agent.outcome",
-        "kite_browser.agent.totals",
+        "agent.loop",
+        "agent.memory",
+        "agent.record",
+        "agent.step_record",
+        "agent.prompt",
+        "agent.output",
+        "agent.runtime",
+        "agent.model_setup",
+        "agent.stop",
+        "agent.guards",
+        "agent.refusals",
+        "agent.outcome",
+        "agent.totals",
     ),
     "batch": ("agent.batch",),
-    "modules": ("kite_browser.agent.modules",),
-    "server": ("kite_browser.agent.server",),
-    "mcp": ("kite_browser.agent.mcp",),
-    "tui": ("kite_browser.agent.tui",),
-    "commands": ("kite_browser.agent.cli", "kite_browser.agent.__main__", "kite_browser.agent.commands"),
+    "modules": ("agent.modules",),
+    "server": ("agent.server",),
+    "mcp": ("agent.mcp",),
+    "tui": ("agent.tui",),
+    "commands": ("agent.cli", "agent.__main__", "agent.commands"),
     "evals": ("evals",),
 }
 MAY_IMPORT: dict[str, set[str]] = {
@@ -72,20 +72,20 @@ MAY_IMPORT: dict[str, set[str]] = {
     "evals": set(ROOMS),  # agent and safety
 }
 PARTS = {
-    "llm": ("kite_browser.agent.browser.actions", "kite_browser.agent.browser.observation"),
-    "safety": ("kite_browser.agent.browser.actions", "kite_browser.agent.browser.observation"),
+    "llm": ("agent.browser.actions", "agent.browser.observation"),
+    "safety": ("agent.browser.actions", "agent.browser.observation"),
 }
 """Single modules of another room a room may import (the browser's models)."""
-ASSEMBLY = {"kite_browser.agent.browser.env": {"safety"}, "kite_browser.agent.browser.pool": {"safety"}}
+ASSEMBLY = {"agent.browser.env": {"safety"}, "agent.browser.pool": {"safety"}}
 """Modules that may import more than their room: the environment assembles the safety gate with the browser,
 the pool holds every browser to the domain and dialog policy."""
 
 WAITING = "module tools offered to the agent: one toolset interface (issue 28, item 4)"
 KNOWN: dict[tuple[str, str], str] = {
-    ("kite_browser.agent.loop", "kite_browser.agent.modules.planner"): WAITING,
+    ("agent.loop", "agent.modules.planner"): WAITING,
     (
-        "kite_browser.safety.confirm",
-        "kite_browser.agent.browser.render",
+        "safety.confirm",
+        "agent.browser.render",
     ): "role_word of an element, for a confirmation's text",
 }
 """Imports that break the table today, each with what it is waiting for. An entry that no longer occurs

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.llm.resolve import FAKE_PREFIX, is_fake, is_local
 
 if TYPE_CHECKING:
     from kite_browser.agent.config import LLMConfig
@@ -114,3 +115,24 @@ def model_for(config: LLMConfig) -> Model:
     from kite_browser.agent.llm.client import LiteLLMModel
 
     return LiteLLMModel(config)
+
+
+def model_problem(model: str, can_resolve_local: bool) -> str | None:
+    """Why ``model`` cannot run here (None: it can), without calling it."""
+    if is_local(model):
+        return None if can_resolve_local else "the bundled local model is not available in this server"
+    if is_registered(model):
+        return None
+    if is_fake(model):
+        from kite_browser.agent.llm.fakes import has_fake, register_fakes
+
+        register_fakes()
+        return None if has_fake(model.removeprefix(FAKE_PREFIX)) else f"no model {model} is registered"
+    import litellm
+
+    litellm.suppress_debug_info = True
+    try:
+        litellm.get_llm_provider(model)
+    except Exception:
+        return f"litellm knows no provider for {model!r}: use provider/model, e.g. openai/gpt-4o-mini"
+    return None

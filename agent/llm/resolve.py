@@ -3,7 +3,6 @@
 ``resolve_model(config)`` turns the configured model into one that can run here: a ``kite/…`` fake gets the
 litellm provider it lives in; ``local`` (or no model at all) becomes the bundled local model's server,
 started or shared, with its capabilities; any other model string is litellm's and passes unchanged.
-``model_problem`` says, without calling anything, why a model string cannot run.
 """
 
 from __future__ import annotations
@@ -69,26 +68,3 @@ async def resolve_model(config: KiteConfig, *, start_local: bool = True) -> Kite
         raise UsageError(
             f"{NO_MODEL_HELP}\n(the bundled local model could not start: {exc.message})"
         ) from exc
-
-
-def model_problem(model: str, can_resolve_local: bool) -> str | None:
-    """Why ``model`` cannot run here (None: it can), without calling it."""
-    from kite_browser.agent.llm.model import is_registered
-
-    if is_local(model):
-        return None if can_resolve_local else "the bundled local model is not available in this server"
-    if is_registered(model):
-        return None
-    if is_fake(model):
-        from kite_browser.agent.llm.fakes import has_fake, register_fakes
-
-        register_fakes()
-        return None if has_fake(model.removeprefix(FAKE_PREFIX)) else f"no model {model} is registered"
-    import litellm
-
-    litellm.suppress_debug_info = True
-    try:
-        litellm.get_llm_provider(model)
-    except Exception:
-        return f"litellm knows no provider for {model!r}: use provider/model, e.g. openai/gpt-4o-mini"
-    return None

@@ -17,7 +17,7 @@ from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
 from kite_browser.agent.errors import KiteError
-from kite_browser.agent.llm.resolve import model_problem
+from kite_browser.agent.llm.model import model_problem
 from kite_browser.agent.server.confirm import HttpConfirmer
 from kite_browser.agent.server.errors import ApiError, ErrorBody
 from kite_browser.agent.server.run import Run

@@ -8,7 +8,8 @@ from pathlib import Path
 import litellm
 
 from kite_browser.agent.config import KiteConfig, LLMConfig
-from kite_browser.agent.llm.resolve import is_fake, is_local, model_problem, resolve_model
+from kite_browser.agent.llm.model import model_problem
+from kite_browser.agent.llm.resolve import is_fake, is_local, resolve_model
 
 ROOT = Path(__file__).resolve().parents[2]
 
