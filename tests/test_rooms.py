@@ -41,7 +41,6 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "agent.step_record",
         "agent.prompt",
         "agent.output",
-        "agent.runtime",
         "agent.model_setup",
         "agent.stop",
         "agent.guards",

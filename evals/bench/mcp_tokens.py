@@ -115,7 +115,7 @@ async def _recall(kite: KiteMCP, page: Page, text: str) -> tuple[int, int]:
         truth = await page.evaluate(TRUTH_JS)
     except PlaywrightError:
         return 0, 0
-    by_key = kite.hub.snapshotter._state(page).by_key
+    by_key = kite.hub.clients["shared"].env.snapshotter._state(page).by_key
     listed = {int(n) for refs in re.findall(r"^\[([\d,]+)\]", text, re.M) for n in refs.split(",")}
     hits = sum(1 for local in truth["ids"] if by_key.get((truth["token"], local)) in listed)
     return len(truth["ids"]), hits
