@@ -47,6 +47,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "agent.refusals",
         "agent.outcome",
         "agent.totals",
+        "agent.recap",
     ),
     "batch": ("agent.batch",),
     "modules": ("agent.modules",),
