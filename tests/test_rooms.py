@@ -10,7 +10,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from tests.test_imports import ROOT, graph
+
+pytestmark = pytest.mark.timeout(600)  # parsing every module is seconds, but minutes on a loaded machine
 
 LEAVES = "leaves"
 ROOMS: dict[str, tuple[str, ...]] = {
