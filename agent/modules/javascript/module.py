@@ -36,6 +36,7 @@ from kite_browser.agent.modules.base import (
     ToolHints,
     ToolModule,
 )
+from kite_browser.agent.modules.gate import check_action
 from kite_browser.agent.modules.javascript.nodejs import NodeUnavailable, run_in_node
 from kite_browser.agent.modules.javascript.sandbox import (
     BrowserUnavailable,
@@ -131,8 +132,8 @@ class JavaScriptModule(ToolModule):
                 "node_fallback)",
             ) from exc
         assert self.runtime is not None  # Node.js is not a browser sandbox: judged as code execution
-        await self.runtime.gate.check_action(
-            ctx, "run_javascript", ExecuteJS(code=a.code), None, {"engine": "node"}
+        await check_action(
+            self.runtime.gate, ctx, "run_javascript", ExecuteJS(code=a.code), None, {"engine": "node"}
         )
         try:
             raw = await run_in_node(
