@@ -8,8 +8,11 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.kite-installed
 TEST_WORKERS ?= 3
+BINDIR ?= $(HOME)/.local/bin
+KITE   := $(abspath $(VENV))/bin/kite
+ONPATH := kite is at $(VENV)/bin/kite: run 'make install' to put it on your PATH (or: source $(VENV)/bin/activate)
 
-.PHONY: test demo chromium lint clean-venv
+.PHONY: test demo chromium lint clean-venv install
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,7 +26,14 @@ test: lint chromium
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 demo: $(STAMP) chromium
-	$(VENV)/bin/kite demo
+	@$(VENV)/bin/kite demo; status=$$?; echo "$(ONPATH)"; exit $$status
+
+install: $(STAMP) chromium
+	@mkdir -p "$(BINDIR)"
+	@ln -sfn "$(KITE)" "$(BINDIR)/kite"
+	@echo "installed: $(BINDIR)/kite -> $(KITE)"
+	@case ":$$PATH:" in *":$(BINDIR):"*) echo "try: kite --help";; \
+	  *) echo "$(BINDIR) is not on your PATH: add  export PATH=\"$(BINDIR):\$$PATH\"  to your shell's profile, then: kite --help";; esac
 
 lint: $(STAMP)
 	$(PY) -m ruff check agent safety evals tests kite_browser

@@ -34,10 +34,14 @@ COMMANDS = (
 
 
 class KiteArgumentParser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line on stderr and exits 2."""
+    """argparse that reports a usage error as one line on stderr and exits 2, and prints plain help."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"kite: error: {message} (see '{self.prog} --help')\n")
+
+    def format_help(self) -> str:
+        """The help as plain text: a command's docstring (its description) loses its ``literal`` markup."""
+        return super().format_help().replace("``", "")
 
 
 def build_parser() -> KiteArgumentParser:

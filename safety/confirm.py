@@ -52,6 +52,13 @@ class ConfirmAnswer(BaseModel):
     similar: bool = False
     """Also approve similar actions (same action, element and domain) for the rest of the run."""
     reason: str = ""
+    unattended: bool = False
+    """Nobody was asked (nobody could be): ``reason`` says why, and how to allow such actions."""
+
+    def refusal(self) -> str:
+        """How a refusal reads: who said no (the user, or nobody was there to ask) and why."""
+        who = "not confirmed" if self.unattended else "the user declined"
+        return f"{who}: {self.reason or 'no reason given'}"
 
 
 @runtime_checkable
@@ -107,21 +114,45 @@ def check_approvals(approve: Iterable[str]) -> frozenset[str]:
     return approved
 
 
+BY_FLAG = "--approve {}"
+"""How a command's user allows what nobody could confirm (``{}``: the level, or the action's name)."""
+BY_TASK = "--approve {0} (or the task's approve: [{0}])"
+"""The same in a batch or eval run, where a task may approve for itself."""
+BY_CONFIG = "safety.approve: [{}]"
+"""The same for Python callers (Toolbox, Agent) that gave no confirmer: the config's setting."""
+
+
 class BatchConfirmer:
     """Non-interactive: confirm is denied unless ``approve`` names the level ("confirm") or the action name.
-    Every question and notification is recorded (``asked``, ``notified``)."""
+    Every question and notification is recorded (``asked``, ``notified``).
 
-    def __init__(self, approve: Iterable[str] = ()) -> None:
+    A denial says what is true where it happens: ``nobody`` why no one was asked ("nobody is asked in a batch
+    run", "nobody could be asked (stdin is not a terminal)"), ``allow`` how to allow it (a template filled
+    with the level, then with the action's name: ``--approve confirm or --approve click``)."""
+
+    def __init__(
+        self,
+        approve: Iterable[str] = (),
+        *,
+        nobody: str = "nobody is asked in a batch run",
+        allow: str = BY_FLAG,
+    ) -> None:
         self.approve = check_approvals(approve)
+        self.nobody, self.allow = nobody, allow
         self.asked: list[tuple[ConfirmRequest, ConfirmAnswer]] = []
         self.notified: list[ConfirmRequest] = []
 
     async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
         name = str(request.action.get("action"))
-        if request.decision.level.value in self.approve or name in self.approve:
-            answer = ConfirmAnswer(approved=True, reason="approved by batch flag")
+        level = request.decision.level.value
+        if level in self.approve or name in self.approve:
+            answer = ConfirmAnswer(approved=True, reason=f"approved in advance ({name}, {level})")
         else:
-            answer = ConfirmAnswer(approved=False, reason="batch mode denies actions that need confirmation")
+            ways = [level, *([name] if name in ACTION_NAMES else [])]
+            how = " or ".join(self.allow.format(way) for way in ways)
+            answer = ConfirmAnswer(
+                approved=False, unattended=True, reason=f"{self.nobody}; to allow it: {how}"
+            )
         self.asked.append((request, answer))
         return answer
 
@@ -269,7 +300,7 @@ class Gate:
                 allowed=False,
                 decision=decision,
                 answer=answer,
-                message=f"the user declined: {answer.reason or 'no reason given'} (asked because {why})",
+                message=f"{answer.refusal()} (it needs confirmation because {why})",
             )
         if answer.similar:
             self._similar.add(key)
@@ -298,7 +329,7 @@ class Gate:
         answer = await self._ask(request, confirmer)
         if answer.approved:
             return None
-        return f"the user declined: {answer.reason or 'no reason given'} (asked because {note})"
+        return f"{answer.refusal()} (it needs confirmation because {note})"
 
     async def check_dialog(self, kind: str, message: str, url: str) -> tuple[bool, str] | None:
         """For a page's confirm/prompt/beforeunload: (accept?, why), or None when the policy has no objection
@@ -320,7 +351,7 @@ class Gate:
         if not answer.approved:
             return (
                 False,
-                f"dismissed, the user declined: {answer.reason or 'no reason given'} (asked because {why})",
+                f"dismissed, {answer.refusal()} (it needs confirmation because {why})",
             )
         if answer.similar:
             self._similar.add(key)

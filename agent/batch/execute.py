@@ -14,7 +14,7 @@ from kite_browser.agent.batch.results import TaskResult
 from kite_browser.agent.batch.scoring import Verdict
 from kite_browser.agent.record import RunResult
 from kite_browser.agent.result import ERROR_STOPS, StopReason
-from kite_browser.safety.confirm import BatchConfirmer
+from kite_browser.safety.confirm import BY_TASK, BatchConfirmer
 from kite_browser.safety.output import redact_model
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -
         agent = Agent(
             job.config,
             model=job.model,
-            confirmer=BatchConfirmer(job.approve),
+            confirmer=BatchConfirmer(job.approve, allow=BY_TASK),
             context=ctx,
             secrets=job.secrets,
             label=job.label,

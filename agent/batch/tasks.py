@@ -90,6 +90,8 @@ SolutionStep = dict[str, Any] | str
 class Task(_Model):
     """One task: what to do, where to start, how to score it, and optionally a plan for the oracle model."""
 
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
     id: str
     """Unique within its file; letters, digits and _ . : # -."""
     task: str = Field(min_length=1)
@@ -105,6 +107,7 @@ class Task(_Model):
     allowed_domains: list[str] = Field(default_factory=list)
     """If given, only these domains may load."""
     tags: list[str] = Field(default_factory=list)
+    """Labels of your own, copied into the task's result."""
     approve: list[str] = Field(default_factory=list)
     """Batch confirmer: levels or actions approved without asking (e.g. [confirm], [executeJS])."""
     output_schema: dict[str, Any] | str | None = None

@@ -36,7 +36,7 @@ from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.browser.watchdog import PageUnresponsiveError, guard
 from kite_browser.agent.config import BrowserConfig, KiteConfig
-from kite_browser.safety.confirm import BatchConfirmer, Confirmer, Gate, GateResult
+from kite_browser.safety.confirm import BY_CONFIG, BatchConfirmer, Confirmer, Gate, GateResult
 from kite_browser.safety.domains import DomainPolicy
 from kite_browser.safety.policy import SafetyPolicy
 from kite_browser.safety.secrets import PLACEHOLDER_RE, SecretStore
@@ -60,11 +60,13 @@ class EnvSafety:
         secrets: SecretStore | None = None,
         policy: SafetyPolicy | None = None,
     ) -> EnvSafety:
-        """``confirmer``: who is asked (default: ``safety.approve`` decides, as in batch mode); ``policy``:
+        """``confirmer``: who is asked (default: nobody, ``safety.approve`` decides); ``policy``:
         one already built (it compiles many patterns: faces with many envs build it once)."""
         secrets = secrets or SecretStore.from_sources(config.safety)
         policy = policy or SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
-        confirmer = confirmer or BatchConfirmer(config.safety.approve)
+        confirmer = confirmer or BatchConfirmer(
+            config.safety.approve, nobody="nobody could be asked (no confirmer was given)", allow=BY_CONFIG
+        )
         domains = policy.domains if policy.domains.active else None
         return cls(policy, Gate(policy, confirmer), secrets, domains)
 

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from kite_browser.agent.batch.jobs import Job
 from kite_browser.agent.batch.results import TaskResult
+from kite_browser.agent.commands._console import console_for
 
 
 def _why(result: TaskResult) -> str:
@@ -36,7 +37,7 @@ def _cost(cost: float | None) -> str:
 
 class BatchView:
     def __init__(self, total: int, already: list[TaskResult], console: Console | None = None) -> None:
-        self.console = console or Console(stderr=True, highlight=False)
+        self.console = console or console_for(stderr=True)
         self.ok = sum(r.success for r in already)
         self.failed = len(already) - self.ok
         known = [r.cost_usd for r in already if r.cost_usd is not None]

@@ -1,4 +1,9 @@
-"""Live progress of a run on the terminal (rich): one line per action, then the final answer."""
+"""Live progress of a run: one line per action on a terminal (rich), one line per step anywhere else.
+
+On a terminal each step prints as it happens: ``step N URL``, then a line per action with its safety level,
+its result and the tokens so far. Redirected to a file or a pipe (``kite run ... > out.log``) the same facts
+are written as plain text, one line per step (``step 2 · URL · ✓ click [6] button "Add" (auto) → ok · 812
+tok``), with nothing wrapped or coloured, so a log reads and greps line by line. Then the final result."""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
+from kite_browser.agent.commands._console import console_for, is_terminal
 from kite_browser.agent.events import (
     ActionFinished,
     ModelReplied,
@@ -21,13 +27,34 @@ from kite_browser.agent.result import RunResult, StopReason
 LEVEL_STYLE = {"auto": "dim", "notify": "yellow", "confirm": "bold magenta", "block": "bold red"}
 
 
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace (newlines included) as one space."""
+    return " ".join(text.split())
+
+
 class ProgressPrinter:
     def __init__(self, console: Console | None = None) -> None:
-        self.console = console or Console(stderr=True, highlight=False)
+        self.console = console or console_for(stderr=True)
+        self.plain = not is_terminal(self.console.file)
+        """Not a terminal: one plain line per step (written when the step's actions are known)."""
         self.tokens = 0
         self.cost: float | None = None
+        self._line: list[str] = []
 
     def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, ModelReplied):
+            self.tokens += event.usage.tokens
+            if event.usage.cost_usd is not None:
+                self.cost = (self.cost or 0.0) + event.usage.cost_usd
+        elif self.plain:
+            self._plain(event)
+        else:
+            self._rich(event)
+
+    def _usage(self) -> str:
+        return f"{self.tokens} tok" + (f" ${self.cost:.4f}" if self.cost is not None else "")
+
+    def _rich(self, event: RunEvent) -> None:
         c = self.console
         if isinstance(event, RunStarted):
             c.print(
@@ -36,24 +63,41 @@ class ProgressPrinter:
             )
         elif isinstance(event, PageObserved):
             c.print(f"[cyan]step {event.step}[/] [dim]{escape(event.url)}[/]")
-        elif isinstance(event, ModelReplied):
-            self.tokens += event.usage.tokens
-            if event.usage.cost_usd is not None:
-                self.cost = (self.cost or 0.0) + event.usage.cost_usd
         elif isinstance(event, ActionFinished):
             mark = "[green]✓[/]" if event.ok else "[red]✗[/]"
             style = LEVEL_STYLE.get(event.level, "")
-            cost = f" ${self.cost:.4f}" if self.cost is not None else ""
             c.print(
                 f"  {mark} {escape(event.action)} [{style}]{event.level}[/] → {escape(event.message)}"
-                f"  [dim]{self.tokens} tok{cost}[/]"
+                f"  [dim]{self._usage()}[/]"
             )
         elif isinstance(event, ReplyRejected):
             c.print(f"  [red]✗ {escape(event.message)}[/]")
         elif isinstance(event, ModelWaiting):
             c.print(f"  [dim]… {escape(event.message)}[/]")
 
+    def _plain(self, event: RunEvent) -> None:
+        if isinstance(event, RunStarted):
+            self._write(f"kite {event.task} · model {event.model} · record {event.run_dir}")
+        elif isinstance(event, PageObserved):
+            self.flush()
+            self._line = [f"step {event.step}", event.url]
+        elif isinstance(event, ActionFinished):
+            mark = "✓" if event.ok else "✗"
+            self._line.append(f"{mark} {event.action} ({event.level}) → {event.message}")
+        elif isinstance(event, ReplyRejected):
+            self._line.append(f"✗ reply not used: {event.message}")
+
+    def flush(self) -> None:
+        """Write the step line being gathered (plain output), if any."""
+        if self._line:
+            self._write(" · ".join([*self._line, self._usage()]))
+            self._line = []
+
+    def _write(self, text: str) -> None:
+        self.console.print(one_line(text), markup=False, highlight=False)
+
     def final(self, result: RunResult) -> None:
+        self.flush()
         c = self.console
         colour = "green" if result.success else "red"
         c.print(

@@ -5,7 +5,7 @@ command again resumes: finished ids are skipped (``--retry-failed`` runs the fai
 need confirmation are denied unless ``--approve`` (or the task's ``approve``) allows them — there is never an
 interactive prompt. Exit code: 0 when every task of the file succeeded, 1 otherwise, 2 on usage errors.
 
-A task: ``{id, task, start_url, model, max_steps, secrets, allowed_domains, approve, tags, check}``; the task's
+A task's fields are its model's, ``agent.batch.tasks.Task`` (``kite batch --help`` lists them); the task's
 own model, max_steps, secrets, allowed_domains and approve override the command's. ``{sites}`` in a task
 starts the bundled local sites.
 """
@@ -15,12 +15,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import textwrap
 import time
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from rich.console import Console
 
 from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
@@ -36,19 +35,45 @@ from kite_browser.agent.commands._backend_opts import (
     records_dir,
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.llm.resolve import resolve_model
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from kite_browser.agent.batch.jobs import Job
     from kite_browser.agent.batch.runner import BatchRunner
     from kite_browser.agent.config import KiteConfig
+
+
+DESCRIPTION = """\
+Run the tasks of a YAML or JSONL file unattended, N at once, one browser context each.
+
+Every result is appended to the output JSONL (one line per task) the moment it finishes; running the same
+command again resumes: finished ids are skipped (--retry-failed runs the failed ones again). Actions that need
+confirmation are denied unless --approve (or the task's approve) allows them; nothing ever prompts. Exit code:
+0 when every task of the file succeeded, 1 otherwise, 2 on usage errors, 130 when interrupted."""
+
+
+def task_fields_help() -> str:
+    """Every field of a task, from the task model itself (so this list cannot fall behind it)."""
+    from kite_browser.agent.batch.tasks import Task
+
+    lines = ["task fields (a YAML list of tasks, or one JSON object per line; id and task are required):"]
+    for name, field in Task.model_fields.items():
+        about = " ".join((field.description or "").replace("``", "").split())
+        lines += textwrap.wrap(about, 100, initial_indent=f"  {name:<17}", subsequent_indent=" " * 19)
+    lines.append("A task's model, max_steps, secrets, allowed_domains and approve override the command's;")
+    lines.append("{sites} in a task starts the bundled local sites.")
+    return "\n".join(lines)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "batch",
         help="run many tasks from a file, N at once, resumable",
-        description=__doc__,
+        description=DESCRIPTION,
+        epilog=task_fields_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("tasks", metavar="TASKS", help="a YAML or JSONL task file")
@@ -76,7 +101,7 @@ async def run(args: argparse.Namespace) -> int:
     config = load_with_args(args, extra)
     out = Path(args.out or f"{path.stem}.results.jsonl")
     check_out_file(str(out), "--out")
-    err = Console(stderr=True, highlight=False)
+    err = console_for(stderr=True)
     values = {"suite_dir": str(tf.folder())}
     sites = None
     interrupted = False
@@ -126,10 +151,7 @@ def _summary(
     from kite_browser.agent.commands._batch_view import summary_table, totals_line
 
     results = read_results(out).results
-    console = Console(highlight=False)
-    if not console.is_terminal:
-        console.width = 160
-    console.print(summary_table(jobs, results))
+    console_for().print(summary_table(jobs, results))
     print(totals_line(jobs, results, wall_s))
     print(f"results: {out} · run records: {records_dir(args, config)}")
     if interrupted:

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import argparse
 
-from kite_browser.agent.commands._agent_opts import add_agent_options, load_with_args
+from kite_browser.agent.commands._agent_opts import (
+    add_agent_options,
+    load_with_args,
+    refuse_unusable_models,
+)
 from kite_browser.agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.commands._progress import ProgressPrinter
 from kite_browser.agent.llm.resolve import resolve_model
 
@@ -34,10 +39,15 @@ async def run(args: argparse.Namespace) -> int:
     from kite_browser.safety.confirm import BatchConfirmer
 
     config = load_with_args(args, {"browser.block_external_hosts": True})
+    refuse_unusable_models(config.llm.model)  # one line and exit 2, before the sites and the browser start
     config = await resolve_model(config)
-    printer = ProgressPrinter()
+    printer = ProgressPrinter(console_for())
     with SitesServer() as sites:
-        agent = Agent(config, confirmer=BatchConfirmer(config.safety.approve), on_event=printer)
+        agent = Agent(
+            config,
+            confirmer=BatchConfirmer(config.safety.approve, nobody="nobody is asked in kite demo"),
+            on_event=printer,
+        )
         result = await agent.run(args.task, start_url=sites.url("/shop/"))
     printer.final(result)
     return 0 if result.success else 1

@@ -14,6 +14,7 @@ from kite_browser.agent.commands._agent_opts import (
     refuse_unusable_models,
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.commands._progress import ProgressPrinter
 from kite_browser.agent.config import NO_DISPLAY_HELP, has_display
 from kite_browser.agent.errors import UsageError
@@ -39,9 +40,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 def make_confirmer(config):
     from kite_browser.safety.confirm import BatchConfirmer, TerminalConfirmer
 
-    if sys.stdin.isatty() and not config.safety.approve:
+    approve = config.safety.approve
+    if sys.stdin.isatty() and not approve:
         return TerminalConfirmer()
-    return BatchConfirmer(config.safety.approve)
+    return BatchConfirmer(approve, nobody=unattended_why(approve))
+
+
+def unattended_why(approve: list[str]) -> str:
+    """Why nobody is asked to confirm in a command that asks on the terminal when it can."""
+    if approve:
+        return f"nobody is asked once --approve is given, and it allows only {', '.join(approve)}"
+    return "nobody could be asked (stdin is not a terminal)"
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -59,10 +68,13 @@ async def run(args: argparse.Namespace) -> int:
 
     config = await resolve_model(config)
     secrets = SecretStore.from_sources(config.safety, cli=args.secret)
-    printer = ProgressPrinter()
+    printer = ProgressPrinter(console_for(stderr=args.json))  # stdout is the JSON's with --json
     confirmer = make_confirmer(config)
     agent = Agent(config, confirmer=confirmer, secrets=secrets, on_event=printer, output_type=schema)
-    result = await agent.run(args.task, start_url=start_url)
+    try:
+        result = await agent.run(args.task, start_url=start_url)
+    finally:
+        printer.flush()  # the step in flight, when the run ends in an error
     printer.final(result)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))

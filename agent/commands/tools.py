@@ -76,11 +76,12 @@ async def list_tools(args: argparse.Namespace) -> int:
 
 
 def _confirmer(approve: list[str]) -> Any:
+    from kite_browser.agent.commands.run import unattended_why
     from kite_browser.safety.confirm import BatchConfirmer, TerminalConfirmer
 
     if sys.stdin.isatty() and not approve:
         return TerminalConfirmer()
-    return BatchConfirmer(approve)
+    return BatchConfirmer(approve, nobody=unattended_why(approve))
 
 
 async def call_tool(args: argparse.Namespace) -> int:

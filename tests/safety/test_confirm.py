@@ -49,7 +49,7 @@ async def test_batch_never_runs_confirm_or_block_without_approval(policy: Safety
         result = await gate.check(parse_action(action), page(name, lang, **kw))
         assert result.allowed is (expected in ("auto", "notify")), (name, action)
         if expected == "confirm":
-            assert result.message.startswith("the user declined: ")
+            assert result.message.startswith("not confirmed: nobody is asked in a batch run; to allow it: ")
     await gate.flush()
     assert batch.asked and all(not a.approved for _, a in batch.asked)
     assert len(batch.notified) == sum(c[4] == "notify" for c in cases())
