@@ -3,6 +3,7 @@
 #   make test   lint (ruff check, ruff format --check, mypy, the rooms' import rules), then the whole test suite
 #               in TEST_WORKERS processes
 #               (default 3: most tests wait on Chromium; PYTEST_ARGS=... passes options to pytest)
+#   make install  put `kite` on your PATH: a link in BINDIR (default ~/.local/bin) to .venv/bin/kite
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
