@@ -209,7 +209,12 @@ def _cut_to_budget(lines: list[str], budget: int) -> str:
         limit *= 0.9
 
 
-def _offscreen_line(summary: PageSummary) -> str:
+MORE_HINT = "getElements visible=false lists them"
+"""What the "N more below" line tells the model to do (a CLI shows its own flag instead)."""
+LIST_HEADING = "Interactive elements:"
+
+
+def _offscreen_line(summary: PageSummary, hint: str = MORE_HINT) -> str:
     parts = []
     if summary.below:
         parts.append(f"{summary.below} more below")
@@ -217,7 +222,7 @@ def _offscreen_line(summary: PageSummary) -> str:
         parts.append(f"{summary.above} above")
     if not parts:
         return ""
-    return f"… {', '.join(parts)} (getElements visible=false lists them)"
+    return f"… {', '.join(parts)} ({hint})"
 
 
 def _counts(summary: PageSummary) -> str:
@@ -332,10 +337,12 @@ def render_observation(
     include_offscreen: bool = False,
     kind: str = "all",
     with_summary: bool = True,
+    more_hint: str = MORE_HINT,
+    list_heading: str = LIST_HEADING,
 ) -> str:
     """Summary (optional) + the viewport in reading order (text with each element in its place) or, for
-    off-screen or per-kind listings and pages without a flow, the element list; + the "N more below" line.
-    The body stays within ``budget_tokens``."""
+    off-screen or per-kind listings and pages without a flow, the element list under ``list_heading``; + the
+    "N more below" line, ending with ``more_hint``. The body stays within ``budget_tokens``."""
     chosen = _filter(obs.elements, kind, include_offscreen)
     flow = bool(obs.flow) and with_summary and not include_offscreen and kind == "all"
     if flow:
@@ -344,9 +351,9 @@ def render_observation(
     else:
         body = render_elements(chosen, budget_tokens=budget_tokens) or "(no interactive elements in view)"
         parts = [render_summary(obs.summary)] if with_summary else []
-        parts.append(("Interactive elements:\n" if with_summary else "") + body)
+        parts.append((list_heading + "\n" if with_summary else "") + body)
     if not include_offscreen:
-        more = _offscreen_line(obs.summary)
+        more = _offscreen_line(obs.summary, more_hint)
         if more:
             parts.append(more)
     return "\n".join(parts)

@@ -1,5 +1,10 @@
 """``kite snapshot URL [URL ...]``: print what the model would see for each page (one browser for all).
 
+Two layouts, as the model meets them: without ``--all``, the page as each step shows it (the viewport in
+reading order, text with every element in its place, and "N more below (kite snapshot --all lists them)");
+with ``--all``, every element of the page, in the viewport or not, as the one-line-per-element list the
+``getElements`` action returns (no text between them: off-screen there is no reading order to keep).
+
 Without ``--json`` prints the LLM text; with ``--json`` one JSON object per line per URL:
 ``{"url", "summary", "elements", "text", "tokens", "timings": {"extract_ms"}}`` where ``extract_ms`` covers
 everything from the page being loaded to the text being ready (extraction, rendering, token count).
@@ -34,7 +39,12 @@ def register(subparsers: Any) -> None:
         description="Open each URL in one headless browser and print the observation text (or JSON).",
     )
     p.add_argument("urls", nargs="+", metavar="URL", help="http(s) URL or a local HTML file")
-    p.add_argument("--all", action="store_true", help="also list elements outside the viewport")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="every element of the page, also outside the viewport, as the element list getElements returns "
+        "(without it: the viewport in reading order, as the model sees each step)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per URL per line")
     p.add_argument("--viewport", type=parse_viewport, metavar="WxH", help="viewport (default 1280x800)")
     p.add_argument(
@@ -49,6 +59,10 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
+ALL_HEADING = (
+    "Every interactive element, in the viewport or not (the list getElements returns; without --all: the "
+    "viewport in reading order, as each step shows it):"
+)
 SCHEMES = ("http", "https", "file", "about", "data")
 BROWSER_SCHEMES = frozenset(
     {
@@ -119,7 +133,7 @@ async def _one(
 ) -> dict[str, Any]:
     from playwright.async_api import Error as PlaywrightError
 
-    from kite_browser.agent.browser.render import render_observation
+    from kite_browser.agent.browser.render import LIST_HEADING, render_observation
     from kite_browser.agent.browser.tokens import count_tokens
 
     warning = None
@@ -134,7 +148,13 @@ async def _one(
     obs = await snap.snapshot(page, include_all=args.all)
     if warning:
         obs.summary.warnings.append(warning)
-    text = render_observation(obs, budget_tokens=budget, include_offscreen=args.all)
+    text = render_observation(
+        obs,
+        budget_tokens=budget,
+        include_offscreen=args.all,
+        more_hint="kite snapshot --all lists them",
+        list_heading=ALL_HEADING if args.all else LIST_HEADING,
+    )
     tokens = count_tokens(text)
     extract_ms = round((time.perf_counter() - t0) * 1000, 2)
     return {

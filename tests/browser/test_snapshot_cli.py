@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from kite_browser.agent.commands.snapshot import ALL_HEADING
 from tests.browser.pages.server import serve
 from tests.fixtures.browser import OFFLINE_ARGS
 
@@ -50,8 +51,18 @@ def test_text_all_and_bad_url(base: str) -> None:
     proc = kite("--all", f"{base}/basic.html")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("URL: ") and 'button "Far below"' in proc.stdout
+    assert f"\n{ALL_HEADING}\n" in proc.stdout  # says which layout this is, and what the other one is
     bad = kite("--json", "http://127.0.0.1:9/nothing")
     assert bad.returncode == 1 and json.loads(bad.stdout)["error"]["error"] == "navigation_failed"
+
+
+def test_text_names_the_cli_flag_for_what_is_off_screen(base: str) -> None:
+    proc = kite(f"{base}/basic.html")
+    assert proc.returncode == 0, proc.stderr
+    assert "Viewport in reading order" in proc.stdout and 'button "Far below"' not in proc.stdout
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last.startswith("… ") and last.endswith("more below (kite snapshot --all lists them)"), last
+    assert "getElements" not in proc.stdout
 
 
 def test_the_command_module_loads_without_playwright() -> None:
