@@ -285,6 +285,27 @@ def corrected_example(flat: dict[str, Any], bad: set[str] | None = None) -> str:
     return text
 
 
+def example_from_object(item: Any) -> str:
+    """An action object without an ``action`` field (``{"type": "click", "index": 5}``, ``{"tool": "navigate",
+    "url": ...}``), or a bare value where an object was due (``"click [5]"``), as the action it names, its
+    parameters kept: the model's own reply, corrected. "" when it names no action."""
+    if not isinstance(item, dict):
+        return action_from_prose(item if isinstance(item, str) else json.dumps(item, default=str))
+    for key, value in item.items():
+        if not isinstance(value, str):
+            continue
+        name = value if value in ACTION_MODELS else closest_action(value)
+        found = resolve_alias(value) if name is None else (name, {})
+        if found is not None:
+            name, implied = found
+            params = item.get("params") if isinstance(item.get("params"), dict) else {}
+            rest = {k: v for k, v in item.items() if k not in (key, "params")}
+            flat = {**rest, **params, **implied, "action": name}
+            flat.pop(NOTES_KEY, None)
+            return corrected_example(flat)
+    return action_from_prose(json.dumps(item, default=str))
+
+
 def example_from_prose(text: str) -> str:
     """A reply that only says what it wants ("I will click [5]") → that action as JSON, to copy next time."""
     action = action_from_prose(text)

@@ -26,6 +26,7 @@ from kite_browser.agent.llm.forgiving import (
     EXAMPLE,
     closest_action,
     corrected_example,
+    example_from_object,
     example_from_prose,
     forgive,
     not_json,
@@ -156,14 +157,13 @@ def _validate(flat: dict[str, Any], position: int) -> tuple[Action, str]:
 def _flatten(item: Any) -> dict[str, Any]:
     """One action object in any of the accepted shapes → the flat form ``{"action": name, ...params}``."""
     if not isinstance(item, dict):
-        raise _fail(
-            f'Each action must be a JSON object like {{"action": "click", "params": {{"index": 3}}}}, '
-            f"got {json.dumps(item)[:80]}."
-        )
+        raise _fail(f"Each action must be a JSON object, got {json.dumps(item)[:80]}. {_corrected(item)}")
     if isinstance(item.get("function"), dict):  # an OpenAI tool-call object written as text
         item = item["function"]
     if "action" not in item and "name" in item:
         args = next((item[k] for k in _PARAM_KEYS if k in item), None)
+        if args is None:  # {"name": "click", "index": 3}: the parameters sit beside the name
+            args = {k: v for k, v in item.items() if k != "name" and k not in _META_KEYS} or None
         return _from_call(item["name"], args)
     if "action" in item:
         action = item["action"]
@@ -179,9 +179,15 @@ def _flatten(item: Any) -> dict[str, Any]:
         name, implied = _resolve_name(keys[0])
         return {**implied, **_as_object(item[keys[0]], f"parameters of {keys[0]}"), "action": name}
     raise _fail(
-        'An action object needs an "action" field, e.g. {"action": "click", "params": {"index": 3}}; '
-        f"got keys {sorted(map(str, item))[:8]}. Valid actions: {', '.join(ACTION_NAMES)}."
+        f'An action object needs an "action" field; got keys {sorted(map(str, item))[:8]}. '
+        f"{_corrected(item)} Valid actions: {', '.join(ACTION_NAMES)}."
     )
+
+
+def _corrected(item: Any) -> str:
+    """One example to copy: the model's own action, corrected, when the reply names one; else a generic one."""
+    own = example_from_object(item)
+    return f"Corrected from your reply: {own}" if own else f"For example: {EXAMPLE}"
 
 
 def _from_call(name: Any, arguments: Any) -> dict[str, Any]:
