@@ -29,7 +29,7 @@ def make(
         capture_output=True,
         text=True,
         env={**venv_env, "PATH": path, **(env or {})},
-        timeout=120,
+        timeout=280,  # make, Chromium's check and a kite start, on a machine that may be busy
     )
 
 
