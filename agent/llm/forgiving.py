@@ -298,7 +298,8 @@ def example_from_object(item: Any) -> str:
         found = resolve_alias(value) if name is None else (name, {})
         if found is not None:
             name, implied = found
-            params = item.get("params") if isinstance(item.get("params"), dict) else {}
+            given = item.get("params")
+            params: dict[str, Any] = given if isinstance(given, dict) else {}
             rest = {k: v for k, v in item.items() if k not in (key, "params")}
             flat = {**rest, **params, **implied, "action": name}
             flat.pop(NOTES_KEY, None)
