@@ -32,7 +32,7 @@ from kite_browser.agent.config_sections import (
 # Re-exported: the CLI validates domains with check_domain; RayConfig is public like the other sections.
 from kite_browser.agent.config_sections import RayConfig as RayConfig
 from kite_browser.agent.config_sections import check_domain as check_domain
-from kite_browser.agent.config_server import ServerConfig
+from kite_browser.agent.config_server import McpConfig, ServerConfig
 from kite_browser.agent.errors import ConfigError
 from kite_browser.agent.resources import resource_path
 
@@ -51,6 +51,8 @@ class KiteConfig(_Section):
     module_settings: ModuleSettings = Field(default_factory=ModuleSettings)
     server: ServerConfig = Field(default_factory=ServerConfig)
     """``kite serve``: the HTTP API and the web panel."""
+    mcp: McpConfig = Field(default_factory=McpConfig)
+    """``kite mcp``: the MCP server."""
 
     def data_dir(self) -> Path:
         return Path(self.browser.data_dir).expanduser() if self.browser.data_dir else default_data_dir()

@@ -1,4 +1,4 @@
-"""The ``server`` config section (``kite serve``). Part of the config loader (agent/config.py), kept apart to
+"""The ``server`` (``kite serve``) and ``mcp`` (``kite mcp``) config sections. Part of the config loader (agent/config.py), kept apart to
 keep it small."""
 
 from __future__ import annotations
@@ -23,3 +23,12 @@ class ServerConfig(Section):
     """Most agent runs going at once; one more answers 429 too_many_runs."""
     confirm_timeout_s: float = Field(300.0, gt=0)
     """How long a run waits for an answer to a confirmation; then the action is denied."""
+
+
+class McpConfig(Section):
+    modules: list[str] = Field(default_factory=list)
+    """Tool modules whose tools ``kite mcp`` offers next to its own browser tools (``--module NAME`` adds one);
+    empty = Kite's browser tools only."""
+    runs_dir: str | None = None
+    """Where ``kite mcp`` writes its record (``mcp-<time>/record.jsonl``); None = <data dir>/mcp
+    (``--runs-dir`` overrides)."""

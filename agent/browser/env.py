@@ -235,13 +235,22 @@ class BrowserEnv:
 
     # ------------------------------------------------------------------ observe
     async def observe(
-        self, *, screenshot_to: Path | None = None, want_b64: bool = False, include_all: bool = False
+        self,
+        *,
+        screenshot_to: Path | None = None,
+        want_b64: bool = False,
+        include_all: bool = False,
+        whole_flow: bool = False,
+        flow_chars: int | None = None,
     ) -> Observation:
         """The active tab as the model sees it (tabs and the pending dialog filled in), with a screenshot
-        saved to ``screenshot_to`` and/or in the observation as base64."""
+        saved to ``screenshot_to`` and/or in the observation as base64; ``include_all``, ``whole_flow`` and
+        ``flow_chars`` as ``Snapshotter.snapshot`` takes them."""
         ctx = self.ctx
         page = ctx.page
-        obs = await self.snapshotter.snapshot(page, include_all=include_all)
+        obs = await self.snapshotter.snapshot(
+            page, include_all=include_all, whole_flow=whole_flow, flow_chars=flow_chars
+        )
         obs.summary.tabs = await ctx.tabs()
         obs.summary.dialog = ctx.pending_dialog
         if screenshot_to is not None or want_b64:

@@ -854,7 +854,7 @@
       ph.counts = _now() - t;
       if (opts.flowChars) {
         t = _now();
-        try { out.flow = flowOf(cands, opts.flowChars, deadline, withText ? opts.textChars : null); } catch (e) { out.flow = null; }
+        try { out.flow = flowOf(cands, opts.flowChars, deadline, withText ? opts.textChars : null, !!opts.flowWhole); } catch (e) { out.flow = null; }
         ph.flow = _now() - t;
       }
       out.gone = sweep();
@@ -900,12 +900,13 @@
 
     // The viewport in reading (document) order: text lines (strings), the local ids of listed in-view elements
     // (numbers) in their places, and [id] for an iframe (its own flow is spliced in by Python). Text inside a
-    // listed element is its name, not repeated; at most `limit` characters of text.
+    // listed element is its name, not repeated; at most `limit` characters of text. `whole`: the whole page, not
+    // only the viewport (every listed element, the text of every shown node).
     const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents", "ruby", "inline-table"]);
-    const flowOf = (cands, limit, deadline, text) => {
+    const flowOf = (cands, limit, deadline, text, whole) => {
       const vw = window.innerWidth, vh = window.innerHeight;
       const listed = new _Map();
-      for (const c of cands) if (c.rec && c.rec.where === "in") listed.set(c.el, c.rec.id);
+      for (const c of cands) if (c.rec && (whole || c.rec.where === "in")) listed.set(c.el, c.rec.id);
       const items = [];
       let line = "", chars = 0, steps = 0, lastBlock = null;
       const shownCache = new _Map(), blockCache = new _Map(), inListed = new _Map();
@@ -937,7 +938,7 @@
         let ok = shownCache.get(p);
         if (ok === undefined) {
           const r = p.getBoundingClientRect();
-          ok = r.bottom > 0 && r.top < vh && r.right > 0 && r.left < vw && r.width > 0 &&
+          ok = (whole || (r.bottom > 0 && r.top < vh && r.right > 0 && r.left < vw)) && r.width > 0 &&
             p.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
           shownCache.set(p, ok);
         }

@@ -135,19 +135,33 @@ class Snapshotter:
         """(document token, local id) -> global index for every element of ``page`` indexed so far."""
         return dict(self._state(page).by_key)
 
-    def _opts(self, include_all: bool) -> dict[str, Any]:
+    def _opts(
+        self, include_all: bool, whole_flow: bool = False, flow_chars: int | None = None
+    ) -> dict[str, Any]:
         c = self.config
+        chars = max(c.flow_chars, flow_chars or 0)
         return {
             "nameChars": c.name_chars,
             "valueChars": c.name_chars,
             "textChars": c.text_chars,
-            "flowChars": 0 if include_all else c.flow_chars,  # whole-page listings do not render a flow
+            # whole-page listings render no flow unless asked for (``whole_flow``: the page's text with them)
+            "flowChars": chars if whole_flow or not include_all else 0,
+            "flowWhole": include_all and whole_flow,
             "includeOffscreen": include_all,
             "timeBudgetMs": int(c.time_cap_ms * 0.6),
         }
 
-    async def snapshot(self, page: Page, *, include_all: bool = False) -> Observation:
-        """One observation of ``page``. ``include_all`` also lists elements outside the viewport.
+    async def snapshot(
+        self,
+        page: Page,
+        *,
+        include_all: bool = False,
+        whole_flow: bool = False,
+        flow_chars: int | None = None,
+    ) -> Observation:
+        """One observation of ``page``. ``include_all`` also lists elements outside the viewport;
+        ``whole_flow`` (with it) makes ``flow`` the whole page in reading order, not only the viewport;
+        ``flow_chars`` collects more text for the flow than ``snapshot.flow_chars``.
 
         Never hangs: after ``config.time_cap_ms`` it returns what it has with ``summary.warnings``."""
         t0 = time.perf_counter()
@@ -155,7 +169,7 @@ class Snapshotter:
         warnings: list[str] = []
         await install_listener_tracking(page.context)  # at once when the session set the context up
         infos = _frame_paths(page)
-        req = {"fn": "extract", "opts": self._opts(include_all)}
+        req = {"fn": "extract", "opts": self._opts(include_all, whole_flow, flow_chars)}
 
         async def extract(info: _FrameInfo) -> None:
             r = {**req, "withSummary": info.path is None}
@@ -281,7 +295,8 @@ class Snapshotter:
                 if i.shown and i.data and i.frame.url not in ("", "about:blank")
             ],
         )
-        flow = splice_flow(infos, state.by_key, {e.index for e in elements if e.in_viewport})
+        placed = {e.index for e in elements if e.in_viewport or include_all}
+        flow = splice_flow(infos, state.by_key, placed)
         obs = Observation(summary=summary, elements=elements, flow=flow)
         state.last = obs
         state.count += 1

@@ -56,10 +56,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         dest="modules",
         metavar="NAME",
-        help="offer this tool module's tools too (repeatable; default: the config's modules)",
+        help="offer this tool module's tools too (repeatable; default: mcp.modules, none)",
     )
-    m.add_argument("--no-modules", action="store_true", help="offer Kite's browser tools only")
-    p.add_argument("--runs-dir", help="where the server's run record goes (default: runs/)")
+    m.add_argument("--no-modules", action="store_true", help="offer Kite's browser tools only (the default)")
+    p.add_argument(
+        "--runs-dir", help="where the server's record goes (default: mcp.runs_dir, else <data dir>/mcp)"
+    )
     p.set_defaults(func=run)
 
 
@@ -67,13 +69,16 @@ def _config(args: argparse.Namespace) -> Any:
     from kite_browser.agent.config import load_config
 
     overrides = {**browser_overrides(args), **agent_overrides(args)}
+    overrides.pop("run.runs_dir", None)
+    if args.runs_dir:
+        overrides["mcp.runs_dir"] = args.runs_dir
     if args.no_modules:
-        overrides["modules"] = []
+        overrides["mcp.modules"] = []
     elif args.modules:
         from kite_browser.agent.modules.loader import check_names
 
         check_names(args.modules, "--module")
-        overrides["modules"] = list(args.modules)
+        overrides["mcp.modules"] = list(args.modules)
     if args.headed is False:
         overrides["browser.headless"] = True
     return load_config(getattr(args, "config", None), overrides)

@@ -48,7 +48,9 @@ async def kite_mcp(
         policy=policy,
         pool=pool,
     )
-    modules = registry or ModuleRegistry(config, gate=Gate(module_policy, confirmer), pool=pool)
+    modules = registry or ModuleRegistry(
+        config, gate=Gate(module_policy, confirmer), pool=pool, names=config.mcp.modules
+    )
     record.write("start", isolated=isolated, approve=list(config.safety.approve), modules=modules.names)
     # The tokenizer (litellm + tiktoken) takes seconds to load (5-13 s measured on a loaded machine), and
     # loading it on the event loop froze every session meanwhile. It loads in a thread from the start; the

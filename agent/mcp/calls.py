@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from functools import partial
 from typing import Any
 
 import mcp_types as types
@@ -21,7 +22,7 @@ from kite_browser.agent.errors import StaleElementError
 from kite_browser.agent.fence import defuse, fence
 from kite_browser.agent.mcp import render
 from kite_browser.agent.mcp import tools as T
-from kite_browser.agent.mcp.confirm import close_round, input_pending
+from kite_browser.agent.mcp.confirm import CANNOT_ASK, close_round, input_pending
 from kite_browser.agent.mcp.hub import BrowserHub, ClientState
 from kite_browser.agent.mcp.image import fitted_screenshot
 from kite_browser.agent.mcp.record import Record
@@ -31,9 +32,12 @@ Content = list[types.ContentBlock]
 
 
 class ToolFailure(Exception):
-    def __init__(self, error: dict[str, Any]) -> None:
+    """A typed error; ``page``: a fresh snapshot sent after it (a ``stale_element``'s current page)."""
+
+    def __init__(self, error: dict[str, Any], page: str = "") -> None:
         super().__init__(error.get("message", ""))
         self.error = error
+        self.page = page
 
 
 def _text(text: str) -> Content:
@@ -89,10 +93,11 @@ class Calls:
         acted = await env.act(action, obs, decided=decided)
         result = acted.result
         if acted.refused:
-            message = acted.gate.message
-            raise ToolFailure(
-                {"error": acted.refused, "message": message, "reasons": acted.gate.decision.reasons}
-            )
+            kind, message = acted.refused, acted.gate.message
+            answer = acted.gate.answer
+            if answer is not None and answer.reason.startswith(CANNOT_ASK):
+                kind, message = "refused", answer.reason  # nobody was asked, so nobody declined
+            raise ToolFailure({"error": kind, "message": message, "reasons": acted.gate.decision.reasons})
         if not result.ok and result.error is not None:
             raise ToolFailure(result.error.model_dump())  # a domain block during it is named (env.act)
         update = await self._update(state, result)
@@ -116,6 +121,18 @@ class Calls:
         if update.text:
             state.shown, state.shown_url = update.lines, obs.url
         return update
+
+    async def stale(self, state: ClientState, error: dict[str, Any]) -> ToolFailure:
+        """A ``stale_element`` answer: the error, then the current page as a snapshot (the client's fresh
+        refs, in the format every snapshot has)."""
+        error = {k: v for k, v in error.items() if k != "elements"}
+        error["message"] = str(error.get("message", "")).replace(
+            "use an index from the fresh element list", "use a ref from the fresh snapshot below"
+        )
+        obs = await state.env.observe()
+        text, lines = await asyncio.to_thread(render.snapshot_text, obs)
+        state.shown, state.shown_url = lines, obs.url
+        return ToolFailure(error, page=fence(text))
 
     # ------------------------------------------------------------ the tools
 
@@ -158,13 +175,15 @@ class Calls:
         return await self.act(s, action, "drag", client)
 
     async def snapshot(self, s: ClientState, a: T.SnapshotArgs, client: str) -> Content:
-        obs = await s.env.observe(include_all=not a.visible_only)
+        whole = not a.visible_only  # the whole page, its text in reading order too
+        obs = await s.env.observe(include_all=whole, whole_flow=whole, flow_chars=a.max_text + 200)
+        render_it = partial(
+            render.snapshot_text, obs, visible_only=a.visible_only, query=a.query, max_text=a.max_text
+        )
         if len(obs.elements) < OFF_LOOP_ELEMENTS:
-            text, lines = render.snapshot_text(obs, visible_only=a.visible_only, query=a.query)
+            text, lines = render_it()
         else:  # thousands of lines: rendered off the event loop, as the snapshot was built
-            text, lines = await asyncio.to_thread(
-                render.snapshot_text, obs, visible_only=a.visible_only, query=a.query
-            )
+            text, lines = await asyncio.to_thread(render_it)
         if a.visible_only and not a.query:
             s.shown, s.shown_url = lines, obs.url
         return _with_page("", text)

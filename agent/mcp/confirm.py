@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
+import re
 import secrets
 import time
 from collections.abc import Iterable
@@ -43,7 +44,11 @@ SCHEMA: dict[str, Any] = {
     },
     "required": ["approve"],
 }
-APPROVE_HINT = "start kite mcp with --approve confirm (or --approve <action name>) to allow such actions"
+APPROVE_HINT = "start kite mcp with --approve confirm (or --approve <tool name>) to allow such actions"
+CANNOT_ASK = "refused: this client cannot ask for confirmation"
+"""How a refusal starts when nobody was asked (the client declared no elicitation)."""
+CODE_CHARS = 600
+"""The most of an ``evaluate``'s code a question shows (then how much more there is)."""
 INPUT_KEY = "confirm"
 """The key of Kite's one question in ``inputRequests`` / ``inputResponses``."""
 QUESTION_TTL_S = 600.0
@@ -78,6 +83,45 @@ class InputRound:
 current_round: contextvars.ContextVar[InputRound | None] = contextvars.ContextVar(
     "kite_mcp_round", default=None
 )
+current_tool: contextvars.ContextVar[str | None] = contextvars.ContextVar("kite_mcp_tool", default=None)
+"""The name of the MCP tool being called (the client's word for the action; set by the server)."""
+
+
+def _code(code: str) -> str:
+    if len(code) <= CODE_CHARS:
+        return code
+    return f"{code[:CODE_CHARS].rstrip()}\n… ({len(code) - CODE_CHARS} more characters)"
+
+
+def _why(request: ConfirmRequest, name: str) -> str:
+    """The policy's reasons, naming the action as the client called it (``evaluate``, not ``executeJS``)."""
+    why = "; ".join(request.decision.reasons) or request.decision.level.value
+    action = str(request.action.get("action"))
+    return re.sub(rf"\b{re.escape(action)}\b", name, why) if action and name != action else why
+
+
+def question(request: ConfirmRequest, tool: str | None) -> str:
+    """What the client's user is asked: the tool (by the name the client called it), its target, the page,
+    why it needs a yes, and the code an ``evaluate`` would run."""
+    name = tool or str(request.action.get("action"))
+    el = request.element
+    target = f' on "{el.name}"' if el is not None and el.name else ""
+    why = _why(request, name)
+    text = f"Kite asks to run {name}{target} at {request.url or '(no page)'} ({why})."
+    code = request.action.get("code")
+    if isinstance(code, str) and code:
+        text += f"\nCode:\n{_code(code)}"
+    return text + "\nAllow it?"
+
+
+def cannot_ask(request: ConfirmRequest, tool: str | None) -> str:
+    """The refusal when the client cannot ask: nobody declined, so it says how to allow it instead."""
+    name = tool or str(request.action.get("action"))
+    why = _why(request, name)
+    return (
+        f"{CANNOT_ASK}; allow with --approve {name} (this tool) or --approve confirm (every action that "
+        f"asks) when starting kite mcp (it asks because {why})"
+    )
 
 
 def input_pending() -> bool:
@@ -137,23 +181,24 @@ def _interpret(result: types.ElicitResult) -> ConfirmAnswer:
 
 class ElicitConfirmer:
     def __init__(self, approve: Iterable[str] = ()) -> None:
-        self.approve = check_approvals(approve)
+        from kite_browser.agent.mcp.tools import TOOLS
+
+        given = list(approve)
+        tools = frozenset(a for a in given if a in TOOLS)  # --approve evaluate: the client's name for it
+        self.approve = check_approvals(a for a in given if a not in tools) | tools
         self.questions = _Questions()
 
     def _approved_by_flag(self, request: ConfirmRequest) -> bool:
-        name = str(request.action.get("action"))
-        return request.decision.level.value in self.approve or name in self.approve
+        names = {str(request.action.get("action")), current_tool.get()}
+        return request.decision.level.value in self.approve or bool(names & self.approve)
 
     async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
         if self._approved_by_flag(request):
             return ConfirmAnswer(approved=True, reason="approved by --approve")
         ctx = current_request.get()
         if not can_elicit(ctx):
-            return ConfirmAnswer(
-                approved=False,
-                reason=f"this needs the user's confirmation and the client cannot ask; {APPROVE_HINT}",
-            )
-        message = f"Kite asks to run: {request.describe()}. Allow it?"
+            return ConfirmAnswer(approved=False, reason=cannot_ask(request, current_tool.get()))
+        message = question(request, current_tool.get())
         rnd = current_round.get()
         if rnd is not None:
             return self._in_round(rnd, message, dialog=request.action.get("action") == "dialog")

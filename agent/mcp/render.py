@@ -13,7 +13,10 @@ from kite_browser.agent.browser.render import element_line, names_neighbour
 from kite_browser.agent.browser.tokens import count_tokens
 
 TEXT_CHARS = 200
-"""The page's own text shown with a snapshot, in all (the read tool gives the page's text in full)."""
+"""The page's own text shown with a snapshot by default, in all (``max_text`` asks for more; the read tool
+gives the page's text in full)."""
+MAX_TEXT_CHARS = 20000
+"""The most page text a snapshot's ``max_text`` may ask for."""
 LINE_CHARS = 80
 """... and per text line."""
 NAME_CHARS = 40
@@ -32,7 +35,16 @@ def _cut_text(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[:chars].rstrip() + " …"
 
 
-def summary_text(obs: Observation, *, with_text: bool = True) -> str:
+def cut_notice(chars: int) -> str:
+    """What a snapshot that left out page text says (and how to get the rest)."""
+    more = min(max(chars * 10, 2000), MAX_TEXT_CHARS)
+    return (
+        f"(page text cut at {chars} characters: read gives the whole text, "
+        f"or snapshot with max_text={more} shows more here)"
+    )
+
+
+def summary_text(obs: Observation, *, with_text: bool = True, max_text: int = TEXT_CHARS) -> str:
     """The page in a few short lines: title and URL, scroll (when not at the top), focus, tabs, dialog,
     warnings, and (``with_text``, for pages without a reading-order flow) the start of the visible text."""
     s = obs.summary
@@ -49,7 +61,9 @@ def summary_text(obs: Observation, *, with_text: bool = True) -> str:
         lines.append(f'Dialog: {s.dialog.type} "{s.dialog.message[:160]}" ({s.dialog.handled or "pending"})')
     lines += [f"Warning: {w}" for w in s.warnings]
     if with_text and s.visible_text:
-        lines.append(f"Text: {_cut_text(s.visible_text, TEXT_CHARS)}")
+        lines.append(f"Text: {_cut_text(s.visible_text, max_text)}")
+        if len(s.visible_text) > max_text:
+            lines.append(cut_notice(max_text))
     return "\n".join(lines)
 
 
@@ -95,42 +109,62 @@ def joined(items: list[tuple[int | None, str]]) -> list[str]:
     return [f"[{','.join(map(str, refs))}] {body}" if refs is not None else body for refs, body in out]
 
 
-def _flow(obs: Observation, lines: dict[int, str]) -> list[tuple[int | None, str]]:
-    """The viewport in reading order: each element's line in its place, with the page's own text between
-    them (up to TEXT_CHARS; not the labels that repeat their field's name, which the element line says)."""
+def _flow(
+    obs: Observation, lines: dict[int, str], max_text: int = TEXT_CHARS
+) -> tuple[list[tuple[int | None, str]], bool]:
+    """The page in reading order: each element's line in its place, with the page's own text between them
+    (up to ``max_text`` characters; not the labels that repeat their field's name, which the element line
+    says), and whether text was left out."""
     by_index = {e.index: e for e in obs.elements if e.index in lines}
     items: list[tuple[int | None, str]] = []
     placed: set[int] = set()
-    used = 0
+    used, cut = 0, False
+    line_chars = max(LINE_CHARS, min(max_text // 10, 400))
     for i, item in enumerate(obs.flow):
         if isinstance(item, int):
             if item in lines and item not in placed:
                 placed.add(item)
                 items.append((item, lines[item]))
-        elif used < TEXT_CHARS and _WORDY.search(item) and not names_neighbour(item, obs.flow, i, by_index):
-            text = _cut_text(" ".join(item.split()), min(LINE_CHARS, TEXT_CHARS - used))
+        elif _WORDY.search(item) and not names_neighbour(item, obs.flow, i, by_index):
+            if used >= max_text:
+                cut = True
+                continue
+            whole = " ".join(item.split())
+            text = _cut_text(whole, min(line_chars, max_text - used))
+            cut = cut or text != whole
             used += len(text)
             items.append((None, _LOOKS_LISTED.sub(r"\\\1", text)))
-    return items + [(i, line) for i, line in lines.items() if i not in placed]  # outside the flow: last
+    return items + [(i, line) for i, line in lines.items() if i not in placed], cut  # outside the flow: last
 
 
 def snapshot_text(
-    obs: Observation, *, visible_only: bool = True, query: str | None = None
+    obs: Observation,
+    *,
+    visible_only: bool = True,
+    query: str | None = None,
+    max_text: int = TEXT_CHARS,
 ) -> tuple[str, dict[int, str]]:
     """The snapshot text and its element lines by index (what the client now knows). The viewport (the
-    default) reads in page order, the page's own text between the element lines; a query or the whole page
-    (``visible_only=false``) lists only elements."""
+    default), or the whole page (``visible_only=false``, from a whole-page flow), reads in page order, the
+    page's own text between the element lines (``max_text`` characters; a line says when text was left
+    out); a query lists only the matching elements."""
     chosen = [e for e in obs.elements if e.in_viewport or not visible_only]
     if query:
         chosen = [e for e in chosen if _matches(e, query)]
     lines = element_lines(chosen)
-    in_flow = visible_only and not query and bool(obs.flow)
-    items: list[tuple[int | None, str]] = _flow(obs, lines) if in_flow else [*lines.items()]
+    in_flow = not query and bool(obs.flow)
+    cut = False
+    items: list[tuple[int | None, str]] = [*lines.items()]
+    if in_flow:
+        items, cut = _flow(obs, lines, max_text)
     body = "\n".join(joined(items))
     if not lines:
         none = f"(no interactive elements match {query!r})" if query else "(no interactive elements in view)"
         body = f"{body}\n{none}" if body else none
-    parts = [summary_text(obs, with_text=visible_only and not query and not in_flow), body]
+    if cut:
+        body = f"{body}\n{cut_notice(max_text)}"
+    with_text = visible_only and not query and not in_flow
+    parts = [summary_text(obs, with_text=with_text, max_text=max_text), body]
     s = obs.summary
     if visible_only and (s.below or s.above):
         more = ", ".join(

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from mcp_types import Tool, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
+from kite_browser.agent.mcp.render import MAX_TEXT_CHARS, TEXT_CHARS
 from kite_browser.agent.modules.base import READS, ToolHints
 
 Ref = Annotated[int, Field(ge=0, description="Element number N from the latest snapshot's [N].")]
@@ -34,9 +35,12 @@ class NavigateArgs(_Args):
 
 
 class SnapshotArgs(_Args):
-    visible_only: bool = Field(True, description="Only elements in the viewport (false: the whole page).")
+    visible_only: bool = Field(True, description="Only the viewport (false: the whole page).")
     query: str | None = Field(
         None, description="Keep only elements whose text contains this (case-insensitive)."
+    )
+    max_text: int = Field(
+        TEXT_CHARS, ge=0, le=MAX_TEXT_CHARS, description="Characters of page text shown between elements."
     )
 
 

@@ -10,6 +10,11 @@ appear as an element line ``[N] ...`` (or ``[N,M] ...``) of Kite's snapshot answ
 pages (``<name>/index.html`` or ``<name>.html``); default: the saved-page corpus found next to the checkout (``evals/bench/corpus.py``). Tokens: the
 gpt-4o-mini tokenizer (counted in a thread: the bench's own counting stays off the event loop).
 
+Tool definitions: the tokens of the default ``tools/list`` answer (Kite's browser tools only; modules are
+offered with ``--module``), as JSON. The shop task: search, open a product, add it to the cart, open the cart
+and snapshot it, by refs read from the answers; its total answer tokens vs the same calls each answered with
+the aria snapshot of the page (what Playwright MCP answers every action with).
+
 Event-loop lag: how late a 20 ms sleep on the loop the server runs on wakes, over the whole run (the in-process
 client and Playwright share that loop): the worst is how long one call held up every other session's calls.
 """
@@ -163,22 +168,61 @@ async def measure_click(
     }
 
 
+async def measure_definitions(c: Client) -> dict[str, Any]:
+    tools = (await c.list_tools()).tools
+    text = json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools])
+    return {"tools_count": len(tools), "tools_tokens": await _tokens(text)}
+
+
+def _ref(text: str, role: str, name: str) -> int:
+    m = re.search(rf"^\[(\d+)(?:,\d+)*\] {re.escape(role)} \"?{re.escape(name)}", text, re.M)
+    if m is None:
+        raise LookupError(f"no {role} {name!r} in the answer")
+    return int(m.group(1))
+
+
+async def measure_shop_task(c: Client, kite: KiteMCP, base: str) -> dict[str, Any]:
+    """The shop task's calls; each answer's tokens and the aria snapshot's of the page it left."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    kite_tokens = aria_tokens = 0
+
+    async def call(name: str, args: dict[str, Any]) -> str:
+        nonlocal kite_tokens, aria_tokens
+        answer = _text(await c.call_tool(name, args))
+        calls.append((name, args))
+        kite_tokens += await _tokens(answer)
+        aria_tokens += await _aria(kite.hub.clients["shared"].ctx.page) or 0
+        return answer
+
+    home = await call("navigate", {"url": base + "/shop/"})
+    await call("type", {"ref": _ref(home, "input", "Search"), "text": "blue mug"})
+    results = await call("click", {"ref": _ref(home, "button", "Search")})
+    page = await call("click", {"ref": _ref(results, "link", "Sky Blue Espresso Mug")})
+    added = await call("click", {"ref": _ref(page, "button", "Add to cart")})
+    await call("click", {"ref": _ref(added, "link", "View cart")})
+    await call("snapshot", {})
+    return {"shop_calls_count": len(calls), "shop_tokens": kite_tokens, "shop_aria_tokens": aria_tokens}
+
+
 async def run(dirs: list[Path], sites: bool) -> tuple[list[dict[str, Any]], dict[str, float]]:
     warm_up()
     config = load_config(
         overrides={
             "browser.headless": True,
             "browser.args": [OFFLINE_RESOLVER],
-            "run.runs_dir": str(Path("/tmp") / "kite-bench-mcp"),
+            "mcp.runs_dir": str(Path("/tmp") / "kite-bench-mcp"),
         },
         env={},
     )
     rows: list[dict[str, Any]] = []
     lag = LoopLag()
+    extra: dict[str, Any] = {}
     async with kite_mcp(config) as kite, Client(kite.server, mode="legacy") as c, lag:
+        extra.update(await measure_definitions(c))
         if sites:
             with SitesServer() as srv:
                 base = srv.base_url
+                extra.update(await measure_shop_task(c, kite, base))
                 for path in SITE_PAGES:
                     rows.append(await measure_snapshot(c, kite, base + path, f"sites{path}"))
                 for path, role, name in CLICKS:
@@ -189,7 +233,7 @@ async def run(dirs: list[Path], sites: bool) -> tuple[list[dict[str, Any]], dict
                 for rel in pages_in(root):
                     rows.append(await measure_snapshot(c, kite, f"{base}/{rel}", f"{root.name}/{rel}"))
                     print(f"measured {rel}", file=sys.stderr, flush=True)
-    return rows, lag.summary()
+    return rows, {**lag.summary(), **extra}
 
 
 def summarise(rows: list[dict[str, Any]], lag: dict[str, float] | None = None) -> dict[str, Any]:
@@ -233,6 +277,9 @@ def table(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
         )
     lines += [
         "-" * len(head),
+        f"tool definitions (default tools/list): {s.get('tools_count', 0)} tools, {s.get('tools_tokens', 0)} tokens",
+        f"shop task ({s.get('shop_calls_count', 0)} calls): kite {s.get('shop_tokens', 0)} tokens vs "
+        f"{s.get('shop_aria_tokens', 0)} with an aria snapshot answering each call",
         f"snapshot: kite median {s['snapshot_tokens_median']} tokens (p95 {s['snapshot_tokens_p95']}) vs aria "
         f"{s['snapshot_aria_tokens_median']} (p95 {s['snapshot_aria_tokens_p95']}); ratio median "
         f"{s['snapshot_ratio_median']}, p95 {s['snapshot_ratio_p95']}",

@@ -37,8 +37,7 @@ def mcp_home(tmp_path_factory: pytest.TempPathFactory, browser_config: BrowserCo
             "block_external_hosts": True,
             "data_dir": browser_config.data_dir,
         },
-        "run": {"runs_dir": str(home / "runs")},
-        "modules": [],
+        "mcp": {"runs_dir": str(home / "runs")},
     }
     (home / "kite.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return home
@@ -104,11 +103,15 @@ def text_of(result: types.CallToolResult) -> str:
 
 
 def error_of(result: types.CallToolResult) -> dict[str, Any]:
-    """The typed error of a failed call (one JSON object, never a traceback)."""
+    """The typed error of a failed call (one JSON object on the first line, never a traceback); what follows
+    it (a ``stale_element``'s fresh snapshot) is ``error["page"]``."""
     assert result.is_error, f"expected an error, got: {text_of(result)[:300]}"
     body = text_of(result)
     assert "Traceback" not in body
-    error = json.loads(body)
+    head, _, page = body.partition("\n")
+    error = json.loads(head)
+    if page:
+        error["page"] = page
     assert re.fullmatch(r"[a-z_]+", error["error"]) and error["message"]
     return error
 

@@ -69,7 +69,7 @@ async def shop_task(c: Client, sites: SitesServer, product: str = "Sky Blue Espr
     assert "\nPage: Kite Shop — " in results and "q=blue+mug" in results  # the new page comes with it
 
     stale = error_of(await c.call_tool("click", {"ref": red}))  # a ref of the previous page
-    assert stale["error"] == "stale_element" and product in stale["elements"]
+    assert stale["error"] == "stale_element" and product in stale["page"]
 
     page = text_of(await c.call_tool("click", {"ref": ref(results, "link", product)}))
     added = text_of(await c.call_tool("click", {"ref": ref(page, "button", "Add to cart")}))
@@ -95,7 +95,8 @@ async def confirmations(c: Client, answers: Answers, path: str = "/shop/cart") -
     no = error_of(await c.call_tool("evaluate", {"code": "return 1"}))
     assert no["error"] == "declined" and "declined" in no["message"]
     assert len(answers.messages) == 2
-    assert "executeJS" in answers.messages[0] and path in answers.messages[0]
+    assert "Kite asks to run evaluate" in answers.messages[0] and path in answers.messages[0]
+    assert "return 6 * 7" in answers.messages[0] and "executeJS" not in answers.messages[0]
     assert "confirmation" in answers.messages[0]  # the reason
 
 

@@ -90,7 +90,7 @@ async def test_2026_confirmation_is_an_input_round_answered_once(kite_config: An
             assert isinstance(again, types.InputRequiredResult) and again.request_state != state
         async with Client(kite.server, mode=MODERN) as c:  # no elicitation declared: refused, says how
             refused = error_of(await c.call_tool("forget", {"name": "Dee"}))
-            assert refused["error"] == "declined" and "--approve confirm" in refused["message"]
+            assert refused["error"] == "refused" and "--approve confirm" in refused["message"]
     records = kite.record.read()
     decisions = [(r["action"]["args"]["name"], r["allowed"]) for r in records if r["event"] == "decision"]
     assert decisions == [("Ada", True), ("Bob", False), ("Cy Young", True), ("Dee", False)]

@@ -39,7 +39,7 @@ async def test_http_client_pinned_to_2026_07_28(http_server: HttpServer, sites: 
         register = text_of(await c.call_tool("click", {"ref": ref(page, "link", "Register")}))
         assert "\nPage: Register — " in register and "/account/register" in register
         stale = error_of(await c.call_tool("click", {"ref": ref(page, "link", "Register")}))
-        assert stale["error"] == "stale_element" and "Create account" in stale["elements"]
+        assert stale["error"] == "stale_element" and "Create account" in stale["page"]
     async with Client(http_server.url, mode="2026-07-28") as c:  # the same state: still on the register page
         assert "/account/register" in text_of(await c.call_tool("snapshot", {}))
     rounds = [r for r in records(http_server.home) if r["event"] == "input_required"]
@@ -76,7 +76,8 @@ async def test_client_without_elicitation_is_refused_with_how_to_allow(
         home = text_of(await c.call_tool("navigate", {"url": sites.url("/dynamic/")}))
         assert "button Show alert" not in home and "9 below (visible_only=false" in home
         error = error_of(await c.call_tool("evaluate", {"code": "return 1"}))
-        assert error["error"] == "declined" and "--approve confirm" in error["message"]
+        assert error["error"] == "refused" and "--approve confirm" in error["message"]
+        assert error["message"].startswith("refused: this client cannot ask for confirmation; allow with")
         whole = text_of(await c.call_tool("snapshot", {"visible_only": False}))
         shown = ref(whole, "button", "Show alert")
         clicked = text_of(await c.call_tool("click", {"ref": shown}))

@@ -137,7 +137,7 @@ async def test_another_session_is_answered_while_a_call_works(
     else:
         _hold_tokenizer(monkeypatch, held, hold)
     loop_thread = threading.get_ident()
-    async with kite_mcp(kite_config(modules=modules), isolated=True) as kite:
+    async with kite_mcp(kite_config(**{"mcp.modules": modules}), isolated=True) as kite:
         async with _served(kite) as url:
             async with Client(url) as light, Client(url) as heavy:
                 assert "Tabs (* = active)" in text_of(await light.call_tool("tabs", {}))  # its context exists
@@ -167,7 +167,7 @@ async def test_the_safety_policy_is_built_off_the_loop_once_for_all_sessions(
 
     monkeypatch.setattr(SafetyPolicy, "__init__", init)
     loop_thread = threading.get_ident()
-    config = kite_config(modules=["browser"], **{"safety.blocked_domains": ["blocked.test"]})
+    config = kite_config(**{"mcp.modules": ["browser"], "safety.blocked_domains": ["blocked.test"]})
     async with kite_mcp(config, isolated=True) as kite:
         async with _served(kite) as url:
             async with Client(url) as one, Client(url) as two:

@@ -61,11 +61,13 @@ def test_snapshot_reads_in_page_order_without_repeating_labels_or_neighbour_dupl
         "\\[not a ref] " + "x" * 68 + " …",  # page text never looks like an element line
         "[3,4] link seating",
         "blue · $12.99",
+        "(page text cut at 200 characters: read gives the whole text, or snapshot with max_text=2000 "
+        "shows more here)",  # the long line was cut, and the snapshot says so
         "… 1 below (visible_only=false lists them)",
     ]
     assert set(lines) == {1, 2, 3, 4}
     whole, _ = snapshot_text(Observation(summary=s, elements=els, flow=flow), visible_only=False)
-    assert "[5] button Below" in whole and "Sign up" not in whole and "below (" not in whole
+    assert "[5] button Below" in whole and "Sign up" in whole and "below (" not in whole  # text too
 
 
 def test_effects_do_not_repeat_what_the_snapshot_after_them_says() -> None:
