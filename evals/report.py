@@ -67,7 +67,7 @@ def markdown(r: EvalReport) -> str:
         why = claimed(t) + why
         name = t.id if r.repeat == 1 else f"{t.id} (r{t.repeat})"
         lines.append(
-            f"| {name} | {'✅' if t.success else '❌'} | {t.score:g} | {t.steps} | {t.tokens_in}/{t.tokens_out} | "
+            f"| {name} | {mark(t)} | {t.score:g} | {t.steps} | {t.tokens_in}/{t.tokens_out} | "
             f"{fmt_cost(t.cost_usd)} | {t.wall_s:.1f} | {t.model_latency_s:.1f} | {t.stop_reason} | "
             f"{why.replace('|', '/')} |"
         )
@@ -184,11 +184,19 @@ __all__ = [
     "fmt_cost",
     "headline",
     "load_json",
+    "mark",
     "markdown",
     "wilson",
     "write_json",
     "write_markdown",
 ]
+
+
+def mark(t: TaskResult) -> str:
+    """The ok column: ✅ / ❌, with the result's caveat when it has one (never a plain ✅ for a pass the model
+    called a failure, or one with declined actions)."""
+    sign = "✅" if t.success else "❌"
+    return f"{sign} ⚠ {t.caveat}" if t.caveat else sign
 
 
 def claimed(t: TaskResult) -> str:

@@ -29,9 +29,13 @@ def _esc(value: Any) -> str:
     return html.escape(str(value))
 
 
-def mark(ok: bool) -> str:
-    """The status mark: text and a CSS class, never an emoji."""
-    return '<span class="mark pass">PASS</span>' if ok else '<span class="mark fail">FAIL</span>'
+def mark(t: TaskResult) -> str:
+    """The status mark: text and a CSS class, never an emoji; a pass or failure with a caveat (the model said
+    the opposite, declined actions) says it and is styled apart."""
+    word, cls = ("PASS", "pass") if t.success else ("FAIL", "fail")
+    if t.caveat:
+        return f'<span class="mark {cls} caveat" title="{_esc(t.caveat)}">{word}?</span> <small>{_esc(t.caveat)}</small>'
+    return f'<span class="mark {cls}">{word}</span>'
 
 
 def why(t: TaskResult) -> str:
@@ -127,7 +131,7 @@ def task_html(t: TaskResult) -> str:
     data = json.dumps(t.data, ensure_ascii=False) if t.data is not None else ""
     return (
         f'<details class="task {status}" id="{_esc(t.id)}-{t.repeat}"><summary>'
-        f"{mark(t.success)} <b>{_esc(t.id)}</b>{f' r{t.repeat}' if t.repeat else ''} — "
+        f"{mark(t)} <b>{_esc(t.id)}</b>{f' r{t.repeat}' if t.repeat else ''} — "
         f"{t.steps} steps, score {t.score:g}, {_esc(t.stop_reason)}, {t.wall_s:.1f}s</summary>"
         f"<p><b>Task:</b> {_esc(t.task)}</p>"
         f"<p><b>Answer:</b> {_esc(t.answer)}</p>"
@@ -154,7 +158,7 @@ li.err{color:#a00}.res{color:#555}.lvl{background:#fd6;padding:0 4px;border-radi
 .why{color:#a00}td.why{max-width:420px;color:inherit}tr.task-fail td.why{color:#a00}.thought{font-style:italic;color:#444}code{font-size:12px}
 .meta{color:#666;font-weight:normal;font-size:12px}
 .mark{display:inline-block;min-width:3.2em;text-align:center;font:bold 11px monospace;border-radius:3px;padding:1px 3px;color:#fff}
-.mark.pass{background:#2f855a}.mark.fail{background:#c53030}
+.mark.pass{background:#2f855a}.mark.fail{background:#c53030}.mark.caveat{background:#b7791f}
 #only-failed:checked~#report .task-pass{display:none}
 label.filter{display:inline-block;margin:6px 0;cursor:pointer}"""
 
@@ -163,7 +167,7 @@ def html_report(r: EvalReport) -> str:
     rows = "".join(
         f"<tr class={'task-pass' if t.success else 'task-fail'}>"
         f"<td><a href='#{_esc(t.id)}-{t.repeat}'>{_esc(t.id)}</a></td>"
-        f"<td>{mark(t.success)}</td><td>{t.score:g}</td><td>{t.steps}</td>"
+        f"<td>{mark(t)}</td><td>{t.score:g}</td><td>{t.steps}</td>"
         f"<td>{t.tokens_in}/{t.tokens_out}</td><td>{fmt_cost(t.cost_usd)}</td><td>{t.wall_s:.1f}</td>"
         f"<td class=why>{_esc(why(t))}</td></tr>"
         for t in r.tasks

@@ -48,6 +48,18 @@ class TaskResult(RunResult):
     finished_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     @property
+    def caveat(self) -> str:
+        """What a plain ok / failed mark would hide, for every table that shows this result ('' if nothing):
+        the check passed while the model, calling ``done``, said it failed (or the reverse), and actions
+        that were declined or blocked."""
+        notes = []
+        if self.stop_reason == "done" and self.success != self.claimed_success:
+            notes.append("the model said it failed" if self.success else "the model claimed success")
+        if self.declined:
+            notes.append(f"{len(self.declined)} action{'s' if len(self.declined) > 1 else ''} declined")
+        return ", ".join(notes)
+
+    @property
     def key(self) -> str:
         """Unique within a results file: the id, with the repetition when there are several."""
         return self.id if self.repeat == 0 else f"{self.id}#r{self.repeat}"

@@ -31,6 +31,16 @@ def _why(result: TaskResult) -> str:
     return result.message or result.answer
 
 
+def _mark(result: TaskResult, ok: str, failed: str) -> str:
+    """ok / failed, never plain when the result has a caveat (ok, but the model said it failed; declined
+    actions): then the mark is yellow and says it."""
+    caveat = result.caveat
+    if not caveat:
+        return ok if result.success else failed
+    word = "ok" if result.success else "FAIL"
+    return f"[yellow]{word} ({escape(caveat)})[/]"
+
+
 def _cost(cost: float | None) -> str:
     return f"${cost:.4f}" if cost is not None else "-"
 
@@ -75,7 +85,7 @@ class BatchView:
         self.failed += not result.success
         if result.cost_usd is not None:
             self.cost = (self.cost or 0.0) + result.cost_usd
-        mark = "[green]✓[/]" if result.success else "[red]✗[/]"
+        mark = _mark(result, "[green]✓[/]", "[red]✗[/]")
         why = escape(_why(result)[:160])
         self.progress.console.print(
             f"{mark} {escape(result.id)}  [dim]{result.steps} steps · {result.wall_s:.1f}s · "
@@ -110,7 +120,7 @@ def summary_table(jobs: list[Job], results: dict[str, TaskResult]) -> Table:
             continue
         table.add_row(
             escape(r.id),
-            "[green]ok[/]" if r.success else "[red]FAIL[/]",
+            _mark(r, "[green]ok[/]", "[red]FAIL[/]"),
             r.stop_reason,
             str(r.steps),
             str(r.tokens),

@@ -41,6 +41,7 @@ def _report(tmp_path: Path, outcomes: list[tuple[str, bool, int]], model: str = 
             TaskResult(
                 id=tid,
                 success=ok,
+                claimed_success=ok,
                 score=float(ok),
                 steps=steps,
                 tokens_in=100,
@@ -216,3 +217,41 @@ def test_html_shows_each_steps_after_screenshot_tokens_and_why_without_emoji(tmp
     assert page.count("<tr class=task-fail>") == 1 and page.count('<details class="task task-pass"') == 1
     assert not EMOJI.search(page), EMOJI.findall(page)
     assert '<span class="mark fail">FAIL</span>' in page and '<span class="mark pass">PASS</span>' in page
+
+
+def test_a_pass_the_model_called_a_failure_or_with_declined_actions_is_marked_everywhere(
+    tmp_path: Path,
+) -> None:
+    """Not a plain ok: the markdown table, the HTML report and kite batch's table all say what the mark hides."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    from rich.console import Console
+
+    from kite_browser.agent.batch.jobs import Job
+    from kite_browser.agent.commands._batch_view import summary_table
+    from kite_browser.agent.record import RefusedAction
+
+    report = _report(tmp_path, [("said-no", True, 2), ("declined", True, 3), ("plain", True, 1)])
+    said_no, declined, plain = report.tasks
+    said_no.claimed_success = False  # the check passed; the model's done said it failed
+    declined.declined = [RefusedAction(step=2, action='click "Pay"', outcome="declined")]
+    assert (said_no.caveat, declined.caveat, plain.caveat) == (
+        "the model said it failed",
+        "1 action declined",
+        "",
+    )
+    md = markdown(report)
+    assert "| said-no | ✅ ⚠ the model said it failed |" in md
+    assert "| declined | ✅ ⚠ 1 action declined |" in md and "| plain | ✅ |" in md
+    page = html_report(report)
+    assert page.count('class="mark pass caveat"') == 4  # the table and each task's heading, twice each
+    assert "PASS?" in page and "the model said it failed" in page
+    console = Console(record=True, width=200)
+    jobs = cast(list[Job], [SimpleNamespace(id=t.id) for t in report.tasks])  # the table reads the ids
+    console.print(summary_table(jobs, {t.id: t for t in report.tasks}))
+    table = console.export_text()
+    rows = {line.split("│")[1].strip(): line for line in table.splitlines() if line.count("│") > 3}
+    assert "ok (the model said it failed)" in rows["said-no"]
+    assert "ok (1 action declined)" in rows["declined"]
+    assert "ok (" not in rows["plain"] and " ok " in rows["plain"]
