@@ -30,11 +30,12 @@ async def kite_mcp(
     isolated: bool = False,
     registry: ModuleRegistry | None = None,
 ) -> AsyncIterator[KiteMCP]:
-    """The server with its browser hub and the enabled modules (``config.modules``, or ``registry``);
-    the browser (if started) and the modules are closed on exit."""
+    """The server with its browser hub and the modules it offers (``config.mcp.modules``: none by default,
+    or ``registry``); the browser (if started) and the modules are closed on exit. The record goes to
+    ``config.mcp.runs_dir``, else ``<data dir>/mcp``."""
     secrets = SecretStore.from_sources(config.safety, cli=secrets_cli)
     confirmer = ElicitConfirmer(config.safety.approve)
-    record = Record.create(config.run.runs_dir, secrets)
+    record = Record.create(config.mcp.runs_dir or config.data_dir() / "mcp", secrets)
     # Reading the safety rules and compiling their patterns takes a while (10 ms idle, far more on a loaded
     # machine): it is done once, in a thread, for the browser tools and for the modules' gate alike.
     policy, module_policy = await asyncio.to_thread(_policies, config, secrets.names())

@@ -114,7 +114,9 @@ async def test_a_client_that_cannot_ask_is_told_how_to_allow(kite_config: Any, s
 
 async def test_record_goes_under_the_data_dir_unless_runs_dir(kite_config: Any, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    async with kite_mcp(kite_config(**{"browser.data_dir": str(home), "mcp.runs_dir": None})) as kite:
+    config = kite_config(**{"browser.data_dir": str(home)})
+    config = config.model_copy(update={"mcp": config.mcp.model_copy(update={"runs_dir": None})})
+    async with kite_mcp(config) as kite:
         pass
     assert kite.record.path.is_file() and kite.record.run_dir.parent == home / "mcp"
     async with kite_mcp(kite_config(**{"mcp.runs_dir": str(tmp_path / "elsewhere")})) as kite:
