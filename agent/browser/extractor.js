@@ -949,7 +949,7 @@
       let vis = "", visSteps = 0, flowOn = true;
       const visOn = () => text !== null && vis.length < text && visSteps < VISIBLE_STEPS;
       const skip = escapes;  // null when the walk stopped early: nothing is skipped
-      const below = (n) => skip !== null && !skip.has(n) && n.getBoundingClientRect().top >= vh;
+      const below = (n) => !whole && skip !== null && !skip.has(n) && n.getBoundingClientRect().top >= vh;
       const walk = (root, light) => {
         const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
           acceptNode: (n) => (n.nodeType === 1 && (SKIP.has(n.tagName) || below(n)) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
