@@ -119,6 +119,8 @@ BY_FLAG = "--approve {}"
 BY_TASK = "--approve {0} (or the task's approve: [{0}])"
 """The same in a batch or eval run, where a task may approve for itself."""
 BY_CONFIG = "safety.approve: [{}]"
+NO_CONFIRMER = "nobody could be asked (no confirmer was given)"
+"""Why nobody was asked when a face was given no confirmer at all (a Toolbox, an environment in code)."""
 """The same for Python callers (Toolbox, Agent) that gave no confirmer: the config's setting."""
 
 
@@ -218,9 +220,9 @@ class Gate:
         cls, safety: SafetyConfig, confirmer: Confirmer | None = None, secret_names: Iterable[str] = ()
     ) -> Gate:
         """The policy of ``safety`` (config/safety.yaml + the user's rules) and ``confirmer`` (default: the
-        ``approve`` list decides, as in batch mode)."""
+        ``approve`` list decides and a refusal says that nobody was given to ask)."""
         policy = SafetyPolicy.from_config(safety, secret_names=list(secret_names))
-        return cls(policy, confirmer or BatchConfirmer(safety.approve))
+        return cls(policy, confirmer or BatchConfirmer(safety.approve, nobody=NO_CONFIRMER, allow=BY_CONFIG))
 
     @property
     def domains(self) -> DomainPolicy:

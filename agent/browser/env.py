@@ -36,7 +36,7 @@ from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.browser.watchdog import PageUnresponsiveError, guard
 from kite_browser.agent.config import BrowserConfig, KiteConfig
-from kite_browser.safety.confirm import BY_CONFIG, BatchConfirmer, Confirmer, Gate, GateResult
+from kite_browser.safety.confirm import BY_CONFIG, NO_CONFIRMER, BatchConfirmer, Confirmer, Gate, GateResult
 from kite_browser.safety.domains import DomainPolicy
 from kite_browser.safety.policy import SafetyPolicy
 from kite_browser.safety.secrets import PLACEHOLDER_RE, SecretStore
@@ -64,9 +64,7 @@ class EnvSafety:
         one already built (it compiles many patterns: faces with many envs build it once)."""
         secrets = secrets or SecretStore.from_sources(config.safety)
         policy = policy or SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
-        confirmer = confirmer or BatchConfirmer(
-            config.safety.approve, nobody="nobody could be asked (no confirmer was given)", allow=BY_CONFIG
-        )
+        confirmer = confirmer or BatchConfirmer(config.safety.approve, nobody=NO_CONFIRMER, allow=BY_CONFIG)
         domains = policy.domains if policy.domains.active else None
         return cls(policy, Gate(policy, confirmer), secrets, domains)
 
