@@ -7,7 +7,7 @@ manage themselves, launched through ``launch()``).
 
 What the pool does, once for all of them:
 
-* **start** the Playwright driver (``start_driver``: the one ``async_playwright()`` call) and Chromium
+* **start** the Playwright driver (``driver.start_driver``: the one ``async_playwright()`` call) and Chromium
   (``BrowserSession``: launch sandboxed, a persistent profile, or attach over CDP);
 * **the shared browser**: started on first use, and when it died (crashed, closed, stopped answering) started
   again under a lock, however many callers notice it at once (``shared()``);
@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Playwright
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.context import ContextSession, DialogJudge
+from kite_browser.agent.browser.driver import start_driver
 from kite_browser.agent.browser.extractor_call import install_listener_tracking
 from kite_browser.agent.browser.launch import chromium_args, viewport
 from kite_browser.agent.browser.session import BrowserSession
@@ -40,13 +41,6 @@ from kite_browser.agent.errors import BrowserError, KiteError
 
 PROBE_TIMEOUT_S = 5.0
 """How long the shared browser gets to answer a round trip before it counts as dead (``shared(probe=True)``)."""
-
-
-async def start_driver() -> tuple[Any, Playwright]:
-    """Start one Playwright driver: ``(handle, playwright)``; stop it with ``await playwright.stop()``.
-    The only ``async_playwright()`` in Kite (``BrowserSession`` starts its driver through here)."""
-    handle = async_playwright()
-    return handle, await handle.start()
 
 
 class NetworkPolicy(Protocol):

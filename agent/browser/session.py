@@ -6,7 +6,7 @@
 * **attach** (``browser.attach = http://host:port`` or ``ws://...``): ``connect_over_cdp`` to a Chrome the user
   started with ``--remote-debugging-port``; ``close()`` only disconnects and never kills that browser.
 
-Each session owns its Playwright driver (started by ``agent.browser.pool.start_driver``; faces get their
+Each session owns its Playwright driver (started by ``agent.browser.driver.start_driver``; faces get their
 sessions from a ``BrowserPool``). ``context`` is the default ContextSession; ``new_context()`` makes
 more (the batch runner runs tasks in parallel in one browser). A crashed tab or a dead browser raises
 ``BrowserCrashedError`` on next use, and ``restart()`` brings every open ContextSession back on a new browser.
@@ -33,6 +33,7 @@ from kite_browser.agent.browser.context import (
     NoOpenTabError,
     TabNotFoundError,
 )
+from kite_browser.agent.browser.driver import start_driver
 from kite_browser.agent.browser.extractor_call import install_listener_tracking
 from kite_browser.agent.browser.launch import (
     AttachFailedError,
@@ -124,10 +125,6 @@ class BrowserSession:
             self.profile_path.mkdir(parents=True, exist_ok=True)
             check_profile_unlocked(self.profile_path)
         self._closing = False
-        from kite_browser.agent.browser.pool import (
-            start_driver,
-        )  # the pool starts every driver (it builds sessions)
-
         self._pw_cm, self._pw = await start_driver()
         chromium = self._pw.chromium
         default_ctx: BrowserContext | None = None

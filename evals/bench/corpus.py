@@ -10,6 +10,15 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPUS_RELPATH = Path("shared") / "pages"
+OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
+"""Chromium flag for saved pages: their third-party hosts fail at once instead of stalling the load."""
+
+
+def pages_in(directory: Path) -> list[str]:
+    """Relative paths of the pages in a corpus folder."""
+    found = [f"{d.name}/index.html" for d in sorted(directory.iterdir()) if (d / "index.html").is_file()]
+    found += [f.name for f in sorted(directory.glob("*.html"))]
+    return found
 
 
 def find_corpus(start: Path = REPO_ROOT) -> Path | None:

@@ -29,9 +29,8 @@ from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.config import SafetyConfig
-from kite_browser.evals.bench.corpus import find_corpus
+from kite_browser.evals.bench.corpus import OFFLINE, find_corpus, pages_in
 from kite_browser.evals.bench.recall import SITE_PATHS
-from kite_browser.evals.bench.snapshot import OFFLINE, pages_in
 from kite_browser.evals.static import serve
 from kite_browser.safety.policy import ConfirmLevel, SafetyPolicy
 

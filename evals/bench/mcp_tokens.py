@@ -41,9 +41,9 @@ from kite_browser.agent.config import load_config
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.mcp.render import DIFF_HEAD
 from kite_browser.agent.mcp.server import KiteMCP
-from kite_browser.evals.bench.corpus import find_corpus
+from kite_browser.evals.bench.corpus import find_corpus, pages_in
 from kite_browser.evals.bench.looplag import LoopLag
-from kite_browser.evals.bench.snapshot import pages_in, pct
+from kite_browser.evals.bench.snapshot import pct
 from kite_browser.evals.sites import SitesServer
 from kite_browser.evals.static import serve
 

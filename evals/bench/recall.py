@@ -26,9 +26,8 @@ from playwright.async_api import Frame, Page, async_playwright
 
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.snapshot import Snapshotter
-from kite_browser.evals.bench.corpus import find_corpus
+from kite_browser.evals.bench.corpus import OFFLINE, find_corpus, pages_in
 from kite_browser.evals.bench.recall_probe import CHECK_JS, TRUTH_JS
-from kite_browser.evals.bench.snapshot import OFFLINE, pages_in
 from kite_browser.evals.static import serve
 
 CORPUS = find_corpus()

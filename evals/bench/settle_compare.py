@@ -35,8 +35,7 @@ from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.tokens import count_tokens, warm_up
 from kite_browser.agent.config import KiteConfig
-from kite_browser.evals.bench.corpus import corpus_missing_message, find_corpus
-from kite_browser.evals.bench.snapshot import OFFLINE, pages_in
+from kite_browser.evals.bench.corpus import OFFLINE, corpus_missing_message, find_corpus, pages_in
 from kite_browser.evals.sites.server import STATIC, SitesServer
 from kite_browser.evals.static import serve
 

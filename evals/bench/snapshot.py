@@ -28,17 +28,10 @@ from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.tokens import count_tokens, warm_up
+from kite_browser.evals.bench.corpus import OFFLINE, pages_in
 from kite_browser.evals.static import serve
 
 PAGES = Path(__file__).parent / "pages"
-OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
-
-
-def pages_in(directory: Path) -> list[str]:
-    """Relative paths of the pages in a corpus folder."""
-    found = [f"{d.name}/index.html" for d in sorted(directory.iterdir()) if (d / "index.html").is_file()]
-    found += [f.name for f in sorted(directory.glob("*.html"))]
-    return found
 
 
 def miniwob_pages() -> tuple[Path, list[str]] | None:

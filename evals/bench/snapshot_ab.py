@@ -30,9 +30,8 @@ from kite_browser.agent.browser.extractor_call import EXTRACTOR, ExtractorScript
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.tokens import count_tokens, warm_up
-from kite_browser.evals.bench.corpus import REPO_ROOT, find_corpus
+from kite_browser.evals.bench.corpus import OFFLINE, REPO_ROOT, find_corpus
 from kite_browser.evals.bench.recall import check_page
-from kite_browser.evals.bench.snapshot import OFFLINE
 from kite_browser.evals.static import serve
 
 OTHER_KEY = "__kiteExtractorB"

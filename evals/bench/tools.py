@@ -34,8 +34,8 @@ from playwright.async_api import Page, async_playwright
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.config import load_config
 from kite_browser.agent.modules import Toolbox
-from kite_browser.evals.bench.corpus import find_corpus
-from kite_browser.evals.bench.snapshot import OFFLINE, pages_in, pct
+from kite_browser.evals.bench.corpus import OFFLINE, find_corpus, pages_in
+from kite_browser.evals.bench.snapshot import pct
 from kite_browser.evals.bench.tools_js import THINK_S, javascript_timings
 from kite_browser.evals.sites import SitesServer
 from kite_browser.evals.static import serve

@@ -32,7 +32,8 @@ from kite_browser.agent.config import load_config
 from kite_browser.agent.modules import Toolbox
 from kite_browser.agent.modules.javascript.module import JavaScriptModule
 from kite_browser.agent.modules.javascript.sandbox import evaluate_run_js, prepare_page
-from kite_browser.evals.bench.snapshot import OFFLINE, pct
+from kite_browser.evals.bench.corpus import OFFLINE
+from kite_browser.evals.bench.snapshot import pct
 
 CODE = {"code": "return 1 + 1"}
 THINK_S = 0.5
