@@ -21,9 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic.json_schema import SkipJsonSchema
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action, parse_action
 from kite_browser.agent.llm.schemas import action_catalog
+
+_TOOL_ONLY: Any = SkipJsonSchema  # a field kept out of the tool schemas: for tool callers only
 
 NOTES_KEY = "__kite_notes__"
 """Where name resolution leaves its notes in a flat action (popped before validation)."""
@@ -120,7 +123,7 @@ def _fields(name: str) -> dict[str, Any]:
     model = ACTION_MODELS[name]
     out: dict[str, Any] = {}
     for key, info in model.model_fields.items():
-        if key != "action":
+        if key != "action" and not any(isinstance(m, _TOOL_ONLY) for m in info.metadata):
             out[info.alias or key] = info
     return out
 

@@ -20,8 +20,12 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any, Literal
 
+from pydantic.json_schema import SkipJsonSchema
+
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES
 from kite_browser.agent.jsonschema import flat_schema
+
+_TOOL_ONLY: Any = SkipJsonSchema  # a field kept out of the tool schemas: for tool callers only
 
 SINGLE_TOOL_NAME = "browser_action"
 ToolStyle = Literal["single", "compact", "full"]
@@ -82,8 +86,8 @@ def _signature(name: str, vision: bool) -> str:
     targeted = "index" in fields and "selector" in fields
     parts = []
     for key, f in fields.items():
-        if key == "action" or key in hidden:
-            continue
+        if key == "action" or key in hidden or any(isinstance(m, _TOOL_ONLY) for m in f.metadata):
+            continue  # a field kept out of the tool schemas (for tool callers only) is no parameter here
         shown = f.alias or key
         parts.append(shown if f.is_required() or (targeted and key == "index") else f"{shown}?")
     return "(" + ", ".join(parts) + ")"

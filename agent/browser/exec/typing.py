@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from kite_browser.agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
 from kite_browser.agent.browser.exec.cdp import type_keys
@@ -34,6 +35,9 @@ class Type(ActionModel):
     selector: SelectorField = None
     text: str = Field(description="Text to type. Use <secret>name</secret> for secrets you were given.")
     append: bool = Field(False, description="Add the text at the caret instead of replacing the value.")
+    repeat: SkipJsonSchema[bool] = False
+    """Append even when the value already ends with the text. Not offered to models (a small model's habit
+    is to append what it already typed); a tool caller's explicit append (``chrome_type``) sets it."""
 
     @model_validator(mode="before")
     @classmethod
@@ -154,7 +158,7 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
         if pr.visible and pr.hit == "self":
             await page.mouse.click(pr.x, pr.y)
     before = prep["before"]
-    if not action.clear and text and prep["textual"] and (before or "").endswith(text):
+    if not action.clear and not action.repeat and text and prep["textual"] and (before or "").endswith(text):
         shown = "•" * len(before) if prep.get("password") else before
         msg = f"{target.label} already ends with this text: not typed again (append would repeat it)"
         return Outcome("none", msg, value=shown, data={NO_EFFECT: True})

@@ -210,8 +210,8 @@ class ChromeModule(ToolModule):
     ) -> dict[str, Any]:
         def make(index: int | None) -> Type:
             if index is not None:
-                return Type(index=index, text=text, append=append)
-            return Type(selector=selector, text=text, append=append)
+                return Type(index=index, text=text, append=append, repeat=append)
+            return Type(selector=selector, text=text, append=append, repeat=append)
 
         _, handle, _ = await self._act(ctx, tool, tab_id, selector, make, pages.ACTION_TIMEOUT_MS)
         return {"tabId": tab_id, "selector": selector, "value": await interact.value_of(handle)}
