@@ -91,7 +91,7 @@ async def test_an_mcp_click(kite_config: Any, pages_server: PagesServer) -> None
     async with kite_mcp(kite_config(modules=[])) as kite, Client(kite.server) as c:  # no elicitation: nobody
         page = text_of(await c.call_tool("navigate", {"url": url}))
         refused = error_of(await c.call_tool("click", {"ref": _ref(page, "Continue", "Pay now")}))
-        assert refused["error"] == "declined" and "--approve" in refused["message"], refused
+        assert refused["error"] == "refused" and "--approve" in refused["message"], refused
         tidy = text_of(await c.call_tool("click", {"ref": _ref(page, "Tidy up")}))
         assert "confirm dialog" in tidy and "dismissed" in tidy, tidy
         text = text_of(await c.call_tool("read", {}))
