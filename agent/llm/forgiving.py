@@ -21,12 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic.json_schema import SkipJsonSchema
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action, parse_action
+from kite_browser.agent.browser.exec.spec import offered_fields
 from kite_browser.agent.llm.schemas import action_catalog
-
-_TOOL_ONLY: Any = SkipJsonSchema  # a field kept out of the tool schemas: for tool callers only
 
 NOTES_KEY = "__kite_notes__"
 """Where name resolution leaves its notes in a flat action (popped before validation)."""
@@ -120,12 +118,7 @@ def closest_action(raw: str) -> str | None:
 
 def _fields(name: str) -> dict[str, Any]:
     """The action's parameters by the name the model writes (alias if any) → pydantic FieldInfo."""
-    model = ACTION_MODELS[name]
-    out: dict[str, Any] = {}
-    for key, info in model.model_fields.items():
-        if key != "action" and not any(isinstance(m, _TOOL_ONLY) for m in info.metadata):
-            out[info.alias or key] = info
-    return out
+    return dict(offered_fields(ACTION_MODELS[name]))
 
 
 def _short(value: Any) -> str:

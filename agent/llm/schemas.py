@@ -20,12 +20,9 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any, Literal
 
-from pydantic.json_schema import SkipJsonSchema
-
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES
+from kite_browser.agent.browser.exec.spec import offered_fields
 from kite_browser.agent.jsonschema import flat_schema
-
-_TOOL_ONLY: Any = SkipJsonSchema  # a field kept out of the tool schemas: for tool callers only
 
 SINGLE_TOOL_NAME = "browser_action"
 ToolStyle = Literal["single", "compact", "full"]
@@ -43,9 +40,9 @@ _TARGET_HINTS = {
 def _description(name: str) -> str:
     model = ACTION_MODELS[name]
     text = " ".join((model.__doc__ or name).split())
-    fields = {f.alias or key for key, f in model.model_fields.items()}
+    fields = set(offered_fields(model))
     for keys, hint in _TARGET_HINTS.items():
-        if keys <= fields and keys | {"action"} != fields:
+        if keys <= fields and keys != fields:
             text = f"{text} {hint}"
             break
     return text
@@ -81,15 +78,13 @@ def _signature(name: str, vision: bool) -> str:
     """``click(index, mouse_button?, double?)``: the parameters a model should use. The selector (and,
     without a screenshot, x/y) are left out: a selector is only for an element without an index, and a
     small model that sees it in every signature reaches for it first."""
-    fields = ACTION_MODELS[name].model_fields
+    fields = offered_fields(ACTION_MODELS[name])
     hidden = ("selector",) if vision else _POINT
     targeted = "index" in fields and "selector" in fields
     parts = []
-    for key, f in fields.items():
-        if key == "action" or key in hidden or any(isinstance(m, _TOOL_ONLY) for m in f.metadata):
-            continue  # a field kept out of the tool schemas (for tool callers only) is no parameter here
-        shown = f.alias or key
-        parts.append(shown if f.is_required() or (targeted and key == "index") else f"{shown}?")
+    for shown, f in fields.items():
+        if shown not in hidden:
+            parts.append(shown if f.is_required() or (targeted and shown == "index") else f"{shown}?")
     return "(" + ", ".join(parts) + ")"
 
 

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from kite_browser.agent.browser.actions import ACTION_MODELS
+from kite_browser.agent.browser.exec.spec import offered_fields
 from kite_browser.evals.oracle.match import SPEC_KEYS, describe, pick
 from kite_browser.evals.oracle.view import OracleView
 
@@ -77,11 +78,7 @@ def plan_action(view: OracleView, plan: list[Any]) -> dict[str, Any]:
         return fail(f"no progress on step {ptr} ({_step_parts(plan[ptr])[0]}) after {stalls} actions")
     name, params = _step_parts(plan[ptr])
     params.pop("expect_error", None)
-    fields = {f.alias or k for k, f in ACTION_MODELS[name].model_fields.items()} - {
-        "action",
-        "index",
-        "selector",
-    }
+    fields = set(offered_fields(ACTION_MODELS[name])) - {"index", "selector"}
     out: dict[str, Any] = {"action": name}
     if name == "done":
         return _done(view, params)

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, parse_action
+from kite_browser.agent.browser.exec.spec import offered_fields
 from kite_browser.agent.llm.client import LLMReply, ToolCall
 from kite_browser.agent.llm.parsing import ParseError, parse_reply
 from kite_browser.agent.llm.schemas import action_schema
@@ -59,7 +60,7 @@ TARGET_FIELDS = {"index", "selector", "x", "y"}
 
 
 def _fields(name: str) -> set[str]:
-    return {f.alias or k for k, f in ACTION_MODELS[name].model_fields.items()} - {"action"}
+    return set(offered_fields(ACTION_MODELS[name]))
 
 
 def _target(name: str) -> st.SearchStrategy[dict[str, Any]]:
@@ -83,8 +84,7 @@ def actions(draw: st.DrawFn) -> Any:
     name = draw(st.sampled_from(sorted(ACTION_MODELS)))
     model = ACTION_MODELS[name]
     data: dict[str, Any] = {"action": name, **draw(_target(name))}
-    for key, field in model.model_fields.items():
-        alias = field.alias or key
+    for alias, field in offered_fields(model).items():
         if alias in TARGET_FIELDS | {"action", "url"} and name == "switchTab":
             continue
         if alias in TARGET_FIELDS or alias == "action":

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.fields import FieldInfo
+from pydantic.json_schema import SkipJsonSchema
 
 from kite_browser.agent.levels import LevelName
 
@@ -45,6 +47,20 @@ class ActionModel(BaseModel):
     def target_index(self) -> int | None:
         index = getattr(self, "index", None)
         return index if isinstance(index, int) else None
+
+
+ToolOnly = SkipJsonSchema
+"""Marks a field offered to tool callers only: kept out of the model's tool schemas, prompt signatures, the
+forgiving reader and the action's JSON form (declare it ``ToolOnly[T] = Field(default, exclude=True)``)."""
+
+
+def offered_fields(model: type[BaseModel]) -> dict[str, FieldInfo]:
+    """The parameters a model is offered, by their JSON name: every field but ``action`` and the ToolOnly ones."""
+    return {
+        info.alias or key: info
+        for key, info in model.model_fields.items()
+        if key != "action" and not any(isinstance(m, ToolOnly) for m in info.metadata)
+    }
 
 
 IndexField = Annotated[
