@@ -146,7 +146,9 @@ ROWS: list[Row] = [
 
 
 # Domains under ``domains.allow_loopback: false`` with the page's own host and port allowed (LOOPBACK_ALLOWED):
-# other loopback hosts and ports follow the allow list like any host. (page "loopback" = home + two links)
+# other loopback hosts and ports follow the allow list like any host; another spelling of the same address
+# (localhost, [::1]) reaches the allowed server, so it is allowed, noticed as another origin (safety/domains.py).
+# (page "loopback" = home + two links)
 LOOPBACK_ALLOWED = ("127.0.0.1:8765",)
 DOMAIN_ROWS: list[Row] = [
     _r("loopback-same-origin", "loopback", BOTH, {"action": "navigate", "url": "/shop/cart"}, "auto"),
@@ -161,9 +163,20 @@ DOMAIN_ROWS: list[Row] = [
         "loopback-other-port", "loopback", BOTH, {"action": "navigate", "url": "http://127.0.0.1:9/"}, "block"
     ),
     _r(
-        "loopback-localhost", "loopback", EN, {"action": "navigate", "url": "http://localhost:8765/"}, "block"
+        "loopback-localhost",
+        "loopback",
+        EN,
+        {"action": "navigate", "url": "http://localhost:8765/"},
+        "notify",
     ),
-    _r("loopback-ipv6", "loopback", EN, {"action": "navigate", "url": "http://[::1]:8765/x"}, "block"),
+    _r("loopback-ipv6", "loopback", EN, {"action": "navigate", "url": "http://[::1]:8765/x"}, "notify"),
+    _r(
+        "loopback-localhost-other-port",
+        "loopback",
+        EN,
+        {"action": "navigate", "url": "http://localhost:9/"},
+        "block",
+    ),
     _r(
         "loopback-websocket", "loopback", EN, {"action": "navigate", "url": "ws://127.0.0.2:8765/ws"}, "block"
     ),

@@ -60,10 +60,10 @@ async def test_sensitive_confirm_is_dismissed_unless_the_user_approves(
     tidy, more = _results(result.run_dir)
     dialog = tidy["effects"]["dialog"]
     assert dialog["handled"] == ("accepted" if approve else "dismissed")
-    assert ("approved" if approve else "declined") in dialog["reason"]
+    assert ("approved" if approve else "not confirmed: nobody is asked in a batch run") in dialog["reason"]
     assert more["effects"]["dialog"]["handled"] == "accepted" and more["effects"]["dialog"]["reason"] is None
     second_prompt = json.dumps(scripted_model.calls[1].model_dump())
-    assert ("accepted, the user approved" if approve else "dismissed, the user declined") in second_prompt
+    assert ("accepted, the user approved" if approve else "dismissed, not confirmed") in second_prompt
 
 
 class _SlowPerson(BatchConfirmer):

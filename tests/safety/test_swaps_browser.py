@@ -79,7 +79,7 @@ async def test_a_target_changed_after_the_snapshot_is_judged_again(kite_config, 
     messages = {
         i: o["result"]["error"]["message"] for i, o in zip(ORDER, outcomes, strict=True) if i != "plain"
     }
-    assert "'Pay now'" in messages["hover"] and "declined" in messages["hover"], messages
+    assert "'Pay now'" in messages["hover"] and "not confirmed" in messages["hover"], messages
     assert "/checkout/pay" in messages["down"], messages
     assert "'Pay now'" in messages["timer"], messages
     assert "covered" in messages["under"] and "Pay now" in messages["under"], messages
