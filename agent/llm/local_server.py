@@ -103,7 +103,8 @@ def spawn(paths: LocalPaths, *, pinned: bool) -> dict[str, Any]:
     """Start the server and its watchdog; the caller holds the state lock. Returns the new state."""
     port = free_port()
     api_key = secrets.token_urlsafe(24)
-    env = dict(os.environ, PYTHONPATH=str(paths.site), LLAMA_API_KEY=api_key)
+    libs = [str(paths.server_script.parent), *filter(None, [os.environ.get("LD_LIBRARY_PATH")])]
+    env = dict(os.environ, LD_LIBRARY_PATH=":".join(libs), LLAMA_API_KEY=api_key)
     with open(paths.log, "wb") as log:
         try:
             server = subprocess.Popen(
@@ -125,9 +126,27 @@ def spawn(paths: LocalPaths, *, pinned: bool) -> dict[str, Any]:
     return state
 
 
+_EXITS: dict[int, int] = {}
+"""Exit codes of servers this process started and reaped, by pid (read while waiting for one to start)."""
+
+
 def _forget_child(proc: subprocess.Popen[bytes]) -> None:
     """Reap the server when it exits, without keeping it as a Popen that warns on interpreter exit."""
-    threading.Thread(target=proc.wait, name="kite-local-reaper", daemon=True).start()
+
+    def reap() -> None:
+        _EXITS[proc.pid] = proc.wait()
+
+    threading.Thread(target=reap, name="kite-local-reaper", daemon=True).start()
+
+
+def _exit_words(pid: int) -> str:
+    code = _EXITS.get(pid)
+    if code == -signal.SIGILL:
+        return (
+            " on an illegal instruction: this llama-server build needs a CPU feature this machine lacks"
+            " (report the CPU's flags from /proc/cpuinfo)"
+        )
+    return f" (exit code {code})" if code is not None else ""
 
 
 async def wait_healthy(paths: LocalPaths, pid: int, port: int, timeout_s: float = HEALTH_TIMEOUT_S) -> None:
@@ -135,7 +154,8 @@ async def wait_healthy(paths: LocalPaths, pid: int, port: int, timeout_s: float 
     while time.monotonic() < deadline:
         if not watchdog.alive(pid):
             raise LocalServerError(
-                f"the local model server exited while starting. Last lines of {paths.log}:\n{log_tail(paths)}",
+                f"the local model server exited while starting{_exit_words(pid)}. "
+                f"Last lines of {paths.log}:\n{log_tail(paths)}",
                 log=str(paths.log),
             )
         if await asyncio.to_thread(health, port, 2.0):
