@@ -86,6 +86,8 @@ class ProgressPrinter:
             self._line.append(f"{mark} {event.action} ({event.level}) → {event.message}")
         elif isinstance(event, ReplyRejected):
             self._line.append(f"✗ reply not used: {event.message}")
+        elif isinstance(event, ModelWaiting):  # said when it happens: a wait is news before the step's line
+            self._write(f"step {event.step} · … {event.message}")
 
     def flush(self) -> None:
         """Write the step line being gathered (plain output), if any."""

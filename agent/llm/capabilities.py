@@ -191,7 +191,8 @@ def _resolve(model: str, api_base: str | None) -> Capabilities:
     if not learnt:
         where = f"the '{entry_name}' defaults" if entry is not None else "the unknown-model defaults"
         log.log(
-            logging.WARNING if first_notice(model) else logging.INFO,
+            # a model providers.yaml describes (the bundled one) is known: said at INFO, not as a warning
+            logging.WARNING if first_notice(model) and not overridden else logging.INFO,
             "model %r is not in litellm's tables: using %s and overrides from providers.yaml (function_calling=%s, vision=%s, "
             "max_input_tokens=%s); set llm.function_calling / llm.vision to override",
             model,

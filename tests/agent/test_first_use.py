@@ -103,6 +103,20 @@ def test_unknown_model_notice_is_a_warning_only_the_first_time(tmp_path: Path, m
     assert [r.levelno for r in notices] == [logging.WARNING, logging.INFO]
 
 
+def test_the_bundled_model_is_no_stranger(tmp_path: Path, monkeypatch, caplog):
+    """providers.yaml describes the bundled model: its first run is not told the model is unknown."""
+    from kite_browser.agent.config import LLMConfig
+    from kite_browser.agent.llm import capabilities
+    from kite_browser.agent.llm.local_pins import MODEL_ALIAS
+
+    monkeypatch.setattr(capabilities, "notices_dir", tmp_path)
+    caplog.set_level(logging.INFO, logger="kite.llm")
+    capabilities._resolve.cache_clear()
+    caps = capabilities.capabilities_for(f"openai/{MODEL_ALIAS}", "http://127.0.0.1:1/v1", LLMConfig())
+    assert caps.source == "providers.yaml"
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+
+
 async def test_headed_without_a_display_says_how_to_get_one(monkeypatch):
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)

@@ -98,7 +98,7 @@ def test_two_runs_share_the_local_server_in_turn(tmp_path: Path, short_tmp: str,
     for run, (_, err) in zip(runs, outs, strict=True):
         assert run.returncode == 0, err
         assert "Traceback" not in err
-    said = "\n".join(err for _, err in outs)
+    said = "\n".join(out + err for out, err in outs)  # the step lines are the run's output (stdout)
     assert "waiting for the local model: 1 request ahead" in said, said
     assert len(server.started) == 2 and server.finished[0] <= server.started[1]  # one at a time
     assert all("response_format" in r for r in server.requests)  # the bundled model's replies are constrained
