@@ -49,17 +49,19 @@ class ActionModel(BaseModel):
         return index if isinstance(index, int) else None
 
 
-ToolOnly = SkipJsonSchema
-"""Marks a field offered to tool callers only: kept out of the model's tool schemas, prompt signatures, the
-forgiving reader and the action's JSON form (declare it ``ToolOnly[T] = Field(default, exclude=True)``)."""
+# A field for tool callers only is declared ``SkipJsonSchema[T] = Field(default, exclude=True)``: it is kept out
+# of the model's tool schemas, the prompt's signatures, the forgiving reader and the action's JSON form.
+
+
+_TOOL_ONLY_MARK: Any = SkipJsonSchema  # the marker class SkipJsonSchema[...] leaves in a field's metadata
 
 
 def offered_fields(model: type[BaseModel]) -> dict[str, FieldInfo]:
-    """The parameters a model is offered, by their JSON name: every field but ``action`` and the ToolOnly ones."""
+    """The parameters a model is offered, by their JSON name: every field but ``action`` and the tool-only ones."""
     return {
         info.alias or key: info
         for key, info in model.model_fields.items()
-        if key != "action" and not any(isinstance(m, ToolOnly) for m in info.metadata)
+        if key != "action" and not any(isinstance(m, _TOOL_ONLY_MARK) for m in info.metadata)
     }
 
 

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from kite_browser.agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
 from kite_browser.agent.browser.exec.cdp import type_keys
@@ -16,7 +17,6 @@ from kite_browser.agent.browser.exec.spec import (
     ActionModel,
     IndexField,
     SelectorField,
-    ToolOnly,
     define_action,
     target_kinds,
 )
@@ -35,7 +35,7 @@ class Type(ActionModel):
     selector: SelectorField = None
     text: str = Field(description="Text to type. Use <secret>name</secret> for secrets you were given.")
     append: bool = Field(False, description="Add the text at the caret instead of replacing the value.")
-    repeat: ToolOnly[bool] = Field(False, exclude=True)
+    repeat: SkipJsonSchema[bool] = Field(False, exclude=True)
     """Append even when the value already ends with the text. Not offered to models (a small model's habit
     is to append what it already typed); a tool caller's explicit append (``chrome_type``) sets it."""
 
