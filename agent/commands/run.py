@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import signal
 import sys
+from typing import TYPE_CHECKING, Any
 
 from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
@@ -16,10 +19,13 @@ from kite_browser.agent.commands._agent_opts import (
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.commands._progress import ProgressPrinter
-from kite_browser.agent.config import NO_DISPLAY_HELP, has_display
+from kite_browser.agent.config import NO_DISPLAY_HELP, KiteConfig, has_display
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.resolve import resolve_model
 from kite_browser.agent.result import StopReason
+
+if TYPE_CHECKING:
+    from kite_browser.agent.loop import Agent
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,6 +59,12 @@ def unattended_why(approve: list[str]) -> str:
     return "nobody could be asked (stdin is not a terminal)"
 
 
+RUN_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Each stops a run the same way: the model call and the step in flight are cancelled, the run's record is
+written (stop reason ``interrupted``), the browser is closed, the local model server let go; the exit code
+is 128 + the signal's number (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+
+
 async def run(args: argparse.Namespace) -> int:
     config = load_with_args(args)
     refuse_unusable_models(config.llm.model)
@@ -63,6 +75,28 @@ async def run(args: argparse.Namespace) -> int:
     schema = load_schema(args.output_schema) if args.output_schema else None
     if not config.browser.headless and not config.browser.attach and not has_display():
         raise UsageError(NO_DISPLAY_HELP)
+    from kite_browser.agent.commands._interrupt import interruptible
+
+    with interruptible(signals=RUN_SIGNALS) as heard:
+        agent: list[Agent] = []
+        try:
+            return await _run(args, config, start_url, schema, agent)
+        except asyncio.CancelledError:
+            if heard.signal is None:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()  # the cancel was ours, and it is handled here
+    if agent and agent[0].result is not None and args.json:
+        print(json.dumps(agent[0].result.model_dump(mode="json"), ensure_ascii=False))
+    what = "" if heard.signal == signal.SIGINT else f" ({heard.signal.name if heard.signal else ''})"
+    print(f"kite: interrupted{what}", file=sys.stderr)
+    return heard.exit_code
+
+
+async def _run(
+    args: argparse.Namespace, config: KiteConfig, start_url: str | None, schema: Any, made: list[Agent]
+) -> int:
     from kite_browser.agent.loop import Agent
     from kite_browser.safety.secrets import SecretStore
 
@@ -71,10 +105,11 @@ async def run(args: argparse.Namespace) -> int:
     printer = ProgressPrinter(console_for(stderr=args.json))  # stdout is the JSON's with --json
     confirmer = make_confirmer(config)
     agent = Agent(config, confirmer=confirmer, secrets=secrets, on_event=printer, output_type=schema)
+    made.append(agent)
     try:
         result = await agent.run(args.task, start_url=start_url)
     finally:
-        printer.flush()  # the step in flight, when the run ends in an error
+        printer.flush()  # the step in flight, when the run ends in an error (or is interrupted)
     printer.final(result)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -16,3 +18,13 @@ def make_config(kite_config: Callable[..., KiteConfig]) -> Callable[..., KiteCon
         return kite_config(**{"llm.model": "kite/plan", **overrides})
 
     return make
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[str]:
+    """A short temporary folder (``TMPDIR`` for a kite subprocess: Unix socket paths have a length limit)."""
+    path = tempfile.mkdtemp(prefix="kq-")
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

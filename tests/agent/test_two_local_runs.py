@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +24,6 @@ from tests.fixtures.openai_server import FakeOpenAIServer, Hold, Reply, Respond
 
 ROOT = Path(__file__).resolve().parents[2]
 DONE = {"thought": "The page is open.", "actions": [{"action": "done", "success": True, "answer": "seen"}]}
-
-
-@pytest.fixture
-def short_tmp() -> Iterator[str]:
-    path = tempfile.mkdtemp(prefix="kq-")
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def fake_install(home: Path, port: int, pid: int) -> LocalPaths:
