@@ -6,10 +6,10 @@ elements added/removed, the largest gap between mutation bursts, short timers th
 requests until their answer has been handed to the page's code (``fetch`` until it resolved, a body read with
 ``json()``/``text()``/... until it resolved, an XHR until ``loadend``; each a task later, so the reactions
 chained on them have run) and cross-document navigations the page starts (Navigation API ``navigate`` /
-``beforeunload``). ``QUIET_JS`` waits in the page until the DOM is quiet, no followed timer is pending, no
-request of the page's younger than the stall limit awaits its answer and no navigation started, then reports
-what changed since the mark (including state a user sees change without a mutation: focus, scroll, field
-values) and why it stopped waiting (``reason``).
+``beforeunload``). ``QUIET_JS`` waits in the page until the DOM is quiet (by the clock and for two animation
+frames drawn without a mutation), no followed timer is pending, no request of the page's younger than the stall
+limit awaits its answer and no navigation started, then reports what changed since the mark (including state a
+user sees change without a mutation: focus, scroll, field values) and why it stopped waiting (``reason``).
 
 ``init_js()`` is the same observer as an init script of each page Kite acts on: installed at document start,
 before any page script, it watches a new document from its first line (``fromStart``), following the short
@@ -24,6 +24,9 @@ from __future__ import annotations
 FOLLOW_TIMER_MS = 250
 """Timers the action schedules with at most this delay are waited for (longer ones, e.g. a toast's, are not);
 so are timers those timers schedule, up to 8 deep (a polling loop cannot hold the settle forever)."""
+FRAMES_UNSEEN_MS = 100
+"""A frame (not the top document) that got no animation frame this long into the wait is taken as not drawn
+(display:none, an off-screen cross-origin frame the browser throttles): its quiet is counted by the clock."""
 
 # What a user could see change without a DOM mutation: the URL, the focused element, scroll positions and the
 # state of form fields (value, checked, selection). Compared between the mark and the end of the settle.
@@ -43,12 +46,13 @@ _STATE_JS = """(() => {
 # Creates the observer state of a document (window.__kiteSettle); a no-op where it exists.
 _SETUP_JS = """() => {
   let s = window.__kiteSettle;
-  if (!s || s.v !== 3) {
+  if (!s || s.v !== 4) {
     const SEL = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],' +
       '[role=option],[role=menuitem],[role=tab],[role=combobox],[onclick],[contenteditable=""],[contenteditable=true],[tabindex]';
     const count = (n) => n.nodeType !== 1 ? 0 : (n.matches(SEL) ? 1 : 0) + n.querySelectorAll(SEL).length;
     const st = window.setTimeout, ct = window.clearTimeout;
-    s = {v: 3, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
+    const raf = window.requestAnimationFrame.bind(window);
+    s = {v: 4, raf, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
       timers: new Map(), follow: 0, followMax: 0, nav: false, gapCap: 0, depth: 0, reqs: new Map(), st,
       stall: 2000, fromStart: false, doc: String(Math.random()).slice(2), early: 0, workers: 0, workerLast: 0};
     // not enumerable: a page listing its globals (a leak check) does not meet it
@@ -158,24 +162,37 @@ def init_js(follow_max: int, gap_cap: int, stall_ms: int, early_ms: int) -> str:
 
 
 # mark.fresh: a document a navigation just opened: all of it is the action's doing, so the DOM must be quiet
-# since its last mutation (not only since the mark), and one rendering opportunity passes first (the first
-# IntersectionObserver / requestAnimationFrame callbacks of a new page run there).
+# since its last mutation (not only since the mark).
+#
+# Quiet is counted in frames as well as in time: once the DOM changed (and always on a new document, whose
+# first IntersectionObserver / requestAnimationFrame callbacks run at its first rendering opportunities), two
+# animation frames must have been drawn with no mutation, whatever they took. On a loaded machine frames come
+# late (an animation's steps 200 ms apart look like a quiet DOM to a clock); counting frames, the wait stretches
+# with them and never gives up before the cap. A document that draws no frames is not waited for: a hidden
+# one (visibilityState), or a frame that got no frame within FRAMES_UNSEEN_MS (display:none, or an
+# off-screen cross-origin frame the browser throttles).
 QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
   const s = window.__kiteSettle;
-  if (!s || s.v !== 3 || s.doc !== mark.doc) return null;  // another document than the mark's: it navigated
+  if (!s || s.v !== 4 || s.doc !== mark.doc) return null;  // another document than the mark's: it navigated
   const t0 = performance.now();
   s.follow = t0 + grace; s.stall = stall;
   const st = s.st;  // the page's own setTimeout: these sleeps are not timers to follow
   const sleep = (ms) => new Promise((r) => st(r, ms));
+  const isTop = window === window.top;
+  // frames drawn since the wait began, and how many in a row saw no mutation (at their start)
+  let frames = 0, calm = 0, seen = s.count, ticking = true, wake = null;
+  const tick = () => {
+    if (!ticking) return;
+    frames++;
+    if (s.count !== seen) { seen = s.count; calm = 0; } else calm++;
+    if (wake) { const w = wake; wake = null; st(w, 0); }  // look again a task after the frame
+    s.raf(tick);
+  };
+  s.raf(tick);
+  const nap = (ms) => new Promise((r) => { wake = r; st(r, ms); });  // until the next frame or ms
+  const drawn = (now) => document.visibilityState === 'visible' &&
+    (isTop || frames > 0 || now - t0 < __UNSEEN__);
   await sleep(Math.min(grace, cap));
-  if (mark.fresh) {
-    // two frames and a task (IntersectionObserver callbacks are tasks queued by a rendering step); the top
-    // document gives up after the early window (frames come late under load), a frame after 100 ms (one
-    // that is not drawn, display:none, gets no frames at all)
-    const frames = new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => st(r, 0))));
-    const giveUp = window === window.top ? Math.max(100, s.early) : 100;
-    await Promise.race([frames, sleep(Math.min(giveUp, cap))]);
-  }
   let reason = 'quiet';
   for (;;) {
     const now = performance.now();
@@ -187,13 +204,20 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
     if (mark.fresh && s.early && s.workers > 0 && now - t0 < s.stall) {
       wait = Math.max(wait, s.early - (now - s.workerLast));  // a worker may have more to say
     }
-    if (mark.fresh ? s.count > 0 : s.count !== mark.count) {
+    const changed = mark.fresh ? s.count > 0 : s.count !== mark.count;
+    if (changed) {
       const win = Math.min(maxQuiet, Math.max(quiet, 2 * s.maxGap));
       wait = Math.max(wait, win - (now - s.last));
+    }
+    const framesQuiet = calm >= 2 && s.count === seen;
+    if ((changed || mark.fresh) && !framesQuiet && drawn(now)) {
+      await nap(Math.max(4, Math.min(25, wait)));  // the next frame says more than the clock
+      continue;
     }
     if (wait <= 0) break;
     await sleep(Math.max(4, Math.min(25, wait)));
   }
+  ticking = false;
   s.follow = 0; s.early = 0;
   let a = document.activeElement;
   while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
@@ -206,4 +230,4 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
   const stateChanged = !s.state || now.hash !== s.state.hash || now.focus !== s.state.focus;
   return {changed: s.count - mark.count, added: s.added - mark.added, removed: s.removed - mark.removed,
           focused, nav: s.nav, reason, gap: s.maxGap, stateChanged};
-}""".replace("__STATE__", _STATE_JS)
+}""".replace("__STATE__", _STATE_JS).replace("__UNSEEN__", str(FRAMES_UNSEEN_MS))
