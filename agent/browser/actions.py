@@ -26,7 +26,14 @@ from kite_browser.agent.browser.exec.observe import Done, ElementKind, GetElemen
 from kite_browser.agent.browser.exec.pointer import Click, DragDrop, DragPoint, Hover
 from kite_browser.agent.browser.exec.scroll import Scroll
 from kite_browser.agent.browser.exec.select import Select
-from kite_browser.agent.browser.exec.spec import REGISTRY, ActionModel, ActionSpec, SafetyLevel, Settle
+from kite_browser.agent.browser.exec.spec import (
+    REGISTRY,
+    ActionModel,
+    ActionSpec,
+    SafetyLevel,
+    Settle,
+    offered_fields,
+)
 from kite_browser.agent.browser.exec.tabs import SwitchTab
 from kite_browser.agent.browser.exec.typing import KEY_NAMES, Modifier, PressKey, Type
 
@@ -63,6 +70,7 @@ __all__ = [
     "Type",
     "UploadFile",
     "Wait",
+    "offered_fields",
     "parse_action",
     "spec_of",
 ]

@@ -22,8 +22,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action, parse_action
-from kite_browser.agent.browser.exec.spec import offered_fields
+from kite_browser.agent.browser.actions import (
+    ACTION_MODELS,
+    ACTION_NAMES,
+    Action,
+    offered_fields,
+    parse_action,
+)
 from kite_browser.agent.llm.schemas import action_catalog
 
 NOTES_KEY = "__kite_notes__"

@@ -20,8 +20,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any, Literal
 
-from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES
-from kite_browser.agent.browser.exec.spec import offered_fields
+from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, offered_fields
 from kite_browser.agent.jsonschema import flat_schema
 
 SINGLE_TOOL_NAME = "browser_action"

@@ -15,8 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kite_browser.agent.browser.actions import ACTION_MODELS
-from kite_browser.agent.browser.exec.spec import offered_fields
+from kite_browser.agent.browser.actions import ACTION_MODELS, offered_fields
 from kite_browser.evals.oracle.match import SPEC_KEYS, describe, pick
 from kite_browser.evals.oracle.view import OracleView
 

@@ -9,8 +9,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kite_browser.agent.browser.actions import ACTION_MODELS, parse_action
-from kite_browser.agent.browser.exec.spec import offered_fields
+from kite_browser.agent.browser.actions import ACTION_MODELS, offered_fields, parse_action
 from kite_browser.agent.llm.client import LLMReply, ToolCall
 from kite_browser.agent.llm.parsing import ParseError, parse_reply
 from kite_browser.agent.llm.schemas import action_schema
