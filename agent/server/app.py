@@ -20,7 +20,7 @@ from starlette.types import Scope
 
 from kite_browser.agent import __version__
 from kite_browser.agent.httpserve import BearerToken
-from kite_browser.agent.server import modules_api, runs_api
+from kite_browser.agent.server import modules_api, runs_api, settings_api
 from kite_browser.agent.server.errors import COMMON, install_handlers, responses
 from kite_browser.agent.server.state import ServerState
 
@@ -128,6 +128,7 @@ def create_app(state: ServerState, *, static_dir: Path | None = None) -> FastAPI
     install_handlers(app)
     app.include_router(modules_api.router())
     app.include_router(runs_api.router())
+    app.include_router(settings_api.router())
     folder = static_dir or STATIC_DIR
     app.router.routes.append(
         PanelMount("/", app=StaticFiles(directory=folder, html=True, check_dir=False), name="panel")

@@ -8,15 +8,22 @@ tells the kind: 200 a result, 404 ``unknown_tool`` / ``*_not_found``, 403 ``bloc
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Request
+from fastapi import APIRouter, Body, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from kite_browser.agent.modules.base import CallContext, ModuleState, WebComponent, is_error
 from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.agent.server.confirm import HttpConfirmer, answer
 from kite_browser.agent.server.errors import ApiError, responses
+from kite_browser.agent.server.run_models import (
+    ConfirmationAnswer,
+    ConfirmationList,
+    ConfirmationResult,
+)
 
 
 class ModuleInfo(ModuleState):
@@ -128,9 +135,48 @@ def router() -> APIRouter:
         tool_name: str,
         request: Request,
         args: dict[str, Any] | None = Body(default=None, description="The tool's arguments (an object)."),
+        ask: bool = Query(
+            False,
+            description="Ask a person (GET /api/tools/confirmations, answered with POST .../{cid}) when the "
+            "call needs confirmation, instead of following safety.approve.",
+        ),
     ) -> JSONResponse:
         registry = registry_of(request)
-        result = await registry.call(tool_name, args or {}, CallContext(caller="http"))
+        confirmer = None
+        if ask:
+            state = request.app.state.kite
+            confirmer = HttpConfirmer(
+                state.console,
+                timeout_s=state.config.server.confirm_timeout_s,
+                approve=state.config.safety.approve,
+                secrets=state.secrets,
+            )
+        result = await registry.call(tool_name, args or {}, CallContext(caller="http", confirmer=confirmer))
         return JSONResponse(result, status_code=tool_status(result))
+
+    @api.get("/tools-confirmations", summary="The tool console's questions waiting for an answer")
+    async def tool_questions(request: Request) -> ConfirmationList:
+        console = request.app.state.kite.console
+        return ConfirmationList(confirmations=[p.view for p in console.pending.values()])
+
+    @api.post(
+        "/tools-confirmations/{cid}",
+        summary="Answer a tool call's waiting confirmation (approve or deny)",
+        responses=responses(404, 409),
+    )
+    async def answer_tool_question(
+        cid: Annotated[str, PathParam(min_length=1, max_length=64)],
+        body: ConfirmationAnswer,
+        request: Request,
+    ) -> ConfirmationResult:
+        console = request.app.state.kite.console
+        given = answer(console, cid, body.decision == "approve", body.similar, body.reason)
+        if given is not None:
+            return ConfirmationResult(id=cid, approved=given.approved, reason=given.reason)
+        if cid in console.answered:
+            raise ApiError(
+                409, "confirmation_closed", f"confirmation {cid} was answered or timed out", id=cid
+            )
+        raise ApiError(404, "unknown_confirmation", f"no tool call waits for confirmation {cid!r}", id=cid)
 
     return api

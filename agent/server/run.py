@@ -30,9 +30,11 @@ from kite_browser.agent.server.run_models import (
     RunSummary,
     RunView,
     StepView,
+    outcome_of,
 )
 
 if TYPE_CHECKING:
+    from kite_browser.agent.browser.session import ContextSession
     from kite_browser.agent.server.confirm import Pending
 
 
@@ -70,6 +72,8 @@ class Run:
         """The step in progress (the highest step an event has named so far)."""
         self.stop_requested = False
         self.task: asyncio.Task[None] | None = None
+        self.context: ContextSession | None = None
+        """The browser context the run acts in (while it runs): the panel's live view is taken of its page."""
         self._changed = asyncio.Event()
 
     # ------------------------------------------------------------------ events
@@ -108,6 +112,7 @@ class Run:
             step.url, step.title, step.screenshot_url = event.url, event.title, data.get("screenshot_url")
         elif isinstance(event, ModelReplied):
             step.tokens += event.usage.tokens
+            step.thought = step.thought or event.content
         elif isinstance(event, ActionDecided):
             step.actions.append(ActionView(action=event.action, level=event.level, allowed=event.allowed))
         elif isinstance(event, ActionFinished):
@@ -133,7 +138,11 @@ class Run:
 
     def _outcome(self) -> dict[str, Any]:
         """What the ``finish`` event adds to the loop's: the run's ``status`` and ``error`` (as GET shows them)."""
-        return {"status": self.status, "error": self.error.model_dump(mode="json") if self.error else None}
+        return {
+            "status": self.status,
+            "outcome": outcome_of(self.status, self.result),
+            "error": self.error.model_dump(mode="json") if self.error else None,
+        }
 
     def close(self, failure: ErrorBody | None = None) -> None:
         """The run's task is over: make sure it has a result and a ``finish`` event, and wake every follower."""
@@ -189,6 +198,8 @@ class Run:
             "step_count": max(self.steps, default=0) if self.result is None else self.result.steps,
             "success": self.result.success if self.result else None,
             "stop_reason": self.result.stop_reason if self.result else None,
+            "outcome": outcome_of(self.status, self.result) if self.done or self.result else "running",
+            "answer": self.result.answer if self.result else "",
         }
 
     def view(self) -> RunView:

@@ -11,6 +11,23 @@ from kite_browser.agent.result import RunResult
 from kite_browser.agent.server.errors import ErrorBody
 
 RunStatus = Literal["running", "finished", "failed", "stopped"]
+Outcome = Literal["running", "success", "failed", "denied", "stopped"]
+
+
+def outcome_of(status: str, result: RunResult | None) -> Outcome:
+    """How a run ended, as the panel's badges say it (one rule for the list and the header): ``stopped`` by a
+    person; ``denied`` when it did not succeed and an action was declined or blocked; ``success`` only when
+    Kite's reading of the run is a success (a claimed success with a declined action is not); else
+    ``failed``."""
+    if status == "running":
+        return "running"
+    if status == "stopped":
+        return "stopped"
+    if result is not None and result.success:
+        return "success"
+    if result is not None and result.declined:
+        return "denied"
+    return "failed"
 
 
 class RunRequest(BaseModel):
@@ -29,6 +46,17 @@ class RunRequest(BaseModel):
     )
     secrets: list[str] = Field(
         default_factory=list, max_length=50, description="Names of the server's secrets this run may type."
+    )
+    output_schema: dict[str, Any] | None = Field(
+        None, description="A JSON schema done's data must match (the run's structured answer)."
+    )
+    approve: list[Literal["confirm", "notify"] | str] | None = Field(
+        None,
+        max_length=50,
+        description="Levels or action names approved without asking (e.g. confirm, executeJS); default: ask.",
+    )
+    vision: bool | None = Field(
+        None, description="Show the model a screenshot each step; default: its capabilities."
     )
 
 
@@ -49,6 +77,8 @@ class StepView(BaseModel):
     screenshot_url: str | None = None
     """GET this (with the token) for the step's screenshot."""
     tokens: int = 0
+    thought: str = ""
+    """The model's reply text of this step (its reasoning), shown on demand."""
     actions: list[ActionView] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
     """Replies of the model that could not be used."""
@@ -88,6 +118,12 @@ class RunSummary(BaseModel):
     """Steps taken so far."""
     success: bool | None = None
     stop_reason: str | None = None
+    outcome: Outcome = "running"
+    """success | failed | denied | stopped | running: how the run ended, for badges (``outcome_of``)."""
+    answer: str = ""
+    """The run's answer (``done``'s), once it ended."""
+    on_disk: bool = False
+    """Read from its record on disk (a run of an earlier ``kite serve``, or of ``kite run``)."""
 
 
 class RunView(RunSummary):
@@ -109,6 +145,11 @@ class RunView(RunSummary):
 
 class RunList(BaseModel):
     runs: list[RunSummary]
+    """This page of the runs that match, newest first."""
+    total: int = 0
+    """How many runs match (every page)."""
+    models: list[str] = Field(default_factory=list)
+    """The models of every run known (for a filter)."""
 
 
 class ConfirmationAnswer(BaseModel):
@@ -116,6 +157,28 @@ class ConfirmationAnswer(BaseModel):
     decision: Literal["approve", "deny"]
     similar: bool = Field(False, description="Also approve similar actions for the rest of this run.")
     reason: str = Field("", max_length=1000)
+
+
+class Settings(BaseModel):
+    """What the server runs with, for the panel's settings page (never a key's or a secret's value)."""
+
+    model: str | None
+    """The default model (``llm.model``)."""
+    providers: list[str]
+    """Providers whose API key variable is set (``OPENAI_API_KEY`` -> openai): names only."""
+    allowed_domains: list[str]
+    blocked_domains: list[str]
+    approve: list[str]
+    """Levels or actions approved without asking (``--approve``)."""
+    modules: list[str]
+    """The enabled tool modules."""
+    secrets: list[str]
+    """The names of the secrets runs may ask for."""
+    runs_dir: str
+
+
+class ConfirmationList(BaseModel):
+    confirmations: list[ConfirmationView]
 
 
 class ConfirmationResult(BaseModel):

@@ -10,6 +10,7 @@ import contextlib
 import logging
 import secrets as _secrets
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from kite_browser.agent.browser.pool import BrowserPool
@@ -18,10 +19,13 @@ from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.llm.model import model_problem
+from kite_browser.agent.output import check_schema
 from kite_browser.agent.server.confirm import HttpConfirmer
 from kite_browser.agent.server.errors import ApiError, ErrorBody
+from kite_browser.agent.server.records import RunRecords
 from kite_browser.agent.server.run import Run
-from kite_browser.agent.server.run_models import RunRequest
+from kite_browser.agent.server.run_models import RunRequest, RunSummary, RunView
+from kite_browser.safety.confirm import check_approvals
 from kite_browser.safety.secrets import SecretStore
 
 ModelResolver = Callable[[KiteConfig], Awaitable[KiteConfig]]
@@ -44,6 +48,8 @@ class RunManager:
         None: a pool of its own, closed by ``close()``."""
         self.config, self.secrets, self.resolve_model = config, secrets, resolve_model
         self.runs: dict[str, Run] = {}
+        self.records = RunRecords(config.run.runs_dir)
+        """Runs on disk (of earlier servers, of kite run): listed and shown next to the live ones."""
         self._owns_pool = pool is None
         self.pool = pool or BrowserPool(config.browser)
         self.closing = False
@@ -54,6 +60,34 @@ class RunManager:
         if run is None:
             raise ApiError(404, "unknown_run", f"no run {run_id!r}", run=run_id)
         return run
+
+    def view(self, run_id: str) -> RunView:
+        """A run as GET shows it: a live one, else its record on disk (a typed 404 if neither)."""
+        run = self.runs.get(run_id)
+        if run is not None:
+            return run.view()
+        view = self.records.view(run_id)
+        if view is None:
+            raise ApiError(404, "unknown_run", f"no run {run_id!r}", run=run_id)
+        return view
+
+    def record_dir(self, run_id: str) -> Path:
+        """The record folder of a run, live or on disk (a typed 404 if there is none)."""
+        run = self.runs.get(run_id)
+        folder = run.run_dir if run is not None else self.records.folder(run_id)
+        if folder is None or not folder.is_dir():
+            if run is None and self.records.folder(run_id) is None:
+                raise ApiError(404, "unknown_run", f"no run {run_id!r}", run=run_id)
+            raise ApiError(404, "no_record", f"run {run_id} has no record (yet)", run=run_id)
+        return folder
+
+    def summaries(self) -> list[RunSummary]:
+        """Every run, live and on disk (once each: a live run's folder is not listed again), newest first."""
+        live = list(self.runs.values())
+        folders = {r.run_dir.name for r in live if r.run_dir is not None}
+        out = [r.summary() for r in live]
+        out += [s for s in self.records.summaries() if s.id not in folders and s.id not in self.runs]
+        return sorted(out, key=lambda s: s.created_at, reverse=True)
 
     def active(self) -> list[Run]:
         return [r for r in self.runs.values() if not r.done]
@@ -75,6 +109,19 @@ class RunManager:
             over["agent.max_steps"] = req.max_steps
         if req.allowed_domains is not None:
             over["safety.allowed_domains"] = list(req.allowed_domains)
+        if req.approve is not None:
+            try:
+                check_approvals(req.approve)
+            except KiteError as exc:
+                raise ApiError(400, "invalid_approve", exc.message) from None
+            over["safety.approve"] = list(req.approve)
+        if req.vision is not None:
+            over["llm.vision"] = req.vision
+        if req.output_schema is not None:
+            try:
+                check_schema(req.output_schema)
+            except KiteError as exc:
+                raise ApiError(400, "invalid_output_schema", exc.message) from None
         try:
             config = with_overrides(self.config, over)
         except KiteError as exc:
@@ -133,8 +180,15 @@ class RunManager:
             if self.resolve_model is not None:
                 config = await self.resolve_model(config)
             ctx = await self._context()
+            run.context = ctx
             agent = Agent(
-                config, confirmer=confirmer, context=ctx, secrets=secrets, on_event=run.on_event, label=run.id
+                config,
+                confirmer=confirmer,
+                context=ctx,
+                secrets=secrets,
+                on_event=run.on_event,
+                label=run.id,
+                output_type=run.request.output_schema,
             )
             await agent.run(run.request.task, start_url=start)
         except asyncio.CancelledError:
@@ -145,6 +199,7 @@ class RunManager:
             log.exception("run %s failed", run.id)
             failure = ErrorBody(error="internal_error", message=f"internal error: {exc!r}")
         finally:
+            run.context = None
             if ctx is not None:
                 with contextlib.suppress(Exception):
                     await ctx.close()

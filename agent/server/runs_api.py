@@ -3,12 +3,13 @@ the run record, and answers to confirmations (see the API reference in ``agent/s
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, StreamingResponse
 
@@ -19,6 +20,7 @@ from kite_browser.agent.server.run import Run
 from kite_browser.agent.server.run_models import (
     ConfirmationAnswer,
     ConfirmationResult,
+    Outcome,
     RunList,
     RunRecord,
     RunRequest,
@@ -27,6 +29,8 @@ from kite_browser.agent.server.run_models import (
 from kite_browser.agent.server.runs import RunManager
 
 KEEPALIVE_S = 15.0
+LIVE_TIMEOUT_MS = 2000
+"""A live frame not taken by then is skipped (the panel asks again a second later)."""
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 PNG: dict[int | str, dict[str, Any]] = {
     200: {"content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}}
@@ -84,12 +88,6 @@ def _worded(step: dict[str, Any]) -> dict[str, Any]:
     return step
 
 
-def _record_dir(run: Run) -> Path:
-    if run.run_dir is None or not run.run_dir.is_dir():
-        raise ApiError(404, "no_record", f"run {run.id} has no record (yet)", run=run.id)
-    return run.run_dir
-
-
 async def _stream(run: Run, after: int) -> AsyncIterator[str]:
     async for event in run.follow(after, KEEPALIVE_S):
         yield ": keep-alive\n\n" if event is None else event.sse()
@@ -108,14 +106,57 @@ def router() -> APIRouter:
         run = await manager(request).start(body)
         return run.view()
 
-    @api.get("", summary="Every run, newest first")
-    async def runs(request: Request) -> RunList:
-        listed = sorted(manager(request).runs.values(), key=lambda r: r.created_at, reverse=True)
-        return RunList(runs=[r.summary() for r in listed])
+    @api.get("", summary="The runs, live and on disk, newest first: searched, filtered, paged")
+    async def runs(
+        request: Request,
+        q: Annotated[str | None, Query(max_length=500, description="Words the task must contain.")] = None,
+        outcome: Annotated[Outcome | None, Query(description="Only runs that ended so.")] = None,
+        model: Annotated[str | None, Query(max_length=200, description="Only runs of this model.")] = None,
+        date: Annotated[
+            str | None,
+            Query(
+                pattern=r"^\d{4}-\d{2}-\d{2}$", description="Only runs started that day (YYYY-MM-DD, UTC)."
+            ),
+        ] = None,
+        offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+        limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    ) -> RunList:
+        every = await asyncio.to_thread(manager(request).summaries)  # reads run.json files: off the loop
+        words = (q or "").lower().split()
+        chosen = [
+            r
+            for r in every
+            if all(w in r.task.lower() for w in words)
+            and (outcome is None or r.outcome == outcome)
+            and (model is None or r.model == model)
+            and (date is None or r.created_at.startswith(date))
+        ]
+        return RunList(
+            runs=chosen[offset : offset + limit],
+            total=len(chosen),
+            models=sorted({r.model for r in every if r.model}),
+        )
 
     @api.get("/{run_id}", summary="A run: status, steps, result, waiting confirmations")
     async def show(run_id: RunId, request: Request) -> RunView:
-        return manager(request).get(run_id).view()
+        return await asyncio.to_thread(manager(request).view, run_id)
+
+    @api.get(
+        "/{run_id}/live",
+        summary="The page the run is on now (JPEG), while it runs",
+        response_class=Response,
+        responses={200: {"content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}}}},
+    )
+    async def live(run_id: RunId, request: Request) -> Response:
+        run = manager(request).get(run_id)
+        ctx = run.context
+        if ctx is None or run.done:
+            raise ApiError(409, "not_running", f"run {run.id} is not running", run=run.id)
+        try:
+            shot = await ctx.page.screenshot(type="jpeg", quality=70, timeout=LIVE_TIMEOUT_MS)
+        except Exception as exc:  # the page is busy, navigating or closed: the panel keeps the last frame
+            raise ApiError(409, "no_frame", f"no picture of the page right now: {exc}"[:300]) from None
+        return Response(shot, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     @api.get("/{run_id}/events", summary="The run's events, live (SSE)", responses=EVENTS)
     async def events(
@@ -142,16 +183,15 @@ def router() -> APIRouter:
         responses=PNG,
     )
     async def screenshot(run_id: RunId, n: StepNumber, request: Request) -> FileResponse:
-        run = manager(request).get(run_id)
         name = f"step-{n:03d}.png"
-        path = _record_dir(run) / "screenshots" / name
+        path = manager(request).record_dir(run_id) / "screenshots" / name
         if not path.is_file():
-            raise ApiError(404, "unknown_screenshot", f"run {run.id} has no screenshot of step {n}", step=n)
+            raise ApiError(404, "unknown_screenshot", f"run {run_id} has no screenshot of step {n}", step=n)
         return FileResponse(path, media_type="image/png")
 
     @api.get("/{run_id}/record", summary="The run record: run.json, the steps, the files")
     async def record(run_id: RunId, request: Request) -> RunRecord:
-        folder = _record_dir(manager(request).get(run_id))
+        folder = manager(request).record_dir(run_id)
         run_json: dict[str, Any] = {}
         if (folder / "run.json").is_file():
             run_json = json.loads((folder / "run.json").read_text(encoding="utf-8"))
@@ -169,7 +209,7 @@ def router() -> APIRouter:
         responses=ANY_FILE,
     )
     async def record_file(run_id: RunId, path: str, request: Request) -> FileResponse:
-        folder = _record_dir(manager(request).get(run_id))
+        folder = manager(request).record_dir(run_id)
         return FileResponse(_inside(folder, path))
 
     @api.post(

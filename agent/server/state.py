@@ -7,6 +7,8 @@ from collections.abc import Iterable
 
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.agent.server.run import Run
+from kite_browser.agent.server.run_models import RunRequest
 from kite_browser.agent.server.runs import ModelResolver, RunManager
 from kite_browser.safety.secrets import SecretStore
 
@@ -29,6 +31,9 @@ class ServerState:
         self.registry = registry or ModuleRegistry(config)
         self.secrets = SecretStore.from_sources(config.safety, cli=secrets_cli)
         self.runs = RunManager(config, self.secrets, resolve_model=resolve_model, pool=self.registry.pool)
+        self.console = Run("console", RunRequest(task="the tool console"), model="", max_steps=1, domains=[])
+        """The tool console's questions, kept as a run keeps its own: a tool call made with ``ask`` puts its
+        confirmation here, and the panel answers it through the same approval card as a run's."""
 
     async def start(self) -> None:
         await self.registry.load()

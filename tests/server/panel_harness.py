@@ -82,7 +82,7 @@ def start_server(folder: Path, scripts: dict[str, Any], config: dict[str, Any]) 
         lines.put(None)
 
     threading.Thread(target=pump, daemon=True).start()
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 300  # a loaded 2-core machine: the import alone took 18 s at load 20
     while time.monotonic() < deadline:
         try:
             line = lines.get(timeout=max(0.1, deadline - time.monotonic()))

@@ -202,7 +202,7 @@ async def test_tool_console_calls_tools_and_shows_typed_errors(
 
 
 async def test_every_control_of_each_view_is_reachable_with_tab(page: Page, server: LiveServer) -> None:
-    for view in ("modules/chrome", "tools", "runs"):
+    for view in ("modules/chrome", "tools", "runs", "settings"):
         await page.goto(f"{server.base}/#{view}")
         await expect(page.locator(f"nav a[href='#{view.split('/')[0]}']")).to_have_attribute(
             "aria-current", "page"
@@ -281,7 +281,7 @@ async def test_a_run_streams_its_steps_and_waits_for_an_approval(
 
     await box.get_by_role("button", name="Approve (y)").click()
     await expect(box).to_have_count(0)
-    await expect(page.locator(".run-head .badge")).to_have_text("finished", timeout=60_000)
+    await expect(page.locator(".run-head .badge")).to_have_text("success", timeout=60_000)
     await expect(page.locator(".result-card")).to_contain_text("The order form asks for the details.")
     view = server.api("GET", f"/api/runs/{run_id}")
     assert view["status"] == "finished" and view["result"]["success"] and not view["confirmations"]
@@ -289,7 +289,7 @@ async def test_a_run_streams_its_steps_and_waits_for_an_approval(
     assert place and place[0]["ok"] is True, view["steps"]  # the approved click ran
     approved = page.locator(f'.steps > .step[data-step="{pending["step"]}"] .action.note.ok')
     await expect(approved).to_have_text("Approved: approved over HTTP")
-    await expect(page.locator(f'#run-list [data-run="{run_id}"]')).to_contain_text("finished")
+    await expect(page.locator(f'#run-list [data-run="{run_id}"]')).to_contain_text("success")
     await snap(page, tmp_path, "run-finished")
 
     await page.get_by_role("button", name="Open record").click()

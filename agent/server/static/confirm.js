@@ -36,7 +36,8 @@ const Confirmations = (() => {
     const answer = async (decision, alike = false) => {
       buttons.forEach((b) => (b.disabled = true));
       status.textContent = decision === "approve" ? "Approving…" : "Denying…";
-      const { ok, data } = await api(`/api/runs/${encodeURIComponent(watch.id)}/confirmations/${encodeURIComponent(cid)}`, {
+      const path = watch.answerPath ? watch.answerPath(cid) : `/api/runs/${encodeURIComponent(watch.id)}/confirmations/${encodeURIComponent(cid)}`;
+      const { ok, data } = await api(path, {
         method: "POST",
         body: { decision, similar: alike },
       });

@@ -3,7 +3,7 @@
 
 (() => {
   const { api, errorText } = Kite;
-  const views = ["modules", "tools", "runs"];
+  const views = ["modules", "tools", "runs", "settings"];
   const $ = (id) => document.getElementById(id);
 
   function askForToken(message) {
@@ -37,6 +37,7 @@
     if (name !== "runs") RunsView.unwatch();
     if (name === "modules") await (arg ? ModulesView.open(arg) : ModulesView.openDefault());
     if (name === "tools") await ToolsView.show(arg);
+    if (name === "settings") await SettingsView.show();
     if (name === "runs") {
       await RunsView.refreshList();
       if (arg) await RunsView.open(arg);
@@ -61,6 +62,7 @@
   ModulesView.init();
   ToolsView.init();
   RunsView.init();
+  SettingsView.init();
   window.addEventListener("hashchange", route);
   if (!Kite.token()) askForToken("token needed");
   else boot();

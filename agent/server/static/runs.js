@@ -11,28 +11,59 @@ const RunsView = (() => {
   const runId = (r) => r.id;
   const isFinal = (status) => FINAL.has(String(status || "").toLowerCase());
 
+  // The list: the runs live and on disk, newest first, a page at a time; search over the task text and
+  // filters by outcome, model and day (GET /api/runs?q=&outcome=&model=&date=&offset=&limit=).
+  const PAGE = 20;
+  let shown = PAGE;
+
+  function listQuery() {
+    const params = new URLSearchParams({ limit: String(shown) });
+    const q = $("runs-search").value.trim();
+    if (q) params.set("q", q);
+    for (const [id, key] of [["runs-outcome", "outcome"], ["runs-model", "model"], ["runs-date", "date"]]) {
+      if ($(id).value) params.set(key, $(id).value);
+    }
+    return params;
+  }
+
+  const outcomeBadge = (outcome) => el("span", { class: `badge outcome outcome-${outcome}`, text: outcome });
+
   async function refreshList() {
-    const { ok, data } = await api("/api/runs");
+    const { ok, data } = await api(`/api/runs?${listQuery()}`);
     if (!ok) {
       $("run-list").replaceChildren(el("li", { class: "error-text", text: errorText(data) }));
       return;
     }
-    const runs = Array.isArray(data) ? data : data.runs || [];
+    const models = $("runs-model");
+    const keep = models.value;
+    models.replaceChildren(el("option", { value: "", text: "any model" }), ...(data.models || []).map((m) => el("option", { value: m, text: m })));
+    models.value = keep;
+    const runs = data.runs || [];
+    $("runs-count").textContent = `${runs.length} of ${data.total}`;
+    $("runs-more").hidden = runs.length >= data.total;
     if (!runs.length) {
-      $("run-list").replaceChildren(el("li", { class: "empty", text: "No run yet." }));
+      $("run-list").replaceChildren(el("li", { class: "empty", text: data.total === 0 && !listQuery().has("q") ? "No run yet." : "No run matches." }));
       return;
     }
     $("run-list").replaceChildren(
       ...runs.map((r) =>
-        el("li", { class: `card run-card${watch && watch.id === runId(r) ? " selected" : ""}`, dataset: { run: runId(r) } }, [
+        el("li", { class: `card run-card${watch && watch.id === runId(r) ? " selected" : ""}`, dataset: { run: runId(r), outcome: r.outcome } }, [
           el("a", { class: "card-main", href: `#runs/${encodeURIComponent(runId(r))}` }, [
             el("span", { class: "card-title", text: r.task || runId(r) }),
-            el("span", { class: `badge status-${r.status}`, text: r.status }),
-            el("span", { class: "muted", text: `${r.step_count} step${r.step_count === 1 ? "" : "s"} · ${r.model}${r.stop_reason ? ` · ${r.stop_reason}` : ""}` }),
+            outcomeBadge(r.outcome),
+            r.answer ? el("span", { class: "card-answer small", text: r.answer }) : null,
+            el("span", { class: "muted small", text: `${r.step_count} step${r.step_count === 1 ? "" : "s"} · ${r.model} · ${Kite.fmtTime(r.created_at)}` }),
           ]),
         ]),
       ),
     );
+  }
+
+  let searchTimer = 0;
+  function refilter() {
+    shown = PAGE;
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(refreshList, 250);
   }
 
   function formBody() {
@@ -43,16 +74,27 @@ const RunsView = (() => {
     if ($("run-steps").value) body.max_steps = Number($("run-steps").value);
     if (list($("run-domains").value).length) body.allowed_domains = list($("run-domains").value);
     if (list($("run-secrets").value).length) body.secrets = list($("run-secrets").value);
+    if (list($("run-approve").value).length) body.approve = list($("run-approve").value);
+    if ($("run-vision").value) body.vision = $("run-vision").value === "true";
+    if ($("run-schema").value.trim()) body.output_schema = JSON.parse($("run-schema").value); // checked in start()
     return body;
   }
 
   async function start(event) {
     event.preventDefault();
     $("run-form-error").textContent = "";
+    let body;
+    try {
+      body = formBody();
+    } catch (err) {
+      $("run-form-error").textContent = `invalid_output_schema: the output schema is not valid JSON: ${err.message}`;
+      $("run-schema").focus();
+      return;
+    }
     const button = $("run-start");
     button.disabled = true;
     try {
-      const { ok, data } = await api("/api/runs", { method: "POST", body: formBody() });
+      const { ok, data } = await api("/api/runs", { method: "POST", body });
       if (!ok) {
         $("run-form-error").textContent = errorText(data);
         return;
@@ -68,6 +110,8 @@ const RunsView = (() => {
   function unwatch() {
     if (watch) {
       watch.stream?.stop();
+      clearInterval(watch.ticker);
+      if (watch.liveUrl) URL.revokeObjectURL(watch.liveUrl);
     }
     watch = null;
     $("view-runs").querySelector(".split").classList.remove("watching");
@@ -83,13 +127,19 @@ const RunsView = (() => {
       return;
     }
     const box = {
-      status: el("span", { class: `badge status-${data.status}`, text: data.status }),
+      status: outcomeBadge(data.outcome),
       stop: el("button", { type: "button", class: "danger", text: "Stop run", onclick: () => stop(id) }),
+      replayBtn: el("button", { type: "button", text: "Replay", hidden: true, onclick: () => Replay.open(id, watch ? [...watch.steps.keys()] : []) }),
       recordBtn: el("button", { type: "button", text: "Open record", hidden: true, onclick: () => RecordView.open(id) }),
       conn: el("span", { class: "muted small" }),
+      result: el("div", { class: "run-result", "aria-live": "polite" }),
+      live: el("figure", { class: "live", hidden: true }, [
+        el("img", { alt: "The page the run is on, live" }),
+        el("figcaption", { class: "small muted", text: "Live view of the run's page" }),
+      ]),
+      thinking: el("p", { class: "thinking", role: "status", hidden: true }),
       confirms: el("div", { class: "confirms" }),
       steps: el("ol", { class: "steps", "aria-label": "Steps" }),
-      result: el("div", { class: "run-result", "aria-live": "polite" }),
     };
     pane.replaceChildren(
       el("div", { class: "pane-head run-head" }, [
@@ -98,17 +148,26 @@ const RunsView = (() => {
         el("span", { class: "grow" }),
         box.conn,
         box.stop,
+        box.replayBtn,
         box.recordBtn,
       ]),
+      box.result,
       el("p", { class: "muted small", text: [id, data.model, data.start_url].filter(Boolean).join(" · ") }),
       box.confirms,
+      box.thinking,
+      box.live,
       box.steps,
-      box.result,
     );
-    watch = { id, box, steps: new Map(), confirms: new Map() };
+    watch = { id, box, steps: new Map(), confirms: new Map(), lastObserve: null, thinkingSince: null, ticker: 0, liveUrl: null };
     $("view-runs").querySelector(".split").classList.add("watching");
-    setStatus(data.status, data.result, data.error);
+    setStatus(data.status, data.result, data.error, data.outcome);
     refreshList();
+    if (data.on_disk) {
+      // a run of an earlier server (or of kite run): its record is all there is
+      for (const step of data.steps || []) fromRecord(id, step);
+      return;
+    }
+    watch.ticker = setInterval(() => tick(id), 1000);
     // the stream replays every event from the first, then follows the run live until it ends
     watch.stream = new EventStream(`/api/runs/${encodeURIComponent(id)}/events`, (kind, ev) => onEvent(id, kind, ev), {
       onState: (state, status) => {
@@ -118,34 +177,82 @@ const RunsView = (() => {
     }).start();
   }
 
-  function setStatus(status, result, error) {
+  // A step of a recorded run: the same one-line rows as a live one.
+  function fromRecord(id, step) {
+    const s = stepBox(step.step);
+    s.where.textContent = [step.title, step.url].filter(Boolean).join(" — ");
+    if (step.thought) setThought(s, step.thought);
+    if (step.screenshot_url) thumbnail(id, step.step, s, step.screenshot_url);
+    for (const a of step.actions || []) {
+      const row = { li: el("li", { class: "action" }), done: true };
+      s.actions.append(row.li);
+      if (a.allowed === false) refusedRow(row, { action: a.action, level: a.level, reasons: a.message ? [a.message] : [] });
+      else resultRow(row, { action: a.action, level: a.level, ok: a.ok, message: a.message });
+    }
+  }
+
+  // Every second while the run is on: the live view's next frame, and how long the model has been thinking.
+  async function tick(id) {
+    if (!watch || watch.id !== id || watch.box.stop.hidden) return;
     const box = watch.box;
-    box.status.textContent = status;
-    box.status.className = `badge status-${status}`;
+    if (watch.thinkingSince) {
+      const secs = Math.max(0, Math.round(Date.now() / 1000 - watch.thinkingSince));
+      box.thinking.hidden = false;
+      box.thinking.textContent = `Model is thinking (${secs} s)`;
+    } else box.thinking.hidden = true;
+    if (watch.fetching) return;
+    watch.fetching = true;
+    try {
+      const res = await fetch(`/api/runs/${encodeURIComponent(id)}/live`);
+      if (!res.ok || !watch || watch.id !== id) return;
+      const url = URL.createObjectURL(await res.blob());
+      if (watch.liveUrl) URL.revokeObjectURL(watch.liveUrl);
+      watch.liveUrl = url;
+      box.live.querySelector("img").src = url;
+      box.live.hidden = false;
+      box.live.dataset.frames = String(Number(box.live.dataset.frames || 0) + 1);
+    } catch (e) {
+      // a missed frame: the next tick asks again
+    } finally {
+      if (watch) watch.fetching = false;
+    }
+  }
+
+  function setStatus(status, result, error, outcome) {
+    const box = watch.box;
+    const word = outcome || (status === "running" ? "running" : status);
+    box.status.textContent = word;
+    box.status.className = `badge outcome outcome-${word}`;
     const done = isFinal(status) || !!result;
     box.stop.hidden = done;
     box.recordBtn.hidden = !done;
+    box.replayBtn.hidden = !done;
     if (done) {
       box.conn.textContent = "";
+      box.thinking.hidden = true;
+      box.live.hidden = true;
+      clearInterval(watch.ticker);
       Confirmations.clear(watch);
     }
-    if (result) box.result.replaceChildren(resultCard(result, error, status));
+    if (result) box.result.replaceChildren(resultCard(result, error, word));
   }
 
-  // The run ended: the finish event says how (status: finished, failed, stopped; error: why it failed).
+  // The run ended: the finish event says how (status, outcome; error: why it failed).
   function ended(id, ev) {
     if (!watch || watch.id !== id) return;
-    setStatus(ev.status, ev.result, ev.error);
+    setStatus(ev.status, ev.result, ev.error, ev.outcome);
     refreshList();
   }
 
-  function resultCard(r, error, status) {
-    const title = status === "stopped" ? "Stopped" : status === "failed" ? "Failed" : r.success ? "Succeeded" : "Did not succeed";
-    return el("div", { class: `result-card ${r.success ? "ok" : "bad"}` }, [
-      el("strong", { text: title }),
-      el("span", { class: "muted", text: ` · ${r.stop_reason}${r.steps != null ? ` · ${r.steps} steps` : ""}${r.duration_s != null ? ` · ${Number(r.duration_s).toFixed(1)} s` : ""}` }),
-      r.answer ? el("p", { text: r.answer }) : null,
-      r.message ? el("p", { class: "muted", text: r.message }) : null,
+  function resultCard(r, error, outcome) {
+    const title = { success: "Succeeded", denied: "Denied", stopped: "Stopped", failed: "Failed" }[outcome] || "Did not succeed";
+    const declined = r.declined || [];
+    return el("div", { class: `result-card outcome-${outcome}` }, [
+      el("p", { class: "result-answer" }, [el("strong", { text: `${title}. ` }), r.answer || r.message || ""]),
+      r.data != null ? el("pre", { class: "result-data", text: JSON.stringify(r.data, null, 2) }) : null,
+      r.claimed_success && !r.success ? el("p", { class: "small warn-text", text: "The model claimed success; Kite does not count it as one." }) : null,
+      declined.length ? el("p", { class: "small", text: `Not done: ${declined.map((d) => `${d.action} (${d.outcome})`).join("; ")}` }) : null,
+      el("p", { class: "muted small", text: `${r.stop_reason}${r.steps != null ? ` · ${r.steps} steps` : ""}${r.duration_s != null ? ` · ${Number(r.duration_s).toFixed(1)} s` : ""}` }),
       error ? el("p", { class: "error-text", text: errorText(error) }) : null,
     ]);
   }
@@ -156,10 +263,10 @@ const RunsView = (() => {
     const thumb = el("div", { class: "thumb" });
     const where = el("div", { class: "step-where muted small" });
     const actions = el("ul", { class: "actions" });
-    const thought = el("p", { class: "thought small" });
+    const thought = el("details", { class: "thought small", hidden: true }, [el("summary", { text: "Thought" }), el("p")]);
     const li = el("li", { class: "step", dataset: { step: n } }, [
       thumb,
-      el("div", { class: "step-body" }, [el("div", { class: "step-title", text: `Step ${n}` }), where, thought, actions]),
+      el("div", { class: "step-body" }, [el("div", { class: "step-title", text: `Step ${n}` }), where, actions, thought]),
     ]);
     s = { li, thumb, where, actions, thought, rows: new Map() };
     watch.steps.set(n, s);
@@ -173,6 +280,37 @@ const RunsView = (() => {
     if (!url || !watch || watch.id !== id) return;
     const img = el("img", { src: url, alt: `Screenshot of step ${n}`, loading: "lazy" });
     s.thumb.replaceChildren(el("a", { href: url, target: "_blank", rel: "noopener", "aria-label": `Open the screenshot of step ${n}` }, img));
+  }
+
+  function setThought(s, text) {
+    s.thought.hidden = false;
+    s.thought.querySelector("p").textContent = text;
+  }
+
+  // One line per action: its mark, the action, and what it verifiably did (or why it did not run).
+  function resultRow(row, ev) {
+    row.li.classList.remove("ok", "bad");
+    if (ev.ok != null) row.li.classList.add(ev.ok ? "ok" : "bad");
+    row.li.replaceChildren(
+      ...[
+        el("span", { class: "mark", "aria-label": ev.ok ? "ok" : "failed", text: ev.ok ? "✓" : ev.ok === false ? "✗" : "…" }),
+        el("code", { text: ev.action }),
+        ev.level && ev.level !== "auto" ? el("span", { class: `badge level-${ev.level}`, text: ev.level }) : null,
+        ev.message ? el("span", { class: "small result-msg", text: ev.message }) : null,
+      ].filter(Boolean),
+    );
+  }
+
+  function refusedRow(row, ev) {
+    row.li.classList.add("bad", "refused");
+    row.li.replaceChildren(
+      ...[
+        el("span", { class: "mark", "aria-label": "not run", text: "⊘" }),
+        el("code", { text: ev.action }),
+        el("span", { class: "badge status-error", text: ev.denial ? "denied" : ev.level === "block" ? "blocked" : "refused" }),
+        el("span", { class: "small result-msg", text: ev.denial || (ev.reasons || []).join("; ") }),
+      ].filter(Boolean),
+    );
   }
 
   function actionRow(s, ev) {
@@ -202,37 +340,32 @@ const RunsView = (() => {
         const s = stepBox(n);
         s.where.textContent = [ev.title, ev.url].filter(Boolean).join(" — ");
         if (ev.screenshot_url || ev.screenshot) thumbnail(id, n, s, ev.screenshot_url);
+        watch.thinkingSince = ev.t || Date.now() / 1000; // the model is asked next
         break;
       }
       case "model":
-        if (ev.content) stepBox(n).thought.textContent = ev.content;
+        watch.thinkingSince = null;
+        if (ev.content) setThought(stepBox(n), ev.content);
         break;
       case "decision": {
-        const row = actionRow(stepBox(n), ev);
-        row.li.replaceChildren(
-          ...[
-            el("span", { class: "mark", "aria-label": "pending", text: "…" }),
-            el("code", { text: ev.action }),
-            el("span", { class: `badge level-${ev.level}`, text: ev.level }),
-            ev.allowed ? null : el("span", { class: "badge status-error", text: "refused" }),
-            ev.reasons && ev.reasons.length ? el("div", { class: "small result-msg", text: ev.reasons.join("; ") }) : null,
-          ].filter(Boolean),
-        );
-        if (!ev.allowed) row.done = true;
+        watch.thinkingSince = null;
+        const s = stepBox(n);
+        const row = actionRow(s, ev);
+        if (ev.allowed) {
+          resultRow(row, { action: ev.action, level: ev.level, ok: null });
+          break;
+        }
+        // refused: said once, on the action's own line (with the person's answer, if one was given)
+        row.done = true;
+        refusedRow(row, { ...ev, denial: s.denial });
+        if (s.denial) row.li.dataset.denied = "true";
+        s.denial = null;
         break;
       }
       case "result": {
         const row = actionRow(stepBox(n), ev);
         row.done = true;
-        row.li.classList.add(ev.ok ? "ok" : "bad");
-        row.li.replaceChildren(
-          ...[
-            el("span", { class: "mark", "aria-label": ev.ok ? "ok" : "failed", text: ev.ok ? "✓" : "✗" }),
-            el("code", { text: ev.action }),
-            ev.level && ev.level !== "auto" ? el("span", { class: `badge level-${ev.level}`, text: ev.level }) : null,
-            ev.message ? el("div", { class: "small result-msg", text: ev.message }) : null,
-          ].filter(Boolean),
-        );
+        resultRow(row, ev);
         break;
       }
       case "error":
@@ -247,11 +380,23 @@ const RunsView = (() => {
       }
       case "confirmed": {
         Confirmations.answered(watch, ev);
-        const text = `${ev.approved ? "Approved" : "Denied"}: ${ev.reason || ""}`;
+        const s = stepBox(n);
         const note = watch.box.steps.querySelector(`.action.note[data-cid="${CSS.escape(ev.id)}"]`);
-        const line = el("li", { class: `action note ${ev.approved ? "ok" : "bad"}`, text });
-        if (note) note.replaceWith(line);
-        else stepBox(n).actions.append(line);
+        if (ev.approved) {
+          const line = el("li", { class: "action note ok", text: `Approved: ${ev.reason || ""}` });
+          if (note) note.replaceWith(line);
+          else s.actions.append(line);
+        } else {
+          // the denial is told once, on the refused action's own line (before or after it is listed)
+          if (note) note.remove();
+          const denial = `Denied: ${ev.reason || "no reason given"}`;
+          const listed = [...s.actions.querySelectorAll(".action.refused:not([data-denied])")].pop();
+          if (listed) {
+            listed.dataset.denied = "true";
+            listed.querySelector(".badge").textContent = "denied";
+            listed.querySelector(".result-msg").textContent = denial;
+          } else s.denial = denial;
+        }
         break;
       }
       case "notify":
@@ -274,6 +419,10 @@ const RunsView = (() => {
   function init() {
     $("run-form").addEventListener("submit", start);
     $("runs-refresh").addEventListener("click", refreshList);
+    $("runs-search").addEventListener("input", refilter);
+    for (const id of ["runs-outcome", "runs-model", "runs-date"]) $(id).addEventListener("change", refilter);
+    $("runs-filters").addEventListener("submit", (e) => (e.preventDefault(), refilter()));
+    $("runs-more").addEventListener("click", () => ((shown += PAGE), refreshList()));
   }
 
   return { init, refreshList, open, unwatch, get watch() { return watch; } };

@@ -116,10 +116,27 @@ const ToolsView = (() => {
     button.disabled = true;
     button.textContent = "Calling…";
     const t0 = performance.now();
+    // while the call is out, a confirmation it needs is asked here, with the same card as a run's
+    const asking = { id: "tools", confirms: new Map(), box: { confirms: $("tool-confirms") }, answerPath: (cid) => `/api/tools-confirmations/${encodeURIComponent(cid)}` };
+    let polling = true;
+    const poll = async () => {
+      while (polling) {
+        const { ok, data } = await api("/api/tools-confirmations");
+        if (ok && polling) {
+          const waiting = new Set((data.confirmations || []).map((c) => c.id));
+          for (const c of data.confirmations || []) Confirmations.show(asking, c);
+          for (const cid of [...asking.confirms.keys()]) if (!waiting.has(cid)) Confirmations.answered(asking, { id: cid });
+        }
+        await new Promise((r) => setTimeout(r, 400));
+      }
+    };
+    poll();
     try {
-      const { status, data } = await api(`/api/tools/${encodeURIComponent(name)}`, { method: "POST", body: args });
+      const { status, data } = await api(`/api/tools/${encodeURIComponent(name)}?ask=true`, { method: "POST", body: args });
       renderResult(name, status, data ?? {}, Math.round(performance.now() - t0));
     } finally {
+      polling = false;
+      Confirmations.clear(asking);
       button.disabled = false;
       button.textContent = "Call";
     }

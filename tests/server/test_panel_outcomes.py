@@ -1,0 +1,281 @@
+"""The panel's runs as a product, in a real browser against a live ``kite serve``: outcome badges (success,
+failed, denied) in the list and the header with the answer under the title, search and filters, the replay
+slideshow (← →), the live view and the "model is thinking" line while a run is on, and the list read back from
+the records on disk after the server restarts. Screenshots of each screen at 1280×800 and 390×844 go to
+``tmp_path`` (and to ``$KITE_PANEL_SHOTS`` when set)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Page, expect
+
+from kite_browser.agent.config import BrowserConfig
+from kite_browser.evals.sites import SitesServer
+from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, snap, start_server
+
+pytestmark = pytest.mark.slow
+KEY_VALUE = "sk-panel-test-not-a-real-key"
+
+
+def scripts(sites: SitesServer) -> dict[str, Any]:
+    def done(success: bool, answer: str) -> dict[str, Any]:
+        return {"name": "done", "arguments": {"success": success, "answer": answer}}
+
+    return {
+        "[ok]": {"replies": [{"name": "scroll", "arguments": {"direction": "down"}}, done(True, "$7.25")]},
+        "[fail]": {"replies": [done(False, "There is no such mug.")]},
+        "[deny]": {
+            "replies": [
+                {"name": "navigate", "arguments": {"url": sites.url("/shop/checkout")}},
+                {"name": "click", "arguments": {"selector": "#place-order"}},
+                done(True, "Ordered."),
+            ]
+        },
+        "[live]": {
+            "replies": [{"name": "scroll", "arguments": {"direction": "down"}}] * 2 + [done(True, "Seen.")],
+            "delays": [0, 6, 6],
+        },
+    }
+
+
+def _config(home: Path, browser_config: BrowserConfig) -> dict[str, Any]:
+    return {
+        "llm": {"model": "kite/panel", "max_attempts": 1},
+        "run": {"runs_dir": str(home / "runs")},
+        "browser": {
+            "block_external_hosts": True,
+            "chromium_path": browser_config.chromium_path,
+            "data_dir": str(home / "data"),
+        },
+        "modules": ["chrome"],
+        "safety": {"blocked_domains": ["ads.example"]},
+    }
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("panel-outcomes")
+
+
+@pytest.fixture(scope="module")
+def server(home: Path, sites: SitesServer, browser_config: BrowserConfig) -> Iterator[LiveServer]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("OPENAI_API_KEY", KEY_VALUE)  # the settings page names the provider, never the value
+        live = start_server(home, scripts(sites), _config(home, browser_config))
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+@pytest_asyncio.fixture(scope="module")
+async def panel(pw_browser: Browser, server: LiveServer) -> AsyncIterator[tuple[Page, ConsoleWatch]]:
+    expect.set_options(timeout=30_000)  # a shared 2-core machine can be slow; a hang still fails
+    context = await pw_browser.new_context(viewport=DESKTOP)
+    page = await context.new_page()
+    watch = ConsoleWatch(page)
+    await page.goto(server.panel_url)
+    await expect(page.locator("body[data-ready]")).to_be_attached()
+    yield page, watch
+    await context.close()
+    expect.set_options(timeout=5_000)
+
+
+@pytest_asyncio.fixture
+async def page(panel: tuple[Page, ConsoleWatch]) -> AsyncIterator[Page]:
+    p, watch = panel
+    yield p
+    watch.check()
+
+
+def shots(tmp_path: Path, files: list[Path]) -> None:
+    keep = os.environ.get("KITE_PANEL_SHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        for f in files:
+            shutil.copy(f, Path(keep) / f.name)
+
+
+def start(server: LiveServer, task: str, url: str) -> str:
+    run = server.api("POST", "/api/runs", json={"task": task, "start_url": url, "max_steps": 6})
+    assert "id" in run, run
+    return str(run["id"])
+
+
+async def test_outcome_badges_answers_search_filters_and_replay(
+    page: Page, server: LiveServer, sites: SitesServer, tmp_path: Path
+) -> None:
+    ok = start(server, "[ok] Find the cheapest blue mug", sites.url("/shop/"))
+    fail = start(server, "[fail] Find the purple mug", sites.url("/shop/"))
+    deny = start(server, "[deny] Place the order", sites.url("/shop/product/classic-blue-mug"))
+    await page.goto(f"{server.base}/#runs/{deny}")
+    box = page.locator(".confirm-box")
+    await expect(box).to_be_visible(timeout=90_000)
+    await box.get_by_role("button", name="Deny (n)").click()
+    expected = {ok: "success", fail: "failed", deny: "denied"}
+    await expect(page.locator(".run-head .badge")).to_have_text("denied", timeout=90_000)
+    # the denial is told once, on the refused action's own line
+    await expect(page.locator(".action.refused")).to_have_count(1)
+    await expect(page.locator(".action.refused")).to_contain_text("Denied:")
+    await expect(page.locator(".action.note.bad")).to_have_count(0)
+    await expect(page.locator(".result-card")).to_contain_text("Not done:")
+    for run_id, outcome in expected.items():
+        card = page.locator(f'#run-list [data-run="{run_id}"] .badge')
+        await expect(card).to_have_text(outcome, timeout=90_000)
+    files = await snap(page, tmp_path, "runs-denied")
+
+    await page.goto(f"{server.base}/#runs/{ok}")
+    await expect(page.locator(".run-head .badge")).to_have_text("success")
+    head_then_result = await page.evaluate(
+        "() => { const h = document.querySelector('.run-head'); return h.nextElementSibling.textContent; }"
+    )
+    assert "$7.25" in head_then_result  # the answer sits right under the title, above the steps
+    await expect(page.locator(".steps .step").first.locator("details.thought")).to_be_attached()
+    files += await snap(page, tmp_path, "run-success")
+
+    # search over the task text, filters by outcome and model
+    await page.fill("#runs-search", "purple")
+    await expect(page.locator("#run-list .run-card")).to_have_count(1)
+    await expect(page.locator(f'#run-list [data-run="{fail}"]')).to_be_visible()
+    files += await snap(page, tmp_path, "runs-search")
+    await page.fill("#runs-search", "")
+    await page.select_option("#runs-outcome", "denied")
+    await expect(page.locator("#run-list .run-card")).to_have_count(1)
+    await expect(page.locator(f'#run-list [data-run="{deny}"]')).to_be_visible()
+    await page.select_option("#runs-outcome", "")
+    await expect(page.locator("#runs-model option[value='kite/panel']")).to_be_attached()
+    await page.select_option("#runs-model", "kite/panel")
+    await expect(page.locator("#run-list .run-card")).to_have_count(3)
+    await page.select_option("#runs-model", "")
+
+    # the replay: each step's screenshot with the step beside it, ← → to move
+    view = server.api("GET", f"/api/runs/{ok}")
+    slides = [s for s in view["steps"] if s["screenshot_url"]]
+    assert len(slides) >= 2, view["steps"]
+    await page.get_by_role("button", name="Replay").click()
+    dialog = page.locator("dialog.replay")
+    await expect(dialog).to_be_visible()
+    await expect(dialog.locator(".replay-count")).to_have_text(
+        f"Step {slides[0]['step']} · 1 of {len(slides)}"
+    )
+    await expect(dialog.locator(".replay-shot")).to_have_attribute("src", re.compile("^blob:"))
+    width = await dialog.locator(".replay-shot").evaluate(
+        "(img) => img.decode().then(() => img.naturalWidth)"
+    )
+    assert width > 300
+    await expect(dialog.locator(".replay-step")).to_contain_text(slides[0]["actions"][0]["action"])
+    files += await snap(page, tmp_path, "run-replay")
+    await page.keyboard.press("ArrowRight")
+    await expect(dialog.locator(".replay-count")).to_have_text(
+        f"Step {slides[1]['step']} · 2 of {len(slides)}"
+    )
+    await page.keyboard.press("ArrowLeft")
+    await expect(dialog.locator(".replay-count")).to_have_text(
+        f"Step {slides[0]['step']} · 1 of {len(slides)}"
+    )
+    await page.keyboard.press("Escape")
+    await expect(dialog).to_be_hidden()
+    shots(tmp_path, files)
+
+
+async def test_a_running_run_shows_its_page_live_and_that_the_model_is_thinking(
+    page: Page, server: LiveServer, sites: SitesServer, tmp_path: Path
+) -> None:
+    run_id = start(server, "[live] Look at the shop", sites.url("/shop/"))
+    await page.goto(f"{server.base}/#runs/{run_id}")
+    live = page.locator(".live")
+    await expect(live).to_be_visible(timeout=90_000)
+    await expect(live).to_have_attribute("data-frames", re.compile(r"^[3-9]|\d\d"), timeout=60_000)
+    first = await live.locator("img").get_attribute("src")
+    await expect(live.locator("img")).not_to_have_attribute("src", first or "")  # new frames keep coming
+    thinking = page.locator(".thinking")
+    await expect(thinking).to_have_text(re.compile(r"^Model is thinking \([1-9]\d* s\)$"), timeout=60_000)
+    files = await snap(page, tmp_path, "run-live")
+    await expect(page.locator(".run-head .badge")).to_have_text("success", timeout=90_000)
+    await expect(live).to_be_hidden()
+    await expect(thinking).to_be_hidden()
+    shots(tmp_path, files)
+
+
+async def test_the_list_is_read_from_the_records_after_a_restart(
+    pw_browser: Browser,
+    server: LiveServer,
+    home: Path,
+    sites: SitesServer,
+    browser_config: BrowserConfig,
+    tmp_path: Path,
+) -> None:
+    before = {r["task"]: r["outcome"] for r in server.api("GET", "/api/runs")["runs"]}
+    assert {"success", "failed", "denied"} <= set(before.values()), before
+    server.stop()
+    again = start_server(home, scripts(sites), _config(home, browser_config))
+    context = await pw_browser.new_context(viewport=DESKTOP)
+    try:
+        page = await context.new_page()
+        watch = ConsoleWatch(page)
+        await page.goto(again.panel_url)
+        await page.goto(f"{again.base}/#runs")
+        await expect(page.locator("body[data-ready]")).to_be_attached()
+        cards = page.locator("#run-list .run-card")
+        await expect(cards).to_have_count(len(before))
+        for task, outcome in before.items():
+            card = cards.filter(has_text=task)
+            await expect(card.locator(".badge")).to_have_text(outcome)
+        await cards.filter(has_text="[ok]").locator("a").click()
+        await expect(page.locator(".run-head .badge")).to_have_text("success")
+        await expect(page.locator(".result-card")).to_contain_text("$7.25")
+        await expect(page.locator(".steps .step")).not_to_have_count(0)
+        await expect(page.locator(".steps .thumb img").first).to_have_attribute("src", re.compile("^blob:"))
+        files = await snap(page, tmp_path, "runs-after-restart")
+        watch.check()
+        shots(tmp_path, files)
+    finally:
+        await context.close()
+        again.stop()
+
+
+async def test_a_tool_call_is_approved_from_the_tools_console(
+    page: Page, server: LiveServer, sites: SitesServer, tmp_path: Path
+) -> None:
+    launched = server.api("POST", "/api/tools/chrome_launch", json={})
+    tab = launched["tabId"]
+    server.api("POST", "/api/tools/chrome_navigate", json={"tabId": tab, "url": sites.url("/shop/")})
+    await page.goto(f"{server.base}/#tools/chrome_evaluate")
+    await expect(page.locator("#tool-select")).to_have_value("chrome_evaluate")
+    await page.locator("#tool-args").fill(f'{{"tabId": "{tab}", "script": "return 6 * 7"}}')
+    await page.locator("#tool-call").click()
+    box = page.locator("#tool-confirms .confirm-box")
+    await expect(box).to_be_visible()
+    await expect(box.locator(".confirm-reasons")).to_contain_text("executeJS")
+    await expect(box.locator("button.deny")).to_be_focused()
+    files = await snap(page, tmp_path, "tool-approval")
+    await box.get_by_role("button", name="Approve (y)").click()
+    await expect(box).to_have_count(0)
+    await expect(page.locator("#tool-status")).to_contain_text("ok")
+    await expect(page.locator("#tool-output pre")).to_contain_text("42")
+    server.api("POST", "/api/tools/chrome_close", json={"browserId": launched["browserId"]})
+    shots(tmp_path, files)
+
+
+async def test_the_settings_page_names_providers_never_keys(
+    page: Page, server: LiveServer, tmp_path: Path
+) -> None:
+    await page.goto(f"{server.base}/#settings")
+    settings = page.locator("#settings-list")
+    await expect(settings.locator('dd[data-key="Model"]')).to_have_text("kite/panel")
+    await expect(settings.locator('dd[data-key="Providers with a key"]')).to_contain_text("openai")
+    await expect(settings.locator('dd[data-key="Blocked domains"]')).to_have_text("ads.example")
+    await expect(settings.locator('dd[data-key="Modules"]')).to_have_text("chrome")
+    assert KEY_VALUE not in await page.content()
+    assert KEY_VALUE not in json.dumps(server.api("GET", "/api/settings"))
+    files = await snap(page, tmp_path, "settings")
+    shots(tmp_path, files)
