@@ -78,3 +78,15 @@ class RunResult(BaseModel):
     page, or one the page never had)."""
     run_dir: str | None = None
     final_url: str | None = None
+
+    @property
+    def caveat(self) -> str:
+        """What a plain ok / failed mark would hide, for every table and panel that shows this result ('' if
+        nothing; the one rule of honest tables): ``success`` (a run's reading, or a task's check) differs from
+        what the model said calling ``done``, and actions that were declined or blocked."""
+        notes = []
+        if self.stop_reason == StopReason.DONE and self.success != self.claimed_success:
+            notes.append("the model said it failed" if self.success else "the model claimed success")
+        if self.declined:
+            notes.append(f"{len(self.declined)} action{'s' if len(self.declined) > 1 else ''} declined")
+        return ", ".join(notes)

@@ -24,7 +24,7 @@ class TaskResult(RunResult):
     it) plus the task's verdict. One line of ``kite batch``'s results file; one row of an eval report.
 
     ``success`` is the verdict: the task's check (or MiniWoB's reward) when it has one, else the agent's claim;
-    ``claimed_success`` stays what the agent said."""
+    ``claimed_success`` stays what the agent said. ``caveat`` (``RunResult``'s) says what a plain ok would hide."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -46,18 +46,6 @@ class TaskResult(RunResult):
     attempts: int = 1
     """How many times the task was started (a backend may retry a task whose worker died)."""
     finished_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
-
-    @property
-    def caveat(self) -> str:
-        """What a plain ok / failed mark would hide, for every table that shows this result ('' if nothing):
-        the check passed while the model, calling ``done``, said it failed (or the reverse), and actions
-        that were declined or blocked."""
-        notes = []
-        if self.stop_reason == "done" and self.success != self.claimed_success:
-            notes.append("the model said it failed" if self.success else "the model claimed success")
-        if self.declined:
-            notes.append(f"{len(self.declined)} action{'s' if len(self.declined) > 1 else ''} declined")
-        return ", ".join(notes)
 
     @property
     def key(self) -> str:

@@ -137,7 +137,7 @@ def router() -> APIRouter:
         args: dict[str, Any] | None = Body(default=None, description="The tool's arguments (an object)."),
         ask: bool = Query(
             False,
-            description="Ask a person (GET /api/tools/confirmations, answered with POST .../{cid}) when the "
+            description="Ask a person (GET /api/tools-confirmations, answered with POST /api/tools-confirmations/{cid}) when the "
             "call needs confirmation, instead of following safety.approve.",
         ),
     ) -> JSONResponse:

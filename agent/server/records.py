@@ -11,7 +11,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from kite_browser.agent.record import RunResult
-from kite_browser.agent.server.run_models import ActionView, RunSummary, RunView, StepView, outcome_of
+from kite_browser.agent.result import ERROR_STOPS
+from kite_browser.agent.server.run_models import (
+    ActionView,
+    RunStatus,
+    RunSummary,
+    RunView,
+    StepView,
+    outcome_of,
+)
 
 NAME_CHARS = 128
 
@@ -99,16 +107,16 @@ def _summary_of(run_id: str, data: dict[str, Any] | None) -> RunSummary | None:
     if data is None or not isinstance(data.get("task"), str):
         return None
     result = _result(data)
-    status = "finished"
+    status: RunStatus = "finished"
     if result is None:
         status = "stopped"  # the server that ran it stopped before the run could end
     elif result.stop_reason == "interrupted":
         status = "stopped"
-    elif result.stop_reason in ("error", "model_error", "start_url_unreachable"):
+    elif result.stop_reason in ERROR_STOPS:
         status = "failed"
     return RunSummary(
         id=run_id,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         outcome=outcome_of(status, result),
         task=data["task"],
         model=str(data.get("model") or ""),
@@ -118,6 +126,7 @@ def _summary_of(run_id: str, data: dict[str, Any] | None) -> RunSummary | None:
         success=result.success if result else None,
         stop_reason=result.stop_reason if result else None,
         answer=result.answer if result else "",
+        caveat=result.caveat if result else "",
         on_disk=True,
     )
 

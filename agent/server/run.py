@@ -141,6 +141,7 @@ class Run:
         return {
             "status": self.status,
             "outcome": outcome_of(self.status, self.result),
+            "caveat": self.result.caveat if self.result else "",
             "error": self.error.model_dump(mode="json") if self.error else None,
         }
 
@@ -200,6 +201,7 @@ class Run:
             "stop_reason": self.result.stop_reason if self.result else None,
             "outcome": outcome_of(self.status, self.result) if self.done or self.result else "running",
             "answer": self.result.answer if self.result else "",
+            "caveat": self.result.caveat if self.result else "",
         }
 
     def view(self) -> RunView:

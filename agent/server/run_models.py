@@ -15,15 +15,15 @@ Outcome = Literal["running", "success", "failed", "denied", "stopped"]
 
 
 def outcome_of(status: str, result: RunResult | None) -> Outcome:
-    """How a run ended, as the panel's badges say it (one rule for the list and the header): ``stopped`` by a
-    person; ``denied`` when it did not succeed and an action was declined or blocked; ``success`` only when
-    Kite's reading of the run is a success (a claimed success with a declined action is not); else
-    ``failed``."""
+    """How a run ended, as the panel's badges say it (one function for the list, the header and the records):
+    ``stopped`` by a person; ``success`` only for a success with no caveat (``RunResult.caveat``, the rule of
+    every honest table: a claimed success with a declined action is not one); ``denied`` when an action was
+    declined or blocked; else ``failed``."""
     if status == "running":
         return "running"
     if status == "stopped":
         return "stopped"
-    if result is not None and result.success:
+    if result is not None and result.success and not result.caveat:
         return "success"
     if result is not None and result.declined:
         return "denied"
@@ -120,6 +120,8 @@ class RunSummary(BaseModel):
     stop_reason: str | None = None
     outcome: Outcome = "running"
     """success | failed | denied | stopped | running: how the run ended, for badges (``outcome_of``)."""
+    caveat: str = ""
+    """What the badge alone would hide (``RunResult.caveat``): "the model claimed success, 1 action declined"."""
     answer: str = ""
     """The run's answer (``done``'s), once it ended."""
     on_disk: bool = False

@@ -24,6 +24,7 @@ from kite_browser.agent.server.run_models import (
     RunList,
     RunRecord,
     RunRequest,
+    RunSummary,
     RunView,
 )
 from kite_browser.agent.server.runs import RunManager
@@ -88,6 +89,54 @@ def _worded(step: dict[str, Any]) -> dict[str, Any]:
     return step
 
 
+def _chosen(
+    runs: list[RunSummary], q: str | None, outcome: str | None, model: str | None, date: str | None
+) -> list[RunSummary]:
+    """The list's search (every word of ``q`` in the task) and filters (outcome, model, day)."""
+    words = (q or "").lower().split()
+    return [
+        r
+        for r in runs
+        if all(w in r.task.lower() for w in words)
+        and (outcome is None or r.outcome == outcome)
+        and (model is None or r.model == model)
+        and (date is None or r.created_at.startswith(date))
+    ]
+
+
+def _record(folder: Path) -> RunRecord:
+    """A run's record folder as GET .../record answers it."""
+    run_json: dict[str, Any] = {}
+    if (folder / "run.json").is_file():
+        run_json = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    steps = []
+    if (folder / "steps.jsonl").is_file():
+        lines = (folder / "steps.jsonl").read_text(encoding="utf-8").splitlines()
+        steps = [_worded(json.loads(x)) for x in lines if x.strip()]
+    files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    return RunRecord(run=run_json, steps=steps, files=files)
+
+
+def _models(runs: list[RunSummary]) -> list[str]:
+    return sorted({r.model for r in runs if r.model})
+
+
+async def _live_frame(run: Run) -> bytes:
+    """A JPEG of the page the run is on. 409 ``not_running`` once the run is over (the panel stops asking and
+    shows the outcome); 409 ``no_frame`` while there is no picture (starting, or the page is busy: the panel
+    asks again, less often)."""
+    if run.done or run.result is not None:
+        raise ApiError(409, "not_running", f"run {run.id} is {run.status}", run=run.id, run_status=run.status)
+    ctx = run.context
+    if ctx is None:
+        raise ApiError(409, "no_frame", "the run has no page yet", run=run.id, run_status=run.status)
+    try:
+        return await ctx.page.screenshot(type="jpeg", quality=70, timeout=LIVE_TIMEOUT_MS)
+    except Exception as exc:  # the page is busy, navigating or closed: the panel keeps the last frame
+        message = f"no picture of the page right now: {exc}"[:300]
+        raise ApiError(409, "no_frame", message, run=run.id, run_status=run.status) from None
+
+
 async def _stream(run: Run, after: int) -> AsyncIterator[str]:
     async for event in run.follow(after, KEEPALIVE_S):
         yield ": keep-alive\n\n" if event is None else event.sse()
@@ -122,20 +171,8 @@ def router() -> APIRouter:
         limit: Annotated[int, Query(ge=1, le=200)] = 50,
     ) -> RunList:
         every = await asyncio.to_thread(manager(request).summaries)  # reads run.json files: off the loop
-        words = (q or "").lower().split()
-        chosen = [
-            r
-            for r in every
-            if all(w in r.task.lower() for w in words)
-            and (outcome is None or r.outcome == outcome)
-            and (model is None or r.model == model)
-            and (date is None or r.created_at.startswith(date))
-        ]
-        return RunList(
-            runs=chosen[offset : offset + limit],
-            total=len(chosen),
-            models=sorted({r.model for r in every if r.model}),
-        )
+        chosen = _chosen(every, q, outcome, model, date)
+        return RunList(runs=chosen[offset : offset + limit], total=len(chosen), models=_models(every))
 
     @api.get("/{run_id}", summary="A run: status, steps, result, waiting confirmations")
     async def show(run_id: RunId, request: Request) -> RunView:
@@ -143,19 +180,16 @@ def router() -> APIRouter:
 
     @api.get(
         "/{run_id}/live",
-        summary="The page the run is on now (JPEG), while it runs",
+        summary="The page the run is on now (JPEG), while it runs; 409 not_running once it is over, 409 "
+        "no_frame while it has no picture (starting, or the page is busy)",
         response_class=Response,
-        responses={200: {"content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}}}},
+        responses={
+            200: {"content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}}},
+            **responses(409),
+        },
     )
     async def live(run_id: RunId, request: Request) -> Response:
-        run = manager(request).get(run_id)
-        ctx = run.context
-        if ctx is None or run.done:
-            raise ApiError(409, "not_running", f"run {run.id} is not running", run=run.id)
-        try:
-            shot = await ctx.page.screenshot(type="jpeg", quality=70, timeout=LIVE_TIMEOUT_MS)
-        except Exception as exc:  # the page is busy, navigating or closed: the panel keeps the last frame
-            raise ApiError(409, "no_frame", f"no picture of the page right now: {exc}"[:300]) from None
+        shot = await _live_frame(manager(request).get(run_id))
         return Response(shot, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     @api.get("/{run_id}/events", summary="The run's events, live (SSE)", responses=EVENTS)
@@ -191,16 +225,7 @@ def router() -> APIRouter:
 
     @api.get("/{run_id}/record", summary="The run record: run.json, the steps, the files")
     async def record(run_id: RunId, request: Request) -> RunRecord:
-        folder = manager(request).record_dir(run_id)
-        run_json: dict[str, Any] = {}
-        if (folder / "run.json").is_file():
-            run_json = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-        steps = []
-        if (folder / "steps.jsonl").is_file():
-            lines = (folder / "steps.jsonl").read_text(encoding="utf-8").splitlines()
-            steps = [_worded(json.loads(x)) for x in lines if x.strip()]
-        files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
-        return RunRecord(run=run_json, steps=steps, files=files)
+        return _record(manager(request).record_dir(run_id))
 
     @api.get(
         "/{run_id}/record/{path:path}",

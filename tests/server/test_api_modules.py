@@ -125,8 +125,13 @@ ROUTES = {
     "GET /api/runs/{run_id}/record",
     "GET /api/runs/{run_id}/record/{path}",
     "POST /api/runs/{run_id}/confirmations/{cid}",
+    "GET /api/runs/{run_id}/live",
+    "GET /api/tools-confirmations",
+    "POST /api/tools-confirmations/{cid}",
+    "GET /api/settings",
 }
-"""The routes of the issue (and GET /api/tools, the run record) — nothing more, nothing less."""
+"""The routes of the issue (and GET /api/tools, the run record; issue 33's live view, the tool console's
+questions and the settings page) — nothing more, nothing less."""
 
 
 def test_the_openapi_spec_names_every_route_and_its_typed_errors(api: TestClient) -> None:

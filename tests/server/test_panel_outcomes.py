@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, Page, Route, expect
 
 from kite_browser.agent.config import BrowserConfig
 from kite_browser.evals.sites import SitesServer
 from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, snap, start_server
 
-pytestmark = pytest.mark.slow
+# one server for the module, whose runs the later tests read back (the restart test last): one xdist group
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("panel_outcomes"), pytest.mark.timeout(300)]
 KEY_VALUE = "sk-panel-test-not-a-real-key"
 
 
@@ -35,10 +36,15 @@ def scripts(sites: SitesServer) -> dict[str, Any]:
         "[fail]": {"replies": [done(False, "There is no such mug.")]},
         "[deny]": {
             "replies": [
+                {"name": "click", "arguments": {"selector": "#add-to-cart"}},
                 {"name": "navigate", "arguments": {"url": sites.url("/shop/checkout")}},
                 {"name": "click", "arguments": {"selector": "#place-order"}},
                 done(True, "Ordered."),
             ]
+        },
+        "[over]": {
+            "replies": [{"name": "scroll", "arguments": {"direction": "down"}}, done(True, "Seen.")],
+            "delays": [0, 8],
         },
         "[live]": {
             "replies": [{"name": "scroll", "arguments": {"direction": "down"}}] * 2 + [done(True, "Seen.")],
@@ -111,7 +117,7 @@ def start(server: LiveServer, task: str, url: str) -> str:
     return str(run["id"])
 
 
-async def test_outcome_badges_answers_search_filters_and_replay(
+async def test_outcome_badges_caveats_and_the_answer_first(
     page: Page, server: LiveServer, sites: SitesServer, tmp_path: Path
 ) -> None:
     ok = start(server, "[ok] Find the cheapest blue mug", sites.url("/shop/"))
@@ -127,7 +133,15 @@ async def test_outcome_badges_answers_search_filters_and_replay(
     await expect(page.locator(".action.refused")).to_have_count(1)
     await expect(page.locator(".action.refused")).to_contain_text("Denied:")
     await expect(page.locator(".action.note.bad")).to_have_count(0)
+    await expect(page.locator(".steps .action").filter(has_text="#place-order")).to_have_count(1)
     await expect(page.locator(".result-card")).to_contain_text("Not done:")
+    # the caveat is RunResult.caveat, the rule of the batch table and the eval reports, said once per place
+    caveat = "⚠ the model claimed success, 1 action declined"
+    await expect(page.locator(".result-card .caveat")).to_have_text(caveat)
+    await expect(page.locator(f'#run-list [data-run="{deny}"] .card-caveat')).to_have_text(caveat)
+    deny_view = server.api("GET", f"/api/runs/{deny}")
+    assert deny_view["result"]["claimed_success"] and not deny_view["result"]["success"], deny_view["result"]
+    assert deny_view["caveat"] == caveat.removeprefix("⚠ ") and deny_view["outcome"] == "denied"
     for run_id, outcome in expected.items():
         card = page.locator(f'#run-list [data-run="{run_id}"] .badge')
         await expect(card).to_have_text(outcome, timeout=90_000)
@@ -135,18 +149,32 @@ async def test_outcome_badges_answers_search_filters_and_replay(
 
     await page.goto(f"{server.base}/#runs/{ok}")
     await expect(page.locator(".run-head .badge")).to_have_text("success")
+    await expect(page.locator(".result-card .caveat")).to_have_count(0)
+    await expect(page.locator(f'#run-list [data-run="{ok}"] .card-caveat')).to_have_count(0)
     head_then_result = await page.evaluate(
         "() => { const h = document.querySelector('.run-head'); return h.nextElementSibling.textContent; }"
     )
     assert "$7.25" in head_then_result  # the answer sits right under the title, above the steps
     await expect(page.locator(".steps .step").first.locator("details.thought")).to_be_attached()
     files += await snap(page, tmp_path, "run-success")
+    shots(tmp_path, files)
 
+
+def run_ids(server: LiveServer) -> dict[str, str]:
+    """The module's runs by their task's tag: ``{"[ok]": id, ...}``."""
+    return {r["task"].split()[0]: r["id"] for r in server.api("GET", "/api/runs")["runs"]}
+
+
+async def test_search_filters_and_the_replay(page: Page, server: LiveServer, tmp_path: Path) -> None:
+    ids = run_ids(server)  # the runs of the test above (same server: one xdist group)
+    ok, fail, deny = ids["[ok]"], ids["[fail]"], ids["[deny]"]
+    await page.goto(f"{server.base}/#runs/{ok}")
+    await expect(page.locator(".run-head .badge")).to_have_text("success")
     # search over the task text, filters by outcome and model
     await page.fill("#runs-search", "purple")
     await expect(page.locator("#run-list .run-card")).to_have_count(1)
     await expect(page.locator(f'#run-list [data-run="{fail}"]')).to_be_visible()
-    files += await snap(page, tmp_path, "runs-search")
+    files = await snap(page, tmp_path, "runs-search")
     await page.fill("#runs-search", "")
     await page.select_option("#runs-outcome", "denied")
     await expect(page.locator("#run-list .run-card")).to_have_count(1)
@@ -206,41 +234,59 @@ async def test_a_running_run_shows_its_page_live_and_that_the_model_is_thinking(
     shots(tmp_path, files)
 
 
-async def test_the_list_is_read_from_the_records_after_a_restart(
-    pw_browser: Browser,
-    server: LiveServer,
-    home: Path,
-    sites: SitesServer,
-    browser_config: BrowserConfig,
-    tmp_path: Path,
+COUNT_LIVE_CALLS = """
+window.__liveCalls = 0;
+const realFetch = window.fetch.bind(window);
+window.fetch = (input, init) => {
+  const url = typeof input === "string" ? input : input.url;
+  if (/\\/api\\/runs\\/[^/]+\\/live$/.test(new URL(url, location.href).pathname)) window.__liveCalls += 1;
+  return realFetch(input, init);
+};
+"""
+
+
+async def test_the_live_view_stops_asking_once_the_run_is_over_and_shows_its_state(
+    pw_browser: Browser, server: LiveServer, sites: SitesServer
 ) -> None:
-    before = {r["task"]: r["outcome"] for r in server.api("GET", "/api/runs")["runs"]}
-    assert {"success", "failed", "denied"} <= set(before.values()), before
-    server.stop()
-    again = start_server(home, scripts(sites), _config(home, browser_config))
+    """The run's event stream is held back (as a buffering proxy would), so the panel learns that the run is
+    over only from the live view's 409 not_running: it must stop asking and show the outcome it reads."""
     context = await pw_browser.new_context(viewport=DESKTOP)
+    held: list[Route] = []
+
+    async def hold(route: Route) -> None:
+        held.append(route)  # never answered: the stream stays pending, as behind a buffering proxy
+
     try:
+        await context.clock.install()
+        await context.add_init_script(COUNT_LIVE_CALLS)
+        await context.route(re.compile(r"/api/runs/[^/]+/events"), hold)
         page = await context.new_page()
         watch = ConsoleWatch(page)
-        await page.goto(again.panel_url)
-        await page.goto(f"{again.base}/#runs")
+        await page.goto(server.panel_url)
         await expect(page.locator("body[data-ready]")).to_be_attached()
-        cards = page.locator("#run-list .run-card")
-        await expect(cards).to_have_count(len(before))
-        for task, outcome in before.items():
-            card = cards.filter(has_text=task)
-            await expect(card.locator(".badge")).to_have_text(outcome)
-        await cards.filter(has_text="[ok]").locator("a").click()
-        await expect(page.locator(".run-head .badge")).to_have_text("success")
-        await expect(page.locator(".result-card")).to_contain_text("$7.25")
-        await expect(page.locator(".steps .step")).not_to_have_count(0)
-        await expect(page.locator(".steps .thumb img").first).to_have_attribute("src", re.compile("^blob:"))
-        files = await snap(page, tmp_path, "runs-after-restart")
+        run_id = start(server, "[over] Look at the shop", sites.url("/shop/"))
+        await page.goto(f"{server.base}/#runs/{run_id}")
+        live = page.locator(".live")
+        await expect(live).to_have_attribute(
+            "data-frames", re.compile(r"^[1-9]"), timeout=60_000
+        )  # while it runs
+        assert held, "the event stream was not held back"
+        await expect(page.locator(".run-head .badge")).to_have_text("success", timeout=90_000)
+        await expect(page.locator(".result-card")).to_contain_text("Seen.")
+        await expect(live).to_be_hidden()
+        await expect(live).to_have_attribute("data-state", "stopped")
+        # ten more seconds of the page's timers: no more asking
+        now = await page.evaluate("Date.now()")
+        await page.clock.pause_at(now + 1000)
+        await page.evaluate("() => { window.__ticks = 0; setInterval(() => (window.__ticks += 1), 1000); }")
+        calls = await page.evaluate("window.__liveCalls")
+        assert calls >= 2, calls
+        await page.clock.run_for(10_000)
+        assert await page.evaluate("window.__ticks") >= 9  # the timers did run
+        assert await page.evaluate("window.__liveCalls") == calls
         watch.check()
-        shots(tmp_path, files)
     finally:
         await context.close()
-        again.stop()
 
 
 async def test_a_tool_call_is_approved_from_the_tools_console(
@@ -279,3 +325,40 @@ async def test_the_settings_page_names_providers_never_keys(
     assert KEY_VALUE not in json.dumps(server.api("GET", "/api/settings"))
     files = await snap(page, tmp_path, "settings")
     shots(tmp_path, files)
+
+
+async def test_the_list_is_read_from_the_records_after_a_restart(
+    pw_browser: Browser,
+    server: LiveServer,
+    home: Path,
+    sites: SitesServer,
+    browser_config: BrowserConfig,
+    tmp_path: Path,
+) -> None:
+    before = {r["task"]: r["outcome"] for r in server.api("GET", "/api/runs")["runs"]}
+    assert {"success", "failed", "denied"} <= set(before.values()), before
+    server.stop()
+    again = start_server(home, scripts(sites), _config(home, browser_config))
+    context = await pw_browser.new_context(viewport=DESKTOP)
+    try:
+        page = await context.new_page()
+        watch = ConsoleWatch(page)
+        await page.goto(again.panel_url)
+        await page.goto(f"{again.base}/#runs")
+        await expect(page.locator("body[data-ready]")).to_be_attached()
+        cards = page.locator("#run-list .run-card")
+        await expect(cards).to_have_count(len(before))
+        for task, outcome in before.items():
+            card = cards.filter(has_text=task)
+            await expect(card.locator(".badge")).to_have_text(outcome)
+        await cards.filter(has_text="[ok]").locator("a").click()
+        await expect(page.locator(".run-head .badge")).to_have_text("success")
+        await expect(page.locator(".result-card")).to_contain_text("$7.25")
+        await expect(page.locator(".steps .step")).not_to_have_count(0)
+        await expect(page.locator(".steps .thumb img").first).to_have_attribute("src", re.compile("^blob:"))
+        files = await snap(page, tmp_path, "runs-after-restart")
+        watch.check()
+        shots(tmp_path, files)
+    finally:
+        await context.close()
+        again.stop()

@@ -41,8 +41,12 @@ const Replay = (() => {
       at = Math.max(0, Math.min(slides.length - 1, i));
       const step = slides[at];
       counter.textContent = `Step ${step.step} · ${at + 1} of ${slides.length}`;
+      const focused = document.activeElement;
       prev.disabled = at === 0;
       next.disabled = at === slides.length - 1;
+      // a disabled button drops the focus (out of the dialog, where ← → no longer reach it): keep it inside
+      if (focused === prev && prev.disabled) (next.disabled ? close : next).focus();
+      if (focused === next && next.disabled) (prev.disabled ? close : prev).focus();
       d.dataset.step = String(step.step);
       side.replaceChildren(
         el("h3", { text: step.title || "(no title)" }),

@@ -51,6 +51,7 @@ const RunsView = (() => {
           el("a", { class: "card-main", href: `#runs/${encodeURIComponent(runId(r))}` }, [
             el("span", { class: "card-title", text: r.task || runId(r) }),
             outcomeBadge(r.outcome),
+            r.caveat ? el("span", { class: "card-caveat small warn-text", text: `⚠ ${r.caveat}` }) : null,
             r.answer ? el("span", { class: "card-answer small", text: r.answer }) : null,
             el("span", { class: "muted small", text: `${r.step_count} step${r.step_count === 1 ? "" : "s"} · ${r.model} · ${Kite.fmtTime(r.created_at)}` }),
           ]),
@@ -158,9 +159,9 @@ const RunsView = (() => {
       box.live,
       box.steps,
     );
-    watch = { id, box, steps: new Map(), confirms: new Map(), lastObserve: null, thinkingSince: null, ticker: 0, liveUrl: null };
+    watch = { id, box, steps: new Map(), confirms: new Map(), lastObserve: null, thinkingSince: null, ticker: 0, liveUrl: null, liveBackoff: 0, liveWait: 0, liveStopped: false };
     $("view-runs").querySelector(".split").classList.add("watching");
-    setStatus(data.status, data.result, data.error, data.outcome);
+    setStatus(data.status, data.result, data.error, data.outcome, data.caveat);
     refreshList();
     if (data.on_disk) {
       // a run of an earlier server (or of kite run): its record is all there is
@@ -191,7 +192,7 @@ const RunsView = (() => {
     }
   }
 
-  // Every second while the run is on: the live view's next frame, and how long the model has been thinking.
+  // Every second while the run is on: how long the model has been thinking, and the live view's next frame.
   async function tick(id) {
     if (!watch || watch.id !== id || watch.box.stop.hidden) return;
     const box = watch.box;
@@ -200,25 +201,74 @@ const RunsView = (() => {
       box.thinking.hidden = false;
       box.thinking.textContent = `Model is thinking (${secs} s)`;
     } else box.thinking.hidden = true;
-    if (watch.fetching) return;
+    if (watch.fetching || watch.liveStopped) return;
+    if (watch.liveWait > 0) {
+      watch.liveWait -= 1;
+      return;
+    }
     watch.fetching = true;
     try {
-      const res = await fetch(`/api/runs/${encodeURIComponent(id)}/live`);
-      if (!res.ok || !watch || watch.id !== id) return;
-      const url = URL.createObjectURL(await res.blob());
-      if (watch.liveUrl) URL.revokeObjectURL(watch.liveUrl);
-      watch.liveUrl = url;
-      box.live.querySelector("img").src = url;
-      box.live.hidden = false;
-      box.live.dataset.frames = String(Number(box.live.dataset.frames || 0) + 1);
+      await liveFrame(id);
     } catch (e) {
-      // a missed frame: the next tick asks again
+      // a missed frame (network): the next tick asks again
     } finally {
       if (watch) watch.fetching = false;
     }
   }
 
-  function setStatus(status, result, error, outcome) {
+  // GET /live answers a frame; 409 no_frame (the run is starting, or its page is busy): asked again later,
+  // backing off to LIVE_MAX_WAIT s, the last frame kept and the reason shown; 409 not_running (or any other
+  // refusal): no more asking, and the run's state is read and shown (the finish event may never come, e.g. a
+  // proxy holding the event stream).
+  const LIVE_MAX_WAIT = 4;
+  async function liveFrame(id) {
+    const res = await fetch(`/api/runs/${encodeURIComponent(id)}/live`, { cache: "no-store" });
+    if (!watch || watch.id !== id) return;
+    const live = watch.box.live;
+    if (res.ok) {
+      const url = URL.createObjectURL(await res.blob());
+      if (!watch || watch.id !== id) return URL.revokeObjectURL(url);
+      if (watch.liveUrl) URL.revokeObjectURL(watch.liveUrl);
+      watch.liveUrl = url;
+      watch.liveBackoff = 0;
+      live.querySelector("img").src = url;
+      live.hidden = false;
+      live.dataset.frames = String(Number(live.dataset.frames || 0) + 1);
+      liveState("live", "Live view of the run's page");
+      return;
+    }
+    const data = await res.json().catch(() => ({ error: `http_${res.status}`, message: "" }));
+    if (!watch || watch.id !== id) return;
+    if (res.status === 409 && data.error === "no_frame") {
+      watch.liveBackoff = Math.min(LIVE_MAX_WAIT, Math.max(1, (watch.liveBackoff || 0) * 2));
+      watch.liveWait = watch.liveBackoff - 1;
+      liveState("waiting", `${data.message} (asking again in ${watch.liveBackoff} s)`);
+      return;
+    }
+    watch.liveStopped = true;
+    liveState("stopped", errorText(data));
+    await showState(id);
+  }
+
+  function liveState(state, text) {
+    const live = watch.box.live;
+    live.dataset.state = state;
+    live.querySelector("figcaption").textContent = text;
+  }
+
+  // The run's state as GET shows it (when the event stream did not say it).
+  async function showState(id) {
+    const { ok, data } = await api(`/api/runs/${encodeURIComponent(id)}`);
+    if (!watch || watch.id !== id) return;
+    if (!ok) {
+      watch.box.conn.textContent = errorText(data);
+      return;
+    }
+    setStatus(data.status, data.result, data.error, data.outcome, data.caveat);
+    refreshList();
+  }
+
+  function setStatus(status, result, error, outcome, caveat) {
     const box = watch.box;
     const word = outcome || (status === "running" ? "running" : status);
     box.status.textContent = word;
@@ -234,23 +284,25 @@ const RunsView = (() => {
       clearInterval(watch.ticker);
       Confirmations.clear(watch);
     }
-    if (result) box.result.replaceChildren(resultCard(result, error, word));
+    if (result) box.result.replaceChildren(resultCard(result, error, word, caveat));
   }
 
   // The run ended: the finish event says how (status, outcome; error: why it failed).
   function ended(id, ev) {
     if (!watch || watch.id !== id) return;
-    setStatus(ev.status, ev.result, ev.error, ev.outcome);
+    setStatus(ev.status, ev.result, ev.error, ev.outcome, ev.caveat);
     refreshList();
   }
 
-  function resultCard(r, error, outcome) {
+  // The outcome first: how it ended, the answer and its data; the caveat (the server's RunResult.caveat, the
+  // one rule of honest tables) and what was not done.
+  function resultCard(r, error, outcome, caveat) {
     const title = { success: "Succeeded", denied: "Denied", stopped: "Stopped", failed: "Failed" }[outcome] || "Did not succeed";
     const declined = r.declined || [];
     return el("div", { class: `result-card outcome-${outcome}` }, [
       el("p", { class: "result-answer" }, [el("strong", { text: `${title}. ` }), r.answer || r.message || ""]),
       r.data != null ? el("pre", { class: "result-data", text: JSON.stringify(r.data, null, 2) }) : null,
-      r.claimed_success && !r.success ? el("p", { class: "small warn-text", text: "The model claimed success; Kite does not count it as one." }) : null,
+      caveat ? el("p", { class: "small warn-text caveat", text: `⚠ ${caveat}` }) : null,
       declined.length ? el("p", { class: "small", text: `Not done: ${declined.map((d) => `${d.action} (${d.outcome})`).join("; ")}` }) : null,
       el("p", { class: "muted small", text: `${r.stop_reason}${r.steps != null ? ` · ${r.steps} steps` : ""}${r.duration_s != null ? ` · ${Number(r.duration_s).toFixed(1)} s` : ""}` }),
       error ? el("p", { class: "error-text", text: errorText(error) }) : null,
@@ -357,13 +409,22 @@ const RunsView = (() => {
         }
         // refused: said once, on the action's own line (with the person's answer, if one was given)
         row.done = true;
+        row.refused = true;
+        row.action = ev.action;
         refusedRow(row, { ...ev, denial: s.denial });
         if (s.denial) row.li.dataset.denied = "true";
         s.denial = null;
         break;
       }
       case "result": {
-        const row = actionRow(stepBox(n), ev);
+        const s = stepBox(n);
+        // a refused action's own result (declined / blocked): its line already says so, once
+        const refused = [...s.rows.values()].find((r) => r.refused && !r.told && r.action === ev.action);
+        if (refused && !ev.ok) {
+          refused.told = true;
+          break;
+        }
+        const row = actionRow(s, ev);
         row.done = true;
         resultRow(row, ev);
         break;
