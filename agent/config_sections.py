@@ -47,6 +47,8 @@ class BrowserConfig(_Section):
     """Folders uploadFile may read from, besides the run folder."""
     js_timeout_ms: int = 5000
     """Cap for executeJS."""
+    max_download_mb: float = Field(100, gt=0)
+    """A download larger than this (MB) is stopped, nothing of it kept, and the model told."""
 
     @model_validator(mode="after")
     def _deadlines(self) -> BrowserConfig:

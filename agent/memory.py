@@ -87,6 +87,8 @@ def describe_result(result: ActionResult, *, full: bool = True, fenced: bool = F
         )
     if e.downloads:
         bits.append(q("downloaded: " + ", ".join(e.downloads)))
+    for notice in e.download_notices:
+        bits.append(q(f"{notice.type}: {notice.message}"))
     if e.value is not None:
         bits.append(q(f'value now "{_clip(e.value, 80)}"'))
     if e.added or e.removed:

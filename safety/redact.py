@@ -102,6 +102,40 @@ def _literal_forms(value: str) -> list[str]:
     return sorted(forms, key=len, reverse=True)
 
 
+_NON_WORD = re.compile(r"[\W_]+")
+
+
+def longest_match(value: str) -> int:
+    """An upper bound on the length of a match of ``secret_pattern(value)``: its longest literal or encoded
+    form, or its letters and digits with four separators between each two."""
+    forms = [value, quote(value, safe=""), quote_plus(value), *_literal_forms(value), *_b64_cores(value)]
+    return max([5 * len(letters_and_digits(value)), *map(len, forms)])
+
+
+def quick_needles(value: str) -> tuple[str | None, list[str]]:
+    """What a match of ``secret_pattern(value)`` cannot lack, for a quick first test of a large text: the
+    folded letters and digits (found in ``quick_form`` of the text), or one of the literal and base64 forms
+    (found in the case folded text)."""
+    if len(value) < WHOLE_TOKEN_BELOW:
+        return None, sorted({f.casefold() for f in (value, quote(value, safe=""), quote_plus(value))})
+    literals = sorted({f.casefold() for f in (*_literal_forms(value), *_b64_cores(value))})
+    chars = letters_and_digits(value)
+    return (chars if len(chars) >= WHOLE_TOKEN_BELOW else None), literals
+
+
+_ASCII_NON_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
+
+
+def quick_form(text: str) -> str:
+    """``text`` without anything that is not a letter or digit, then folded: a value spelled out with
+    separators or look-alike letters is a plain substring of it. Fast on large texts: the ASCII separators go
+    as bytes (they never occur inside a UTF-8 sequence), so the regex meets only the few others."""
+    raw = text.encode("utf-8", "surrogateescape").translate(None, _ASCII_NON_ALNUM)
+    if raw.isascii():
+        return raw.decode("ascii").lower()
+    return fold(_NON_WORD.sub("", raw.decode("utf-8", "surrogateescape")))
+
+
 def secret_pattern(value: str) -> str:
     """A regular expression (no capturing groups) matching ``value`` and its common transforms."""
     if len(value) < WHOLE_TOKEN_BELOW:

@@ -22,7 +22,16 @@ from pydantic import BaseModel
 from kite_browser.agent.config import SafetyConfig, env_with_prefix
 from kite_browser.agent.errors import KiteError, UsageError
 from kite_browser.safety.domains import DomainPolicy
-from kite_browser.safety.redact import MIN_LENGTH, secret_pattern
+from kite_browser.safety.redact import (
+    MIN_LENGTH,
+    longest_match,
+    quick_form,
+    quick_needles,
+    secret_pattern,
+)
+
+LONG_PIECE = 1 << 18
+"""``redact_long``: characters of a long text handled at once (at least; a piece ends at a separator run)."""
 
 NAME_RE = r"[A-Za-z_][A-Za-z0-9_.-]*"
 PLACEHOLDER_RE = re.compile(rf"<secret>({NAME_RE})</secret>")
@@ -75,6 +84,10 @@ class SecretStore:
         self._names = [s.name for s in ordered]
         alternatives = [f"(?P<s{i}>{secret_pattern(s.value)})" for i, s in enumerate(ordered)]
         self._value_re = re.compile("|".join(alternatives)) if alternatives else None
+        needles = [quick_needles(s.value) for s in ordered]
+        self._cores = [core for core, _ in needles if core]
+        self._literals = [lit for _, lits in needles for lit in lits]
+        self._longest = max((longest_match(s.value) for s in ordered), default=0)
 
     # ------------------------------------------------------------ construction
 
@@ -169,6 +182,38 @@ class SecretStore:
         if self._value_re is None or not text:
             return text
         return self._value_re.sub(self._placeholder_for, text)
+
+    def might_contain(self, text: str) -> bool:
+        """A quick test for large texts (a downloaded file): False means ``redact`` leaves ``text`` as it is.
+        The letters and digits of a value, in the text stripped of separators and folded, or one of its
+        literal or base64 forms in the case folded text (C-speed searches, where the full pattern takes
+        seconds per MB)."""
+        if self._value_re is None or not text:
+            return False
+        folded = text.casefold()
+        if any(lit in folded for lit in self._literals):
+            return True
+        if not self._cores:
+            return False
+        bare = quick_form(text)
+        return any(core in bare for core in self._cores)
+
+    def redact_long(self, text: str, piece: int = LONG_PIECE) -> str:
+        """``redact`` for a long text (a downloaded file): only the runs of pieces that pass ``might_contain``
+        meet the full pattern (seconds per MB). Each piece is tested with as much of its neighbours on either
+        side as the longest match, so a match that reaches into a piece makes it pass: no match straddles a
+        piece that passed and one that did not."""
+        w = self._longest
+        hits = [self.might_contain(text[max(0, s - w) : s + piece + w]) for s in range(0, len(text), piece)]
+        out, i = [], 0
+        while i < len(hits):
+            j = i
+            while j < len(hits) and hits[j] == hits[i]:
+                j += 1
+            part = text[i * piece : j * piece]
+            out.append(self.redact(part) if hits[i] else part)
+            i = j
+        return "".join(out)
 
     def _placeholder_for(self, match: re.Match[str]) -> str:
         return placeholder(self._names[int((match.lastgroup or "s0")[1:])])

@@ -5,7 +5,9 @@ Everything the page does on its own is captured here and reported, never silentl
 * tabs the page opens itself (``target=_blank``, ``window.open``) are tracked and listed by ``tabs()``;
 * JS dialogs are answered at once so the page never blocks (alert: accept; confirm, prompt and
   beforeunload: ``dialog_policy``), and recorded as ``DialogInfo(handled=...)``;
-* downloads are saved into ``downloads_dir`` under the suggested (de-duplicated) filename;
+* downloads are saved into ``downloads_dir`` under the suggested (de-duplicated) filename; one past
+  ``max_download_mb`` is stopped, and a saved file's content is scanned for secrets (``secret_scan``), see
+  ``agent/browser/downloads.py``; both are reported as ``download_notices``;
 * a crashed tab or a dead browser makes the next use of ``page`` raise ``BrowserCrashedError``.
 
 ``drain_events()`` returns what happened since the previous drain.
@@ -23,8 +25,9 @@ from playwright.async_api import BrowserContext, Dialog, Download, Page
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
+from kite_browser.agent.browser.downloads import DownloadGuard, SecretScan
 from kite_browser.agent.browser.filenames import safe_filename, unique_path
-from kite_browser.agent.browser.observation import DialogInfo, TabInfo
+from kite_browser.agent.browser.observation import DialogInfo, DownloadNotice, TabInfo
 from kite_browser.agent.errors import (
     BrowserCrashedError,
     BrowserError,
@@ -56,12 +59,14 @@ class ContextEvents(BaseModel):
     """JS dialogs, each already answered (``handled``)."""
     downloads: list[str] = Field(default_factory=list)
     """Paths of downloads saved into downloads_dir."""
+    download_notices: list[DownloadNotice] = Field(default_factory=list)
+    """Downloads stopped at the cap, or whose content held a secret."""
     crashed: bool = False
     """A tab of this context crashed (or the browser went away)."""
 
     @property
     def empty(self) -> bool:
-        return not (self.new_tabs or self.dialogs or self.downloads or self.crashed)
+        return not (self.new_tabs or self.dialogs or self.downloads or self.download_notices or self.crashed)
 
 
 class ContextSession:
@@ -74,6 +79,7 @@ class ContextSession:
         downloads_dir: Path | None = None,
         owns_context: bool = True,
         navigation_timeout_ms: int | None = None,
+        max_download_mb: float | None = None,
     ) -> None:
         self.downloads_dir: Path | None = downloads_dir
         """Where downloads are saved (the run folder's downloads/); settable at any time."""
@@ -83,6 +89,9 @@ class ContextSession:
         """Text typed into prompt() dialogs when accepting; None = the prompt's default value."""
         self.name_filter: Callable[[str], str] | None = None
         """Applied to a download's suggested file name before it is saved (the run takes secrets out)."""
+        self.secret_scan: SecretScan | None = None
+        """The run's secrets, taken out of a saved download's content; None: not scanned."""
+        self._guard = DownloadGuard(max_download_mb)
         self.dialog_judge: DialogJudge | None = None
         """Asked before answering a confirm, prompt or beforeunload dialog: (accept?, why) overrides
         ``dialog_policy``; None leaves it to the policy (the safety gate sets this for a run)."""
@@ -109,6 +118,7 @@ class ContextSession:
         self._new_pages: list[Page] = []
         self._dialogs: list[DialogInfo] = []
         self._downloads: list[str] = []
+        self._notices: list[DownloadNotice] = []
         self._crash_seen = False
         self._pending_dialog: DialogInfo | None = None
 
@@ -132,7 +142,17 @@ class ContextSession:
         for page in list(ctx.pages):
             self._unwatch(page)
 
+    @property
+    def max_download_mb(self) -> float | None:
+        """A download larger than this is stopped (None: no cap)."""
+        return self._guard.max_mb
+
+    @max_download_mb.setter
+    def max_download_mb(self, value: float | None) -> None:
+        self._guard.max_mb = value
+
     def _watch(self, page: Page) -> None:
+        self._guard.watch(self.context, page)
         page.on("dialog", self._on_dialog)
         page.on("download", self._on_download)
         page.on("crash", self._on_crash)
@@ -217,26 +237,43 @@ class ContextSession:
         target: Path | None = None
         if directory is not None:
             directory.mkdir(parents=True, exist_ok=True)
-            name = download.suggested_filename
-            name = self.name_filter(name) if self.name_filter is not None else name
+            name = self._filtered_name(download)
             target = unique_path(directory, safe_filename(name), self._reserved)
             self._reserved.add(target)
+        self._guard.started(download)
         task = asyncio.ensure_future(self._save(download, target))
         self._saving.add(task)
         task.add_done_callback(self._saving.discard)
 
     async def _save(self, download: Download, target: Path | None) -> None:
+        name = target.name if target is not None else safe_filename(self._filtered_name(download))
+        reserved = target
         try:
             if target is None:  # no folder: report Playwright's temporary copy (gone when the context closes)
                 target = await download.path()
             else:
                 await download.save_as(target)
         except PlaywrightError:
-            return  # failed or cancelled download: nothing was saved
+            target = None  # failed or cancelled download (at the cap, say): nothing was saved
         finally:
-            if target is not None:
-                self._reserved.discard(target)
-        self._downloads.append(str(target))
+            if reserved is not None:
+                self._reserved.discard(reserved)
+            if (capped := self._guard.finished(download, name)) is not None:
+                self._notices.append(capped)
+        if target is None:
+            return
+        try:
+            notice = await self._guard.check_saved(target, name, self.secret_scan)
+        except OSError:
+            return  # gone meanwhile (the context closed)
+        if notice is not None:
+            self._notices.append(notice)
+        if target.exists():
+            self._downloads.append(str(target))
+
+    def _filtered_name(self, download: Download) -> str:
+        name = download.suggested_filename
+        return self.name_filter(name) if self.name_filter is not None else name
 
     async def wait_for_downloads(self, timeout_s: float = 30.0) -> list[str]:
         """Wait until the downloads in flight are saved; returns every saved path not yet drained."""
@@ -305,11 +342,13 @@ class ContextSession:
             new_tabs=[p.url for p in self._new_pages],
             dialogs=list(self._dialogs),
             downloads=list(self._downloads),
+            download_notices=list(self._notices),
             crashed=self._crash_seen,
         )
         self._new_pages.clear()
         self._dialogs.clear()
         self._downloads.clear()
+        self._notices.clear()
         self._crash_seen = False
         self._pending_dialog = None
         return events
@@ -386,6 +425,7 @@ class ContextSession:
         self._closed = True
         for task in list(self._saving):
             task.cancel()
+        self._guard.close()
         self._unbind()
         if self.owns_context:
             with contextlib.suppress(PlaywrightError):

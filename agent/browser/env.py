@@ -51,6 +51,8 @@ class EnvSafety:
     gate: Gate
     secrets: SecretStore
     domains: DomainPolicy | None = None
+    max_download_mb: float | None = None
+    """The download cap (``browser.max_download_mb``); None leaves each context's own."""
 
     @classmethod
     def from_config(
@@ -66,10 +68,11 @@ class EnvSafety:
         policy = policy or SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
         confirmer = confirmer or BatchConfirmer(config.safety.approve, nobody=NO_CONFIRMER, allow=BY_CONFIG)
         domains = policy.domains if policy.domains.active else None
-        return cls(policy, Gate(policy, confirmer), secrets, domains)
+        return cls(policy, Gate(policy, confirmer), secrets, domains, config.browser.max_download_mb)
 
     def rules(self) -> ContextRules:
-        """What a context is held to: the domain policy, the gate on its dialogs, secrets out of file names."""
+        """What a context is held to: the domain policy, the gate on its dialogs, secrets out of file names
+        and of downloaded files' content, the download cap."""
         gate, redact = self.gate, self.secrets.redact
 
         async def judge(info: DialogInfo, url: str) -> tuple[bool, str] | None:
@@ -79,6 +82,8 @@ class EnvSafety:
             network=self.domains,
             dialog_judge=judge,
             name_filter=lambda name: PLACEHOLDER_RE.sub(r"secret-\1", redact(name)),
+            secret_scan=self.secrets if len(self.secrets) else None,
+            max_download_mb=self.max_download_mb,
         )
 
 

@@ -174,6 +174,7 @@ class ActionExecutor:
         events = self.ec.session.drain_events()
         eff.new_tabs = list(events.new_tabs)
         eff.downloads = list(events.downloads)
+        eff.download_notices = list(events.download_notices)
         eff.dialog = events.dialogs[-1] if events.dialogs else None
         if live is None:
             return
@@ -198,6 +199,7 @@ def _changed(eff: Effects, rep: SettleReport) -> bool:
         or eff.new_tabs
         or eff.dialog
         or eff.downloads
+        or eff.download_notices
     )
 
 

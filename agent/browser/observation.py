@@ -98,6 +98,21 @@ class DialogInfo(_Model):
     """Why, when the safety policy judged the dialog (the user approved / declined, and the policy's reason)."""
 
 
+class DownloadNotice(_Model):
+    """What Kite did to a download the page started, besides saving it: stopped it at the size cap, took a
+    secret's value out of its content, or withheld it (a file that is not text with a secret in it)."""
+
+    type: Literal["download_too_large", "download_secret_redacted", "download_withheld"]
+    file: str
+    """The file's name (as the page suggested it, secrets taken out)."""
+    message: str
+    """One line for the model: what was done, and why."""
+    received_mb: float | None = None
+    """download_too_large: how much had arrived when it was stopped."""
+    cap_mb: float | None = None
+    """download_too_large: the cap (``browser.max_download_mb``)."""
+
+
 class Counts(_Model):
     buttons: int = 0
     inputs: int = 0
@@ -169,6 +184,8 @@ class Effects(_Model):
     new_tabs: list[str] = Field(default_factory=list)
     dialog: DialogInfo | None = None
     downloads: list[str] = Field(default_factory=list)
+    download_notices: list[DownloadNotice] = Field(default_factory=list)
+    """Downloads stopped at the size cap, or whose content held a secret (redacted, or the file withheld)."""
     value: str | None = None
     """Value read back from the target field after typing or selecting."""
     focused: str | None = None

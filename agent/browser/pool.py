@@ -32,6 +32,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.context import ContextSession, DialogJudge
+from kite_browser.agent.browser.downloads import SecretScan
 from kite_browser.agent.browser.driver import start_driver
 from kite_browser.agent.browser.extractor_call import install_listener_tracking
 from kite_browser.agent.browser.launch import chromium_args, viewport
@@ -60,6 +61,10 @@ class ContextRules:
     context's ``dialog_policy`` answers alone."""
     name_filter: Callable[[str], str] | None = None
     """Applied to a download's file name before it is saved (secrets taken out)."""
+    secret_scan: SecretScan | None = None
+    """The secrets taken out of a saved download's content (a binary file holding one is deleted)."""
+    max_download_mb: float | None = None
+    """The download cap; None leaves the context's own (its browser's ``browser.max_download_mb``)."""
 
 
 async def apply_rules(ctx: ContextSession, rules: ContextRules) -> None:
@@ -67,6 +72,9 @@ async def apply_rules(ctx: ContextSession, rules: ContextRules) -> None:
     a context it did not get from a pool calls this directly). The one place rules reach a context."""
     ctx.dialog_judge = rules.dialog_judge
     ctx.name_filter = rules.name_filter
+    ctx.secret_scan = rules.secret_scan
+    if rules.max_download_mb is not None:
+        ctx.max_download_mb = rules.max_download_mb
     if rules.network is not None:
         await rules.network.install(ctx.context)
 
@@ -232,7 +240,10 @@ class BrowserPool:
         raw: BrowserContext = await browser.new_context(viewport=viewport(self.config), accept_downloads=True)
         await install_listener_tracking(raw)  # before the first page: JS click handlers get listed
         ctx = ContextSession(
-            raw, downloads_dir=self.downloads_dir, navigation_timeout_ms=self.config.navigation_timeout_ms
+            raw,
+            downloads_dir=self.downloads_dir,
+            navigation_timeout_ms=self.config.navigation_timeout_ms,
+            max_download_mb=self.config.max_download_mb,
         )
         await self.apply(ctx, rules or ContextRules())
         return ctx

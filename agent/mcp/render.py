@@ -193,6 +193,7 @@ def effects_text(
         facts.append(f'{e.dialog.type} dialog "{e.dialog.message[:120]}" was {e.dialog.handled}')
     if e.downloads:
         facts.append("downloaded: " + ", ".join(e.downloads))
+    facts += [f"{n.type}: {n.message}" for n in e.download_notices]
     if e.value is not None:
         facts.append(f'field value is now "{e.value[:120]}"')
     if (e.added or e.removed) and not listed:

@@ -55,6 +55,19 @@ def test_common_transforms_are_redacted(kind: str, form: str) -> None:
     assert core not in out, (kind, out)
 
 
+@pytest.mark.parametrize(("kind", "form"), list(transforms(VALUE).items()))
+def test_a_long_text_is_redacted_as_a_whole_piece_by_piece(kind: str, form: str) -> None:
+    # what a downloaded file goes through: the quick test never misses a form the pattern finds, and the
+    # pieces (cut wherever, here every 64 characters) redact what the whole text's redaction does
+    store = _store(pw=VALUE, card="4242 4242 4242 4242")
+    filler = "The quick brown fox jumps over the lazy dog; Tr0ub4dor-3 is not it. "
+    for offset in range(0, 64, 7):
+        text = filler[:offset] + form + " " + filler * 3
+        assert store.might_contain(text), (kind, offset)
+        assert store.redact_long(text, piece=64) == store.redact(text), (kind, offset)
+    assert not store.might_contain(filler * 200)
+
+
 def test_ordinary_text_is_not_taken_for_a_folded_secret() -> None:
     store = _store(pw=VALUE, card="4242 4242 4242 4242")
     text = "The troubadour sang 3x; order 4242 4242 4241 4242; Tr0ub4dor-3 is not it."

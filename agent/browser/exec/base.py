@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from playwright.async_api import ElementHandle, Frame, Page
 
-from kite_browser.agent.browser.observation import DialogInfo, Element, Observation, TabInfo
+from kite_browser.agent.browser.observation import DialogInfo, DownloadNotice, Element, Observation, TabInfo
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import ActionError
 
@@ -22,6 +22,7 @@ class EventsLike(Protocol):
     new_tabs: list[str]
     dialogs: list[DialogInfo]
     downloads: list[str]
+    download_notices: list[DownloadNotice]
     crashed: bool
 
 
