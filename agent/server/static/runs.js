@@ -23,6 +23,8 @@ const RunsView = (() => {
     for (const [id, key] of [["runs-outcome", "outcome"], ["runs-model", "model"], ["runs-date", "date"]]) {
       if ($(id).value) params.set(key, $(id).value);
     }
+    // the day is the person's own (the date input's), the start times are UTC: the server is told our clock
+    if (params.has("date")) params.set("tz", String(-new Date(`${params.get("date")}T12:00`).getTimezoneOffset()));
     return params;
   }
 
