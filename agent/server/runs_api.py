@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -89,10 +90,28 @@ def _worded(step: dict[str, Any]) -> dict[str, Any]:
     return step
 
 
+def _local_day(created_at: str, tz: int) -> str:
+    """The day (YYYY-MM-DD) a run started on, on a clock ``tz`` minutes east of UTC (a time without an offset
+    is UTC; one that cannot be read keeps its own date part)."""
+    try:
+        when = datetime.fromisoformat(created_at)
+    except ValueError:
+        return created_at[:10]
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return (when.astimezone(UTC) + timedelta(minutes=tz)).date().isoformat()
+
+
 def _chosen(
-    runs: list[RunSummary], q: str | None, outcome: str | None, model: str | None, date: str | None
+    runs: list[RunSummary],
+    q: str | None,
+    outcome: str | None,
+    model: str | None,
+    date: str | None,
+    tz: int = 0,
 ) -> list[RunSummary]:
-    """The list's search (every word of ``q`` in the task) and filters (outcome, model, day)."""
+    """The list's search (every word of ``q`` in the task) and filters (outcome, model, day on the asker's
+    clock: ``tz`` minutes east of UTC)."""
     words = (q or "").lower().split()
     return [
         r
@@ -100,7 +119,7 @@ def _chosen(
         if all(w in r.task.lower() for w in words)
         and (outcome is None or r.outcome == outcome)
         and (model is None or r.model == model)
-        and (date is None or r.created_at.startswith(date))
+        and (date is None or _local_day(r.created_at, tz) == date)
     ]
 
 
@@ -164,14 +183,23 @@ def router() -> APIRouter:
         date: Annotated[
             str | None,
             Query(
-                pattern=r"^\d{4}-\d{2}-\d{2}$", description="Only runs started that day (YYYY-MM-DD, UTC)."
+                pattern=r"^\d{4}-\d{2}-\d{2}$",
+                description="Only runs started that day (YYYY-MM-DD, on the clock of tz).",
             ),
         ] = None,
+        tz: Annotated[
+            int,
+            Query(
+                ge=-1440,
+                le=1440,
+                description="The asker's clock for date: minutes east of UTC (UTC+2: 120); default UTC.",
+            ),
+        ] = 0,
         offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
         limit: Annotated[int, Query(ge=1, le=200)] = 50,
     ) -> RunList:
         every = await asyncio.to_thread(manager(request).summaries)  # reads run.json files: off the loop
-        chosen = _chosen(every, q, outcome, model, date)
+        chosen = _chosen(every, q, outcome, model, date, tz)
         return RunList(runs=chosen[offset : offset + limit], total=len(chosen), models=_models(every))
 
     @api.get("/{run_id}", summary="A run: status, steps, result, waiting confirmations")

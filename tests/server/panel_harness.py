@@ -7,6 +7,7 @@ import json
 import os
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -135,8 +136,10 @@ class ConsoleWatch:
 
 
 async def snap(page: Page, folder: Path, name: str) -> list[Path]:
-    """Screenshots of the current screen at 1280×800 and 390×844 (full page); at the phone size nothing may
-    be wider than the screen."""
+    """Screenshots of the current screen at 1280×800 and 390×844 (full page) into ``folder``, and into
+    ``$KITE_PANEL_SHOTS`` when it is set (to look at them); at the phone size nothing may be wider than the
+    screen."""
+    keep = os.environ.get("KITE_PANEL_SHOTS")
     out = []
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         await page.set_viewport_size(size)
@@ -145,5 +148,8 @@ async def snap(page: Page, folder: Path, name: str) -> list[Path]:
         path = folder / f"{name}-{label}.png"
         await page.screenshot(path=path, full_page=True)
         out.append(path)
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            shutil.copy(path, os.path.join(keep, path.name))
     await page.set_viewport_size(DESKTOP)
     return out

@@ -22,7 +22,8 @@ from kite_browser.agent.config import BrowserConfig
 from kite_browser.evals.sites import SitesServer
 from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, snap, start_server
 
-pytestmark = pytest.mark.slow
+# one server and one page for the module: one xdist group
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("panel")]
 
 
 def scripts(sites: SitesServer) -> dict[str, Any]:

@@ -1,15 +1,13 @@
 """The panel's runs as a product, in a real browser against a live ``kite serve``: outcome badges (success,
 failed, denied) in the list and the header with the answer under the title, search and filters, the replay
 slideshow (← →), the live view and the "model is thinking" line while a run is on, and the list read back from
-the records on disk after the server restarts. Screenshots of each screen at 1280×800 and 390×844 go to
-``tmp_path`` (and to ``$KITE_PANEL_SHOTS`` when set)."""
+the records on disk after the server restarts, the day filter on the browser's own clock. Screenshots of each
+screen at 1280×800 and 390×844 go to ``tmp_path`` (and to ``$KITE_PANEL_SHOTS`` when set, see ``snap``)."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +18,10 @@ from playwright.async_api import Browser, Page, Route, expect
 
 from kite_browser.agent.config import BrowserConfig
 from kite_browser.evals.sites import SitesServer
+from tests.server.conftest import follow
 from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, snap, start_server
 
-# one server for the module, whose runs the later tests read back (the restart test last): one xdist group
+# one server for the module (the restart test, last, restarts it): one xdist group
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("panel_outcomes"), pytest.mark.timeout(300)]
 KEY_VALUE = "sk-panel-test-not-a-real-key"
 
@@ -46,6 +45,17 @@ def scripts(sites: SitesServer) -> dict[str, Any]:
             "replies": [{"name": "scroll", "arguments": {"direction": "down"}}, done(True, "Seen.")],
             "delays": [0, 8],
         },
+        "[r-ok]": {"replies": [{"name": "scroll", "arguments": {"direction": "down"}}, done(True, "$7.25")]},
+        "[r-fail]": {"replies": [done(False, "There is no such mug.")]},
+        "[r-deny]": {
+            "replies": [
+                {"name": "click", "arguments": {"selector": "#add-to-cart"}},
+                {"name": "navigate", "arguments": {"url": sites.url("/shop/checkout")}},
+                {"name": "click", "arguments": {"selector": "#place-order"}},
+                done(True, "Ordered."),
+            ]
+        },
+        "[day]": {"replies": [done(True, "Seen.")]},
         "[live]": {
             "replies": [{"name": "scroll", "arguments": {"direction": "down"}}] * 2 + [done(True, "Seen.")],
             "delays": [0, 6, 6],
@@ -103,14 +113,6 @@ async def page(panel: tuple[Page, ConsoleWatch]) -> AsyncIterator[Page]:
     watch.check()
 
 
-def shots(tmp_path: Path, files: list[Path]) -> None:
-    keep = os.environ.get("KITE_PANEL_SHOTS")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        for f in files:
-            shutil.copy(f, Path(keep) / f.name)
-
-
 def start(server: LiveServer, task: str, url: str) -> str:
     run = server.api("POST", "/api/runs", json={"task": task, "start_url": url, "max_steps": 6})
     assert "id" in run, run
@@ -145,7 +147,7 @@ async def test_outcome_badges_caveats_and_the_answer_first(
     for run_id, outcome in expected.items():
         card = page.locator(f'#run-list [data-run="{run_id}"] .badge')
         await expect(card).to_have_text(outcome, timeout=90_000)
-    files = await snap(page, tmp_path, "runs-denied")
+    await snap(page, tmp_path, "runs-denied")
 
     await page.goto(f"{server.base}/#runs/{ok}")
     await expect(page.locator(".run-head .badge")).to_have_text("success")
@@ -156,8 +158,7 @@ async def test_outcome_badges_caveats_and_the_answer_first(
     )
     assert "$7.25" in head_then_result  # the answer sits right under the title, above the steps
     await expect(page.locator(".steps .step").first.locator("details.thought")).to_be_attached()
-    files += await snap(page, tmp_path, "run-success")
-    shots(tmp_path, files)
+    await snap(page, tmp_path, "run-success")
 
 
 def run_ids(server: LiveServer) -> dict[str, str]:
@@ -174,7 +175,7 @@ async def test_search_filters_and_the_replay(page: Page, server: LiveServer, tmp
     await page.fill("#runs-search", "purple")
     await expect(page.locator("#run-list .run-card")).to_have_count(1)
     await expect(page.locator(f'#run-list [data-run="{fail}"]')).to_be_visible()
-    files = await snap(page, tmp_path, "runs-search")
+    await snap(page, tmp_path, "runs-search")
     await page.fill("#runs-search", "")
     await page.select_option("#runs-outcome", "denied")
     await expect(page.locator("#run-list .run-card")).to_have_count(1)
@@ -201,7 +202,7 @@ async def test_search_filters_and_the_replay(page: Page, server: LiveServer, tmp
     )
     assert width > 300
     await expect(dialog.locator(".replay-step")).to_contain_text(slides[0]["actions"][0]["action"])
-    files += await snap(page, tmp_path, "run-replay")
+    await snap(page, tmp_path, "run-replay")
     await page.keyboard.press("ArrowRight")
     await expect(dialog.locator(".replay-count")).to_have_text(
         f"Step {slides[1]['step']} · 2 of {len(slides)}"
@@ -212,7 +213,6 @@ async def test_search_filters_and_the_replay(page: Page, server: LiveServer, tmp
     )
     await page.keyboard.press("Escape")
     await expect(dialog).to_be_hidden()
-    shots(tmp_path, files)
 
 
 async def test_a_running_run_shows_its_page_live_and_that_the_model_is_thinking(
@@ -227,11 +227,10 @@ async def test_a_running_run_shows_its_page_live_and_that_the_model_is_thinking(
     await expect(live.locator("img")).not_to_have_attribute("src", first or "")  # new frames keep coming
     thinking = page.locator(".thinking")
     await expect(thinking).to_have_text(re.compile(r"^Model is thinking \([1-9]\d* s\)$"), timeout=60_000)
-    files = await snap(page, tmp_path, "run-live")
+    await snap(page, tmp_path, "run-live")
     await expect(page.locator(".run-head .badge")).to_have_text("success", timeout=90_000)
     await expect(live).to_be_hidden()
     await expect(thinking).to_be_hidden()
-    shots(tmp_path, files)
 
 
 COUNT_LIVE_CALLS = """
@@ -303,13 +302,12 @@ async def test_a_tool_call_is_approved_from_the_tools_console(
     await expect(box).to_be_visible()
     await expect(box.locator(".confirm-reasons")).to_contain_text("executeJS")
     await expect(box.locator("button.deny")).to_be_focused()
-    files = await snap(page, tmp_path, "tool-approval")
+    await snap(page, tmp_path, "tool-approval")
     await box.get_by_role("button", name="Approve (y)").click()
     await expect(box).to_have_count(0)
     await expect(page.locator("#tool-status")).to_contain_text("ok")
     await expect(page.locator("#tool-output pre")).to_contain_text("42")
     server.api("POST", "/api/tools/chrome_close", json={"browserId": launched["browserId"]})
-    shots(tmp_path, files)
 
 
 async def test_the_settings_page_names_providers_never_keys(
@@ -323,8 +321,38 @@ async def test_the_settings_page_names_providers_never_keys(
     await expect(settings.locator('dd[data-key="Modules"]')).to_have_text("chrome")
     assert KEY_VALUE not in await page.content()
     assert KEY_VALUE not in json.dumps(server.api("GET", "/api/settings"))
-    files = await snap(page, tmp_path, "settings")
-    shots(tmp_path, files)
+    await snap(page, tmp_path, "settings")
+
+
+async def test_the_day_filter_is_the_browsers_own_day(
+    pw_browser: Browser, server: LiveServer, sites: SitesServer
+) -> None:
+    """Start times are UTC; the date input is the person's. On a clock whose day is not UTC's now (UTC+14 in
+    the UTC afternoon, UTC-11 in its morning), a run of now is found under the local day, not the UTC one."""
+    run_id = start(server, "[day] Look at the shop", sites.url("/shop/"))
+    follow(server.client, run_id)
+    created = server.api("GET", f"/api/runs/{run_id}")["created_at"]
+    utc_hour = int(created[11:13])
+    zone = "Pacific/Kiritimati" if utc_hour >= 10 else "Pacific/Pago_Pago"
+    context = await pw_browser.new_context(viewport=DESKTOP, timezone_id=zone)
+    try:
+        page = await context.new_page()
+        watch = ConsoleWatch(page)
+        await page.goto(server.panel_url)
+        await expect(page.locator("body[data-ready]")).to_be_attached()
+        await page.goto(f"{server.base}/#runs")
+        local_day = await page.evaluate("(t) => new Date(t).toLocaleDateString('en-CA')", created)
+        assert local_day != created[:10], (zone, created, local_day)  # the two clocks' days differ
+        card = page.locator(f'#run-list [data-run="{run_id}"]')
+        await expect(card).to_be_visible()
+        await page.fill("#runs-date", created[:10])  # the UTC day: not this person's day of the run
+        await expect(card).to_have_count(0)
+        await page.fill("#runs-date", local_day)
+        await expect(card).to_be_visible()
+        await expect(card.locator(".badge")).to_have_text("success")
+        watch.check()
+    finally:
+        await context.close()
 
 
 async def test_the_list_is_read_from_the_records_after_a_restart(
@@ -335,8 +363,22 @@ async def test_the_list_is_read_from_the_records_after_a_restart(
     browser_config: BrowserConfig,
     tmp_path: Path,
 ) -> None:
+    # its own runs, one of each outcome, each followed to its end (the denied one answered "deny")
+    def deny(event: dict[str, Any], run_id: str) -> None:
+        if event["event"] == "confirm":
+            path = f"/api/runs/{run_id}/confirmations/{event['data']['id']}"
+            server.api("POST", path, json={"decision": "deny"})
+
+    for tag, url in (
+        ("[r-ok]", "/shop/"),
+        ("[r-fail]", "/shop/"),
+        ("[r-deny]", "/shop/product/classic-blue-mug"),
+    ):
+        run_id = start(server, f"{tag} Restart me", sites.url(url))
+        follow(server.client, run_id, on_event=lambda e, run_id=run_id: deny(e, run_id))
     before = {r["task"]: r["outcome"] for r in server.api("GET", "/api/runs")["runs"]}
-    assert {"success", "failed", "denied"} <= set(before.values()), before
+    mine = {t.split()[0]: o for t, o in before.items() if t.endswith("Restart me")}
+    assert mine == {"[r-ok]": "success", "[r-fail]": "failed", "[r-deny]": "denied"}, before
     server.stop()
     again = start_server(home, scripts(sites), _config(home, browser_config))
     context = await pw_browser.new_context(viewport=DESKTOP)
@@ -351,14 +393,13 @@ async def test_the_list_is_read_from_the_records_after_a_restart(
         for task, outcome in before.items():
             card = cards.filter(has_text=task)
             await expect(card.locator(".badge")).to_have_text(outcome)
-        await cards.filter(has_text="[ok]").locator("a").click()
+        await cards.filter(has_text="[r-ok]").locator("a").click()
         await expect(page.locator(".run-head .badge")).to_have_text("success")
         await expect(page.locator(".result-card")).to_contain_text("$7.25")
         await expect(page.locator(".steps .step")).not_to_have_count(0)
         await expect(page.locator(".steps .thumb img").first).to_have_attribute("src", re.compile("^blob:"))
-        files = await snap(page, tmp_path, "runs-after-restart")
+        await snap(page, tmp_path, "runs-after-restart")
         watch.check()
-        shots(tmp_path, files)
     finally:
         await context.close()
         again.stop()

@@ -47,6 +47,8 @@ const RunsView = (() => {
       $("run-list").replaceChildren(el("li", { class: "empty", text: data.total === 0 && !listQuery().has("q") ? "No run yet." : "No run matches." }));
       return;
     }
+    // the list is drawn anew: the card that had the keyboard's focus keeps it (else it would fall to <body>)
+    const focused = document.activeElement && document.activeElement.closest("#run-list [data-run]");
     $("run-list").replaceChildren(
       ...runs.map((r) =>
         el("li", { class: `card run-card${watch && watch.id === runId(r) ? " selected" : ""}`, dataset: { run: runId(r), outcome: r.outcome } }, [
@@ -60,6 +62,7 @@ const RunsView = (() => {
         ]),
       ),
     );
+    if (focused) $("run-list").querySelector(`[data-run="${CSS.escape(focused.dataset.run)}"] a`)?.focus();
   }
 
   let searchTimer = 0;
