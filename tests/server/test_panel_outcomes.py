@@ -202,6 +202,8 @@ async def test_search_filters_and_the_replay(page: Page, server: LiveServer, tmp
     )
     assert width > 300
     await expect(dialog.locator(".replay-step")).to_contain_text(slides[0]["actions"][0]["action"])
+    assert not slides[0]["thought"]  # a step without a thought shows none (it showed "null")
+    await expect(dialog.locator(".replay-step")).not_to_contain_text("null")
     await snap(page, tmp_path, "run-replay")
     await page.keyboard.press("ArrowRight")
     await expect(dialog.locator(".replay-count")).to_have_text(

@@ -48,7 +48,7 @@ const Replay = (() => {
       if (focused === prev && prev.disabled) (next.disabled ? close : next).focus();
       if (focused === next && next.disabled) (prev.disabled ? close : prev).focus();
       d.dataset.step = String(step.step);
-      side.replaceChildren(
+      side.replaceChildren(...[
         el("h3", { text: step.title || "(no title)" }),
         el("p", { class: "muted small", text: step.url }),
         step.thought ? el("details", { class: "thought small" }, [el("summary", { text: "Thought" }), el("p", { text: step.thought })]) : null,
@@ -59,7 +59,7 @@ const Replay = (() => {
             a.message ? el("span", { class: "small result-msg", text: a.message }) : null,
           ]),
         )),
-      );
+      ].filter(Boolean)); // a step without a thought: nothing (replaceChildren would write "null")
       const url = await Kite.blobUrl(step.screenshot_url);
       if (url && slides[at] === step) {
         urls.push(url);

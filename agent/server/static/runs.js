@@ -228,11 +228,13 @@ const RunsView = (() => {
   const LIVE_MAX_WAIT = 4;
   async function liveFrame(id) {
     const res = await fetch(`/api/runs/${encodeURIComponent(id)}/live`, { cache: "no-store" });
-    if (!watch || watch.id !== id) return;
+    // the run may have ended while the frame was on its way (setStatus hid the view): it stays hidden
+    const over = () => !watch || watch.id !== id || watch.box.stop.hidden;
+    if (over()) return;
     const live = watch.box.live;
     if (res.ok) {
       const url = URL.createObjectURL(await res.blob());
-      if (!watch || watch.id !== id) return URL.revokeObjectURL(url);
+      if (over()) return URL.revokeObjectURL(url);
       if (watch.liveUrl) URL.revokeObjectURL(watch.liveUrl);
       watch.liveUrl = url;
       watch.liveBackoff = 0;
