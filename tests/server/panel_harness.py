@@ -146,6 +146,8 @@ async def snap(page: Page, folder: Path, name: str) -> list[Path]:
         overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"{name} at {label}: the page is {overflow}px wider than the screen"
         path = folder / f"{name}-{label}.png"
+        # from the top: a full-page shot of a scrolled page draws the sticky top bar in its middle
+        await page.evaluate("window.scrollTo(0, 0)")
         await page.screenshot(path=path, full_page=True)
         out.append(path)
         if keep:
