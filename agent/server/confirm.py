@@ -13,8 +13,9 @@ from datetime import UTC, datetime, timedelta
 
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.memory import describe_action
+from kite_browser.agent.server.errors import ApiError
 from kite_browser.agent.server.run import Run
-from kite_browser.agent.server.run_models import ConfirmationView
+from kite_browser.agent.server.run_models import ConfirmationAnswer, ConfirmationResult, ConfirmationView
 from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest
 from kite_browser.safety.policy import ConfirmLevel
 from kite_browser.safety.secrets import SecretStore
@@ -94,3 +95,15 @@ def answer(run: Run, cid: str, approved: bool, similar: bool, reason: str) -> Co
     result = ConfirmAnswer(approved=approved, similar=similar and approved, reason=said)
     pending.answer.set_result(result)
     return result
+
+
+def answer_or_raise(run: Run, cid: str, body: ConfirmationAnswer, unknown: str) -> ConfirmationResult:
+    """Answer ``run``'s waiting confirmation ``cid`` as POST .../confirmations/{cid} does (a run's or the tool
+    console's): the answer given, else a typed 409 ``confirmation_closed`` (answered or timed out) or 404
+    ``unknown_confirmation`` (``unknown``: its message)."""
+    given = answer(run, cid, body.decision == "approve", body.similar, body.reason)
+    if given is not None:
+        return ConfirmationResult(id=cid, approved=given.approved, reason=given.reason)
+    if cid in run.answered:
+        raise ApiError(409, "confirmation_closed", f"confirmation {cid} was answered or timed out", id=cid)
+    raise ApiError(404, "unknown_confirmation", unknown, id=cid)

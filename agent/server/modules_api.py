@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from kite_browser.agent.modules.base import CallContext, ModuleState, WebComponent, is_error
 from kite_browser.agent.modules.registry import ModuleRegistry
-from kite_browser.agent.server.confirm import HttpConfirmer, answer
+from kite_browser.agent.server.confirm import HttpConfirmer, answer_or_raise
 from kite_browser.agent.server.errors import ApiError, responses
 from kite_browser.agent.server.run_models import (
     ConfirmationAnswer,
@@ -170,13 +170,6 @@ def router() -> APIRouter:
         request: Request,
     ) -> ConfirmationResult:
         console = request.app.state.kite.console
-        given = answer(console, cid, body.decision == "approve", body.similar, body.reason)
-        if given is not None:
-            return ConfirmationResult(id=cid, approved=given.approved, reason=given.reason)
-        if cid in console.answered:
-            raise ApiError(
-                409, "confirmation_closed", f"confirmation {cid} was answered or timed out", id=cid
-            )
-        raise ApiError(404, "unknown_confirmation", f"no tool call waits for confirmation {cid!r}", id=cid)
+        return answer_or_raise(console, cid, body, f"no tool call waits for confirmation {cid!r}")
 
     return api

@@ -15,7 +15,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, StreamingResponse
 
 from kite_browser.agent.memory import describe_action
-from kite_browser.agent.server.confirm import answer
+from kite_browser.agent.server.confirm import answer_or_raise
 from kite_browser.agent.server.errors import ApiError, responses
 from kite_browser.agent.server.run import Run
 from kite_browser.agent.server.run_models import (
@@ -277,13 +277,6 @@ def router() -> APIRouter:
         request: Request,
     ) -> ConfirmationResult:
         run = manager(request).get(run_id)
-        given = answer(run, cid, body.decision == "approve", body.similar, body.reason)
-        if given is not None:
-            return ConfirmationResult(id=cid, approved=given.approved, reason=given.reason)
-        if cid in run.answered:
-            raise ApiError(
-                409, "confirmation_closed", f"confirmation {cid} was answered or timed out", id=cid
-            )
-        raise ApiError(404, "unknown_confirmation", f"run {run.id} has no confirmation {cid!r}", id=cid)
+        return answer_or_raise(run, cid, body, f"run {run.id} has no confirmation {cid!r}")
 
     return api

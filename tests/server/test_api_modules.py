@@ -146,3 +146,11 @@ def test_the_openapi_spec_names_every_route_and_its_typed_errors(api: TestClient
                 body = op["responses"][code]["content"]["application/json"]["schema"]
                 assert body == {"$ref": "#/components/schemas/ErrorBody"}, (method, path, code)
     assert "HTTPValidationError" not in spec["components"]["schemas"]
+
+
+def test_a_tool_console_answer_to_no_waiting_question_is_a_typed_404_or_409(api: TestClient) -> None:
+    body = typed(api.post("/api/tools-confirmations/nope", json={"decision": "approve"}), 404)
+    assert body["error"] == "unknown_confirmation" and "no tool call waits" in body["message"]
+    api.app.state.kite.console.answered.add("gone")  # answered, or timed out
+    closed = typed(api.post("/api/tools-confirmations/gone", json={"decision": "deny"}), 409)
+    assert closed["error"] == "confirmation_closed" and closed["id"] == "gone"
