@@ -15,7 +15,8 @@ Errors: always ``{"error": "<snake_case>", "message": "...", ...context}`` with 
 ``invalid_json`` and other bad values, 401 ``unauthorized``, 404 ``not_found`` (no such route) /
 ``unknown_module`` / ``unknown_tool`` / ``unknown_run`` / ``unknown_confirmation`` / ..., 413
 ``body_too_large`` (``server.max_body_bytes``), 422 ``invalid_request`` (with ``problems: [{field,
-problem}]``), 429 ``too_many_runs``.
+problem}]``; a bad ``profile`` name: ``invalid_profile``), 409 ``confirmation_closed`` / ``profile_in_use``, 429
+``too_many_runs``.
 
 Modules (seed 000)::
 
@@ -34,8 +35,11 @@ Modules (seed 000)::
 
 Runs::
 
-    POST /api/runs                 {task, start_url?, model?, max_steps?, allowed_domains?, secrets?: [names]}
-                                   -> 201 the run (as GET /api/runs/{id})
+    POST /api/runs                 {task, start_url?, model?, max_steps?, allowed_domains?, secrets?: [names],
+                                    output_schema?, approve?, vision?, profile?}
+                                   -> 201 the run (as GET /api/runs/{id}); ``profile``: a persistent browser
+                                   profile (a browser of its own from the pool, closed when the run ends); one
+                                   run per profile at a time, a second is 409 ``profile_in_use``
     GET  /api/runs                 {"runs": [run summaries, newest first]}
     GET  /api/runs/{id}            {id, status, task, model, steps: [...], result, error, confirmations: [...]}
                                    (each confirmation as the ``confirm`` event below)

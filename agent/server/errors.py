@@ -52,7 +52,7 @@ DESCRIPTIONS = {
     401: "Missing or wrong bearer token (unauthorized).",
     403: "Refused by the safety policy (blocked, declined).",
     404: "No such thing (unknown module, tool, run, confirmation, screenshot, record file).",
-    409: "The request conflicts with the current state (e.g. a confirmation already answered).",
+    409: "The request conflicts with the current state (a confirmation already answered, a profile in use).",
     413: "The request body is larger than server.max_body_bytes (body_too_large).",
     422: "The body or a parameter has the wrong shape (invalid_request, naming each problem).",
     429: "Too many runs at once (too_many_runs).",

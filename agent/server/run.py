@@ -208,6 +208,7 @@ class Run:
         return RunView(
             **self._summary(),
             start_url=self.request.start_url,
+            profile=self.request.profile,
             max_steps=self.max_steps,
             allowed_domains=self.domains,
             secrets=list(self.request.secrets),

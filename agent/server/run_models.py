@@ -58,6 +58,15 @@ class RunRequest(BaseModel):
     vision: bool | None = Field(
         None, description="Show the model a screenshot each step; default: its capabilities."
     )
+    profile: str | None = Field(
+        None,
+        max_length=200,
+        description=(
+            "Run in the persistent browser profile NAME (its cookies and storage kept between runs), on a "
+            "browser of its own; letters, digits, '.', '_' or '-' (at most 64). One run at a time per profile: "
+            "a second one is refused (409 profile_in_use). Default: a fresh context of the shared browser."
+        ),
+    )
 
 
 class ActionView(BaseModel):
@@ -130,6 +139,8 @@ class RunSummary(BaseModel):
 
 class RunView(RunSummary):
     start_url: str | None = None
+    profile: str | None = None
+    """The persistent browser profile the run uses (None: a fresh context)."""
     max_steps: int
     allowed_domains: list[str] = Field(default_factory=list)
     secrets: list[str] = Field(default_factory=list)

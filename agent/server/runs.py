@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from kite_browser.agent.browser.pool import BrowserPool
-from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.browser.profiles import ProfileLockedError, check_profile_unlocked, profile_dir
+from kite_browser.agent.browser.session import BrowserSession, ContextSession
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
 from kite_browser.agent.errors import KiteError
@@ -53,6 +54,8 @@ class RunManager:
         self._owns_pool = pool is None
         self.pool = pool or BrowserPool(config.browser)
         self.closing = False
+        self.profiles: dict[str, str] = {}
+        """The persistent profiles in use: name -> the id of the run using it (until its browser is closed)."""
 
     # ------------------------------------------------------------------ queries
     def get(self, run_id: str) -> Run:
@@ -105,6 +108,9 @@ class RunManager:
         except KiteError as exc:
             raise ApiError(400, "invalid_start_url", exc.message, start_url=req.start_url) from None
         over: dict[str, Any] = {"llm.model": model}
+        if req.profile is not None:
+            self._profile_dir(req.profile)
+            over["browser.profile"] = req.profile
         if req.max_steps is not None:
             over["agent.max_steps"] = req.max_steps
         if req.allowed_domains is not None:
@@ -136,6 +142,38 @@ class RunManager:
             )
         return config, self.secrets.only(req.secrets), start_url
 
+    def _profile_dir(self, name: str) -> Path:
+        """The folder of profile ``name``: a typed 422 ``invalid_profile`` for a name that is no folder name of
+        ours (empty, a path, ``..``), 400 ``profile_unsupported`` when the server attaches to a running Chrome."""
+        if self.config.browser.attach:
+            raise ApiError(
+                400,
+                "profile_unsupported",
+                "this server attaches to a running Chrome (browser.attach): a run cannot have a profile",
+                profile=name,
+            )
+        try:
+            return profile_dir(self.config.data_dir(), name)
+        except KiteError as exc:
+            raise ApiError(422, "invalid_profile", exc.message, profile=name) from None
+
+    def _check_profile_free(self, name: str) -> None:
+        """A typed 409 ``profile_in_use`` when a run of this server, or another Chrome, has profile ``name``
+        open (launching on it would hang, or two browsers would write one profile)."""
+        holder = self.profiles.get(name)
+        if holder is not None:
+            raise ApiError(
+                409,
+                "profile_in_use",
+                f"the profile {name!r} is in use by run {holder}: wait until it ends, or choose another profile",
+                profile=name,
+                run=holder,
+            )
+        try:
+            check_profile_unlocked(self._profile_dir(name))
+        except ProfileLockedError as exc:
+            raise ApiError(409, "profile_in_use", exc.message, profile=name) from None
+
     async def start(self, req: RunRequest) -> Run:
         if self.closing:
             raise ApiError(503, "shutting_down", "the server is shutting down")
@@ -143,6 +181,8 @@ class RunManager:
             limit = self.config.server.max_runs
             raise ApiError(429, "too_many_runs", f"{limit} runs are going already (server.max_runs)")
         config, secrets, start_url = self._prepare(req)
+        if req.profile is not None:
+            self._check_profile_free(req.profile)
         run = Run(
             _secrets.token_hex(5),
             req,
@@ -151,6 +191,8 @@ class RunManager:
             domains=list(config.safety.allowed_domains),
         )
         self.runs[run.id] = run
+        if req.profile is not None:
+            self.profiles[req.profile] = run.id  # no await since the check: no other start came between
         self._forget_old()
         confirmer = HttpConfirmer(
             run,
@@ -166,8 +208,13 @@ class RunManager:
         for run in finished[: max(0, len(finished) - KEEP_FINISHED)]:
             del self.runs[run.id]
 
-    async def _context(self) -> ContextSession:
-        return await self.pool.context()
+    async def _browser(self, run: Run, config: KiteConfig) -> tuple[ContextSession, BrowserSession | None]:
+        """Where the run acts: a new context of the pool's shared browser, or with a profile a browser of its
+        own from the pool (its persistent context; ``config.browser.profile``), closed when the run ends."""
+        if run.request.profile is None:
+            return await self.pool.context(), None
+        session = await self.pool.session(config.browser)
+        return session.context, session
 
     async def _execute(
         self, run: Run, config: KiteConfig, secrets: SecretStore, confirmer: HttpConfirmer, start: str | None
@@ -175,11 +222,12 @@ class RunManager:
         from kite_browser.agent.loop import Agent
 
         ctx: ContextSession | None = None
+        session: BrowserSession | None = None
         failure: ErrorBody | None = None
         try:
             if self.resolve_model is not None:
                 config = await self.resolve_model(config)
-            ctx = await self._context()
+            ctx, session = await self._browser(run, config)
             run.context = ctx
             agent = Agent(
                 config,
@@ -200,9 +248,13 @@ class RunManager:
             failure = ErrorBody(error="internal_error", message=f"internal error: {exc!r}")
         finally:
             run.context = None
-            if ctx is not None:
-                with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):
+                if session is not None:
+                    await session.close()  # the profile's lock released before the run is seen to end
+                elif ctx is not None:
                     await ctx.close()
+            if run.request.profile is not None and self.profiles.get(run.request.profile) == run.id:
+                del self.profiles[run.request.profile]
             run.close(failure)
 
     # ------------------------------------------------------------------ stopping

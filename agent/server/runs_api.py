@@ -168,7 +168,7 @@ def router() -> APIRouter:
         "",
         status_code=201,
         summary="Start an agent run",
-        responses=responses(429, 503),
+        responses=responses(409, 429, 503),
     )
     async def start(body: RunRequest, request: Request) -> RunView:
         run = await manager(request).start(body)
