@@ -1,8 +1,10 @@
 # Kite: two commands do all the set-up on a fresh machine.
 #   make demo   run an agent task on the bundled shop (KITE_MODEL, or the bundled local model)
-#   make test   lint (ruff check, ruff format --check, mypy, the rooms' import rules), then the whole test suite
-#               in TEST_WORKERS processes
+#   make test   lint (ruff check, ruff format --check, mypy, the rooms' import rules), then the test suite
+#               without its heavy checks, in TEST_WORKERS processes
 #               (default 3: most tests wait on Chromium; PYTEST_ARGS=... passes options to pytest)
+#   make test-slow  the heavy checks (tests marked `slow`: Ray, the wheel, fuzzing, signals, the panel in a
+#               browser, ...); CI runs both (.ci/run)
 #   make install  put `kite` on your PATH: a link in BINDIR (default ~/.local/bin) to .venv/bin/kite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -13,7 +15,7 @@ BINDIR ?= $(HOME)/.local/bin
 KITE   := $(abspath $(VENV))/bin/kite
 ONPATH := kite is at $(VENV)/bin/kite: run 'make install' to put it on your PATH (or: source $(VENV)/bin/activate)
 
-.PHONY: test demo chromium lint clean-venv install
+.PHONY: test test-slow demo chromium lint clean-venv install
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,7 +26,10 @@ chromium: $(STAMP)
 	@$(PY) -m kite_browser.agent.browser.chromium --ensure >/dev/null
 
 test: lint chromium
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not slow" $(PYTEST_ARGS)
+
+test-slow: $(STAMP) chromium
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m slow $(PYTEST_ARGS)
 
 demo: $(STAMP) chromium
 	@$(VENV)/bin/kite demo; status=$$?; echo "$(ONPATH)"; exit $$status
