@@ -42,10 +42,11 @@ from kite_browser.agent.fence import defuse
 from kite_browser.agent.guards import Guards, said_no_effect
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.errors import ContextWindowError, LLMError
-from kite_browser.agent.llm.model import Model, ModelView, PastAction, model_for
+from kite_browser.agent.llm.model import Model, ModelView, PastAction
 from kite_browser.agent.llm.parsing import ParseError, parse_reply_async
 from kite_browser.agent.llm.progress import progress_to
 from kite_browser.agent.llm.reply_schema import reply_schema
+from kite_browser.agent.llm.resolve import resolve_model
 from kite_browser.agent.memory import Memory, add_note, describe_action, describe_result
 from kite_browser.agent.model_setup import IMAGE_TOKENS, ModelSetup
 from kite_browser.agent.modules.planner import PlannerTools
@@ -103,7 +104,7 @@ class Agent:
         self.model = ModelSetup.from_config(config, self.output)
         self.safety = env.safety if env is not None else EnvSafety.from_config(config, confirmer, secrets)
         self.on_event = redacting_sink(self.safety.secrets, on_event)  # what leaves the run is redacted
-        self.llm: Model = model or model_for(config.llm)
+        self.llm: Model = resolve_model(model, config.llm)
         self.tools = PlannerTools(config, self.safety.gate.confirmer, tools)
         self._fresh_run()
 

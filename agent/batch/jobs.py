@@ -10,7 +10,7 @@ task (position and id) and, where pydantic found it, the field.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,11 +21,9 @@ from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
 from kite_browser.agent.errors import ConfigError, UsageError
 from kite_browser.agent.llm.model import Model
-from kite_browser.agent.llm.resolve import is_fake, is_local
+from kite_browser.agent.llm.resolve import ConfigPreparer, is_fake, is_local
 from kite_browser.safety.confirm import BatchConfirmer
 from kite_browser.safety.secrets import SecretStore
-
-ModelResolver = Callable[[KiteConfig], Awaitable[KiteConfig]]
 
 
 def safe_label(text: str) -> str:
@@ -101,7 +99,7 @@ async def build_jobs(
     *,
     placeholders: dict[str, str],
     cli_secrets: Iterable[str] = (),
-    resolve_model: ModelResolver | None = None,
+    prepare_config: ConfigPreparer | None = None,
     ids: list[str] | None = None,
     max_steps: int | None = None,
     repeat: int = 1,
@@ -121,9 +119,9 @@ async def build_jobs(
                 over["agent.max_steps"] = max_steps
             config = with_overrides(base, over)
             model = config.llm.model
-            if resolve_model is not None and is_local(model):
+            if prepare_config is not None and is_local(model):
                 if model not in resolved:
-                    resolved[model] = await resolve_model(config)
+                    resolved[model] = await prepare_config(config)
                 config = config.model_copy(update={"llm": resolved[model].llm})
             if not config.llm.model:
                 raise UsageError("no model: pass --model, set KITE_MODEL, or give the task a 'model'")

@@ -165,7 +165,7 @@ def refuse_unusable_models(*models: str | None, eval_only_ok: bool = False) -> N
     ``kite run``/``batch``/``serve`` (``kite eval`` passes ``eval_only_ok``); a model litellm cannot route
     (``--model gpt4o``, an unregistered ``kite/...``) would only fail at the first step, after the browser
     started."""
-    from kite_browser.agent.llm.model import model_problem
+    from kite_browser.agent.llm.resolve import model_problem
 
     for model in dict.fromkeys(m for m in models if m):
         if model in EVAL_ONLY_MODELS and eval_only_ok:

@@ -36,7 +36,7 @@ from kite_browser.agent.commands._backend_opts import (
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.commands._console import console_for
-from kite_browser.agent.llm.resolve import resolve_model
+from kite_browser.agent.llm.resolve import prepare_config
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -112,9 +112,9 @@ async def run(args: argparse.Namespace) -> int:
 
             sites = SitesServer().start()
             values |= {"sites": sites.url("/").rstrip("/"), "cross": sites.cross_origin_url.rstrip("/")}
-        resolver = partial(resolve_model, start_local=args.backend != "ray")
+        resolver = partial(prepare_config, start_local=args.backend != "ray")
         jobs = await build_jobs(
-            tf, config, placeholders=values, cli_secrets=args.secret, resolve_model=resolver
+            tf, config, placeholders=values, cli_secrets=args.secret, prepare_config=resolver
         )
         refuse_unusable_models(*(j.config.llm.model for j in jobs))
         backend = make_backend(args, config, args.concurrency)

@@ -16,7 +16,7 @@ from kite_browser.agent.commands._agent_opts import (
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.commands._progress import ProgressPrinter
-from kite_browser.agent.llm.resolve import resolve_model
+from kite_browser.agent.llm.resolve import prepare_config
 
 DEMO_TASK = "Find the cheapest blue mug in the shop and report its name and price."
 
@@ -40,7 +40,7 @@ async def run(args: argparse.Namespace) -> int:
 
     config = load_with_args(args, {"browser.block_external_hosts": True})
     refuse_unusable_models(config.llm.model)  # one line and exit 2, before the sites and the browser start
-    config = await resolve_model(config)
+    config = await prepare_config(config)
     printer = ProgressPrinter(console_for())
     with SitesServer() as sites:
         agent = Agent(

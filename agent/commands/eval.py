@@ -29,7 +29,7 @@ from kite_browser.agent.commands._backend_opts import (
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.errors import UsageError
-from kite_browser.agent.llm.resolve import resolve_model
+from kite_browser.agent.llm.resolve import prepare_config
 
 if TYPE_CHECKING:
     from kite_browser.agent.batch.results import TaskResult
@@ -103,7 +103,7 @@ async def run(args: argparse.Namespace) -> int:
         extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"eval-{suite.name}-{stamp}")
     config = load_with_args(args, extra)
     refuse_unusable_models(config.llm.model, eval_only_ok=True)  # before any browser or site starts
-    config = await resolve_model(config, start_local=args.backend != "ray")
+    config = await prepare_config(config, start_local=args.backend != "ray")
     ids = [i.strip() for i in args.tasks.split(",") if i.strip()] if args.tasks else None
     done = {"n": 0, "ok": 0}
 

@@ -21,7 +21,7 @@ from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.commands._progress import ProgressPrinter
 from kite_browser.agent.config import NO_DISPLAY_HELP, KiteConfig, has_display
 from kite_browser.agent.errors import UsageError
-from kite_browser.agent.llm.resolve import resolve_model
+from kite_browser.agent.llm.resolve import prepare_config
 from kite_browser.agent.result import StopReason
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ async def _run(
     from kite_browser.agent.loop import Agent
     from kite_browser.safety.secrets import SecretStore
 
-    config = await resolve_model(config)
+    config = await prepare_config(config)
     secrets = SecretStore.from_sources(config.safety, cli=args.secret)
     printer = ProgressPrinter(console_for(stderr=args.json))  # stdout is the JSON's with --json
     confirmer = make_confirmer(config)

@@ -10,7 +10,7 @@ from kite_browser.agent.commands._agent_opts import (
     refuse_unusable_models,
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
-from kite_browser.agent.llm.resolve import resolve_model
+from kite_browser.agent.llm.resolve import prepare_config
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,6 +64,6 @@ async def run(args: argparse.Namespace) -> int:
         port=args.port,
         token=args.token,
         secrets_cli=args.secret,
-        resolve_model=resolve_model,
+        prepare_config=prepare_config,
     )
     return 0

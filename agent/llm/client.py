@@ -35,7 +35,7 @@ from kite_browser.agent.llm.errors import (
     LLMUnavailableError,
 )
 from kite_browser.agent.llm.local_call import LocalCall, applies
-from kite_browser.agent.llm.resolve import is_local
+from kite_browser.agent.llm.resolve import check_model_request, is_local
 
 if TYPE_CHECKING:
     from kite_browser.agent.llm.capabilities import Capabilities
@@ -200,6 +200,7 @@ class LiteLLMModel:
         )
 
     async def _attempt(self, kwargs: dict[str, Any], attempts: int) -> LLMReply:
+        check_model_request(kwargs.get("model"), kwargs.get("api_base"))
         litellm = _import_litellm()
         limit = float(kwargs["timeout"])
         async with self.local.turn(limit) if self.local else contextlib.nullcontext():

@@ -2,8 +2,9 @@
 
 They run through the real ``litellm.acompletion`` path (parameter handling, response objects, exception
 mapping), so what works with ``kite/scripted`` works with a real provider. ``register_fakes()`` installs the
-provider; ``register_fake(name, handler)`` adds a model ``kite/<name>``. (Test models that need no litellm and read
-the structured view instead of the prompt are in ``agent.llm.testing``.)
+provider; ``register_fake(name, handler)`` adds a model ``kite/<name>`` to the one registry of Kite's own models
+(``agent.llm.resolve``), beside the test models that need no litellm and read the structured view instead of
+the prompt (``agent.llm.testing``).
 
 ``kite/scripted`` replays a script set with ``set_script`` / ``scripted(...)``: each reply is a tool call
 ``{"name": "click", "arguments": {"index": 3}}``, a list of them, a ``FakeReply``, or plain text. ``errors``
@@ -28,6 +29,14 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from pydantic import BaseModel, Field, field_validator
 
+from kite_browser.agent.llm.resolve import (
+    FAKE_PREFIX,
+    handler_names,
+    handler_of,
+    register_handler,
+    unregister_model,
+)
+
 PROVIDER = "kite"
 
 
@@ -49,8 +58,6 @@ class FakeReply(BaseModel):
 
 FakeHandler = Callable[[list[dict], list[dict] | None, dict], FakeReply | str | Awaitable[FakeReply | str]]
 ScriptItem = dict[str, Any] | list[dict[str, Any]] | FakeReply | str
-
-_HANDLERS: dict[str, FakeHandler] = {}
 
 
 class FakeCall(BaseModel):
@@ -141,10 +148,10 @@ class _KiteProvider(CustomLLM):
         timeout: Any = None,  # noqa: ASYNC109 (litellm's signature)
         client: Any = None,
     ) -> ModelResponse:
-        handler = _HANDLERS.get(model)
+        handler = handler_of(FAKE_PREFIX + model)
         if handler is None:
             raise litellm.NotFoundError(
-                message=f"no fake model kite/{model}; registered: {', '.join(sorted(_HANDLERS)) or 'none'}",
+                message=f"no fake model kite/{model}; registered: {', '.join(handler_names()) or 'none'}",
                 model=f"{PROVIDER}/{model}",
                 llm_provider=PROVIDER,
             )
@@ -172,7 +179,8 @@ def register_fakes() -> None:
             *litellm.custom_provider_map,
             {"provider": PROVIDER, "custom_handler": _PROVIDER_INSTANCE},
         ]
-    _HANDLERS.setdefault("scripted", SCRIPT)
+    if handler_of(SCRIPTED) is None:
+        register_handler(SCRIPTED, SCRIPT)
 
 
 def register_fake(name: str, handler: FakeHandler) -> None:
@@ -180,16 +188,11 @@ def register_fake(name: str, handler: FakeHandler) -> None:
     if not name or "/" in name:
         raise ValueError(f"a fake's name is one path segment, e.g. 'priced' (got {name!r})")
     register_fakes()
-    _HANDLERS[name] = handler
+    register_handler(FAKE_PREFIX + name, handler)
 
 
 def unregister_fake(name: str) -> None:
-    _HANDLERS.pop(name, None)
-
-
-def has_fake(name: str) -> bool:
-    """Whether ``kite/<name>`` answers (``kite/scripted`` always does once the fakes are registered)."""
-    return name in _HANDLERS or name == "scripted"
+    unregister_model(FAKE_PREFIX + name)
 
 
 # --- the scripted model -------------------------------------------------------------------------------
@@ -303,6 +306,7 @@ class Script:
 
 
 SCRIPT = Script()
+SCRIPTED = f"{FAKE_PREFIX}scripted"
 
 
 def set_script(
@@ -314,7 +318,7 @@ def set_script(
     """Load the script ``kite/scripted`` replays (resets the call log)."""
     register_fakes()
     SCRIPT.set(replies, latency_s=latency_s, errors=errors)
-    _HANDLERS["scripted"] = SCRIPT
+    register_handler(SCRIPTED, SCRIPT)
     return SCRIPT
 
 

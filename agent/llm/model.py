@@ -6,23 +6,19 @@ the task, the step number, the observation, the tool definitions and the actions
 pydantic-ai's ``AgentInfo`` is to its ``FunctionModel``. Real models ignore the view; test models
 (``agent.llm.testing``) and the eval oracle read it instead of parsing the prompt.
 
-``LiteLLMModel`` (``agent.llm.client``) is the one real implementation. ``model_for(config)`` builds the model
-a config names: a model registered in-process under that name (``register_model``, e.g. a test fake run
-through the ``kite`` command line), else ``LiteLLMModel``.
+``LiteLLMModel`` (``agent.llm.client``) is the one real implementation. ``agent.llm.resolve.resolve_model``
+is the one door from a model string to a ``Model``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.observation import Element, Observation
-from kite_browser.agent.llm.resolve import FAKE_PREFIX, is_fake, is_local
 
 if TYPE_CHECKING:
-    from kite_browser.agent.config import LLMConfig
     from kite_browser.agent.llm.client import LLMReply
 
 
@@ -79,60 +75,3 @@ class Model(Protocol):
     async def complete(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, *, view: ModelView | None
     ) -> LLMReply: ...
-
-
-ModelFactory = Callable[["LLMConfig"], Model]
-_NAMED: dict[str, ModelFactory] = {}
-
-
-def register_model(name: str, model: Model | ModelFactory) -> None:
-    """Make the model string ``name`` build ``model`` (an instance, or a factory taking the LLM config)."""
-    if isinstance(model, Model) and not isinstance(model, type):
-        _NAMED[name] = lambda _config, m=model: m  # type: ignore[misc]
-    else:
-        _NAMED[name] = model
-
-
-def unregister_model(name: str) -> None:
-    _NAMED.pop(name, None)
-
-
-def is_registered(name: str) -> bool:
-    """Whether ``register_model`` made ``name`` build a model."""
-    return name in _NAMED
-
-
-def registered_model(config: LLMConfig) -> Model | None:
-    """The model registered in this process under the config's model name, if any."""
-    factory = _NAMED.get(config.model or "")
-    return factory(config) if factory is not None else None
-
-
-def model_for(config: LLMConfig) -> Model:
-    """The model a config names: a registered one, else litellm (``model`` must be resolved: not ``local``)."""
-    if (model := registered_model(config)) is not None:
-        return model
-    from kite_browser.agent.llm.client import LiteLLMModel
-
-    return LiteLLMModel(config)
-
-
-def model_problem(model: str, can_resolve_local: bool) -> str | None:
-    """Why ``model`` cannot run here (None: it can), without calling it."""
-    if is_local(model):
-        return None if can_resolve_local else "the bundled local model is not available in this server"
-    if is_registered(model):
-        return None
-    if is_fake(model):
-        from kite_browser.agent.llm.fakes import has_fake, register_fakes
-
-        register_fakes()
-        return None if has_fake(model.removeprefix(FAKE_PREFIX)) else f"no model {model} is registered"
-    import litellm
-
-    litellm.suppress_debug_info = True
-    try:
-        litellm.get_llm_provider(model)
-    except Exception:
-        return f"litellm knows no provider for {model!r}: use provider/model, e.g. openai/gpt-4o-mini"
-    return None

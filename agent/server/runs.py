@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import logging
 import secrets as _secrets
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from kite_browser.agent.browser.session import BrowserSession, ContextSession
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
 from kite_browser.agent.errors import KiteError
-from kite_browser.agent.llm.model import model_problem
+from kite_browser.agent.llm.resolve import ConfigPreparer, model_problem
 from kite_browser.agent.output import check_schema
 from kite_browser.agent.server.confirm import HttpConfirmer
 from kite_browser.agent.server.errors import ApiError, ErrorBody
@@ -29,7 +28,6 @@ from kite_browser.agent.server.run_models import RunRequest, RunSummary, RunView
 from kite_browser.safety.confirm import check_approvals
 from kite_browser.safety.secrets import SecretStore
 
-ModelResolver = Callable[[KiteConfig], Awaitable[KiteConfig]]
 log = logging.getLogger("kite.server")
 KEEP_FINISHED = 200
 """Finished runs kept in memory (their records stay on disk)."""
@@ -42,12 +40,12 @@ class RunManager:
         config: KiteConfig,
         secrets: SecretStore,
         *,
-        resolve_model: ModelResolver | None = None,
+        prepare_config: ConfigPreparer | None = None,
         pool: BrowserPool | None = None,
     ) -> None:
         """``pool``: where the runs' browser comes from (the server's, shared with its modules; left open);
         None: a pool of its own, closed by ``close()``."""
-        self.config, self.secrets, self.resolve_model = config, secrets, resolve_model
+        self.config, self.secrets, self.prepare_config = config, secrets, prepare_config
         self.runs: dict[str, Run] = {}
         self.records = RunRecords(config.run.runs_dir)
         """Runs on disk (of earlier servers, of kite run): listed and shown next to the live ones."""
@@ -100,7 +98,7 @@ class RunManager:
         model = req.model or self.config.llm.model
         if not model:
             raise ApiError(400, "no_model", "no model: give 'model' or start kite serve with --model")
-        problem = model_problem(model, self.resolve_model is not None)
+        problem = model_problem(model, self.prepare_config is not None)
         if problem:
             raise ApiError(400, "unknown_model", problem, model=model)
         try:
@@ -225,8 +223,8 @@ class RunManager:
         session: BrowserSession | None = None
         failure: ErrorBody | None = None
         try:
-            if self.resolve_model is not None:
-                config = await self.resolve_model(config)
+            if self.prepare_config is not None:
+                config = await self.prepare_config(config)
             ctx, session = await self._browser(run, config)
             run.context = ctx
             agent = Agent(

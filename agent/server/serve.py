@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.httpserve import check_http_options, serve_asgi, until_done_or_terminated, url_host
 from kite_browser.agent.server.app import create_app
-from kite_browser.agent.server.runs import ModelResolver
+from kite_browser.agent.server.runs import ConfigPreparer
 from kite_browser.agent.server.state import ServerState
 
 
@@ -30,14 +30,14 @@ async def serve(
     port: int | None = None,
     token: str | None = None,
     secrets_cli: Iterable[str] = (),
-    resolve_model: ModelResolver | None = None,
+    prepare_config: ConfigPreparer | None = None,
     ready: Callable[[str], None] | None = None,
 ) -> None:
     host = host or config.server.host
     port = config.server.port if port is None else port
     check_http_options(host, token or config.server.token)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="kite serve: %(message)s")
-    state = ServerState(config, token=token, secrets_cli=secrets_cli, resolve_model=resolve_model)
+    state = ServerState(config, token=token, secrets_cli=secrets_cli, prepare_config=prepare_config)
     app = create_app(state)
 
     def started(bound: int) -> None:

@@ -9,7 +9,7 @@ from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.modules.registry import ModuleRegistry
 from kite_browser.agent.server.run import Run
 from kite_browser.agent.server.run_models import RunRequest
-from kite_browser.agent.server.runs import ModelResolver, RunManager
+from kite_browser.agent.server.runs import ConfigPreparer, RunManager
 from kite_browser.safety.secrets import SecretStore
 
 
@@ -21,7 +21,7 @@ class ServerState:
         token: str | None = None,
         secrets_cli: Iterable[str] = (),
         registry: ModuleRegistry | None = None,
-        resolve_model: ModelResolver | None = None,
+        prepare_config: ConfigPreparer | None = None,
     ) -> None:
         """``token``: the bearer token (default: ``server.token``, else a random one); ``secrets_cli``: the
         ``--secret name=value`` flags (runs ask for secrets by name: their values stay on the server)."""
@@ -30,7 +30,7 @@ class ServerState:
         self.generated_token = not (token or config.server.token)
         self.registry = registry or ModuleRegistry(config)
         self.secrets = SecretStore.from_sources(config.safety, cli=secrets_cli)
-        self.runs = RunManager(config, self.secrets, resolve_model=resolve_model, pool=self.registry.pool)
+        self.runs = RunManager(config, self.secrets, prepare_config=prepare_config, pool=self.registry.pool)
         self.console = Run("console", RunRequest(task="the tool console"), model="", max_steps=1, domains=[])
         """The tool console's questions, kept as a run keeps its own: a tool call made with ``ask`` puts its
         confirmation here, and the panel answers it through the same approval card as a run's."""

@@ -76,11 +76,11 @@ def default_agent_factory(
 
 async def run_config(base: KiteConfig, entry: TaskEntry) -> KiteConfig:
     """The base config with the form's model, vision and headed choices; ``local`` resolved."""
-    from kite_browser.agent.llm.resolve import model_or_local, resolve_model
+    from kite_browser.agent.llm.resolve import model_or_local, prepare_config
 
     model = model_or_local(entry.model or base.llm.model)
     llm = base.llm.model_copy(
         update={"model": model, "vision": entry.vision, "mode": "hybrid" if entry.vision else "dom"}
     )
     browser = base.browser.model_copy(update={"headless": not entry.headed})
-    return await resolve_model(base.model_copy(update={"llm": llm, "browser": browser}))
+    return await prepare_config(base.model_copy(update={"llm": llm, "browser": browser}))

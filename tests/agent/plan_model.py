@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 from kite_browser.agent.browser.observation import Element
-from kite_browser.agent.llm.model import ModelView, register_model
+from kite_browser.agent.llm.model import ModelView
+from kite_browser.agent.llm.resolve import register_model
 from kite_browser.agent.llm.testing import FunctionModel, Reply
 
 

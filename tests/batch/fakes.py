@@ -19,7 +19,8 @@ import re
 from typing import Any
 
 from kite_browser.agent.llm.errors import LLMBadRequestError
-from kite_browser.agent.llm.model import ModelView, register_model
+from kite_browser.agent.llm.model import ModelView
+from kite_browser.agent.llm.resolve import register_model
 from kite_browser.agent.llm.testing import FunctionModel, Reply
 
 

@@ -27,7 +27,8 @@ import os
 import sys
 from typing import Any
 
-from kite_browser.agent.llm.model import ModelView, register_model
+from kite_browser.agent.llm.model import ModelView
+from kite_browser.agent.llm.resolve import register_model
 from kite_browser.agent.llm.testing import FunctionModel, Reply
 
 RELEASE, LOSE = "[release]", "[lose]"

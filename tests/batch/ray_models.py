@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from kite_browser.agent.llm.model import ModelView, register_model
+from kite_browser.agent.llm.model import ModelView
+from kite_browser.agent.llm.resolve import register_model
 from kite_browser.agent.llm.testing import Reply
 from tests.batch.fakes import StepsModel
 
