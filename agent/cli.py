@@ -23,6 +23,8 @@ COMMANDS = (
     "batch",
     "eval",
     "show",
+    "workflow",
+    "replay",
     "snapshot",
     "sites",
     "local",
@@ -54,7 +56,7 @@ def build_parser() -> KiteArgumentParser:
     return parser
 
 
-BROWSERLESS_COMMANDS = frozenset({"show", "sites", "local"})
+BROWSERLESS_COMMANDS = frozenset({"show", "sites", "local", "workflow"})
 
 
 def check_chromium(args: argparse.Namespace) -> None:

@@ -54,6 +54,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "agent.recap",
     ),
     "batch": ("agent.batch",),
+    "workflow": ("agent.workflow",),
     "modules": ("agent.modules",),
     "server": ("agent.server",),
     "mcp": ("agent.mcp",),
@@ -68,6 +69,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "safety": set(),  # the same
     "loop": {"browser", "llm", "safety"},
     "batch": {"loop", "safety"},
+    "workflow": {"loop", "safety"},
     "modules": {"browser", "safety"},
     "server": {"modules", "batch", "loop", "safety"},
     "mcp": {"modules", "browser", "safety"},

@@ -29,13 +29,21 @@ from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.extractor_call import call_extractor
-from kite_browser.agent.browser.observation import ActionResult, DialogInfo, ErrorInfo, Observation
+from kite_browser.agent.browser.fingerprint import take_fingerprint
+from kite_browser.agent.browser.observation import (
+    ActionResult,
+    DialogInfo,
+    ErrorInfo,
+    Fingerprint,
+    Observation,
+)
 from kite_browser.agent.browser.pool import BrowserPool, ContextRules, apply_rules
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.browser.watchdog import PageUnresponsiveError, guard
 from kite_browser.agent.config import BrowserConfig, KiteConfig
+from kite_browser.agent.errors import KiteError
 from kite_browser.safety.confirm import BY_CONFIG, NO_CONFIRMER, BatchConfirmer, Confirmer, Gate, GateResult
 from kite_browser.safety.domains import DomainPolicy
 from kite_browser.safety.policy import SafetyPolicy
@@ -308,6 +316,15 @@ class BrowserEnv:
             return None
         return self.snapshotter.index_keys(page).get((got["token"], got["id"]))
 
+    async def fingerprint(self, index: int) -> Fingerprint | None:
+        """The fingerprint of the element behind ``index`` in the active tab (agent/browser/fingerprint.py);
+        None when that index is no longer in the page."""
+        try:
+            resolved = await self.snapshotter.resolve(self.ctx.page, index)
+        except (KiteError, PlaywrightError):
+            return None
+        return await take_fingerprint(resolved.handle, resolved.element)
+
     # ------------------------------------------------------------------ act
     async def act(
         self,
@@ -322,7 +339,8 @@ class BrowserEnv:
         """Judge ``action`` (on ``observation``, the page the caller saw), then run it with the second look
         at its target; a refused action is not run. ``decided`` and ``veto``: see their types;
         ``confirmer``: who is asked for this action (default: the gate's); ``timer``: the caller's step
-        clock, given the gate, act and settle phases."""
+        clock, given the gate, act and settle phases. The result keeps its target's fingerprint, taken right
+        before the action ran (what a workflow's replay finds it again by)."""
         timer = timer or StepTimer()
         with timer.phase("gate"):
             gate = await self.gate.check(action, observation, confirmer)
@@ -337,7 +355,10 @@ class BrowserEnv:
             again = partial(self.gate.recheck, action, observation, gate.decision, confirmer=confirmer)
             self.blocks.mark()
             with timer.phase("act"):
+                index = action.target_index
+                target = await self.fingerprint(index) if index is not None else None  # before it changes
                 result = await self.executor.execute(action, recheck=again)
+                result.target = target
             timer.take("act", float(result.data.get("settle_ms") or 0.0), "settle")
             self.blocks.annotate(result)
         return Acted(result, gate)

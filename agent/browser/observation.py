@@ -198,6 +198,28 @@ class Effects(_Model):
     no tab, dialog or download); None when not checked (read-only actions)."""
 
 
+class Fingerprint(_Model):
+    """An element as a replay looks for it again: role, accessible name, tag, stable attributes, label text,
+    the nearest heading before it, its neighbours' text, its frame and its structural path."""
+
+    tag: str
+    role: str | None = None
+    name: str = ""
+    """The accessible name, as the element list shows it."""
+    attrs: dict[str, str] = Field(default_factory=dict)
+    """Stable attributes: id, name, data-testid (data-test, data-qa), href as written, type, placeholder, for."""
+    label: str = ""
+    """The text of its ``<label>``."""
+    heading: str = ""
+    """The nearest heading before it in the document."""
+    neighbours: list[str] = Field(default_factory=list)
+    """Text lines of its closest container that has other text (a product card's name and price)."""
+    frame: str | None = None
+    """Its frame path ("0", "0.1"); None in the top document."""
+    path: str = ""
+    """Structural path from ``<body>``: ``body:1>main:1>ul:1>li:3>a:1`` (tag:nth-of-type)."""
+
+
 class ActionResult(_Model):
     """The outcome of one action: ok or a structured error, the method used, and its effects."""
 
@@ -212,6 +234,9 @@ class ActionResult(_Model):
     data: dict[str, Any] = Field(default_factory=dict)
     """Action-specific payload: getElements text, JS value, screenshot path, details ..."""
     duration_ms: float = 0.0
+    target: Fingerprint | None = None
+    """The element the action was aimed at, as a replay finds it again (``BrowserEnv.act``, agent/browser/
+    fingerprint.py); None for an action without an element target."""
 
     @property
     def page_changed(self) -> bool:

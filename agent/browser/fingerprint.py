@@ -1,0 +1,41 @@
+"""The fingerprint of an element: what finds it again on a later visit (a workflow's replay, agent/workflow/).
+
+Taken by ``BrowserEnv.act`` from the element an action targets, right before it runs (``ActionResult.target``),
+so every run record keeps it; the replay takes the same fingerprint of each candidate and compares them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.async_api import ElementHandle
+from playwright.async_api import Error as PlaywrightError
+
+from kite_browser.agent.browser.observation import Element, Fingerprint
+
+FINGERPRINT_JS = Path(__file__).with_name("fingerprint.js").read_text(encoding="utf-8")
+STABLE_ATTRS = ("id", "name", "data-testid", "data-test", "data-qa", "href", "for")
+"""The attributes that name an element on purpose (an id that looks generated is left out when taken)."""
+
+__all__ = ["FINGERPRINT_JS", "STABLE_ATTRS", "Fingerprint", "take_fingerprint"]
+
+
+async def take_fingerprint(handle: ElementHandle, element: Element) -> Fingerprint | None:
+    """The fingerprint of the element behind ``handle`` (None when the page would not say: it went away)."""
+    try:
+        got = await handle.evaluate(FINGERPRINT_JS)
+    except PlaywrightError:
+        return None
+    if not isinstance(got, dict):
+        return None
+    return Fingerprint(
+        tag=element.tag,
+        role=element.role,
+        name=element.name,
+        attrs={str(k): str(v) for k, v in (got.get("attrs") or {}).items()},
+        label=str(got.get("label") or ""),
+        heading=str(got.get("heading") or ""),
+        neighbours=[str(n) for n in got.get("neighbours") or []],
+        frame=element.frame,
+        path=str(got.get("path") or ""),
+    )

@@ -1,0 +1,151 @@
+"""A workflow from a run record (``runs/<run>/run.json`` and ``steps.jsonl``): the actions that ran, each with
+its target's fingerprint (kept by ``BrowserEnv.act``) and its verified effect.
+
+Left out: actions that failed or were refused, read-only ones (getElements, screenshot ...) and ``done``.
+The text typed into a field becomes a variable named after the field, its value the default; a secret stays
+a ``<secret>name</secret>`` placeholder (the record holds no secret's value) and is declared by name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus, urlsplit
+
+from kite_browser.agent.browser.actions import OBSERVE_ONLY
+from kite_browser.agent.browser.observation import ActionResult, Fingerprint
+from kite_browser.agent.workflow.errors import RunNotSavableError
+from kite_browser.agent.workflow.model import Expect, Step, Variable, Workflow
+from kite_browser.safety.secrets import PLACEHOLDER_RE
+
+SKIPPED = OBSERVE_ONLY | {"done"}
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^0-9a-z]+", "_", text.lower()).strip("_")[:30].strip("_")
+    return f"v_{slug}" if slug[:1].isdigit() else slug or "text"
+
+
+def path_of(url: str) -> str:
+    """The path and query of ``url`` (what a step's expected URL compares; the origin is left out)."""
+    parts = urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def _url_pattern(url: str, values: dict[str, str]) -> str:
+    """The path and query of ``url`` as a pattern: ``[`` ``]`` ``*`` ``?`` escaped, each variable's value
+    (as a URL writes it) a ``*``, so the check holds when the replay types another value."""
+    pattern = re.sub(r"([\[\]*?])", r"[\1]", path_of(url))
+    for value in sorted({v for v in values.values() if v}, key=len, reverse=True):
+        for written in {quote_plus(value), quote(value)}:
+            pattern = pattern.replace(written, "*")
+    return pattern
+
+
+def describe(action: str, args: dict[str, Any], target: Fingerprint | None) -> str:
+    """``click button "Add to cart"``, ``type "{search}" into input "Search"``: the step in words."""
+    if target is None:
+        shown = ", ".join(f"{k}={v}" for k, v in args.items())
+        return f"{action} {shown}".strip()
+    what = f'{target.role or target.tag} "{target.name or target.label}"'
+    if action == "type":
+        return f'type "{args.get("text", "")}" into {what}'
+    if action == "select":
+        return f'select "{args.get("value", "")}" in {what}'
+    return f"{action} {what}"
+
+
+class _Builder:
+    """The steps and variables of one run, built record line by record line."""
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self.variables: dict[str, Variable] = {}
+        self.values: dict[str, str] = {}
+
+    def variable(self, text: str, target: Fingerprint | None) -> str:
+        """The text typed, as a reference to a variable (a new one unless the same value was seen)."""
+        for name, value in self.values.items():
+            if value == text:
+                return "{" + name + "}"
+        base = _slug(target.label or target.name or target.attrs.get("name", "")) if target else "text"
+        name, n = base, 2
+        while name in self.variables:
+            name, n = f"{base}_{n}", n + 1
+        self.variables[name] = Variable(default=text)
+        self.values[name] = text
+        return "{" + name + "}"
+
+    def add(self, where: str, action: dict[str, Any], result: ActionResult) -> None:
+        args = {k: v for k, v in action.items() if k not in ("action", "index")}
+        name = str(action.get("action"))
+        target = result.target if "index" in action else None
+        if "index" in action and target is None:
+            raise RunNotSavableError(
+                f"{where}: the record has no fingerprint of the element {name} acted on (recorded before "
+                "Kite kept them): run the task again to save it"
+            )
+        for secret in PLACEHOLDER_RE.findall(json.dumps(args)):
+            self.variables.setdefault(secret, Variable(secret=True))
+        expect = Expect()
+        if name == "type" and isinstance(args.get("text"), str) and not PLACEHOLDER_RE.search(args["text"]):
+            typed = args["text"]
+            args["text"] = self.variable(typed, target)
+            if result.effects.value == typed:
+                expect.value = args["text"]
+        eff = result.effects
+        if eff.navigated and eff.url_after:
+            expect.url = _url_pattern(eff.url_after, self.values)
+        expect.new_tab = bool(eff.new_tabs)
+        self.steps.append(
+            Step(
+                action=name,
+                args=args,
+                target=target,
+                expect=expect if expect != Expect() else None,
+                intent=describe(name, args, target),
+            )
+        )
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RunNotSavableError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def workflow_from_run(run_dir: str | Path, *, require_success: bool = True) -> Workflow:
+    """The workflow of a recorded run (``require_success``: refuse a run that did not succeed)."""
+    root = Path(run_dir).expanduser()
+    if not (root / "run.json").is_file():
+        raise RunNotSavableError(f"{run_dir} is not a run record (no run.json): give a folder under runs/")
+    run = json.loads((root / "run.json").read_text(encoding="utf-8"))
+    result = run.get("result") or {}
+    if require_success and not result.get("success"):
+        why = result.get("stop_reason") or "it has not finished"
+        raise RunNotSavableError(
+            f"{run_dir}: the run did not succeed ({why}); only a successful run is saved"
+        )
+    start_url = run.get("start_url")
+    builder = _Builder()
+    for line in _lines(root / "steps.jsonl"):
+        for n, item in enumerate(line.get("actions") or [], 1):
+            action, res = item.get("action") or {}, ActionResult.model_validate(item["result"])
+            if line.get("step") == 0:
+                start_url = start_url or action.get("url")
+                continue
+            decision = item.get("decision") or {}
+            if not res.ok or decision.get("allowed") is False or action.get("action") in SKIPPED:
+                continue
+            builder.add(f"{run_dir}: step {line.get('step')}, action {n}", action, res)
+    if not start_url:
+        raise RunNotSavableError(f"{run_dir}: the run had no start URL")
+    if not builder.steps:
+        raise RunNotSavableError(f"{run_dir}: the run did no action to replay")
+    return Workflow(
+        task=run.get("task") or "", start_url=start_url, variables=builder.variables, steps=builder.steps
+    )

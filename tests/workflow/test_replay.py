@@ -1,0 +1,233 @@
+"""Replaying a workflow with no model (agent/workflow/replay.py), against the bundled sites in a real Chromium.
+
+The oracle solves two sites tasks once (module fixture); each run is saved as a workflow and replayed in a
+fresh context of the session's browser, on the test's own sites server (another origin: ``start_url``), and
+the task's own check scores the replay. Hand-written workflows cover the gate, ambiguity and divergence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import litellm
+import pytest
+
+from kite_browser.agent.batch.checks import evaluate
+from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
+from kite_browser.agent.browser.observation import Fingerprint
+from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.record import RunRecorder
+from kite_browser.agent.workflow.errors import (
+    ReplayAmbiguousTargetError,
+    ReplayDivergedError,
+    ReplayRefusedError,
+    ReplayTargetNotFoundError,
+)
+from kite_browser.agent.workflow.model import Expect, Step, Workflow, dump_workflow, parse_workflow
+from kite_browser.agent.workflow.replay import Replayer, ReplayResult
+from kite_browser.agent.workflow.save import workflow_from_run
+from kite_browser.evals.harness import EvalReport, run_eval
+from kite_browser.evals.sites import SitesServer
+from kite_browser.evals.tasks import find_suite, load_suite
+from tests.evals.conftest import make_config
+from tests.fixtures.browser import PagesServer
+
+pytestmark = [pytest.mark.xdist_group("workflow_replay"), pytest.mark.timeout(300)]
+
+TASKS = ["shop-search", "shop-add-cheapest-blue-mug"]
+
+
+@pytest.fixture(scope="module")
+async def recorded(
+    chromium_path: str | None, kite_home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> EvalReport:
+    config = make_config(chromium_path, tmp_path_factory.mktemp("runs"), kite_home)
+    report = await run_eval(load_suite(find_suite("sites")), config, concurrency=2, ids=TASKS)
+    assert all(t.success for t in report.tasks), [(t.id, t.failures) for t in report.tasks]
+    return report
+
+
+@pytest.fixture
+async def env(
+    kite_config: Callable[..., KiteConfig], ctx_session: ContextSession, tmp_path: Path
+) -> AsyncIterator[BrowserEnv]:
+    config = kite_config()
+    env = BrowserEnv(config, ctx_session, EnvSafety.from_config(config))
+    await env.start(tmp_path)
+    yield env
+    await env.stop()
+
+
+@pytest.fixture
+def model_calls(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every litellm call made during the test (a replay makes none)."""
+    calls: list[Any] = []
+
+    async def acompletion(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs.get("model"))
+        raise AssertionError("a replay called a model")
+
+    monkeypatch.setattr(litellm, "acompletion", acompletion)
+    monkeypatch.setattr(litellm, "completion", lambda *a, **k: calls.append(k.get("model")))
+    return calls
+
+
+def on(sites: SitesServer, url: str) -> str:
+    """``url``'s path on the test's sites server (the recorded run had its own)."""
+    parts = urlsplit(url)
+    return sites.url(parts.path + (f"?{parts.query}" if parts.query else ""))
+
+
+def run_dir(report: EvalReport, task_id: str) -> str:
+    task = next(t for t in report.tasks if t.id == task_id)
+    assert task.run_dir
+    return task.run_dir
+
+
+async def replay(
+    wf: Workflow, env: BrowserEnv, sites: SitesServer, tmp_path: Path, **kw: Any
+) -> ReplayResult:
+    recorder = RunRecorder(tmp_path / "replay")
+    return await Replayer(wf, start_url=on(sites, wf.start_url), recorder=recorder, **kw).run(env)
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+async def test_a_saved_run_replays_with_no_model_and_passes_its_check(
+    task_id: str,
+    recorded: EvalReport,
+    env: BrowserEnv,
+    sites: SitesServer,
+    tmp_path: Path,
+    model_calls: list[Any],
+) -> None:
+    wf = workflow_from_run(run_dir(recorded, task_id))
+    assert parse_workflow(dump_workflow(wf)) == wf
+    assert all(
+        s.target is not None and (s.target.attrs or s.target.name) for s in wf.steps if s.action == "click"
+    )
+    out = await replay(wf, env, sites, tmp_path)
+    assert out.success and out.done == len(wf.steps) and out.error is None, out.error
+    assert out.model_calls == 0 and model_calls == []
+    task = next(t for t in load_suite(find_suite("sites")).tasks if t.id == task_id)
+    assert task.check is not None
+    verdict = await evaluate(task.check, env.ctx, base_url=sites.url("/"))
+    assert verdict.passed, verdict.failures
+    lines = [json.loads(x) for x in (tmp_path / "replay" / "steps.jsonl").read_text().splitlines()]
+    assert [x["step"] for x in lines] == list(range(len(wf.steps) + 1))
+    run = json.loads((tmp_path / "replay" / "run.json").read_text())
+    assert run["replay"] is True and run["result"]["success"] and run["result"]["tokens_in"] == 0
+
+
+async def test_a_typed_value_is_a_variable_to_override(
+    recorded: EvalReport, env: BrowserEnv, sites: SitesServer, tmp_path: Path
+) -> None:
+    wf = workflow_from_run(run_dir(recorded, "shop-search"))
+    assert {n: v.default for n, v in wf.variables.items()} == {"search": "mug"}
+    assert (
+        wf.steps[0].args["text"] == "{search}"
+        and "mug" not in dump_workflow(wf).split("variables:")[1].split("steps:")[1]
+    )
+    out = await replay(wf, env, sites, tmp_path, values={"search": "bag"})
+    assert out.success, out.error
+    assert "q=bag" in env.ctx.page.url
+    verdict = await evaluate(
+        load_suite(find_suite("sites"))
+        .tasks[0]
+        .check.model_copy(update={"url": "q=bag", "text": "Bag", "not_text": "Classic Blue Mug"}),  # type: ignore[union-attr]
+        env.ctx,
+    )
+    assert verdict.passed, verdict.failures
+
+
+async def test_an_effect_that_diverges_stops_the_replay(
+    recorded: EvalReport, env: BrowserEnv, sites: SitesServer, tmp_path: Path
+) -> None:
+    wf = workflow_from_run(run_dir(recorded, "shop-add-cheapest-blue-mug"))
+    first = wf.steps[0]
+    assert first.expect is not None and first.expect.url == "/shop/product/sky-blue-espresso-mug"
+    wf.steps[0] = first.model_copy(update={"expect": Expect(url="/shop/product/red-*")})
+    out = await replay(wf, env, sites, tmp_path)
+    assert isinstance(out.error, ReplayDivergedError) and out.done == 0
+    assert "step 1" in out.error.message and "/shop/product/sky-blue-espresso-mug" in out.error.message
+
+
+CHECKOUT = [
+    Step(action="click", target=Fingerprint(tag="button", name="Add to cart"), intent="add it"),
+    Step(action="click", target=Fingerprint(tag="a", name="View cart"), intent="open the cart"),
+    Step(action="click", target=Fingerprint(tag="a", name="Proceed to checkout"), intent="go to checkout"),
+    Step(action="click", target=Fingerprint(tag="button", name="Place order"), intent="place the order"),
+]
+
+
+async def test_a_confirm_level_step_is_declined_without_approval(
+    env: BrowserEnv, sites: SitesServer, tmp_path: Path
+) -> None:
+    wf = Workflow(start_url=sites.url("/shop/product/desk-lamp-white"), steps=CHECKOUT)
+    out = await replay(wf, env, sites, tmp_path)
+    assert isinstance(out.error, ReplayRefusedError) and out.done == 3
+    assert "step 4 (place the order) was declined" in out.error.message
+    assert urlsplit(env.ctx.page.url).path == "/shop/checkout"  # not submitted
+    last = json.loads((tmp_path / "replay" / "steps.jsonl").read_text().splitlines()[-1])
+    decision = last["actions"][0]["decision"]
+    assert decision["level"] == "confirm" and decision["allowed"] is False
+
+
+TWINS = """<!doctype html><title>none</title><main>
+<p>Order 1</p><button onclick="document.title='one'">Delete</button>
+<p>Order 1</p><button onclick="document.title='two'">Delete</button></main>"""
+
+
+async def test_two_alike_candidates_are_never_guessed(
+    env: BrowserEnv, pages_server: PagesServer, tmp_path: Path
+) -> None:
+    url = pages_server.add("/workflow/twins", TWINS)
+    wf = Workflow(
+        start_url=url,
+        steps=[Step(action="click", target=Fingerprint(tag="button", name="Delete"), intent="delete it")],
+    )
+    out = await Replayer(wf).run(env)
+    assert isinstance(out.error, ReplayAmbiguousTargetError), out.error
+    assert 'step 1 (delete it): 2 elements match button "Delete" equally well' in out.error.message
+    assert await env.ctx.page.title() == "none"  # nothing clicked
+
+
+async def test_a_target_not_found_names_the_step_and_what_was_looked_for(
+    env: BrowserEnv, pages_server: PagesServer, tmp_path: Path
+) -> None:
+    url = pages_server.add("/workflow/twins", TWINS)
+    ghost = Fingerprint(tag="button", name="Archive", attrs={"id": "archive"})
+    out = await Replayer(
+        Workflow(start_url=url, steps=[Step(action="click", target=ghost, intent="archive")])
+    ).run(env)
+    assert isinstance(out.error, ReplayTargetNotFoundError)
+    assert 'step 1 (archive): no element matches button "Archive" (id=archive)' in out.error.message
+    assert out.error.to_dict()["looked_for"]["attrs"] == {"id": "archive"}
+
+
+async def test_an_interrupted_replay_records_what_ran(
+    env: BrowserEnv, sites: SitesServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    acts = 0
+    real = env.act
+
+    async def act(*args: Any, **kwargs: Any) -> Any:  # Ctrl-C arrives while the second step runs
+        nonlocal acts
+        acts += 1
+        if acts == 2:
+            raise asyncio.CancelledError
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(env, "act", act)
+    wf = Workflow(start_url=sites.url("/shop/product/desk-lamp-white"), steps=CHECKOUT[:3])
+    with pytest.raises(asyncio.CancelledError):
+        await replay(wf, env, sites, tmp_path)
+    run = json.loads((tmp_path / "replay" / "run.json").read_text())
+    assert run["result"]["stop_reason"] == "interrupted" and run["result"]["steps"] == 1
+    steps = [json.loads(x)["step"] for x in (tmp_path / "replay" / "steps.jsonl").read_text().splitlines()]
+    assert steps == [0, 1]
