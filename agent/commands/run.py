@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
+    check_out_file,
     check_runs_dir,
     check_start_url,
     load_with_args,
@@ -37,6 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--output-schema",
         metavar="FILE",
         help="a JSON schema file: the answer's structured form (result 'data') must match it",
+    )
+    p.add_argument(
+        "--save-workflow",
+        metavar="FILE",
+        help="when the run succeeds, save it as a workflow to replay without a model (kite replay FILE)",
     )
     add_agent_options(p)
     add_browser_options(p)
@@ -70,6 +76,7 @@ async def run(args: argparse.Namespace) -> int:
     refuse_unusable_models(config.llm.model)
     start_url = check_start_url(args.start_url, config.browser)  # bad input fails before anything starts
     check_runs_dir(config.run.runs_dir)
+    check_out_file(args.save_workflow, "--save-workflow")
     from kite_browser.agent.output import load_schema
 
     schema = load_schema(args.output_schema) if args.output_schema else None
@@ -94,6 +101,24 @@ async def run(args: argparse.Namespace) -> int:
     return heard.exit_code
 
 
+def save_workflow(run_dir: str | None, success: bool, path: str) -> None:
+    """``--save-workflow``: the run as a workflow file, or why not (on stderr; the run's exit code stands)."""
+    from kite_browser.agent.commands.workflow import summary
+    from kite_browser.agent.workflow.errors import RunNotSavableError
+    from kite_browser.agent.workflow.model import save_file
+    from kite_browser.agent.workflow.save import workflow_from_run
+
+    if not success or run_dir is None:
+        print(f"kite: workflow not saved: the run did not succeed ({path} left as it was)", file=sys.stderr)
+        return
+    try:
+        wf = workflow_from_run(run_dir)
+    except RunNotSavableError as exc:
+        print(f"kite: workflow not saved: {exc.message}", file=sys.stderr)
+        return
+    print(f"workflow saved to {save_file(wf, path)}: {summary(wf)}", file=sys.stderr)
+
+
 async def _run(
     args: argparse.Namespace, config: KiteConfig, start_url: str | None, schema: Any, made: list[Agent]
 ) -> int:
@@ -111,6 +136,8 @@ async def _run(
     finally:
         printer.flush()  # the step in flight, when the run ends in an error (or is interrupted)
     printer.final(result)
+    if args.save_workflow:
+        save_workflow(result.run_dir, result.success, args.save_workflow)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
     if result.stop_reason == StopReason.INTERRUPTED:
