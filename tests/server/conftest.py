@@ -16,6 +16,9 @@ from fastapi.testclient import TestClient
 
 from kite_browser.agent.config import BrowserConfig, KiteConfig, load_config
 from kite_browser.agent.server import ServerState, create_app
+from tests.server.panel_harness import page, panel
+
+__all__ = ["page", "panel"]  # the panel tests' fixtures (panel_harness.py), for every module here
 
 TOKEN = "test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -1,8 +1,11 @@
-"""What the panel tests share: a live ``kite serve`` subprocess (fake model ``kite/panel``, see panel_entry.py), a
-page that records console errors, and screenshots of each screen at the two viewports the panel is made for."""
+"""What the panel tests share: a live ``kite serve`` subprocess (fake model ``kite/panel``, see panel_entry.py;
+``serve_config`` and ``serving``), the panel open in a page that records console errors (``panel_page``, and the
+module-wide ``panel``/``page`` fixtures over a module's ``server`` fixture, registered in conftest.py), and
+screenshots of each screen at the two viewports the panel is made for (``snap``)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -13,12 +16,16 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.async_api import ConsoleMessage, Page, ViewportSize
+import pytest_asyncio
+from playwright.async_api import Browser, BrowserContext, ConsoleMessage, Page, ViewportSize, expect
+
+from kite_browser.agent.config import BrowserConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "panel-test-token-0123456789"
@@ -96,6 +103,84 @@ def start_server(folder: Path, scripts: dict[str, Any], config: dict[str, Any]) 
             return LiveServer(proc, m.group(1).rstrip("/"), log)
     proc.kill()
     raise AssertionError("kite serve did not start:\n" + "".join(log))
+
+
+def serve_config(home: Path, browser_config: BrowserConfig, **sections: Any) -> dict[str, Any]:
+    """A panel test server's config: the fake model ``kite/panel`` (one attempt), records and the data dir
+    (profiles) under ``home``, the offline test Chromium; ``sections``: more top-level settings (``modules``,
+    ``safety`` ...)."""
+    return {
+        "llm": {"model": "kite/panel", "max_attempts": 1},
+        "run": {"runs_dir": str(home / "runs")},
+        "browser": {
+            "block_external_hosts": True,
+            "chromium_path": browser_config.chromium_path,
+            "data_dir": str(home / "data"),
+        },
+        **sections,
+    }
+
+
+@contextlib.contextmanager
+def serving(
+    home: Path, scripts: dict[str, Any], config: dict[str, Any], *, clean_exit: bool = False
+) -> Iterator[LiveServer]:
+    """A live server (``start_server``) for the ``with`` block, stopped after it; ``clean_exit``: its exit code
+    must then be 0 (a graceful SIGTERM)."""
+    live = start_server(home, scripts, config)
+    try:
+        yield live
+    finally:
+        code = live.stop()
+        if clean_exit:
+            assert code == 0, "".join(live.log)
+
+
+EXPECT_TIMEOUT_MS = 30_000
+"""How long a panel test's ``expect`` waits: a shared 2-core machine can be slow; a hang still fails."""
+
+
+@contextlib.asynccontextmanager
+async def panel_page(
+    browser: Browser,
+    server: LiveServer,
+    *,
+    setup: Callable[[BrowserContext], Awaitable[None]] | None = None,
+    **context_options: Any,
+) -> AsyncIterator[tuple[Page, ConsoleWatch]]:
+    """A page of a new browser context (1280×800; ``context_options`` for ``new_context``) on the panel with the
+    token, once it is ready, and its console watch; the context is closed after. ``setup``: run on the context
+    before its page opens (routes, a clock, init scripts)."""
+    context = await browser.new_context(**{"viewport": DESKTOP, **context_options})
+    try:
+        if setup is not None:
+            await setup(context)
+        page = await context.new_page()
+        watch = ConsoleWatch(page)
+        await page.goto(server.panel_url)
+        await expect(page.locator("body[data-ready]")).to_be_attached()
+        yield page, watch
+    finally:
+        await context.close()
+
+
+@pytest_asyncio.fixture(scope="module")
+async def panel(pw_browser: Browser, server: LiveServer) -> AsyncIterator[tuple[Page, ConsoleWatch]]:
+    """One panel page for a test module, on the module's ``server`` (a fixture of the module)."""
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+    try:
+        async with panel_page(pw_browser, server) as opened:
+            yield opened
+    finally:
+        expect.set_options(timeout=5_000)
+
+
+@pytest_asyncio.fixture
+async def page(panel: tuple[Page, ConsoleWatch]) -> AsyncIterator[Page]:
+    """The module's panel page; the test fails on any console error it caused."""
+    p, watch = panel
+    yield p
+    watch.check()
 
 
 LIVE_FRAME = re.compile(r"/api/runs/[^/]+/live$")

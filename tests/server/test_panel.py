@@ -9,18 +9,17 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Page, expect
 
 from kite_browser.agent.config import BrowserConfig
 from kite_browser.evals.sites import SitesServer
-from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, snap, start_server
+from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, serve_config, serving, snap
 
 # one server and one page for the module: one xdist group
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("panel")]
@@ -52,42 +51,9 @@ def server(
     tmp_path_factory: pytest.TempPathFactory, sites: SitesServer, browser_config: BrowserConfig
 ) -> Iterator[LiveServer]:
     home = tmp_path_factory.mktemp("panel-serve")
-    config = {
-        "llm": {"model": "kite/panel", "max_attempts": 1},
-        "run": {"runs_dir": str(home / "runs")},
-        "browser": {
-            "block_external_hosts": True,
-            "chromium_path": browser_config.chromium_path,
-            "data_dir": str(home / "data"),
-        },
-        "module_settings": {"artifacts_dir": str(home / "artifacts")},
-    }
-    live = start_server(home, scripts(sites), config)
-    try:
+    config = serve_config(home, browser_config, module_settings={"artifacts_dir": str(home / "artifacts")})
+    with serving(home, scripts(sites), config, clean_exit=True) as live:
         yield live
-    finally:
-        code = live.stop()
-        assert code == 0, "".join(live.log)
-
-
-@pytest_asyncio.fixture(scope="module")
-async def panel(pw_browser: Browser, server: LiveServer) -> AsyncIterator[tuple[Page, ConsoleWatch]]:
-    expect.set_options(timeout=20_000)  # a shared 2-core machine can be slow; a hang still fails
-    context = await pw_browser.new_context(viewport=DESKTOP)
-    page = await context.new_page()
-    watch = ConsoleWatch(page)
-    await page.goto(server.panel_url)
-    await expect(page.locator("body[data-ready]")).to_be_attached()
-    yield page, watch
-    await context.close()
-    expect.set_options(timeout=5_000)
-
-
-@pytest_asyncio.fixture
-async def page(panel: tuple[Page, ConsoleWatch]) -> AsyncIterator[Page]:
-    p, watch = panel
-    yield p
-    watch.check()
 
 
 @pytest.fixture

@@ -9,16 +9,15 @@ run with its live view, the Tools console with its approval card, the settings p
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Page, expect
 
 from kite_browser.agent.config import BrowserConfig
 from kite_browser.evals.sites import SitesServer
-from tests.server.panel_harness import DESKTOP, PHONE, ConsoleWatch, LiveServer, start_server
+from tests.server.panel_harness import DESKTOP, PHONE, LiveServer, serve_config, serving
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("panel_keyboard"), pytest.mark.timeout(600)]
 
@@ -81,42 +80,8 @@ FOCUS_NAMED = f"""([scope, name]) => {{ {NAMES}
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, browser_config: BrowserConfig) -> Iterator[LiveServer]:
     home = tmp_path_factory.mktemp("panel-keyboard")
-    config = {
-        "llm": {"model": "kite/panel", "max_attempts": 1},
-        "run": {"runs_dir": str(home / "runs")},
-        "browser": {
-            "block_external_hosts": True,
-            "chromium_path": browser_config.chromium_path,
-            "data_dir": str(home / "data"),
-        },
-        "modules": ["chrome"],
-    }
-    live = start_server(home, SCRIPTS, config)
-    try:
+    with serving(home, SCRIPTS, serve_config(home, browser_config, modules=["chrome"])) as live:
         yield live
-    finally:
-        live.stop()
-
-
-@pytest_asyncio.fixture(scope="module")
-async def panel(pw_browser: Browser, server: LiveServer) -> AsyncIterator[tuple[Page, ConsoleWatch]]:
-    expect.set_options(timeout=30_000)  # a shared 2-core machine can be slow; a hang still fails
-    context = await pw_browser.new_context(viewport=DESKTOP)
-    page = await context.new_page()
-    watch = ConsoleWatch(page)
-    await page.goto(server.panel_url)
-    await expect(page.locator("body[data-ready]")).to_be_attached()
-    yield page, watch
-    await context.close()
-    expect.set_options(timeout=5_000)
-
-
-@pytest_asyncio.fixture
-async def page(panel: tuple[Page, ConsoleWatch]) -> AsyncIterator[Page]:
-    p, watch = panel
-    yield p
-    await p.set_viewport_size(DESKTOP)
-    watch.check()
 
 
 async def _walk(page: Page, key: str, scope: str | None, presses: int, where: str) -> set[str]:

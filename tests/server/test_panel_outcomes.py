@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, Page, Route, expect
+from playwright.async_api import Browser, BrowserContext, Page, Route, expect
 
 from kite_browser.agent.config import BrowserConfig
 from kite_browser.evals.sites import SitesServer
 from tests.server.conftest import follow
-from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, snap, start_server
+from tests.server.panel_harness import LiveServer, panel_page, serve_config, serving, snap, start_server
 
 # one server for the module (the restart test, last, restarts it): one xdist group
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("panel_outcomes"), pytest.mark.timeout(300)]
@@ -64,17 +63,7 @@ def scripts(sites: SitesServer) -> dict[str, Any]:
 
 
 def _config(home: Path, browser_config: BrowserConfig) -> dict[str, Any]:
-    return {
-        "llm": {"model": "kite/panel", "max_attempts": 1},
-        "run": {"runs_dir": str(home / "runs")},
-        "browser": {
-            "block_external_hosts": True,
-            "chromium_path": browser_config.chromium_path,
-            "data_dir": str(home / "data"),
-        },
-        "modules": ["chrome"],
-        "safety": {"blocked_domains": ["ads.example"]},
-    }
+    return serve_config(home, browser_config, modules=["chrome"], safety={"blocked_domains": ["ads.example"]})
 
 
 @pytest.fixture(scope="module")
@@ -91,26 +80,6 @@ def server(home: Path, sites: SitesServer, browser_config: BrowserConfig) -> Ite
         yield live
     finally:
         live.stop()
-
-
-@pytest_asyncio.fixture(scope="module")
-async def panel(pw_browser: Browser, server: LiveServer) -> AsyncIterator[tuple[Page, ConsoleWatch]]:
-    expect.set_options(timeout=30_000)  # a shared 2-core machine can be slow; a hang still fails
-    context = await pw_browser.new_context(viewport=DESKTOP)
-    page = await context.new_page()
-    watch = ConsoleWatch(page)
-    await page.goto(server.panel_url)
-    await expect(page.locator("body[data-ready]")).to_be_attached()
-    yield page, watch
-    await context.close()
-    expect.set_options(timeout=5_000)
-
-
-@pytest_asyncio.fixture
-async def page(panel: tuple[Page, ConsoleWatch]) -> AsyncIterator[Page]:
-    p, watch = panel
-    yield p
-    watch.check()
 
 
 def start(server: LiveServer, task: str, url: str) -> str:
@@ -251,20 +220,17 @@ async def test_the_live_view_stops_asking_once_the_run_is_over_and_shows_its_sta
 ) -> None:
     """The run's event stream is held back (as a buffering proxy would), so the panel learns that the run is
     over only from the live view's 409 not_running: it must stop asking and show the outcome it reads."""
-    context = await pw_browser.new_context(viewport=DESKTOP)
     held: list[Route] = []
 
     async def hold(route: Route) -> None:
         held.append(route)  # never answered: the stream stays pending, as behind a buffering proxy
 
-    try:
+    async def setup(context: BrowserContext) -> None:
         await context.clock.install()
         await context.add_init_script(COUNT_LIVE_CALLS)
         await context.route(re.compile(r"/api/runs/[^/]+/events"), hold)
-        page = await context.new_page()
-        watch = ConsoleWatch(page)
-        await page.goto(server.panel_url)
-        await expect(page.locator("body[data-ready]")).to_be_attached()
+
+    async with panel_page(pw_browser, server, setup=setup) as (page, watch):
         run_id = start(server, "[over] Look at the shop", sites.url("/shop/"))
         await page.goto(f"{server.base}/#runs/{run_id}")
         live = page.locator(".live")
@@ -286,8 +252,6 @@ async def test_the_live_view_stops_asking_once_the_run_is_over_and_shows_its_sta
         assert await page.evaluate("window.__ticks") >= 9  # the timers did run
         assert await page.evaluate("window.__liveCalls") == calls
         watch.check()
-    finally:
-        await context.close()
 
 
 async def test_a_tool_call_is_approved_from_the_tools_console(
@@ -336,12 +300,7 @@ async def test_the_day_filter_is_the_browsers_own_day(
     created = server.api("GET", f"/api/runs/{run_id}")["created_at"]
     utc_hour = int(created[11:13])
     zone = "Pacific/Kiritimati" if utc_hour >= 10 else "Pacific/Pago_Pago"
-    context = await pw_browser.new_context(viewport=DESKTOP, timezone_id=zone)
-    try:
-        page = await context.new_page()
-        watch = ConsoleWatch(page)
-        await page.goto(server.panel_url)
-        await expect(page.locator("body[data-ready]")).to_be_attached()
+    async with panel_page(pw_browser, server, timezone_id=zone) as (page, watch):
         await page.goto(f"{server.base}/#runs")
         local_day = await page.evaluate("(t) => new Date(t).toLocaleDateString('en-CA')", created)
         assert local_day != created[:10], (zone, created, local_day)  # the two clocks' days differ
@@ -353,8 +312,6 @@ async def test_the_day_filter_is_the_browsers_own_day(
         await expect(card).to_be_visible()
         await expect(card.locator(".badge")).to_have_text("success")
         watch.check()
-    finally:
-        await context.close()
 
 
 async def test_the_list_is_read_from_the_records_after_a_restart(
@@ -382,26 +339,20 @@ async def test_the_list_is_read_from_the_records_after_a_restart(
     mine = {t.split()[0]: o for t, o in before.items() if t.endswith("Restart me")}
     assert mine == {"[r-ok]": "success", "[r-fail]": "failed", "[r-deny]": "denied"}, before
     server.stop()
-    again = start_server(home, scripts(sites), _config(home, browser_config))
-    context = await pw_browser.new_context(viewport=DESKTOP)
-    try:
-        page = await context.new_page()
-        watch = ConsoleWatch(page)
-        await page.goto(again.panel_url)
-        await page.goto(f"{again.base}/#runs")
-        await expect(page.locator("body[data-ready]")).to_be_attached()
-        cards = page.locator("#run-list .run-card")
-        await expect(cards).to_have_count(len(before))
-        for task, outcome in before.items():
-            card = cards.filter(has_text=task)
-            await expect(card.locator(".badge")).to_have_text(outcome)
-        await cards.filter(has_text="[r-ok]").locator("a").click()
-        await expect(page.locator(".run-head .badge")).to_have_text("success")
-        await expect(page.locator(".result-card")).to_contain_text("$7.25")
-        await expect(page.locator(".steps .step")).not_to_have_count(0)
-        await expect(page.locator(".steps .thumb img").first).to_have_attribute("src", re.compile("^blob:"))
-        await snap(page, tmp_path, "runs-after-restart")
-        watch.check()
-    finally:
-        await context.close()
-        again.stop()
+    with serving(home, scripts(sites), _config(home, browser_config)) as again:
+        async with panel_page(pw_browser, again) as (page, watch):
+            await page.goto(f"{again.base}/#runs")
+            cards = page.locator("#run-list .run-card")
+            await expect(cards).to_have_count(len(before))
+            for task, outcome in before.items():
+                card = cards.filter(has_text=task)
+                await expect(card.locator(".badge")).to_have_text(outcome)
+            await cards.filter(has_text="[r-ok]").locator("a").click()
+            await expect(page.locator(".run-head .badge")).to_have_text("success")
+            await expect(page.locator(".result-card")).to_contain_text("$7.25")
+            await expect(page.locator(".steps .step")).not_to_have_count(0)
+            await expect(page.locator(".steps .thumb img").first).to_have_attribute(
+                "src", re.compile("^blob:")
+            )
+            await snap(page, tmp_path, "runs-after-restart")
+            watch.check()

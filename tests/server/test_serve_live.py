@@ -19,7 +19,7 @@ import pytest
 from kite_browser.agent.config import BrowserConfig
 from kite_browser.evals.sites import SitesServer
 from tests.server.conftest import follow, sse_events, typed
-from tests.server.panel_harness import ROOT, TOKEN, LiveServer, start_server
+from tests.server.panel_harness import ROOT, TOKEN, LiveServer, serve_config, serving
 
 pytestmark = pytest.mark.slow  # a kite serve subprocess with its own Chromium
 
@@ -45,22 +45,11 @@ def live(
     tmp_path_factory: pytest.TempPathFactory, sites: SitesServer, browser_config: BrowserConfig
 ) -> Iterator[LiveServer]:
     home = tmp_path_factory.mktemp("live-serve")
-    config = {
-        "llm": {"model": "kite/panel", "max_attempts": 1},
-        "run": {"runs_dir": str(home / "runs")},
-        "browser": {
-            "block_external_hosts": True,
-            "chromium_path": browser_config.chromium_path,
-            "data_dir": str(home / "data"),
-        },
-        "modules": ["chrome"],
-        "module_settings": {"artifacts_dir": str(home / "artifacts")},
-    }
-    server = start_server(home, SCRIPTS, config)
-    try:
+    config = serve_config(
+        home, browser_config, modules=["chrome"], module_settings={"artifacts_dir": str(home / "artifacts")}
+    )
+    with serving(home, SCRIPTS, config) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def start(live: LiveServer, task: str, url: str) -> str:
