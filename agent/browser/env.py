@@ -29,7 +29,7 @@ from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.extractor_call import call_extractor
-from kite_browser.agent.browser.fingerprint import take_fingerprint
+from kite_browser.agent.browser.fingerprint import element_index, take_fingerprint
 from kite_browser.agent.browser.observation import (
     ActionResult,
     DialogInfo,
@@ -355,7 +355,7 @@ class BrowserEnv:
             again = partial(self.gate.recheck, action, observation, gate.decision, confirmer=confirmer)
             self.blocks.mark()
             with timer.phase("act"):
-                index = action.target_index
+                index = element_index(action)
                 target = await self.fingerprint(index) if index is not None else None  # before it changes
                 result = await self.executor.execute(action, recheck=again)
                 result.target = target

@@ -11,13 +11,31 @@ from pathlib import Path
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
+from kite_browser.agent.browser.exec.spec import ActionModel
 from kite_browser.agent.browser.observation import Element, Fingerprint
 
 FINGERPRINT_JS = Path(__file__).with_name("fingerprint.js").read_text(encoding="utf-8")
 STABLE_ATTRS = ("id", "name", "data-testid", "data-test", "data-qa", "href", "for")
 """The attributes that name an element on purpose (an id that looks generated is left out when taken)."""
 
-__all__ = ["FINGERPRINT_JS", "STABLE_ATTRS", "Fingerprint", "take_fingerprint"]
+NOT_ELEMENTS = frozenset({"switchTab"})
+"""Actions whose ``index`` is not an element's (a tab's)."""
+
+__all__ = [
+    "FINGERPRINT_JS",
+    "NOT_ELEMENTS",
+    "STABLE_ATTRS",
+    "Fingerprint",
+    "element_index",
+    "take_fingerprint",
+]
+
+
+def element_index(action: ActionModel | dict[str, object]) -> int | None:
+    """The element index an action targets (an action model or its JSON form); None without one."""
+    name = action.get("action") if isinstance(action, dict) else action.action
+    index = action.get("index") if isinstance(action, dict) else action.target_index
+    return index if isinstance(index, int) and name not in NOT_ELEMENTS else None
 
 
 async def take_fingerprint(handle: ElementHandle, element: Element) -> Fingerprint | None:

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus, urlsplit
 
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
+from kite_browser.agent.browser.fingerprint import element_index
 from kite_browser.agent.browser.observation import ActionResult, Fingerprint
 from kite_browser.agent.workflow.errors import RunNotSavableError
 from kite_browser.agent.workflow.model import Expect, Step, Variable, Workflow
@@ -79,10 +80,13 @@ class _Builder:
         return "{" + name + "}"
 
     def add(self, where: str, action: dict[str, Any], result: ActionResult) -> None:
-        args = {k: v for k, v in action.items() if k not in ("action", "index")}
         name = str(action.get("action"))
-        target = result.target if "index" in action else None
-        if "index" in action and target is None:
+        on_element = element_index(action) is not None
+        args = {k: v for k, v in action.items() if k != "action" and not (on_element and k == "index")}
+        if name == "dragDrop" and any(isinstance(end, dict) and "index" in end for end in args.values()):
+            raise RunNotSavableError(f"{where}: a drag between elements cannot be saved yet (issue 32)")
+        target = result.target if on_element else None
+        if on_element and target is None:
             raise RunNotSavableError(
                 f"{where}: the record has no fingerprint of the element {name} acted on (recorded before "
                 "Kite kept them): run the task again to save it"

@@ -47,3 +47,15 @@ def test_nothing_that_names_it_is_no_candidate() -> None:
 def test_a_different_id_counts_against() -> None:
     moved = ADD.model_copy(update={"attrs": {"id": "something-else"}})
     assert (score(ADD, moved) or 0) < (score(ADD, ADD) or 0) - 15
+
+
+def test_a_tab_index_is_no_element_target() -> None:
+    from kite_browser.agent.browser.actions import Click, SwitchTab
+    from kite_browser.agent.browser.fingerprint import element_index
+
+    assert element_index(Click(index=3)) == 3 and element_index({"action": "type", "index": 4}) == 4
+    assert (
+        element_index(SwitchTab(index=1)) is None
+        and element_index({"action": "switchTab", "index": 1}) is None
+    )
+    assert element_index(Click(selector="#x")) is None
