@@ -14,10 +14,13 @@ from typing import Any
 
 import mcp_types as types
 from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel
 
 from kite_browser.agent.browser import actions as A
+from kite_browser.agent.browser.actions import ActionSpec
 from kite_browser.agent.browser.observation import ActionResult
 from kite_browser.agent.browser.snapshot import OFF_LOOP_ELEMENTS
+from kite_browser.agent.browser.tool_face import face_action
 from kite_browser.agent.errors import StaleElementError
 from kite_browser.agent.fence import defuse, fence
 from kite_browser.agent.mcp import render
@@ -136,43 +139,10 @@ class Calls:
 
     # ------------------------------------------------------------ the tools
 
-    async def navigate(self, s: ClientState, a: T.NavigateArgs, client: str) -> Content:
-        return await self.act(s, A.Navigate(url=a.url), "navigate", client)
-
-    async def click(self, s: ClientState, a: T.ClickArgs, client: str) -> Content:
-        return await self.act(
-            s, A.Click(index=a.ref, mouse_button=a.button, double=a.double), "click", client
-        )
-
-    async def type(self, s: ClientState, a: T.TypeArgs, client: str) -> Content:
-        return await self.act(s, A.Type(index=a.ref, text=a.text, append=not a.clear), "type", client)
-
-    async def select(self, s: ClientState, a: T.SelectArgs, client: str) -> Content:
-        return await self.act(s, A.Select(index=a.ref, value=a.value), "select", client)
-
-    async def hover(self, s: ClientState, a: T.HoverArgs, client: str) -> Content:
-        return await self.act(s, A.Hover(index=a.ref), "hover", client)
-
-    async def press_key(self, s: ClientState, a: T.PressKeyArgs, client: str) -> Content:
-        return await self.act(s, A.PressKey(key=a.key, modifiers=a.modifiers), "press_key", client)
-
-    async def scroll(self, s: ClientState, a: T.ScrollArgs, client: str) -> Content:
-        return await self.act(
-            s, A.Scroll(direction=a.direction, amount=a.amount, index=a.ref), "scroll", client
-        )
-
-    async def go_back(self, s: ClientState, a: T.GoBackArgs, client: str) -> Content:
-        return await self.act(s, A.GoBack(), "go_back", client)
-
-    async def evaluate(self, s: ClientState, a: T.EvaluateArgs, client: str) -> Content:
-        return await self.act(s, A.ExecuteJS(code=a.code), "evaluate", client)
-
-    async def upload_file(self, s: ClientState, a: T.UploadFileArgs, client: str) -> Content:
-        return await self.act(s, A.UploadFile(index=a.ref, file_path=a.path), "upload_file", client)
-
-    async def drag(self, s: ClientState, a: T.DragArgs, client: str) -> Content:
-        action = A.DragDrop.model_validate({"from": {"index": a.from_ref}, "to": {"index": a.to_ref}})
-        return await self.act(s, action, "drag", client)
+    async def action(self, s: ClientState, spec: ActionSpec, a: BaseModel, client: str) -> Content:
+        """A tool derived from the action registry: its arguments made into the action, then ``act``."""
+        assert spec.face is not None
+        return await self.act(s, face_action(spec, a), spec.face.name, client)
 
     async def snapshot(self, s: ClientState, a: T.SnapshotArgs, client: str) -> Content:
         whole = not a.visible_only  # the whole page, its text in reading order too

@@ -253,7 +253,10 @@ class KiteMCP:
         state = await self.hub.client(_client_key(ctx))
         async with state.lock:
             try:
-                content = await getattr(self.calls, name)(state, args, _client_key(ctx) or SHARED)
+                if spec.action is not None:
+                    content = await self.calls.action(state, spec.action, args, _client_key(ctx) or SHARED)
+                else:
+                    content = await getattr(self.calls, name)(state, args, _client_key(ctx) or SHARED)
             except StaleElementError as exc:
                 raise await self.calls.stale(state, exc.to_dict()) from None
             except ToolFailure as exc:

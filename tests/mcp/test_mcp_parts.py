@@ -12,7 +12,7 @@ from kite_browser.agent.cli import main
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.mcp.confirm import ElicitConfirmer
-from kite_browser.agent.mcp.tools import TOOLS, ClickArgs
+from kite_browser.agent.mcp.tools import TOOLS
 from kite_browser.agent.mcp.transport import BearerToken, check_http_options
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule, tool
 from kite_browser.agent.modules.registry import ModuleRegistry
@@ -24,7 +24,9 @@ from tests.mcp.scenarios import Answers
 
 def test_schemas_come_from_the_models_and_annotations_are_true() -> None:
     click = TOOLS["click"].tool()
-    expected = {k: v for k, v in ClickArgs.model_json_schema()["properties"]["ref"].items() if k != "title"}
+    expected = {
+        k: v for k, v in TOOLS["click"].args.model_json_schema()["properties"]["ref"].items() if k != "title"
+    }
     assert click.input_schema["properties"]["ref"] == expected
     read_only = {n for n, s in TOOLS.items() if s.tool().annotations.read_only_hint}  # type: ignore[union-attr]
     assert read_only == {"snapshot", "screenshot", "wait_for", "read"}

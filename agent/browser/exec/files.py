@@ -14,7 +14,15 @@ from pydantic import Field
 
 from kite_browser.agent.browser.exec.base import ExecContext, NotInteractableError, Outcome, PathRefusedError
 from kite_browser.agent.browser.exec.hit import probe
-from kite_browser.agent.browser.exec.spec import ActionModel, ElementTarget, IndexField, define_action
+from kite_browser.agent.browser.exec.spec import (
+    REF,
+    ActionModel,
+    ElementTarget,
+    FaceParam,
+    IndexField,
+    ToolFace,
+    define_action,
+)
 from kite_browser.agent.browser.exec.targets import resolve_element, resolve_index
 from kite_browser.agent.errors import ActionError
 
@@ -126,4 +134,10 @@ async def screenshot(ec: ExecContext, action: Screenshot) -> Outcome:
 
 
 define_action(Screenshot, screenshot, settle="none", rank=50)
-define_action(UploadFile, upload_file, safety="confirm", rank=140)
+UPLOAD_FACE = ToolFace(
+    "upload_file",
+    "Put a local file into file input [ref] (asks the user first).",
+    "acts",
+    (REF, FaceParam("path", "filePath", "Path of a local file in an allowed upload folder.")),
+)
+define_action(UploadFile, upload_file, safety="confirm", rank=140, face=UPLOAD_FACE)

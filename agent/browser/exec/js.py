@@ -17,7 +17,7 @@ from pydantic import Field
 
 from kite_browser.agent.browser.exec.base import ExecContext, JSError, JSTimeoutError, Outcome
 from kite_browser.agent.browser.exec.cdp import cdp_session
-from kite_browser.agent.browser.exec.spec import ActionModel, define_action
+from kite_browser.agent.browser.exec.spec import ActionModel, ActKind, FaceParam, ToolFace, define_action
 
 
 class ExecuteJS(ActionModel):
@@ -126,4 +126,11 @@ async def execute_js(ec: ExecContext, action: ExecuteJS) -> Outcome:
     return Outcome("evaluate", f"script returned {shown}", data=data)
 
 
-define_action(ExecuteJS, execute_js, safety="confirm", rank=160)
+EVALUATE_FACE = ToolFace(
+    "evaluate",
+    "Run JavaScript in the page and return its JSON result (asks the user first).",
+    "acts",
+    (FaceParam("code", "code", "A JS expression or function body; `return` a value."),),
+    (ActKind("evaluate", text="code", says="JavaScript"),),
+)
+define_action(ExecuteJS, execute_js, safety="confirm", rank=160, face=EVALUATE_FACE)

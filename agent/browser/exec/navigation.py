@@ -11,7 +11,7 @@ from playwright.async_api import Response
 from pydantic import Field
 
 from kite_browser.agent.browser.exec.base import ExecContext, Outcome, URLRefusedError
-from kite_browser.agent.browser.exec.spec import ActionModel, define_action
+from kite_browser.agent.browser.exec.spec import ActionModel, FaceParam, ToolFace, define_action
 from kite_browser.agent.errors import ActionError, NavigationFailedError
 
 
@@ -141,8 +141,15 @@ async def wait(ec: ExecContext, action: Wait) -> Outcome:
     return Outcome("sleep", f"waited {action.ms} ms")
 
 
-define_action(Navigate, navigate, rank=40)
+NAVIGATE_FACE = ToolFace(
+    "navigate",
+    "Open a URL in the current tab; returns the new page's compact snapshot.",
+    "loads",
+    (FaceParam("url", "url", "Absolute http(s) URL, or a path relative to the current page."),),
+)
+GO_BACK_FACE = ToolFace("go_back", "Go back one page in the tab's history.", "loads")
+define_action(Navigate, navigate, rank=40, face=NAVIGATE_FACE)
 define_action(Wait, wait, settle="none", rank=60)
-define_action(GoBack, go_back, rank=100)
+define_action(GoBack, go_back, rank=100, face=GO_BACK_FACE)
 define_action(GoForward, go_forward, rank=110)
 define_action(Refresh, refresh, rank=120)

@@ -12,7 +12,17 @@ from kite_browser.agent.browser.exec.base import ExecContext, NotInteractableErr
 from kite_browser.agent.browser.exec.cdp import mouse_click
 from kite_browser.agent.browser.exec.hit import Probe, describe_point, probe, raise_covered, through_covers
 from kite_browser.agent.browser.exec.recheck import checked_click, checked_point_click, look_again
-from kite_browser.agent.browser.exec.spec import ActionModel, PointTarget, define_action, target_kinds
+from kite_browser.agent.browser.exec.spec import (
+    REF,
+    REF_WORDS,
+    ActionModel,
+    ActKind,
+    FaceParam,
+    PointTarget,
+    ToolFace,
+    define_action,
+    target_kinds,
+)
 from kite_browser.agent.browser.exec.targets import Target, check_point, resolve_element, resolve_index
 
 
@@ -196,6 +206,29 @@ async def drag_drop(ec: ExecContext, action: DragDrop) -> Outcome:
     return Outcome("mouse", f"dragged {src} to {dst} (({x0:.0f}, {y0:.0f}) -> ({x1:.0f}, {y1:.0f}))")
 
 
-define_action(Click, click, settle="early", rank=10, says_no_effect=True)
-define_action(Hover, hover, settle="early", rank=70)
-define_action(DragDrop, drag_drop, rank=130, says_no_effect=True)
+CLICK_FACE = ToolFace(
+    "click",
+    "Click element [ref] like a user; returns what changed (and the new snapshot if the page changed).",
+    "acts",
+    (REF, FaceParam("button", "mouse_button", ""), FaceParam("double", "double", "Double-click.")),
+    (ActKind("click", target="needed"),),
+)
+HOVER_FACE = ToolFace(
+    "hover",
+    "Move the mouse over element [ref] (opens hover menus and tooltips).",
+    "loads",
+    (REF,),
+    (ActKind("hover", target="needed"),),
+)
+DRAG_FACE = ToolFace(
+    "drag",
+    "Drag element [from_ref] onto element [to_ref].",
+    "acts",
+    (
+        FaceParam("from_ref", "from.index", REF_WORDS, required=True),
+        FaceParam("to_ref", "to.index", REF_WORDS, required=True),
+    ),
+)
+define_action(Click, click, settle="early", rank=10, says_no_effect=True, face=CLICK_FACE)
+define_action(Hover, hover, settle="early", rank=70, face=HOVER_FACE)
+define_action(DragDrop, drag_drop, rank=130, says_no_effect=True, face=DRAG_FACE)

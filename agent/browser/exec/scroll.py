@@ -9,7 +9,14 @@ from playwright.async_api import Page
 from pydantic import Field
 
 from kite_browser.agent.browser.exec.base import ExecContext, Outcome
-from kite_browser.agent.browser.exec.spec import ActionModel, IndexField, define_action
+from kite_browser.agent.browser.exec.spec import (
+    ActionModel,
+    ActKind,
+    FaceParam,
+    IndexField,
+    ToolFace,
+    define_action,
+)
 from kite_browser.agent.browser.exec.targets import resolve_index
 
 
@@ -103,4 +110,19 @@ async def scroll(ec: ExecContext, action: Scroll) -> Outcome:
     )
 
 
-define_action(Scroll, scroll, rank=30)
+SCROLL_FACE = ToolFace(
+    "scroll",
+    "Scroll the page (or element [ref]) up, down, left or right.",
+    "loads",
+    (
+        FaceParam("direction", "direction", ""),
+        FaceParam("amount", "amount", "Pixels; default about one screen."),
+        FaceParam("ref", "index", "A scrollable element; omit for the page."),
+    ),
+    (
+        ActKind(
+            "scroll", target="optional", text="direction", says="up|down (default down)", text_default="down"
+        ),
+    ),
+)
+define_action(Scroll, scroll, rank=30, face=SCROLL_FACE)

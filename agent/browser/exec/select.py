@@ -16,7 +16,14 @@ from kite_browser.agent.browser.exec.base import (
     Outcome,
 )
 from kite_browser.agent.browser.exec.hit import probe, raise_covered
-from kite_browser.agent.browser.exec.spec import ElementTarget, define_action
+from kite_browser.agent.browser.exec.spec import (
+    REF,
+    ActKind,
+    ElementTarget,
+    FaceParam,
+    ToolFace,
+    define_action,
+)
 from kite_browser.agent.browser.exec.targets import Target, resolve_element
 
 
@@ -195,4 +202,11 @@ async def _custom_select(ec: ExecContext, target: Target, wanted: list[str]) -> 
     )
 
 
-define_action(Select, select, rank=80, says_no_effect=True)
+SELECT_FACE = ToolFace(
+    "select",
+    "Choose an option of dropdown [ref] by value or visible label.",
+    "loads",
+    (REF, FaceParam("value", "value")),
+    (ActKind("select", target="needed", text="value", says="the option"),),
+)
+define_action(Select, select, rank=80, says_no_effect=True, face=SELECT_FACE)

@@ -3,13 +3,15 @@
 An action lives in one module of ``agent/browser/exec/``: its pydantic model (the parameters, which the LLM
 tool schema is generated from), its executor unit, and one ``define_action(...)`` call that ties them to its
 settle behaviour and its default safety level (Playwright MCP's ``defineTool({schema, handle, type})``).
-``agent/browser/actions.py`` collects every entry; nothing else lists actions.
+``agent/browser/actions.py`` collects every entry; nothing else lists actions. An action offered to other
+agents' tools also carries its ``ToolFace``: the MCP tool and the ``browser`` module's ``act`` kinds are
+derived from it (``agent/browser/tool_face.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -129,6 +131,62 @@ class ElementTarget(ActionModel):
 Unit = Callable[["ExecContext", Any], Awaitable["Outcome"]]
 
 
+Capability = Literal["reads", "loads", "acts"]
+"""What an action can do, as the tool faces tell their callers: ``reads`` only reads the page; ``loads``
+changes the page (requests may leave) but submits, sends or deletes nothing by itself; ``acts`` can submit a
+form, send data or delete something (a click can press "Delete account")."""
+
+REF_WORDS = "Element number N from the latest snapshot's [N]."
+"""A tool caller's words for an element index: it reads snapshots with refs, not the agent's element list."""
+
+
+@dataclass(frozen=True)
+class FaceParam:
+    """One parameter as the tool faces name it. ``source``: the action's parameter (its JSON name;
+    ``from.index`` reaches into a nested one); ``description``: the face's words (None: the action's; "":
+    none); ``required``: an optional parameter the face requires; ``invert``: a flag offered as its
+    opposite (``clear`` for ``append``)."""
+
+    name: str
+    source: str
+    description: str | None = None
+    required: bool = False
+    invert: bool = False
+
+
+REF = FaceParam("ref", "index", REF_WORDS, required=True)
+"""The element an action needs, as tool callers give it."""
+
+
+@dataclass(frozen=True)
+class ActKind:
+    """One ``kind`` of the ``browser`` module's ``act`` request (``{kind, target_id?, text?}``) that runs
+    this action. ``target``: whether the request's ``target_id`` (the action's index) is needed, optional
+    or unused; ``text``: the action parameter the request's ``text`` fills and ``says`` what it is;
+    ``text_default``: the value when no text is given (the text is then one of the parameter's choices,
+    in any case); ``fixed``: parameters this kind sets."""
+
+    name: str
+    target: Literal["needed", "optional", "unused"] = "unused"
+    text: str | None = None
+    says: str = ""
+    text_default: str | None = None
+    fixed: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolFace:
+    """How the tool faces offer an action (Playwright MCP's ``defineTool``): the MCP tool's ``name`` and
+    one-line ``description`` written for a model, its ``capability`` (the tools' hints), its parameters as
+    tool callers name them (in order), and the ``browser`` module's ``act`` kinds that run it."""
+
+    name: str
+    description: str
+    capability: Capability
+    params: tuple[FaceParam, ...] = ()
+    kinds: tuple[ActKind, ...] = field(default=())
+
+
 @dataclass(frozen=True)
 class ActionSpec:
     """One action's registry entry."""
@@ -143,6 +201,8 @@ class ActionSpec:
     says_no_effect: bool = False
     """When the action visibly changed nothing (no navigation, DOM change, focus, scroll or field change),
     its result says so ("pressed Enter: nothing changed")."""
+    face: ToolFace | None = None
+    """How tool callers are offered it (None: not offered; each face lists why)."""
 
     @property
     def name(self) -> str:
@@ -165,9 +225,10 @@ def define_action(
     safety: SafetyLevel = "auto",
     rank: int = 500,
     says_no_effect: bool = False,
+    face: ToolFace | None = None,
 ) -> ActionSpec:
     """Register one action (call it at module level, next to the model and the unit)."""
-    spec = ActionSpec(model, run, settle, safety, rank, says_no_effect)
+    spec = ActionSpec(model, run, settle, safety, rank, says_no_effect, face)
     if not spec.name or spec.name == "None":
         raise TypeError(f"{model.__name__} needs a default for its `action` literal")
     if spec.name in REGISTRY and REGISTRY[spec.name].model is not model:

@@ -15,8 +15,11 @@ from kite_browser.agent.browser.exec.hit import probe
 from kite_browser.agent.browser.exec.recheck import guarded, look_again, look_again_at
 from kite_browser.agent.browser.exec.spec import (
     ActionModel,
+    ActKind,
+    FaceParam,
     IndexField,
     SelectorField,
+    ToolFace,
     define_action,
     target_kinds,
 )
@@ -216,5 +219,29 @@ async def _press(ec: ExecContext, combo: str, key: str) -> None:
         raise ActionError(f"unknown key {key!r}: {str(exc).splitlines()[0]}", key=key) from exc
 
 
-define_action(Type, type_text, settle="early", rank=20)
-define_action(PressKey, press_key, settle="early", rank=90, says_no_effect=True)
+TYPE_FACE = ToolFace(
+    "type",
+    "Type text into field [ref] (replaces its value unless clear=false).",
+    "loads",
+    (
+        FaceParam("ref", "index", "Field to type into; omit for the focused element."),
+        FaceParam("text", "text", "Text to type; <secret>name</secret> for a secret you were given."),
+        FaceParam("clear", "append", "Replace the field's value (false: append at the caret).", invert=True),
+    ),
+    (  # "type" appends, "fill" replaces
+        ActKind("type", target="needed", text="text", says="the text", fixed=(("append", True),)),
+        ActKind("fill", target="needed", text="text", says="the text"),
+    ),
+)
+PRESS_FACE = ToolFace(
+    "press_key",
+    "Press a key (Enter, Escape, ArrowDown ...) on the focused element; Enter may submit a form.",
+    "acts",
+    (
+        FaceParam("key", "key", "KeyboardEvent.key: Enter, Tab, Escape, ArrowDown, a ..."),
+        FaceParam("modifiers", "modifiers", ""),
+    ),
+    (ActKind("press", text="key", says="the key (Enter, Tab ...)"),),
+)
+define_action(Type, type_text, settle="early", rank=20, face=TYPE_FACE)
+define_action(PressKey, press_key, settle="early", rank=90, says_no_effect=True, face=PRESS_FACE)

@@ -14,26 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
-from kite_browser.agent.browser.actions import (
-    Action,
-    Click,
-    ExecuteJS,
-    Hover,
-    Navigate,
-    PressKey,
-    Scroll,
-    Select,
-    Type,
-)
+from kite_browser.agent.browser.actions import Action, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.browser.tokens import count_tokens
+from kite_browser.agent.browser.tool_face import act_kinds, kind_action
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import (
     CallContext,
@@ -48,21 +39,52 @@ from kite_browser.agent.modules.chrome.pages import check_url
 from kite_browser.agent.modules.gate import check_domain
 from kite_browser.safety.secrets import SecretStore
 
-Kind = Literal["click", "type", "fill", "hover", "press", "scroll", "evaluate", "select"]
-NEEDS_TARGET = frozenset({"click", "type", "fill", "hover", "select"})
-NEEDS_TEXT = frozenset({"type", "fill", "press", "evaluate", "select"})
+KINDS = act_kinds()
+"""The ``act`` kinds, derived from the action registry (each action's ``ToolFace``), in the model's menu order."""
+NOT_OFFERED: dict[str, str] = {
+    "navigate": "the tool's own navigate (target_url), which starts the browser when none runs",
+    "screenshot": "the snapshot is the module's view of the page",
+    "wait": "each act already waits for the page to settle",
+    "goBack": "not an act kind yet: navigate to the page instead",
+    "goForward": "not an act kind yet: navigate to the page instead",
+    "refresh": "not an act kind yet: navigate to the page again",
+    "dragDrop": "act takes one target_id; a drag needs two",
+    "uploadFile": "act's text is no file: the chrome module's tools or the MCP upload_file upload files",
+    "switchTab": "status lists the tabs; the chrome module's tools switch them",
+    "read": "not an act kind yet: the snapshot action gives the page with its text",
+    "getElements": "the snapshot action lists the elements",
+    "getElementDetails": "the snapshot action shows each element's details on its line",
+    "done": "ends the agent's own run; a tool caller has no run to end",
+}
+"""The registry's actions ``act`` offers no kind for, and why."""
+NEEDS_TARGET = frozenset(name for name, (_, kind) in KINDS.items() if kind.target == "needed")
+NEEDS_TEXT = frozenset(
+    name for name, (_, kind) in KINDS.items() if kind.text is not None and kind.text_default is None
+)
+
+if TYPE_CHECKING:
+    Kind = str
+else:
+    Kind = Literal[tuple(KINDS)]
+
+
+def _text_words() -> str:
+    """What ``text`` is for each kind that takes one: "type/fill: the text; press: the key ..."."""
+    says: dict[str, list[str]] = {}
+    for name, (_, kind) in KINDS.items():
+        if kind.text is not None:
+            says.setdefault(kind.says, []).append(name)
+    return "; ".join(f"{'/'.join(names)}: {words}" for words, names in says.items()) + "."
 
 
 class ActRequest(Params):
     kind: Kind = Field(description="What to do.")
     target_id: str | int | None = Field(
-        None, description='Element id from the latest snapshot, e.g. "15" (click, type, fill, hover, select).'
-    )
-    text: str | None = Field(
         None,
-        description="type/fill: the text; press: the key (Enter, Tab ...); select: the option; "
-        "evaluate: JavaScript; scroll: up|down (default down).",
+        description=f'Element id from the latest snapshot, e.g. "15" '
+        f"({', '.join(k for k in KINDS if k in NEEDS_TARGET)}).",
     )
+    text: str | None = Field(None, description=_text_words())
 
     @model_validator(mode="after")
     def _complete(self) -> ActRequest:
@@ -99,29 +121,12 @@ class BrowserToolParams(Params):
 
 
 def to_action(req: ActRequest) -> Action:
-    i, text = req.index, req.text or ""
-    match req.kind:
-        case "click":
-            return Click(index=i)
-        case "type":
-            return Type(index=i, text=text, append=True)  # "type" appends, "fill" replaces
-        case "fill":
-            return Type(index=i, text=text)
-        case "hover":
-            return Hover(index=i)
-        case "press":
-            return PressKey(key=text)
-        case "scroll":
-            direction = text.strip().lower() or "down"
-            if direction not in ("up", "down", "left", "right"):
-                raise ToolError(
-                    "invalid_arguments", f"scroll text must be up, down, left or right, not {text!r}"
-                )
-            return Scroll(direction=direction, index=i)
-        case "evaluate":
-            return ExecuteJS(code=text)
-        case _:
-            return Select(index=i, value=text)
+    """The action an ``act`` request makes (its kind's action, from the registry)."""
+    spec, kind = KINDS[req.kind]
+    try:
+        return kind_action(spec, kind, req.index, req.text)
+    except ValueError as exc:  # a text that is no choice of the parameter, or a value the action refuses
+        raise ToolError("invalid_arguments", str(exc)) from None
 
 
 class BrowserModule(ToolModule):
@@ -137,7 +142,7 @@ class BrowserModule(ToolModule):
             Tool(
                 "browser",
                 "Drive one stateful browser: start it, navigate, take a snapshot (interactive elements with ids "
-                "like [15]), act on an id (click, type, fill, hover, press, scroll, select, evaluate), stop.",
+                f"like [15]), act on an id ({', '.join(KINDS)}), stop.",
                 BrowserToolParams,
                 self.run,
                 hints=ToolHints(),  # one tool for every action: it can click, submit and evaluate
