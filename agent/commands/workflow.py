@@ -1,5 +1,6 @@
 """``kite workflow save RUN_DIR FILE`` (a successful run as a workflow), ``kite workflow check FILE`` (load it
-and list its steps), ``kite workflow schema`` (the file's JSON schema). A file or run that cannot be used is a
+and list its steps), ``kite workflow export FILE --playwright OUT`` (a Playwright
+script that runs without Kite), ``kite workflow schema`` (the file's JSON schema). A file or run that cannot be used is a
 one-line error and exit 2."""
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     check = cmds.add_parser("check", help="load a workflow file and list its steps")
     check.add_argument("file", metavar="FILE")
     check.set_defaults(func=check_cmd)
+    export = cmds.add_parser("export", help="write a workflow as a Playwright-for-Python script")
+    export.add_argument("file", metavar="FILE")
+    export.add_argument("--playwright", metavar="OUT", required=True, help="the Python script to write")
+    export.set_defaults(func=export_cmd)
     schema = cmds.add_parser("schema", help="print the JSON schema of a workflow file")
     schema.set_defaults(func=schema_cmd)
 
@@ -46,6 +51,18 @@ def check_cmd(args: argparse.Namespace) -> int:
     print(f"{args.file}: {summary(wf)}")
     for i, step in enumerate(wf.steps, 1):
         print(f"  {i}. {step.intent or step.action}")
+    return 0
+
+
+def export_cmd(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kite_browser.agent.workflow.export import playwright_script
+
+    wf = load_workflow(args.file)
+    out = Path(args.playwright).expanduser()
+    out.write_text(playwright_script(wf), encoding="utf-8")
+    print(f"wrote {out}: {len(wf.steps)} steps; run it: python {out} --start-url URL")
     return 0
 
 

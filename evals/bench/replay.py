@@ -58,10 +58,13 @@ class Row:
 
 async def replay_one(pool: BrowserPool, job: Job, task: TaskResult, folder: Path) -> Row:
     row = Row(task.id, task.success, task.steps, task.wall_s)
+    if not task.success:
+        row.why = "the agent's run failed its check: nothing to save"
+        return row
     check = job.task.check
     row.answer_task = check is not None and (check.answer is not None or check.data is not None)
     try:
-        wf = workflow_from_run(task.run_dir or "")
+        wf = workflow_from_run(task.run_dir or "", require_success=False)  # the task's check passed
     except RunNotSavableError as exc:
         row.why = f"not saved: {exc.message}"
         return row
@@ -89,6 +92,7 @@ async def replay_one(pool: BrowserPool, job: Job, task: TaskResult, folder: Path
 
 def summary(rows: list[Row], record_s: float) -> dict[str, Any]:
     done = [r for r in rows if r.replay_ok]
+    nothing = [r for r in rows if "no action to replay" in r.why]
     agent = sum(r.agent_s for r in done)
     agent_1s = sum(r.agent_s + MODEL_S * r.agent_steps for r in done)
     replay = sum(r.replay_s for r in done)
@@ -98,6 +102,8 @@ def summary(rows: list[Row], record_s: float) -> dict[str, Any]:
         "replay_successes": len(done),
         "replay_success_rate": round(len(done) / len(rows), 3) if rows else 0.0,
         "answer_tasks": sum(r.answer_task for r in rows),
+        "nothing_to_replay": len(nothing),
+        "replay_successes_of_replayable": f"{len(done)}/{len(rows) - len(nothing)}",
         "model_calls_replay": sum(r.model_calls for r in rows),
         "model_calls_agent": sum(r.agent_steps for r in rows),
         "record_wall_s": round(record_s, 1),

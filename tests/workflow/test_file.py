@@ -124,7 +124,12 @@ def test_the_cli_says_it_in_one_line_and_exits_2(
 ) -> None:
     path = tmp_path / "wf.yaml"
     path.write_text(source, encoding="utf-8")
-    for argv in (["workflow", "check", str(path)], ["replay", str(path)]):
+    out = str(tmp_path / "out.py")
+    for argv in (
+        ["workflow", "check", str(path)],
+        ["replay", str(path)],
+        ["workflow", "export", str(path), "--playwright", out],
+    ):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("kite: error: ") and kind in err, err

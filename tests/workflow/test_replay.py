@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+from asyncio.subprocess import PIPE
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -231,3 +233,25 @@ async def test_an_interrupted_replay_records_what_ran(
     assert run["result"]["stop_reason"] == "interrupted" and run["result"]["steps"] == 1
     steps = [json.loads(x)["step"] for x in (tmp_path / "replay" / "steps.jsonl").read_text().splitlines()]
     assert steps == [0, 1]
+
+
+async def test_the_playwright_export_runs_without_kite(
+    recorded: EvalReport, sites: SitesServer, tmp_path: Path, chromium_path: str | None
+) -> None:
+    from kite_browser.agent.workflow.export import playwright_script
+
+    for task_id, url_part in [("shop-search", "q=bag"), ("shop-add-cheapest-blue-mug", "added=1")]:
+        wf = workflow_from_run(run_dir(recorded, task_id))
+        script = tmp_path / f"{task_id}.py"
+        script.write_text(playwright_script(wf))
+        args = [sys.executable, str(script), "--start-url", on(sites, wf.start_url)]
+        args += ["--chromium", chromium_path] if chromium_path else []
+        args += ["--search", "bag"] if "search" in wf.variables else []
+        proc = await asyncio.create_subprocess_exec(*args, stdout=PIPE, stderr=PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), 240)
+        assert proc.returncode == 0, err.decode()[-2000:]
+        assert (
+            "kite_browser" not in script.read_text()
+            and "from playwright.sync_api import" in script.read_text()
+        )
+        assert url_part in out.decode().strip().splitlines()[-1]
