@@ -7,7 +7,7 @@ import asyncio
 import logging
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol, TextIO, runtime_checkable
+from typing import Any, Literal, Protocol, TextIO, runtime_checkable
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
@@ -169,6 +169,14 @@ class GateResult(BaseModel):
     message: str = ""
     """For a refused action: the text shown to the model as the action's result."""
     similar: bool = Field(False, description="Allowed because the user approved similar actions earlier.")
+
+    @property
+    def refused(self) -> Literal["blocked", "declined"] | None:
+        """How a refused action's error is named: ``blocked`` by the policy, or ``declined`` (nobody approved
+        it); None when it may run. Every face names a refusal by this."""
+        if self.allowed:
+            return None
+        return "blocked" if self.decision.level is ConfirmLevel.BLOCK else "declined"
 
 
 def rejudge(

@@ -106,9 +106,7 @@ class Acted:
     @property
     def refused(self) -> str | None:
         """``blocked`` / ``declined`` when the gate refused the action, else None."""
-        if self.gate.allowed:
-            return None
-        return "blocked" if self.gate.decision.level.value == "block" else "declined"
+        return self.gate.refused
 
 
 Decided = Callable[[Action, Observation | None, GateResult], Awaitable[None]]
@@ -346,9 +344,8 @@ class BrowserEnv:
             gate = await self.gate.check(action, observation, confirmer)
         if decided is not None:
             await decided(action, observation, gate)
-        if not gate.allowed:
-            kind = "blocked" if gate.decision.level.value == "block" else "declined"
-            error = ErrorInfo(error=kind, message=gate.message)
+        if gate.refused is not None:
+            error = ErrorInfo(error=gate.refused, message=gate.message)
             return Acted(ActionResult(action=action.action, ok=False, error=error), gate)
         result = veto(action) if veto is not None else None
         if result is None:

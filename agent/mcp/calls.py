@@ -23,6 +23,7 @@ from kite_browser.agent.browser.snapshot import OFF_LOOP_ELEMENTS
 from kite_browser.agent.browser.tool_face import face_action
 from kite_browser.agent.errors import StaleElementError
 from kite_browser.agent.fence import defuse, fence
+from kite_browser.agent.levels import ConfirmLevel
 from kite_browser.agent.mcp import render
 from kite_browser.agent.mcp import tools as T
 from kite_browser.agent.mcp.confirm import CANNOT_ASK, close_round, input_pending
@@ -79,15 +80,15 @@ class Calls:
             if input_pending():  # 2026-07-28: the question goes back to the client; nothing runs this round
                 raise ToolFailure({"error": "input_required", "message": "asked the user"})
             close_round()
-            level = str(gate.decision.level)
-            if level != "auto":
+            level = gate.decision.level
+            if level is not ConfirmLevel.AUTO:
                 self.record.write(
                     "decision",
                     client=client,
                     tool=tool,
                     action=action.to_json(),
                     url=obs.url if obs is not None else "",
-                    level=level,
+                    level=str(level),
                     reasons=gate.decision.reasons,
                     allowed=gate.allowed,
                     answer=gate.answer.reason if gate.answer else None,
@@ -186,8 +187,7 @@ class Calls:
                         level=str(gate.decision.level),
                         reasons=gate.decision.reasons,
                     )
-                    kind = "blocked" if gate.decision.level.value == "block" else "declined"
-                    raise ToolFailure({"error": kind, "message": gate.message})
+                    raise ToolFailure({"error": gate.refused, "message": gate.message})
             await ctx.open_tab(a.url)
         listing = "\n".join(
             f"{t.index}{'*' if t.active else ' '} {t.title[:60]!r} {t.url}" for t in await ctx.tabs()

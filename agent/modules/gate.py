@@ -39,7 +39,7 @@ def check_domain(gate: Gate, url: str, tool: str) -> None:
 def refusal(tool: str, result: GateResult) -> ToolError:
     """The typed error of a call the gate refused."""
     why = "; ".join(result.decision.reasons) or result.decision.level.value
-    if result.decision.level.value == "block":
+    if result.refused == "blocked":
         return ToolError("blocked", f"{tool}: blocked by the safety policy: {why}", tool=tool, level="block")
     reason = result.answer.reason if result.answer is not None else ""
     return ToolError(

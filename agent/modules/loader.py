@@ -11,7 +11,6 @@ import importlib
 import importlib.util
 import inspect
 import pkgutil
-from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any, Literal
 
@@ -20,7 +19,6 @@ from kite_browser.agent.modules.base import ToolError
 
 ENTRY_POINT_GROUP = "kite.modules"
 Source = Literal["builtin", "entry_point", "given"]
-Factory = Callable[[], Any]
 
 
 _NOT_MODULES = ("base", "gate", "loader", "registry", "toolbox")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, Self, TypeVar
 
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.events import ActionFinished, EventSink, emit
@@ -24,6 +24,35 @@ log = logging.getLogger("kite.modules")
 RESULT_CHARS = 600
 
 
+class ToolCallText(Protocol):
+    """A model's call of a tool: its name and its arguments as JSON text (``agent.llm.client.ToolCall``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def arguments(self) -> str: ...
+
+
+class ReplyWithCalls(Protocol):
+    """A model's reply and its tool calls (``agent.llm.client.LLMReply``)."""
+
+    @property
+    def tool_calls(self) -> Sequence[ToolCallText]: ...
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self: ...
+
+
+class OffersTools(Protocol):
+    """Where the tool definitions sent to the model are kept (``agent.model_setup.ModelSetup``); None when
+    the model gets none (no function calling)."""
+
+    tools: list[dict[str, Any]] | None
+
+
+Reply = TypeVar("Reply", bound=ReplyWithCalls)
+
+
 class PlannerTools:
     def __init__(
         self, config: KiteConfig, confirmer: Confirmer | None, functions: Sequence[Callable[..., Any]] = ()
@@ -34,7 +63,7 @@ class PlannerTools:
             self.toolbox = Toolbox(config, confirmer=confirmer, tools=functions, handle_signals=False)
         self.names: set[str] = set()
 
-    async def start(self, setup: Any = None) -> list[str]:
+    async def start(self, setup: OffersTools | None = None) -> list[str]:
         """Load the modules and add the offered tools to ``setup.tools`` (a ``ModelSetup``; function-calling
         models only); returns warnings (listed tools that no enabled module offers)."""
         if self.toolbox is None:
@@ -52,7 +81,7 @@ class PlannerTools:
     def definitions(self) -> list[dict[str, Any]]:
         return self.toolbox.tool_definitions(self.names) if self.toolbox is not None else []
 
-    def split(self, reply: Any) -> tuple[list[Any], Any]:
+    def split(self, reply: Reply) -> tuple[list[ToolCallText], Reply]:
         """The reply's calls to module tools, and the reply (an ``LLMReply``) without them for the action
         parser."""
         if not self.names:
@@ -62,7 +91,7 @@ class PlannerTools:
             return [], reply
         return mine, reply.model_copy(update={"tool_calls": [c for c in reply.tool_calls if c not in mine]})
 
-    async def call(self, call: Any) -> tuple[dict[str, Any], str]:
+    async def call(self, call: ToolCallText) -> tuple[dict[str, Any], str]:
         """Run one tool call (``name``, ``arguments`` JSON text); returns the result and the line the model reads."""
         assert self.toolbox is not None
         try:
@@ -78,7 +107,7 @@ class PlannerTools:
         return result, defuse(f"{call.name}({call.arguments.strip()[:200]}) → {verdict}: {shown}")
 
     async def run(
-        self, call: Any, step: int, note: Callable[[str, str], None], sink: EventSink | None
+        self, call: ToolCallText, step: int, note: Callable[[str, str], None], sink: EventSink | None
     ) -> dict[str, Any]:
         """One call as a step's action: the model is told (``note``), listeners too; returns the record entry."""
         result, line = await self.call(call)

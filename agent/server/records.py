@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kite_browser.agent.record import RunResult
-from kite_browser.agent.result import ERROR_STOPS
+from kite_browser.agent.result import ERROR_STOPS, StopReason
 from kite_browser.agent.server.run_models import (
     ActionView,
     RunStatus,
@@ -110,7 +110,7 @@ def _summary_of(run_id: str, data: dict[str, Any] | None) -> RunSummary | None:
     status: RunStatus = "finished"
     if result is None:
         status = "stopped"  # the server that ran it stopped before the run could end
-    elif result.stop_reason == "interrupted":
+    elif result.stop_reason is StopReason.INTERRUPTED:
         status = "stopped"
     elif result.stop_reason in ERROR_STOPS:
         status = "failed"

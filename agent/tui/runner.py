@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from kite_browser.agent.events import RunEvent
     from kite_browser.agent.record import RunResult
     from kite_browser.agent.tui.history import TaskEntry
-    from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest
+    from kite_browser.safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
 
 
 class RunsTasks(Protocol):
@@ -26,7 +26,7 @@ class RunsTasks(Protocol):
     async def run(self, task: str, start_url: str | None = None) -> RunResult: ...
 
 
-AgentFactory = Callable[["KiteConfig", Any, Callable[["RunEvent"], None]], RunsTasks]
+AgentFactory = Callable[["KiteConfig", "Confirmer", Callable[["RunEvent"], None]], RunsTasks]
 """(config, confirmer, on_event) -> the agent that runs the form's task."""
 
 
@@ -67,7 +67,7 @@ class TuiConfirmer:
 
 
 def default_agent_factory(
-    config: KiteConfig, confirmer: Any, on_event: Callable[[RunEvent], None]
+    config: KiteConfig, confirmer: Confirmer, on_event: Callable[[RunEvent], None]
 ) -> RunsTasks:
     from kite_browser.agent.loop import Agent
 

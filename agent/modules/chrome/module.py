@@ -227,9 +227,10 @@ class ChromeModule(ToolModule):
             gate = await env.gate.check(
                 target or Type(selector=a.selector, text=a.text, append=True), obs, ctx.confirmer
             )
-            if not gate.allowed:
-                kind = "blocked" if gate.decision.level.value == "block" else "declined"
-                raise ToolError(kind, f"chrome_type: {gate.message}", tool="chrome_type", selector=a.selector)
+            if gate.refused is not None:
+                raise ToolError(
+                    gate.refused, f"chrome_type: {gate.message}", tool="chrome_type", selector=a.selector
+                )
             value = await interact.type_text(tab.page, handle, a.selector, a.text, a.delay)
             return {"tabId": a.tabId, "selector": a.selector, "value": value}
         return await self._type(ctx, "chrome_type", a.tabId, a.selector, a.text, append=True)
