@@ -71,6 +71,9 @@ class RunResult(BaseModel):
     cost_usd: float | None = None
     duration_s: float = 0.0
     model_latency_s: float = 0.0
+    model_calls: int | None = None
+    """Calls to the model: 0 for a workflow replayed without one; None where not counted (an agent's run:
+    its steps and tokens say it)."""
     replies_rejected: int = 0
     """Replies of the model that held no action Kite could run (each answered with a correction)."""
     actions_refused: int = 0

@@ -68,7 +68,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "llm": set(),  # and the action and observation models of the browser room: PARTS below
     "safety": set(),  # the same
     "loop": {"browser", "llm", "safety"},
-    "batch": {"loop", "safety"},
+    "batch": {"loop", "safety", "workflow"},
     "workflow": {"loop", "safety"},
     "modules": {"browser", "safety"},
     "server": {"modules", "batch", "loop", "safety"},

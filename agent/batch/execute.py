@@ -1,4 +1,5 @@
-"""One job in one browser context: the scorer prepares the page, the agent runs, the scorer judges.
+"""One job in one browser context: the scorer prepares the page, the agent runs (or, for a task with a
+``workflow``, the workflow is replayed with no model: ``replayed.py``), the scorer judges.
 
 Used by every backend (in this process, or in a worker elsewhere), so a task's result does not depend on
 where it ran.
@@ -35,6 +36,12 @@ async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -
     started = time.monotonic() if started is None else started
     try:
         text, start_url = await job.scorer.prepare(job.task, ctx)
+        if job.task.workflow is not None:
+            from kite_browser.agent.batch.replayed import replay_job
+
+            run = await replay_job(job, ctx, start_url)
+            verdict = await job.scorer.score(job.task, ctx, run)
+            return _redacted(job, from_run(job, text, run, verdict, time.monotonic() - started))
         agent = Agent(
             job.config,
             model=job.model,

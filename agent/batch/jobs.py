@@ -125,7 +125,7 @@ async def build_jobs(
                 config = config.model_copy(update={"llm": resolved[model].llm})
             if not config.llm.model:
                 raise UsageError("no model: pass --model, set KITE_MODEL, or give the task a 'model'")
-            task = _with_schema(task, folder)
+            task = _with_workflow(_with_schema(task, folder), folder)
             start = check_start_url(task.start_url, config.browser, flag="start_url")  # before any browser
             task = task.model_copy(update={"start_url": start})
             task_secrets = [f"{k}={v}" for k, v in task.secrets.items()]
@@ -138,6 +138,18 @@ async def build_jobs(
             jobs.append(Job(i + 1, task, config, secrets, list(config.safety.approve), rep, label=label))
     register_models(jobs)
     return jobs
+
+
+def _with_workflow(task: Task, folder: Path) -> Task:
+    """The task with its ``workflow`` an absolute path, the file loaded once to check it (a UsageError)."""
+    from kite_browser.agent.workflow.model import load_workflow
+
+    if task.workflow is None:
+        return task
+    path = Path(task.workflow).expanduser()
+    path = path if path.is_absolute() else folder / path
+    load_workflow(path)
+    return task.model_copy(update={"workflow": str(path)})
 
 
 def _with_schema(task: Task, folder: Path) -> Task:

@@ -115,6 +115,9 @@ class Task(_Model):
     (relative to the task file's folder)."""
     check: Check | None = None
     """How success is scored; without one, the agent's own claim (done success=true) is used."""
+    workflow: str | None = None
+    """A workflow file (``kite workflow save``; a path relative to the task file's folder): the task replays it
+    with no model instead of running the agent, and its ``check`` scores the replay."""
     solution: list[SolutionStep] = Field(default_factory=list)
     """The oracle's plan: one action per step, elements found by name/role in the rendered element list."""
 

@@ -104,6 +104,8 @@ class Replayer:
         self.values = values_for(workflow, values or {})
         self.start = start_url or workflow.start_url
         self.out = ReplayResult(steps=len(workflow.steps))
+        self.result = RunResult(success=False, stop_reason=StopReason.INTERRUPTED)
+        """The replay as a run's result, once it ended."""
 
     async def run(self, env: BrowserEnv) -> ReplayResult:
         self.env, t0 = env, time.monotonic()
@@ -143,8 +145,7 @@ class Replayer:
             self.recorder.step(record)
 
     def _finish(self) -> None:
-        if self.recorder is None:
-            return
+        """The replay as a run's result (``result``), written to the record when there is one."""
         out = self.out
         stop = (
             StopReason.INTERRUPTED
@@ -156,9 +157,19 @@ class Replayer:
         message = f"replayed {out.done} of {out.steps} steps with no model call"
         if out.error is not None:
             message += f"; {out.error.type}: {out.error.message}"
-        result = RunResult(success=out.success, stop_reason=stop, message=message, steps=out.done)
-        result.run_dir, result.duration_s = out.run_dir, out.wall_s
-        self.recorder.finish(result)
+        self.result = RunResult(
+            success=out.success,
+            claimed_success=out.success,
+            stop_reason=stop,
+            message=message,
+            steps=out.done,
+            model_calls=0,
+            run_dir=out.run_dir,
+            duration_s=out.wall_s,
+            final_url=self.env.ctx.page.url if self.env.ctx.is_alive else None,
+        )
+        if self.recorder is not None:
+            self.recorder.finish(self.result)
 
     async def _step(self, i: int, step: Step) -> None:
         obs = await self.env.observe(include_all=True)

@@ -255,3 +255,40 @@ async def test_the_playwright_export_runs_without_kite(
             and "from playwright.sync_api import" in script.read_text()
         )
         assert url_part in out.decode().strip().splitlines()[-1]
+
+
+async def test_a_task_file_task_replays_its_workflow(
+    recorded: EvalReport, tmp_path: Path, chromium_path: str | None, kite_home: Path
+) -> None:
+    from kite_browser.agent.workflow.model import save_file
+
+    save_file(workflow_from_run(run_dir(recorded, "shop-search")), tmp_path / "search.yaml")
+    checkout = Workflow(start_url="http://127.0.0.1:1/shop/product/desk-lamp-white", steps=CHECKOUT)
+    save_file(checkout, tmp_path / "checkout.yaml")
+    suite = {
+        "name": "replays",
+        "tasks": [
+            {
+                "id": "search",
+                "task": "Search the shop for mug.",
+                "start_url": "{sites}/shop/",
+                "workflow": "search.yaml",  # relative to the suite file
+                "check": {"url": "q=mug", "text": "Classic Blue Mug"},
+            },
+            {
+                "id": "order",
+                "task": "Order the desk lamp.",
+                "start_url": "{sites}/shop/product/desk-lamp-white",
+                "workflow": str(tmp_path / "checkout.yaml"),
+                "check": {"url": "/shop/order/"},
+            },
+        ],
+    }
+    (tmp_path / "suite.yaml").write_text(json.dumps(suite))
+    config = make_config(chromium_path, tmp_path / "runs", kite_home)
+    report = await run_eval(load_suite(tmp_path / "suite.yaml"), config)
+    search, order = report.tasks
+    assert search.success and search.model_calls == 0 and search.tokens_in == 0 and search.steps == 2
+    assert "replayed 2 of 2 steps with no model call" in search.message
+    assert not order.success and order.model_calls == 0 and order.steps == 3  # Place order declined
+    assert "replay_refused" in order.message and "declined" in order.message
