@@ -32,6 +32,7 @@ from kite_browser.agent.browser.tool_face import (
 from kite_browser.agent.mcp import tools as mcp
 from kite_browser.agent.modules.base import ToolError
 from kite_browser.agent.modules.browser import module as browser
+from kite_browser.agent.modules.chrome import module as chrome
 
 
 def _check_face(offered_actions: set[str], not_offered: dict[str, str]) -> None:
@@ -56,6 +57,13 @@ def test_every_action_is_offered_by_the_browser_modules_act_or_listed_with_the_r
     _check_face({spec.name for spec, _ in browser.KINDS.values()}, browser.NOT_OFFERED)
     enum = browser.ActRequest.model_json_schema()["properties"]["kind"]["enum"]
     assert set(enum) == {"click", "type", "fill", "hover", "press", "scroll", "evaluate", "select"}
+
+
+def test_every_action_is_run_by_a_chrome_tool_or_listed_with_the_reason() -> None:
+    """The chrome tools keep the seed's parameters; which actions they run is listed, and kept whole."""
+    _check_face(set(chrome.RUNS), chrome.NOT_OFFERED)
+    names = {t.name for t in chrome.ChromeModule().tools()}
+    assert {tool for tools in chrome.RUNS.values() for tool in tools} <= names
 
 
 class Zoom(ElementTarget):

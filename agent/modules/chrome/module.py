@@ -38,6 +38,33 @@ ActionFor = Callable[[int | None], Action]
 CHROME_ERRORS = {"not_interactable": "element_not_interactable"}
 """The executor's error types under the names the chrome tools have always used (seed 000)."""
 WEB = Path(__file__).with_name("web")
+RUNS: dict[str, tuple[str, ...]] = {
+    "click": ("chrome_click",),
+    "type": ("chrome_type", "chrome_fill"),
+    "navigate": ("chrome_navigate", "chrome_new_tab"),
+    "executeJS": ("chrome_evaluate",),
+}
+"""The registry's actions the chrome tools run through the browser's env, or are judged as by the same gate."""
+_NO_SEED_TOOL = "seed 000 has no chrome tool for it"
+NOT_OFFERED: dict[str, str] = {
+    "screenshot": "chrome_screenshot answers the PNG itself (base64), by CSS selector",
+    "wait": "chrome_wait_for waits for an element's state instead of a fixed time",
+    "scroll": f"{_NO_SEED_TOOL} (chrome_evaluate can scroll, judged as executeJS)",
+    "hover": _NO_SEED_TOOL,
+    "select": f"{_NO_SEED_TOOL} (chrome_evaluate can set a select's value, judged as executeJS)",
+    "pressKey": _NO_SEED_TOOL,
+    "goBack": f"{_NO_SEED_TOOL} (chrome_navigate opens a URL)",
+    "goForward": f"{_NO_SEED_TOOL} (chrome_navigate opens a URL)",
+    "refresh": f"{_NO_SEED_TOOL} (chrome_navigate opens a URL again)",
+    "dragDrop": _NO_SEED_TOOL,
+    "uploadFile": _NO_SEED_TOOL,
+    "switchTab": "every chrome tool names its tab (tabId); chrome_list_tabs lists them",
+    "getElements": "chrome_get_content and chrome_get_text read the page, by CSS selector",
+    "getElementDetails": "chrome_get_content gives an element's HTML, by CSS selector",
+    "read": "chrome_get_text gives the page's visible text",
+    "done": "ends the agent's own run; a tool caller has no run to end",
+}
+"""The registry's actions no chrome tool runs, and why."""
 LOCAL = ToolHints(destructive=False, open_world=False)
 """Starts a local browser: no page loaded, nothing of the user's touched."""
 LOADS = ToolHints(destructive=False)

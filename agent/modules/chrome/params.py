@@ -1,6 +1,10 @@
 """Parameter models of the 15 ``chrome_*`` tools (seed 000: names, defaults and descriptions).
 
-The tool definitions are generated from these models; camelCase names as the seed gives them."""
+The tool definitions are generated from these models; camelCase names as the seed gives them. They are the
+seed's contract (a browser and tab by id, an element by CSS selector, Puppeteer's ``waitUntil``), not derived
+from the action registry as the MCP tools and the ``browser`` module's ``act`` kinds are; which actions each
+tool runs, or is judged as, is ``RUNS`` in ``module.py`` (tests/browser/test_tool_faces.py checks it covers
+the registry)."""
 
 from __future__ import annotations
 
