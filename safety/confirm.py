@@ -37,12 +37,14 @@ class ConfirmRequest(BaseModel):
 
     def target_text(self) -> str:
         """The action's target as the page shows it (plain text): ``[6] button "Place order"``, the page's own
-        dialog, or ``(no element: <selector or URL>)``."""
+        dialog, ``(no element: <selector or URL>)``, or "" when the action names none (``executeJS``, a tool
+        call): the confirmation then shows no target rather than an empty one."""
         if self.action.get("action") == "dialog":  # the page's own confirm()/prompt()/beforeunload
             return f'the page\'s {self.action.get("type")} dialog "{self.action.get("message")}"'
         el = self.element
         if el is None:
-            return f"(no element: {self.action.get('selector') or self.action.get('url') or '-'})"
+            named = self.action.get("selector") or self.action.get("url")
+            return f"(no element: {named})" if named else ""
         extra = f" type={el.type}" if el.type else ""
         return f'[{el.index}] {role_word(el)} "{el.name}"{extra}'
 

@@ -76,9 +76,11 @@ class RunRecords:
         if summary is None or data is None:
             return None
         result = _result(data)
+        profile = ((data.get("config") or {}).get("browser") or {}).get("profile")
         return RunView(
             **summary.model_dump(),
             start_url=data.get("start_url"),
+            profile=profile if isinstance(profile, str) else None,
             max_steps=int((data.get("config") or {}).get("agent", {}).get("max_steps") or 0),
             steps=_steps(folder, run_id),
             result=result,

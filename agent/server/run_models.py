@@ -104,8 +104,8 @@ class ConfirmationView(BaseModel):
     action_text: str
     """The action as the TUI's modal shows it: ``click selector="#place-order"``."""
     target: str
-    """Its target as the page shows it: ``[6] button "Place order"``, ``the page's confirm dialog "..."`` or
-    ``(no element: <selector or URL>)``."""
+    """Its target as the page shows it: ``[6] button "Place order"``, ``the page's confirm dialog "..."``,
+    ``(no element: <selector or URL>)``, or "" when the action names no target (``executeJS``, a tool call)."""
     level: ConfirmLevel
     reasons: list[str]
     element: dict[str, Any] | None = None

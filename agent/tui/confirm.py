@@ -45,7 +45,8 @@ class ConfirmModal(ModalScreen["ConfirmAnswer"]):
         with Vertical(id="confirm-box"):
             yield Static("[b]Kite asks before this action[/b]", id="confirm-title")
             yield Static(f"[b]Action[/b]  {escape(describe_action(dict(r.action)))}", id="confirm-action")
-            yield Static(f"[b]Target[/b]  {target_line(r)}", id="confirm-target")
+            if r.target_text():  # an action that names no target (executeJS) shows none
+                yield Static(f"[b]Target[/b]  {target_line(r)}", id="confirm-target")
             yield Static(f"[b]Page[/b]    {escape(r.url or '(no page)')}", id="confirm-url")
             yield Static(f"[b]Why[/b]\n{reasons}", id="confirm-reasons")
             with Horizontal(id="confirm-buttons"):

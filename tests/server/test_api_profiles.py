@@ -98,6 +98,8 @@ def test_a_profile_keeps_a_login_and_storage_for_the_next_run_with_it_only(
     folder = home / "data" / "profiles" / "p"
     assert (folder / "Default").is_dir(), "the run's browser kept its profile on disk"
     assert lock_owner(folder) is None, "the profile's browser was closed when the run ended"
+    record = Path(first["result"]["run_dir"]).name  # read back from disk (after a restart): its profile too
+    assert api.get(f"/api/runs/{record}").json()["profile"] == "p"
 
     def look(name: str, **profile: str) -> dict[str, Any]:
         replies = [{"name": "executeJS", "arguments": {"code": NOTE_JS}}, done("looked")]

@@ -90,7 +90,7 @@ def test_a_run_streams_every_step_and_a_confirmation_approved_over_http(
     decided = next(e["data"] for e in events[after:] if e["event"] == "decision")
     assert confirm["step"] == decided["step"] == 2 and events[after]["data"]["step"] == 2
     assert confirm["action_text"] == 'executeJS code="return document.title"'
-    assert confirm["target"] == "(no element: -)"
+    assert confirm["target"] == ""  # executeJS names no target (was "(no element: -)")
     # the finish event says how the run ended, as GET /api/runs/{id} does
     assert {k: events[-1]["data"][k] for k in ("status", "error")} == {"status": "finished", "error": None}
     results = [e["data"] for e in events if e["event"] == "result"]

@@ -88,6 +88,8 @@ def test_the_target_is_worded_as_the_tui_words_it() -> None:
     assert dialog.target_text() == 'the page\'s confirm dialog "Leave?"'
     away = ConfirmRequest(action={"action": "navigate", "url": "http://x.test/"}, decision=decision)
     assert away.target_text() == "(no element: http://x.test/)"
+    code = ConfirmRequest(action={"action": "executeJS", "code": "return 1"}, decision=decision)
+    assert code.target_text() == "", "an action that names no target has none (was '(no element: -)')"
     assert (
         _request("[b]Pay[/b]").target_text() == '[3] button "[b]Pay[/b]"'
     )  # plain: no markup, nothing escaped

@@ -22,7 +22,7 @@ from kite_browser.evals.sites import SitesServer
 from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, serve_config, serving, snap
 
 # one server and one page for the module: one xdist group
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("panel")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("panel"), pytest.mark.timeout(300)]
 
 
 def scripts(sites: SitesServer) -> dict[str, Any]:
@@ -40,6 +40,10 @@ def scripts(sites: SitesServer) -> dict[str, Any]:
             ]
         },
         "[slow]": {
+            "replies": [{"name": "scroll", "arguments": {"direction": "down"}}] * 3,
+            "delays": [0, 120, 120],
+        },
+        "[hold]": {  # holds its profile until it is stopped
             "replies": [{"name": "scroll", "arguments": {"direction": "down"}}] * 3,
             "delays": [0, 120, 120],
         },
@@ -329,3 +333,50 @@ async def test_without_the_token_the_panel_asks_for_it(pw_browser: Browser, serv
         watch.check()
     finally:
         await context.close()
+
+
+# ----------------------------------------------------------------------------- the run form's profile
+
+FORM_FIELDS = ("#run-task", "#run-url", "#run-profile", "#run-approve", "#run-schema")
+
+
+async def test_the_run_form_sends_a_profile_with_approvals_vision_and_schema(
+    page: Page, server: LiveServer, sites: SitesServer, console: ConsoleWatch, tmp_path: Path
+) -> None:
+    await page.goto(f"{server.base}/#runs")
+    await page.fill("#run-task", "[hold] Keep the shop open in my profile")
+    await page.fill("#run-url", sites.url("/shop/"))
+    await page.fill("#run-profile", "shopper")
+    await page.fill("#run-approve", "confirm, executeJS")
+    await page.select_option("#run-vision", "false")
+    await page.fill("#run-schema", '{"type": "object", "properties": {"price": {"type": "number"}}}')
+    await snap(page, tmp_path, "run-form-profile")
+    await page.click("#run-start")
+    await expect(page).to_have_url(re.compile(r"#runs/\w+$"))
+    run_id = page.url.rsplit("/", 1)[1]
+    error = page.locator("#run-form-error")
+    try:
+        assert server.api("GET", f"/api/runs/{run_id}")["profile"] == "shopper"
+        await expect(page.locator(".run-meta")).to_contain_text("profile shopper")
+        await expect(page.locator('.steps .step[data-step="1"]')).to_be_visible()  # its browser is up
+        # a second run on the profile in use: the form says why (and which run has it), on the profile field
+        await page.fill("#run-task", "[buy] Another run in my profile")
+        console.expect("/api/runs")  # the browser logs the 409 as a failed resource
+        await page.click("#run-start")
+        await expect(error).to_contain_text("profile_in_use")
+        await expect(error).to_contain_text(run_id)
+        await expect(page.locator("#run-profile")).to_be_focused()
+        assert page.url.endswith(f"#runs/{run_id}"), "no run was started"
+        await snap(page, tmp_path, "run-form-profile-in-use")
+        await page.fill("#run-profile", "../shopper")
+        console.expect("/api/runs")
+        await page.click("#run-start")
+        await expect(error).to_contain_text("invalid_profile")
+    finally:
+        server.api("POST", f"/api/runs/{run_id}/stop")
+        for field in FORM_FIELDS:  # the form as the other tests expect it
+            await page.fill(field, "")
+        await page.select_option("#run-vision", "")
+    config = server.api("GET", f"/api/runs/{run_id}/record")["run"]["config"]
+    assert config["browser"]["profile"] == "shopper"
+    assert config["safety"]["approve"] == ["confirm", "executeJS"] and config["llm"]["vision"] is False

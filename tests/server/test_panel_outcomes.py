@@ -55,6 +55,11 @@ def scripts(sites: SitesServer) -> dict[str, Any]:
             ]
         },
         "[day]": {"replies": [done(True, "Seen.")]},
+        "[count]": {
+            "replies": [{"name": "scroll", "arguments": {"direction": "down"}}] * 3
+            + [done(True, "Counted.")],
+            "delays": [0, 3, 3, 3],
+        },
         "[live]": {
             "replies": [{"name": "scroll", "arguments": {"direction": "down"}}] * 2 + [done(True, "Seen.")],
             "delays": [0, 6, 6],
@@ -254,6 +259,42 @@ async def test_the_live_view_stops_asking_once_the_run_is_over_and_shows_its_sta
         watch.check()
 
 
+SAME_COUNT = """(id) => {
+  const card = document.querySelector(`#run-list [data-run="${id}"] .run-steps`);
+  const steps = [...document.querySelectorAll(".steps .step")].map((s) => Number(s.dataset.step));
+  const n = Math.max(0, ...steps);
+  return !!card && card.textContent === `${n} step${n === 1 ? "" : "s"}`;
+}"""
+
+
+async def test_a_running_runs_card_counts_the_steps_its_page_shows(
+    page: Page, server: LiveServer, sites: SitesServer
+) -> None:
+    """The list card of the run on screen counts the steps the run's page shows, from the same events: not
+    from the list's own refresh, which lags (held back here, as a slow answer would be)."""
+    run_id = start(server, "[count] Count the steps", sites.url("/shop/"))
+    await page.goto(f"{server.base}/#runs/{run_id}")
+    count = page.locator(f'#run-list [data-run="{run_id}"] .run-steps')
+    await expect(count).to_be_visible()
+    held: list[Route] = []
+
+    async def hold(route: Route) -> None:
+        held.append(route)
+
+    await page.route(re.compile(r"/api/runs\?"), hold)
+    try:
+        drawn = int((await count.text_content() or "0").split()[0])
+        boxes = await page.locator(".steps .step").count()
+        later = max(drawn, boxes) + 1  # a step that comes after the list was last drawn
+        await expect(page.locator(f'.steps .step[data-step="{later}"]')).to_be_visible()
+        await page.wait_for_function(SAME_COUNT, arg=run_id)
+    finally:
+        await page.unroute(re.compile(r"/api/runs\?"))  # the held requests go on (unrouted: fallen back)
+    follow(server.client, run_id)
+    await expect(page.locator(".run-head .badge")).to_have_text("success")
+    await page.wait_for_function(SAME_COUNT, arg=run_id)
+
+
 async def test_a_tool_call_is_approved_from_the_tools_console(
     page: Page, server: LiveServer, sites: SitesServer, tmp_path: Path
 ) -> None:
@@ -267,6 +308,10 @@ async def test_a_tool_call_is_approved_from_the_tools_console(
     box = page.locator("#tool-confirms .confirm-box")
     await expect(box).to_be_visible()
     await expect(box.locator(".confirm-reasons")).to_contain_text("executeJS")
+    await expect(box.locator(".confirm-action")).to_contain_text("return 6 * 7")
+    # the code names no element: no Target row (it said "(no element: -)")
+    await expect(box.locator(".confirm-target")).to_have_count(0)
+    await expect(box).not_to_contain_text("no element")
     await expect(box.locator("button.deny")).to_be_focused()
     await snap(page, tmp_path, "tool-approval")
     await box.get_by_role("button", name="Approve (y)").click()
@@ -349,6 +394,9 @@ async def test_the_list_is_read_from_the_records_after_a_restart(
                 await expect(card.locator(".badge")).to_have_text(outcome)
             await cards.filter(has_text="[r-ok]").locator("a").click()
             await expect(page.locator(".run-head .badge")).to_have_text("success")
+            # step 0 (the start URL) has no screenshot in the record: no empty thumbnail box
+            await expect(page.locator('.steps .step[data-step="0"]')).to_be_visible()
+            await expect(page.locator('.steps .step[data-step="0"] .thumb')).to_have_count(0)
             await expect(page.locator(".result-card")).to_contain_text("$7.25")
             await expect(page.locator(".steps .step")).not_to_have_count(0)
             await expect(page.locator(".steps .thumb img").first).to_have_attribute(

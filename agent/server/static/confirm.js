@@ -25,7 +25,8 @@ const Confirmations = (() => {
       el("h3", { id: titleId, text: "Kite asks before this action" }),
       el("dl", { id: `${titleId}-d`, class: "confirm-details" }, [
         el("dt", { text: "Action" }), el("dd", {}, el("code", { class: "confirm-action", text: r.action_text })),
-        el("dt", { text: "Target" }), el("dd", { class: "confirm-target", text: r.target }),
+        // an action that names no target (executeJS, a tool call) has no Target row
+        ...(r.target ? [el("dt", { text: "Target" }), el("dd", { class: "confirm-target", text: r.target })] : []),
         el("dt", { text: "Page" }), el("dd", { class: "confirm-url", text: r.url || "(no page)" }),
         el("dt", { text: "Why" }), el("dd", {}, el("ul", { class: "confirm-reasons" }, (reasons.length ? reasons : ["(no reason given)"]).map((x) => el("li", { text: x })))),
       ]),

@@ -28,6 +28,21 @@ const RunsView = (() => {
     return params;
   }
 
+  const stepsText = (n) => `${n} step${n === 1 ? "" : "s"}`;
+
+  // The steps the watched run's page shows (its step list, built from its events; step 0 is the start URL).
+  const shownSteps = () => Math.max(0, ...[...watch.steps.keys()]);
+
+  // A card's step count: for the run on screen, the same count as its page (the list's own refresh lags
+  // behind the events); for the others, the list's.
+  const cardSteps = (r) => (watch && watch.id === runId(r) ? Math.max(r.step_count, shownSteps()) : r.step_count);
+
+  // A step of the watched run appeared: its card counts it now.
+  function syncCard() {
+    const count = $("run-list").querySelector(`[data-run="${CSS.escape(watch.id)}"] .run-steps`);
+    if (count) count.textContent = stepsText(Math.max(Number(count.textContent.split(" ")[0]) || 0, shownSteps()));
+  }
+
   const outcomeBadge = (outcome) => el("span", { class: `badge outcome outcome-${outcome}`, text: outcome });
 
   async function refreshList() {
@@ -57,7 +72,10 @@ const RunsView = (() => {
             outcomeBadge(r.outcome),
             r.caveat ? el("span", { class: "card-caveat small warn-text", text: `⚠ ${r.caveat}` }) : null,
             r.answer ? el("span", { class: "card-answer small", text: r.answer }) : null,
-            el("span", { class: "muted small", text: `${r.step_count} step${r.step_count === 1 ? "" : "s"} · ${r.model} · ${Kite.fmtTime(r.created_at)}` }),
+            el("span", { class: "muted small" }, [
+              el("span", { class: "run-steps", text: stepsText(cardSteps(r)) }),
+              ` · ${r.model} · ${Kite.fmtTime(r.created_at)}`,
+            ]),
           ]),
         ]),
       ),
@@ -82,6 +100,7 @@ const RunsView = (() => {
     if (list($("run-secrets").value).length) body.secrets = list($("run-secrets").value);
     if (list($("run-approve").value).length) body.approve = list($("run-approve").value);
     if ($("run-vision").value) body.vision = $("run-vision").value === "true";
+    if ($("run-profile").value.trim()) body.profile = $("run-profile").value.trim();
     if ($("run-schema").value.trim()) body.output_schema = JSON.parse($("run-schema").value); // checked in start()
     return body;
   }
@@ -103,6 +122,7 @@ const RunsView = (() => {
       const { ok, data } = await api("/api/runs", { method: "POST", body });
       if (!ok) {
         $("run-form-error").textContent = errorText(data);
+        if (data && /profile/.test(data.error || "")) $("run-profile").focus(); // in use, or not a name of ours
         return;
       }
       toast(`Run ${runId(data)} started`);
@@ -158,7 +178,7 @@ const RunsView = (() => {
         box.recordBtn,
       ]),
       box.result,
-      el("p", { class: "muted small", text: [id, data.model, data.start_url].filter(Boolean).join(" · ") }),
+      el("p", { class: "muted small run-meta", text: [id, data.model, data.start_url, data.profile && `profile ${data.profile}`].filter(Boolean).join(" · ") }),
       box.confirms,
       box.thinking,
       box.live,
@@ -189,6 +209,7 @@ const RunsView = (() => {
     s.where.textContent = [step.title, step.url].filter(Boolean).join(" — ");
     if (step.thought) setThought(s, step.thought);
     if (step.screenshot_url) thumbnail(id, step.step, s, step.screenshot_url);
+    else noThumbnail(s); // e.g. step 0, the start URL: nothing to show, so no empty box
     for (const a of step.actions || []) {
       const row = { li: el("li", { class: "action" }), done: true };
       s.actions.append(row.li);
@@ -331,6 +352,7 @@ const RunsView = (() => {
     watch.steps.set(n, s);
     const after = [...watch.box.steps.children].find((c) => Number(c.dataset.step) > n);
     watch.box.steps.insertBefore(li, after || null);
+    syncCard();
     return s;
   }
 
@@ -339,6 +361,11 @@ const RunsView = (() => {
     if (!url || !watch || watch.id !== id) return;
     const img = el("img", { src: url, alt: `Screenshot of step ${n}`, loading: "lazy" });
     s.thumb.replaceChildren(el("a", { href: url, target: "_blank", rel: "noopener", "aria-label": `Open the screenshot of step ${n}` }, img));
+  }
+
+  function noThumbnail(s) {
+    s.thumb.remove();
+    s.li.classList.add("no-thumb");
   }
 
   function setThought(s, text) {
