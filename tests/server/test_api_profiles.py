@@ -154,3 +154,14 @@ def test_a_profile_name_that_is_no_folder_name_of_ours_is_refused(
     refused = typed(api.post("/api/runs", json=body), 422, "invalid_profile")
     assert refused["profile"] == name and "invalid profile name" in refused["message"]
     assert api.get("/api/runs").json()["total"] == before, "no run was started"
+
+
+def test_a_server_that_attaches_to_a_running_chrome_refuses_a_profile(
+    browser_config: BrowserConfig, tmp_path: Path, static_dir: Path, sites: SitesServer
+) -> None:
+    attach = {"browser.attach": "http://127.0.0.1:9", "browser.data_dir": str(tmp_path / "data")}
+    with in_process(browser_config, tmp_path, static_dir, modules=[], **attach) as api:
+        body = {"task": "t", "start_url": sites.url("/shop/"), "model": "kite/scripted", "profile": "p"}
+        refused = typed(api.post("/api/runs", json=body), 400, "profile_unsupported")
+        assert refused["profile"] == "p" and "browser.attach" in refused["message"]
+        assert api.get("/api/runs").json()["total"] == 0 and not (tmp_path / "data" / "profiles").exists()
