@@ -51,7 +51,7 @@ from kite_browser.agent.memory import Memory, add_note, describe_action, describ
 from kite_browser.agent.model_setup import IMAGE_TOKENS, ModelSetup
 from kite_browser.agent.modules.planner import PlannerTools
 from kite_browser.agent.outcome import build_result, current_url
-from kite_browser.agent.output import OutputSpec
+from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.prompt import PromptBuilder, kite_notices, page_text
 from kite_browser.agent.recap import recap
 from kite_browser.agent.record import RunRecorder, RunResult
@@ -86,7 +86,7 @@ class Agent:
         label: str | None = None,
         stop_when: StopWhen | None = None,
         tools: Sequence[Callable[..., Any]] = (),
-        output_type: Any = None,
+        output_type: OutputType = None,
     ) -> None:
         """``tools``: your own typed functions, offered to the model next to ``agent.module_tools``.
         ``output_type``: a pydantic model (any type pydantic validates) or a JSON schema dict that ``done``'s

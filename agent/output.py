@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from pydantic import TypeAdapter, ValidationError
+from typing_extensions import TypeForm
 
 from kite_browser.agent.browser.actions import Action, Done
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
@@ -70,10 +71,15 @@ def _where(path: Any) -> str:
     return ".".join(str(p) for p in path) or "(data)"
 
 
+OutputType: TypeAlias = TypeForm[Any] | dict[str, Any] | None
+"""What ``Agent(output_type=...)`` takes: any type pydantic validates (a model, ``list[Mug]``, ``Mug | None``,
+a ``Literal``: a type form, PEP 747), or a JSON schema (a dict); None: no output type."""
+
+
 class OutputSpec:
     """One run's output type: validates ``done``'s data, and counts the tries (``retries`` allowed)."""
 
-    def __init__(self, output_type: Any = None, retries: int = 2) -> None:
+    def __init__(self, output_type: OutputType = None, retries: int = 2) -> None:
         self.retries, self.rejected = retries, 0
         self.value: Any = None
         """The validated JSON of the last accepted ``done``."""

@@ -50,7 +50,7 @@ async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -
             secrets=job.secrets,
             label=job.label,
             stop_when=job.scorer.ended,
-            output_type=job.task.output_schema,
+            output_type=job.task.resolved_schema,
         )
         run = await agent.run(text, start_url=start_url)
         verdict = await job.scorer.score(job.task, ctx, run)

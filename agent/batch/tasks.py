@@ -113,6 +113,14 @@ class Task(_Model):
     output_schema: dict[str, Any] | str | None = None
     """A JSON schema the structured answer (``done``'s data) must match: inline, or the path of a JSON file
     (relative to the task file's folder)."""
+
+    @property
+    def resolved_schema(self) -> dict[str, Any] | None:
+        """The output schema once read (``build_jobs`` reads a path's file): a path still unread is an error."""
+        if isinstance(self.output_schema, str):
+            raise UsageError(f"task {self.id}: output_schema {self.output_schema!r} was not read")
+        return self.output_schema
+
     check: Check | None = None
     """How success is scored; without one, the agent's own claim (done success=true) is used."""
     workflow: str | None = None

@@ -112,3 +112,14 @@ def test_the_oracle_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["batch", str(path), "--model", "kite/steps"]) == 2
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(err) == 1 and "kite/oracle" in err[0] and "kite eval" in err[0]
+
+
+def test_a_tasks_output_schema_reaches_the_agent_only_once_read() -> None:
+    """``Agent(output_type=...)`` takes a schema (a dict), never the path it was read from."""
+    from kite_browser.agent.batch.tasks import Task
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert Task(id="t", task="x", output_schema=schema).resolved_schema == schema
+    assert Task(id="t", task="x").resolved_schema is None
+    with pytest.raises(UsageError, match="was not read"):
+        _ = Task(id="t", task="x", output_schema="schemas/mugs.json").resolved_schema
