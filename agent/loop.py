@@ -169,6 +169,8 @@ class Agent:
         finally:
             result = result or self._result(Stop(StopReason.ERROR, "run ended unexpectedly"), started)
             result = redact_model(self.safety.secrets, result)
+            result.run_dir = str(rec.run_dir)  # the folder as it is (named after the label: a secret's value
+            # may read like a word of it, and a redacted path names no folder)
             result.output = self.output.instance(result.data)
             logs.__exit__(None, None, None)
             self.result = result

@@ -63,8 +63,9 @@ async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -
 
 def _redacted(job: Job, result: TaskResult) -> TaskResult:
     """Every string redacted but the task id (the key resume matches; a short secret may read like a word
-    of it, e.g. "wrong" in "account-login-wrong")."""
-    return redact_model(job.secrets, result).model_copy(update={"id": job.id})
+    of it, e.g. "wrong" in "account-login-wrong") and the run folder, named after the id (else its path
+    would name no folder)."""
+    return redact_model(job.secrets, result).model_copy(update={"id": job.id, "run_dir": result.run_dir})
 
 
 def from_run(job: Job, text: str, run: RunResult, verdict: Verdict, wall_s: float) -> TaskResult:

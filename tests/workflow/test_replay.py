@@ -273,7 +273,16 @@ async def test_a_task_file_task_replays_its_workflow(
                 "task": "Search the shop for mug.",
                 "start_url": "{sites}/shop/",
                 "workflow": "search.yaml",  # relative to the suite file
+                "secrets": {"word": "search"},  # a secret that reads like a word of the id
                 "check": {"url": "q=mug", "text": "Classic Blue Mug"},
+            },
+            {
+                "id": "agent-run",
+                "task": "Search the shop for mug.",
+                "start_url": "{sites}/shop/",
+                "secrets": {"word": "agent"},  # the agent's run folder keeps its path too
+                "check": {"url": "q=mug"},
+                "solution": [{"type": {"name": "Search", "text": "mug"}}, {"pressKey": {"key": "Enter"}}],
             },
             {
                 "id": "order",
@@ -287,8 +296,10 @@ async def test_a_task_file_task_replays_its_workflow(
     (tmp_path / "suite.yaml").write_text(json.dumps(suite))
     config = make_config(chromium_path, tmp_path / "runs", kite_home)
     report = await run_eval(load_suite(tmp_path / "suite.yaml"), config)
-    search, order = report.tasks
+    search, agent_run, order = report.tasks
+    assert agent_run.success and agent_run.run_dir and (Path(agent_run.run_dir) / "run.json").is_file()
     assert search.success and search.model_calls == 0 and search.tokens_in == 0 and search.steps == 2
     assert "replayed 2 of 2 steps with no model call" in search.message
+    assert search.run_dir and (Path(search.run_dir) / "run.json").is_file()  # the path is not redacted
     assert not order.success and order.model_calls == 0 and order.steps == 3  # Place order declined
     assert "replay_refused" in order.message and "declined" in order.message
