@@ -12,7 +12,6 @@ import sys
 from kite_browser.agent.commands._agent_opts import check_runs_dir, check_start_url, domain, load_with_args
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.errors import UsageError
-from kite_browser.agent.workflow.model import load_workflow
 
 
 def var_pair(text: str) -> tuple[str, str]:
@@ -47,6 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 async def replay(args: argparse.Namespace) -> int:
+    from kite_browser.agent.workflow.model import load_workflow
+
     wf = load_workflow(args.file)  # a bad file fails before anything starts
     config = load_with_args(args)
     start_url = check_start_url(args.start_url, config.browser)

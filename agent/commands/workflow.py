@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from kite_browser.agent.workflow.model import Workflow, load_workflow, save_file, workflow_schema
-from kite_browser.agent.workflow.save import workflow_from_run
+if TYPE_CHECKING:
+    from kite_browser.agent.workflow.model import Workflow
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,6 +41,9 @@ def summary(wf: Workflow) -> str:
 
 
 def save_cmd(args: argparse.Namespace) -> int:
+    from kite_browser.agent.workflow.model import save_file
+    from kite_browser.agent.workflow.save import workflow_from_run
+
     wf = workflow_from_run(args.run_dir)
     path = save_file(wf, args.file)
     print(f"saved {path}: {summary(wf)}")
@@ -47,6 +51,8 @@ def save_cmd(args: argparse.Namespace) -> int:
 
 
 def check_cmd(args: argparse.Namespace) -> int:
+    from kite_browser.agent.workflow.model import load_workflow
+
     wf = load_workflow(args.file)
     print(f"{args.file}: {summary(wf)}")
     for i, step in enumerate(wf.steps, 1):
@@ -58,6 +64,7 @@ def export_cmd(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from kite_browser.agent.workflow.export import playwright_script
+    from kite_browser.agent.workflow.model import load_workflow
 
     wf = load_workflow(args.file)
     out = Path(args.playwright).expanduser()
@@ -67,5 +74,7 @@ def export_cmd(args: argparse.Namespace) -> int:
 
 
 def schema_cmd(args: argparse.Namespace) -> int:
+    from kite_browser.agent.workflow.model import workflow_schema
+
     print(json.dumps(workflow_schema(), indent=2, ensure_ascii=False))
     return 0
