@@ -21,7 +21,8 @@ from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
 from kite_browser.agent.errors import ConfigError, UsageError
 from kite_browser.agent.llm.model import Model
-from kite_browser.agent.llm.resolve import ConfigPreparer, is_fake, is_local
+from kite_browser.agent.llm.model_names import is_fake, is_local
+from kite_browser.agent.llm.resolve import ConfigPreparer
 from kite_browser.safety.confirm import BatchConfirmer
 from kite_browser.safety.secrets import SecretStore
 

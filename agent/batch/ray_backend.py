@@ -29,7 +29,7 @@ from kite_browser.agent.batch.records import unpack
 from kite_browser.agent.batch.results import TaskResult
 from kite_browser.agent.config import BrowserConfig
 from kite_browser.agent.errors import UsageError
-from kite_browser.agent.llm.resolve import registered_model
+from kite_browser.agent.llm.own_models import registered_model
 
 INSTALL_HINT = "the Ray backend needs Ray: pip install 'kite-browser-agent[ray]'"
 

@@ -90,7 +90,7 @@ class BrowserWorker:
         """The job, with the bundled local model (if it names it) served on this node."""
         from kite_browser.agent.llm.local import config_for_server, ensure_local_server
         from kite_browser.agent.llm.local_watchdog import alive
-        from kite_browser.agent.llm.resolve import is_local
+        from kite_browser.agent.llm.model_names import is_local
 
         if not is_local(job.config.llm.model):
             return job

@@ -12,7 +12,7 @@ from kite_browser.agent.commands._agent_opts import (
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.llm.resolve import model_or_local
+from kite_browser.agent.llm.model_names import model_or_local
 
 
 def register(sub: argparse._SubParsersAction) -> None:

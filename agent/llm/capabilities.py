@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kite_browser.agent.config import LLMConfig, default_data_dir, resource_path
 from kite_browser.agent.errors import ConfigError
-from kite_browser.agent.llm.resolve import LOCAL_MODEL, is_local
+from kite_browser.agent.llm.model_names import LOCAL_MODEL, is_local
 
 log = logging.getLogger("kite.llm")
 NOTICES_FILE = "notices-seen.json"

@@ -35,7 +35,7 @@ from kite_browser.agent.llm.errors import (
     LLMUnavailableError,
 )
 from kite_browser.agent.llm.local_call import LocalCall, applies
-from kite_browser.agent.llm.resolve import check_model_request, is_local
+from kite_browser.agent.llm.model_names import check_model_request, is_local
 
 if TYPE_CHECKING:
     from kite_browser.agent.llm.capabilities import Capabilities

@@ -29,13 +29,8 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from pydantic import BaseModel, Field, field_validator
 
-from kite_browser.agent.llm.resolve import (
-    FAKE_PREFIX,
-    handler_names,
-    handler_of,
-    register_handler,
-    unregister_model,
-)
+from kite_browser.agent.llm.model_names import FAKE_PREFIX
+from kite_browser.agent.llm.own_models import handler_names, handler_of, register_handler, unregister_model
 
 PROVIDER = "kite"
 

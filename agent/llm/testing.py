@@ -31,7 +31,7 @@ from typing import Any
 
 from kite_browser.agent.llm.client import LLMReply, ToolCall, Usage
 from kite_browser.agent.llm.model import ModelView
-from kite_browser.agent.llm.resolve import register_model, unregister_model
+from kite_browser.agent.llm.own_models import register_model, unregister_model
 
 Reply = LLMReply | str | dict[str, Any] | list[dict[str, Any]]
 ModelFunction = Callable[[list[dict[str, Any]], ModelView], Reply | Awaitable[Reply]]

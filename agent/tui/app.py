@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from kite_browser.agent.errors import KiteError
-from kite_browser.agent.llm.resolve import model_or_local
+from kite_browser.agent.llm.model_names import model_or_local
 from kite_browser.agent.tui.form import TaskScreen
 from kite_browser.agent.tui.history import TaskEntry, TaskHistory
 from kite_browser.agent.tui.run_view import RunScreen

@@ -76,7 +76,8 @@ def default_agent_factory(
 
 async def run_config(base: KiteConfig, entry: TaskEntry) -> KiteConfig:
     """The base config with the form's model, vision and headed choices; ``local`` resolved."""
-    from kite_browser.agent.llm.resolve import model_or_local, prepare_config
+    from kite_browser.agent.llm.model_names import model_or_local
+    from kite_browser.agent.llm.resolve import prepare_config
 
     model = model_or_local(entry.model or base.llm.model)
     llm = base.llm.model_copy(

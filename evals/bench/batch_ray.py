@@ -31,7 +31,7 @@ from kite_browser.agent.batch.results import TaskResult
 from kite_browser.agent.batch.runner import BatchRunner
 from kite_browser.agent.batch.tasks import Task
 from kite_browser.agent.config import load_config
-from kite_browser.agent.llm.resolve import register_model
+from kite_browser.agent.llm.own_models import register_model
 from kite_browser.evals.bench.batch_tasks import MODEL, ScriptsByTask, _jobs, make_tasks, script_for
 from kite_browser.evals.sites import SitesServer
 

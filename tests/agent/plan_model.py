@@ -12,7 +12,7 @@ from typing import Any
 
 from kite_browser.agent.browser.observation import Element
 from kite_browser.agent.llm.model import ModelView
-from kite_browser.agent.llm.resolve import register_model
+from kite_browser.agent.llm.own_models import register_model
 from kite_browser.agent.llm.testing import FunctionModel, Reply
 
 

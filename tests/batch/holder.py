@@ -28,7 +28,7 @@ import sys
 from typing import Any
 
 from kite_browser.agent.llm.model import ModelView
-from kite_browser.agent.llm.resolve import register_model
+from kite_browser.agent.llm.own_models import register_model
 from kite_browser.agent.llm.testing import FunctionModel, Reply
 
 RELEASE, LOSE = "[release]", "[lose]"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kite_browser.agent.llm.model import ModelView
-from kite_browser.agent.llm.resolve import register_model
+from kite_browser.agent.llm.own_models import register_model
 from kite_browser.agent.llm.testing import Reply
 from tests.batch.fakes import StepsModel
 

@@ -12,7 +12,7 @@ import pytest
 
 from kite_browser.agent.config import LLMConfig
 from kite_browser.agent.llm.client import LLMClient
-from kite_browser.agent.llm.resolve import REFUSE_MODEL_REQUESTS
+from kite_browser.agent.llm.model_names import REFUSE_MODEL_REQUESTS
 from tests.fixtures.llm import RealModelRequestRefused
 from tests.fixtures.openai_server import Reply
 
@@ -47,7 +47,7 @@ PROBE = """
 import asyncio
 from kite_browser.agent.config import LLMConfig
 from kite_browser.agent.llm.client import LLMClient
-from kite_browser.agent.llm.resolve import ModelRequestRefused
+from kite_browser.agent.llm.model_names import ModelRequestRefused
 client = LLMClient(LLMConfig(model="openai/gpt-4o-mini", api_key="sk-test", max_attempts=3))
 try:
     asyncio.run(client.complete([{"role": "user", "content": "hi"}]))

@@ -12,18 +12,15 @@ from kite_browser.agent.config import KiteConfig, LLMConfig
 from kite_browser.agent.llm.client import LiteLLMModel
 from kite_browser.agent.llm.errors import LLMBadRequestError
 from kite_browser.agent.llm.fakes import FakeReply, register_fake, unregister_fake
-from kite_browser.agent.llm.resolve import (
+from kite_browser.agent.llm.model_names import is_fake, is_local
+from kite_browser.agent.llm.own_models import (
     handler_of,
-    is_fake,
-    is_local,
     is_registered,
-    model_problem,
-    prepare_config,
     register_model,
     registered_model,
-    resolve_model,
     unregister_model,
 )
+from kite_browser.agent.llm.resolve import model_problem, prepare_config, resolve_model
 from kite_browser.agent.llm.testing import FunctionModel
 
 ROOT = Path(__file__).resolve().parents[2]

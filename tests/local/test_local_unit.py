@@ -14,7 +14,7 @@ from kite_browser.agent.llm.local import LocalServer, config_for_server, local_s
 from kite_browser.agent.llm.local_errors import LocalHashMismatchError
 from kite_browser.agent.llm.local_install import LocalPaths
 from kite_browser.agent.llm.local_pins import Wheel
-from kite_browser.agent.llm.resolve import is_local
+from kite_browser.agent.llm.model_names import is_local
 
 SERVER = LocalServer(
     api_base="http://127.0.0.1:1234/v1", model="openai/x", pid=1, port=1234, api_key="k", owned=True

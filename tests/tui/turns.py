@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kite_browser.agent.llm.model import ModelView
-from kite_browser.agent.llm.resolve import register_model
+from kite_browser.agent.llm.own_models import register_model
 from kite_browser.agent.llm.testing import FunctionModel, Reply
 from tests.agent.plan_model import find_index, prompt_text
 
