@@ -29,7 +29,7 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from pydantic import BaseModel, Field, field_validator
 
-from kite_browser.agent.llm.model_names import FAKE_PREFIX
+from kite_browser.agent.llm.model_names import FAKE_PREFIX, SCRIPTED_MODEL
 from kite_browser.agent.llm.own_models import handler_names, handler_of, register_handler, unregister_model
 
 PROVIDER = "kite"
@@ -301,7 +301,7 @@ class Script:
 
 
 SCRIPT = Script()
-SCRIPTED = f"{FAKE_PREFIX}scripted"
+SCRIPTED = SCRIPTED_MODEL
 
 
 def set_script(

@@ -11,6 +11,8 @@ LOCAL_MODEL = "local"
 """The bundled local model (also what an unset model means)."""
 FAKE_PREFIX = "kite/"
 """Kite's own models: the fakes of ``agent.llm.fakes`` and models registered in-process (``register_model``)."""
+SCRIPTED_MODEL = f"{FAKE_PREFIX}scripted"
+"""The built-in fake every process has (``agent.llm.fakes``: follows ``[steps=N]``-style hints in the task)."""
 
 
 REFUSE_MODEL_REQUESTS = "KITE_REFUSE_MODEL_REQUESTS"

@@ -26,6 +26,7 @@ from kite_browser.agent.errors import KiteError, UsageError
 from kite_browser.agent.llm.model import Model
 from kite_browser.agent.llm.model_names import (
     LOCAL_MODEL,
+    SCRIPTED_MODEL,
     is_fake,
     is_local,
 )
@@ -72,11 +73,8 @@ def model_problem(model: str, can_resolve_local: bool) -> str | None:
     """Why ``model`` cannot run here (None: it can), without calling it."""
     if is_local(model):
         return None if can_resolve_local else "the bundled local model is not available in this server"
-    if is_fake(model):
-        from kite_browser.agent.llm.fakes import register_fakes
-
-        register_fakes()
-        return None if is_registered(model) else f"no model {model} is registered"
+    if is_fake(model):  # known without importing litellm (5 s), so a usage error after it stays quick
+        return None if model == SCRIPTED_MODEL or is_registered(model) else f"no model {model} is registered"
     import litellm
 
     litellm.suppress_debug_info = True

@@ -63,8 +63,9 @@ class HttpServer:
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
-            try:
-                self.proc.wait(30)
+            try:  # a hang guard: a server stopped while it still loads the tokenizer (litellm's import, 5 s
+                # on a quiet machine, far more at load 15) finishes that first
+                self.proc.wait(120)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
