@@ -42,7 +42,7 @@ from tests.fixtures.browser import PagesServer
 
 pytestmark = [pytest.mark.xdist_group("workflow_replay"), pytest.mark.timeout(300)]
 
-TASKS = ["shop-search", "shop-add-cheapest-blue-mug"]
+TASKS = ["shop-search", "shop-add-cheapest-blue-mug", "account-login"]
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +99,7 @@ async def replay(
     return await Replayer(wf, start_url=on(sites, wf.start_url), recorder=recorder, **kw).run(env)
 
 
-@pytest.mark.parametrize("task_id", TASKS)
+@pytest.mark.parametrize("task_id", TASKS[:2])
 async def test_a_saved_run_replays_with_no_model_and_passes_its_check(
     task_id: str,
     recorded: EvalReport,
@@ -303,3 +303,33 @@ async def test_a_task_file_task_replays_its_workflow(
     assert search.run_dir and (Path(search.run_dir) / "run.json").is_file()  # the path is not redacted
     assert not order.success and order.model_calls == 0 and order.steps == 3  # Place order declined
     assert "replay_refused" in order.message and "declined" in order.message
+
+
+async def test_a_secret_is_named_never_written_and_filled_from_the_run_sources(
+    recorded: EvalReport,
+    kite_config: Callable[..., KiteConfig],
+    ctx_session: ContextSession,
+    sites: SitesServer,
+    tmp_path: Path,
+) -> None:
+    from kite_browser.safety.secrets import SecretStore
+
+    wf = workflow_from_run(run_dir(recorded, "account-login"))
+    text = dump_workflow(wf)
+    assert "kite123" not in text and "<secret>demo_password</secret>" in text
+    assert wf.variables["demo_password"].secret and wf.variables["demo_password"].default is None
+    assert wf.variables["email"].default == "demo@kite.test"
+    config = kite_config()
+    secrets = SecretStore.from_sources(config.safety, cli=["demo_password=kite123"], env={})
+    env = BrowserEnv(config, ctx_session, EnvSafety.from_config(config, secrets=secrets))
+    await env.start(tmp_path)
+    try:
+        out = await replay(wf, env, sites, tmp_path)
+        assert out.success, out.error
+        task = next(t for t in load_suite(find_suite("sites")).tasks if t.id == "account-login")
+        assert task.check is not None
+        verdict = await evaluate(task.check, env.ctx, base_url=sites.url("/"))
+        assert verdict.passed, verdict.failures
+        assert "kite123" not in (tmp_path / "replay" / "steps.jsonl").read_text()
+    finally:
+        await env.stop()
