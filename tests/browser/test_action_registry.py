@@ -77,3 +77,8 @@ def test_a_new_action_is_one_definition() -> None:
     """A model, a unit and one define_action call: parsing, tool schemas, the prompt and safety follow."""
     done = subprocess.run([sys.executable, "-c", ADD_ONE], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_a_tabs_index_is_no_element_target() -> None:
+    assert ACTION_MODELS["switchTab"](index=1).target_index is None
+    assert ACTION_MODELS["click"](index=1).target_index == 1

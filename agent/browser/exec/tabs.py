@@ -23,6 +23,11 @@ class SwitchTab(ActionModel):
             raise ValueError("give exactly one of 'index' or 'url'")
         return self
 
+    @property
+    def target_index(self) -> int | None:
+        """None: ``index`` is a tab's, not an element's (the loop would judge and remember element [index])."""
+        return None
+
 
 async def switch_tab(ec: ExecContext, action: SwitchTab) -> Outcome:
     """The session raises a typed tab_not_found error (with the open tabs) when nothing matches."""
