@@ -53,13 +53,17 @@ async def test_a_target_relabelled_during_the_input_is_cancelled(kite_config, ct
     agent = Agent(config, model=FunctionModel(model), confirmer=BatchConfirmer(), context=ctx_session)
     result = await agent.run("review the list", start_url=sites.url("/test/input-moment.html"))
     log = await ctx_session.page.evaluate("window.log")
-    assert log == ["honest", "honest-key", "honest-div"], log  # nothing relabelled was activated
+    # The link relabels itself 7 ms after pointerdown: on a loaded machine that timer can fire after the click
+    # has landed, and the page itself then logs the activation with the label Kite judged ("pd-timer Next"):
+    # nothing was relabelled before it, so there was nothing to refuse. Activated under a paying label fails.
+    timer_late = "pd-timer Next" in log
+    assert log == ["pd-timer Next"] * timer_late + ["honest", "honest-key", "honest-div"], log
     outcomes = _outcomes(result.run_dir)
     assert len(outcomes) == len(ATTACKS) + len(HONEST)
     for (element_id, _), outcome in zip(ATTACKS + HONEST, outcomes, strict=True):
         assert outcome["decision"]["level"] == "auto", (element_id, outcome)  # harmless when Kite looked
         res = outcome["result"]
-        if element_id.startswith("honest"):
+        if element_id.startswith("honest") or (element_id == "pd-timer" and timer_late):
             assert res["ok"], (element_id, res)
             continue
         assert (res.get("error") or {}).get("error") == "target_changed", (element_id, res)
@@ -68,4 +72,4 @@ async def test_a_target_relabelled_during_the_input_is_cancelled(kite_config, ct
     assert now == "Pay now"
     # Reported as what happened: the model's claim is kept, the run is not a success, each refusal listed.
     assert result.claimed_success is True and result.success is False, result
-    assert [d.outcome for d in result.declined] == ["refused"] * len(ATTACKS), result.declined
+    assert [d.outcome for d in result.declined] == ["refused"] * (len(ATTACKS) - timer_late), result.declined
