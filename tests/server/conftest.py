@@ -15,6 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from kite_browser.agent.config import BrowserConfig, KiteConfig, load_config
+from kite_browser.agent.llm.fakes import Script, register_fake, unregister_fake
 from kite_browser.agent.server import ServerState, create_app
 from tests.server.panel_harness import page, panel
 
@@ -22,6 +23,21 @@ __all__ = ["page", "panel"]  # the panel tests' fixtures (panel_harness.py), for
 
 TOKEN = "test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def model() -> Iterator[Any]:
+    """``model(name, replies, latency_s)`` registers ``kite/<name>`` for this test."""
+    made: list[str] = []
+
+    def make(name: str, replies: list[Any], latency_s: float = 0.0) -> str:
+        register_fake(name, Script(replies, latency_s=latency_s, name=name))
+        made.append(name)
+        return f"kite/{name}"
+
+    yield make
+    for name in made:
+        unregister_fake(name)
 
 
 def server_config(browser_config: BrowserConfig, home: Path, **overrides: Any) -> KiteConfig:

@@ -15,7 +15,6 @@ from fastapi.testclient import TestClient
 
 from kite_browser.agent.browser.profiles import lock_owner
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.llm.fakes import Script, register_fake, unregister_fake
 from kite_browser.evals.sites import SitesServer
 from tests.server.conftest import follow, in_process, typed
 
@@ -40,21 +39,6 @@ def api(browser_config: BrowserConfig, home: Path, static_dir: Path) -> Iterator
         browser_config, home, static_dir, modules=[], **{"browser.data_dir": str(home / "data")}
     ) as c:
         yield c
-
-
-@pytest.fixture
-def model() -> Iterator[Any]:
-    """``model(name, replies, latency_s)`` registers ``kite/<name>`` for this test."""
-    made: list[str] = []
-
-    def make(name: str, replies: list[Any], latency_s: float = 0.0) -> str:
-        register_fake(name, Script(replies, latency_s=latency_s, name=name))
-        made.append(name)
-        return f"kite/{name}"
-
-    yield make
-    for name in made:
-        unregister_fake(name)
 
 
 def run_to_end(api: TestClient, **body: Any) -> dict[str, Any]:

@@ -11,7 +11,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.llm.fakes import Script, register_fake, unregister_fake
 from kite_browser.evals.sites import SitesServer
 from tests.server.conftest import SECRET, follow, in_process, typed
 
@@ -33,21 +32,6 @@ def api(
         browser_config, tmp_path_factory.mktemp("runs"), static_dir, modules=[], **{"server.max_runs": 2}
     ) as client:
         yield client
-
-
-@pytest.fixture
-def model() -> Iterator[Any]:
-    """``model(name, replies, latency_s)`` registers ``kite/<name>`` for this test."""
-    made: list[str] = []
-
-    def make(name: str, replies: list[Any], latency_s: float = 0.0) -> str:
-        register_fake(name, Script(replies, latency_s=latency_s, name=name))
-        made.append(name)
-        return f"kite/{name}"
-
-    yield make
-    for name in made:
-        unregister_fake(name)
 
 
 def start(api: TestClient, **body: Any) -> dict[str, Any]:
