@@ -15,12 +15,14 @@ network, and the gate judging each confirm/prompt/beforeunload dialog.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
@@ -48,6 +50,8 @@ from kite_browser.safety.confirm import BY_CONFIG, NO_CONFIRMER, BatchConfirmer,
 from kite_browser.safety.domains import DomainPolicy
 from kite_browser.safety.policy import SafetyPolicy
 from kite_browser.safety.secrets import PLACEHOLDER_RE, SecretStore
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -277,21 +281,40 @@ class BrowserEnv:
         """``observe`` under the step deadline and the hang watchdog. A stuck tab is closed and the page now
         active observed instead; the second value then says what happened (for the model). A deadline or a
         tab that cannot be closed raises."""
-        cfg = self.config.browser
 
         async def once() -> Observation:
-            return await guard(
-                self.ctx,
-                self.observe(screenshot_to=screenshot_to, want_b64=want_b64),
-                what="the observation",
-                deadline_s=cfg.step_timeout_ms / 1000,
-                hang_s=cfg.hang_timeout_ms / 1000,
+            return await self.guarded(
+                self.observe(screenshot_to=screenshot_to, want_b64=want_b64), what="the observation"
             )
 
         try:
             return await once(), None
         except PageUnresponsiveError as exc:
             return await once(), exc.message
+
+    async def guarded(self, call: Awaitable[T], *, what: str, deadline_s: float | None = None) -> T:
+        """Run ``call`` (work on the active tab) under the hang watchdog and a deadline (default
+        ``browser.step_timeout_ms``): a renderer stuck in a script makes the tab closed and
+        ``PageUnresponsiveError`` raised within ``browser.hang_timeout_ms`` instead of a call that never
+        ends. The rule every face's page work runs under (the loop's observation, the executor's actions, the
+        chrome tools)."""
+        cfg = self.config.browser
+        return await guard(
+            self.ctx,
+            call,
+            what=what,
+            deadline_s=deadline_s if deadline_s is not None else cfg.step_timeout_ms / 1000,
+            hang_s=cfg.hang_timeout_ms / 1000,
+        )
+
+    async def _briefly(self, call: Awaitable[T]) -> T | None:
+        """A lookup that only informs an action (which element an index is, its fingerprint): None when the
+        tab does not answer within ``browser.hang_timeout_ms``; the action's own guarded run then finds out
+        whether the tab is stuck."""
+        try:
+            return await asyncio.wait_for(call, self.config.browser.hang_timeout_ms / 1000)
+        except TimeoutError:
+            return None
 
     async def latest(self) -> Observation:
         """The last observation of the active tab if it is still of the current URL, else a fresh one."""
@@ -307,7 +330,7 @@ class BrowserEnv:
         element is not listed."""
         page = self.ctx.page
         try:
-            got = await call_extractor(page.main_frame, {"fn": "idOf", "el": handle})
+            got = await self._briefly(call_extractor(page.main_frame, {"fn": "idOf", "el": handle}))
         except PlaywrightError:
             return None
         if not isinstance(got, dict):
@@ -318,10 +341,12 @@ class BrowserEnv:
         """The fingerprint of the element behind ``index`` in the active tab (agent/browser/fingerprint.py);
         None when that index is no longer in the page."""
         try:
-            resolved = await self.snapshotter.resolve(self.ctx.page, index)
+            resolved = await self._briefly(self.snapshotter.resolve(self.ctx.page, index))
         except (KiteError, PlaywrightError):
             return None
-        return await take_fingerprint(resolved.handle, resolved.element)
+        if resolved is None:
+            return None
+        return await self._briefly(take_fingerprint(resolved.handle, resolved.element))
 
     # ------------------------------------------------------------------ act
     async def act(

@@ -18,6 +18,7 @@ from playwright.async_api import ElementHandle, Page
 
 from kite_browser.agent.browser.actions import Action, Click, ExecuteJS, Navigate, Type
 from kite_browser.agent.browser.observation import ActionResult
+from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import (
     READS,
     CallContext,
@@ -27,6 +28,7 @@ from kite_browser.agent.modules.base import (
     ToolHints,
     ToolModule,
     WebComponent,
+    validate_args,
 )
 from kite_browser.agent.modules.chrome import interact, pages
 from kite_browser.agent.modules.chrome import params as p
@@ -73,6 +75,8 @@ ENDS = ToolHints(open_world=False)
 """Closes a browser or tab: its pages and unsaved state are lost."""
 ACTS = ToolHints()
 """A click or script on a live page: it can submit, send or delete."""
+UNWATCHED = frozenset({"chrome_evaluate", "chrome_close_tab"})
+"""Tools on a tab not run under its hang watchdog (see ``ChromeModule.execute``)."""
 
 
 class ChromeModule(ToolModule):
@@ -92,6 +96,26 @@ class ChromeModule(ToolModule):
         if self.manager is None:
             raise RuntimeError("the chrome module was not initialised")
         return self.manager
+
+    async def execute(self, ctx: CallContext, tool_name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A call on a tab runs under that tab's hang watchdog (the env's ``guarded``, the rule the agent's
+        own steps run under): a page whose script never yields costs ``browser.hang_timeout_ms``, then the
+        tab is closed and the call answers ``page_unresponsive``, instead of holding the call until
+        ``module_settings.call_timeout_s``. ``chrome_evaluate`` stops its own runaway scripts and keeps the
+        tab; closing a tab is how a stuck one is let go."""
+        tool = self._tool_map().get(tool_name)
+        tab_id = args.get("tabId") if isinstance(args, dict) else None
+        if tool is None or tool_name in UNWATCHED or not isinstance(tab_id, str):
+            return await super().execute(ctx, tool_name, args)
+        params = validate_args(tool_name, tool.params, args)
+        env = self.m.env_of(self.m.tab(tab_id))
+        deadline = self.runtime.config.module_settings.call_timeout_s if self.runtime else None
+        try:
+            return await env.guarded(tool.handler(ctx, params), what=tool_name, deadline_s=deadline)
+        except ToolError:
+            raise
+        except KiteError as exc:
+            raise ToolError(exc.type, f"{tool_name}: {exc.message}", tool=tool_name, tabId=tab_id) from exc
 
     def tools(self) -> Sequence[Tool]:
         T = Tool  # hints: what any call of the tool can do (see ToolHints)
