@@ -95,15 +95,17 @@ def summarize(report: EvalReport) -> EvalReport:
 class _Servers:
     """The local servers a suite needs (bundled sites, MiniWoB HTML), started on first use."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, marks: bool = False) -> None:
         self.sites: Any = None
         self.miniwob: MiniwobServer | None = None
+        self.marks = marks
+        """Serve the sites with their hidden element markers (a bench that checks where actions land)."""
 
-    def placeholders(self, suite_dir: str) -> dict[str, str]:
+    def placeholders(self, suite_dir: str, variant: int = 0) -> dict[str, str]:
         from kite_browser.evals.sites import SitesServer
 
         if self.sites is None:
-            self.sites = SitesServer().start()
+            self.sites = SitesServer(variant=variant, marks=self.marks).start()
         base = self.sites.url("/").rstrip("/")
         return {"sites": base, "cross": self.sites.cross_origin_url.rstrip("/"), "suite_dir": suite_dir}
 
@@ -148,7 +150,11 @@ async def _jobs(
     prefix = f"{suite.name}-"
     if suite.miniwob is None:
         suite_dir = str(suite.folder())
-        values = servers.placeholders(suite_dir) if suite.uses_sites() else {"suite_dir": suite_dir}
+        values = (
+            servers.placeholders(suite_dir, suite.sites_variant)
+            if suite.uses_sites()
+            else {"suite_dir": suite_dir}
+        )
         return await build_jobs(
             suite,
             config,

@@ -162,6 +162,10 @@ class TaskFile(_Model):
     description: str = ""
     defaults: dict[str, Any] = Field(default_factory=dict)
     tasks: list[Task] = Field(default_factory=list)
+    sites_variant: int = Field(0, ge=0, le=3)
+    """The page variant of the bundled sites ``{sites}`` starts (evals/sites/variants.py): 0 as designed; 1 ids
+    and classes renamed, lists reordered; 2 also labels changed to synonyms and a product on page 2; 3 also a
+    cookie banner to close first."""
     path: str | None = None
     """Where the file was read from (set by the loader)."""
 

@@ -110,7 +110,7 @@ async def run(args: argparse.Namespace) -> int:
         if tf.uses_sites():
             from kite_browser.evals.sites import SitesServer
 
-            sites = SitesServer().start()
+            sites = SitesServer(variant=tf.sites_variant).start()
             values |= {"sites": sites.url("/").rstrip("/"), "cross": sites.cross_origin_url.rstrip("/")}
         resolver = partial(prepare_config, start_local=args.backend != "ray")
         jobs = await build_jobs(

@@ -52,6 +52,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--tasks", help="only these task ids, in this order (comma-separated; MiniWoB: a type or type#seed)"
     )
     p.add_argument("--seeds", help="MiniWoB seeds, e.g. 0-9 or 0,3,5")
+    p.add_argument(
+        "--variant",
+        type=int,
+        choices=(0, 1, 2, 3),
+        help="serve {sites} as this page variant (1: ids renamed, lists reordered; 2: also synonyms, a product "
+        "on page 2; 3: also a cookie banner); default: the suite's sites_variant, else 0",
+    )
     p.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
     p.add_argument("--md", dest="md_out", metavar="OUT", help="write the Markdown report here")
     p.add_argument("--html", dest="html_out", metavar="OUT", help="write the self-contained HTML report here")
@@ -97,6 +104,8 @@ async def run(args: argparse.Namespace) -> int:
         if suite.miniwob is None:
             raise UsageError("--seeds applies to MiniWoB suites only")
         suite.miniwob.seeds = parse_seeds(args.seeds)
+    if args.variant is not None:
+        suite.sites_variant = args.variant
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     extra: dict[str, Any] = {"browser.block_external_hosts": True}
     if not args.runs_dir:

@@ -17,6 +17,14 @@ def register(subparsers: Any) -> None:
     serve.add_argument(
         "--cross-port", type=int, default=0, help="port of the cross-origin iframe origin (0 = any)"
     )
+    serve.add_argument(
+        "--variant",
+        type=int,
+        choices=(0, 1, 2, 3),
+        default=0,
+        help="a page variant: 1 ids and classes renamed, lists reordered; 2 also labels changed to synonyms and "
+        "a product on page 2; 3 also a cookie banner to close first (0: as designed; default)",
+    )
     serve.set_defaults(func=run)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
@@ -28,12 +36,14 @@ def run(args: argparse.Namespace) -> int:
         if not 0 <= getattr(args, name) <= 65535:
             raise UsageError(f"--{name.replace('_', '-')} must be between 0 and 65535")
     try:
-        server = SitesServer(port=args.port, cross_port=args.cross_port).start()
+        server = SitesServer(port=args.port, cross_port=args.cross_port, variant=args.variant).start()
     except OSError as exc:
         raise UsageError(f"cannot listen on 127.0.0.1:{args.port}/{args.cross_port}: {exc.strerror}") from exc
     try:  # from here on Ctrl-C stops cleanly, even while the banner is still being printed
         print(f"Kite sites:   {server.base_url}/", flush=True)
         print(f"Cross origin: {server.cross_origin_url}/", flush=True)
+        if args.variant:
+            print(f"Page variant: {args.variant}", flush=True)
         print(
             "Shop /shop/ · Account /account/ · Forms /forms/ · Dynamic /dynamic/ · Frames /frames/ · Tests /test/"
         )

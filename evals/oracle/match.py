@@ -5,10 +5,14 @@ tier first: exact, then prefix, then substring (``exact: true`` keeps only exact
 ``role`` (a role word or a list), ``placeholder`` / ``href`` / ``type`` / ``value`` (substring),
 ``frame`` (true: inside any iframe; a string: that frame path; false: top document), ``checked`` (bool),
 ``new`` (bool), ``nth`` (which of the matches, default 0; negative counts from the end).
+
+A name no element has is looked for again in other words a page may use for the same thing ("Add to cart" /
+"Add to basket", "Log in" / "Sign in"), as a person reading the page would.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kite_browser.evals.oracle.view import El
@@ -16,6 +20,26 @@ from kite_browser.evals.oracle.view import El
 SPEC_KEYS = frozenset(
     {"name", "role", "nth", "exact", "placeholder", "href", "type", "value", "frame", "checked", "new"}
 )
+
+
+SYNONYMS = (
+    ("cart", "basket"),
+    ("proceed to checkout", "go to checkout"),
+    ("log in", "sign in"),
+    ("log out", "sign out"),
+)
+"""Words that say the same thing on a page (both ways)."""
+
+
+def other_words(name: str) -> list[str]:
+    """``name`` (normalised) said with each synonym of a word or phrase in it."""
+    out = []
+    for a, b in SYNONYMS:
+        for old, new in ((a, b), (b, a)):
+            pattern = rf"\b{re.escape(old)}\b"
+            if re.search(pattern, name):
+                out.append(re.sub(pattern, new, name))
+    return out
 
 
 def _norm(text: str) -> str:
@@ -51,7 +75,14 @@ def match_elements(elements: list[El], spec: dict[str, Any]) -> list[El]:
     name = spec.get("name")
     if name is None:
         return candidates
-    want = _norm(name)
+    for want in (_norm(name), *other_words(_norm(name))):
+        found = _by_name(candidates, want, exact=bool(spec.get("exact")))
+        if found:
+            return found
+    return []
+
+
+def _by_name(candidates: list[El], want: str, *, exact: bool) -> list[El]:
     tiers: list[list[El]] = [[], [], []]
     for el in candidates:
         have = _norm(el.label())
@@ -61,7 +92,7 @@ def match_elements(elements: list[El], spec: dict[str, Any]) -> list[El]:
             tiers[1].append(el)
         elif want in have:
             tiers[2].append(el)
-    if spec.get("exact"):
+    if exact:
         return tiers[0]
     return next((t for t in tiers if t), [])
 

@@ -1,9 +1,12 @@
 """Follow a suite task's ``solution`` plan: ``[{click: {name: "Add to cart"}}, {type: {name: "Email", text: "…"}}]``.
 
 The plan's progress is replayed from the run's history (a plan step counts as done when an action of its kind
-succeeded while it was the current step); the current step's element is found by name/role among the
-elements the prompt lists. An element it cannot find is scrolled for, then reported as a failure:
-``done(success=false, answer="oracle: …")`` — the oracle is a test of the pipeline.
+succeeded on an element its spec designates while it was the current step); the current step's element is
+found by name/role among the elements the prompt lists. An element it cannot find is looked for as a person
+would: a cookie banner over the page is closed first (its least-consenting button), the page is scrolled, then
+the next page of a list in pages is opened; then it is reported as a failure:
+``done(success=false, answer="oracle: …")`` — the oracle is a test of the pipeline. A step with
+``optional: true`` is left out when its element is not on the page (scrolled for first).
 
 ``done`` takes ``answer`` or ``answer_from`` (a regular expression searched in what the history said, then
 in the page; its first group is the answer) and ``data_rows: {pattern, limit}`` (structured data: one row
@@ -16,11 +19,15 @@ import re
 from typing import Any
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, offered_fields
-from kite_browser.evals.oracle.match import SPEC_KEYS, describe, pick
-from kite_browser.evals.oracle.view import OracleView
+from kite_browser.agent.llm.model import PastAction
+from kite_browser.evals.oracle.match import SPEC_KEYS, describe, match_elements, pick
+from kite_browser.evals.oracle.view import El, OracleView
 
-MAX_STALLS = 4
-"""Actions without progress (retries, scrolls, waits) before the oracle gives up on a step."""
+MAX_STALLS = 8
+"""Actions without progress (retries, scrolls, waits, a banner closed, a next page) before the oracle gives
+up on a step."""
+LEAST_CONSENT = re.compile(r"necessary|essential|reject|decline|refuse", re.I)
+NEXT_PAGE = re.compile(r"next( page)?\W*", re.I)
 
 
 def _step_parts(step: Any) -> tuple[str, dict[str, Any]]:
@@ -30,14 +37,39 @@ def _step_parts(step: Any) -> tuple[str, dict[str, Any]]:
     return name, dict(params or {})
 
 
+def _spec(name: str, params: dict[str, Any]) -> Any:
+    """The element spec of a plan step (``{}`` for a step without a target)."""
+    if "in" in params:  # scroll inside an element
+        return params["in"]
+    fields = set(offered_fields(ACTION_MODELS[name])) - {"index", "selector"}
+    return {
+        k: v for k, v in params.items() if k not in fields and (k in SPEC_KEYS or k in ("selector", "x", "y"))
+    }
+
+
+def _counts(entry: PastAction, step: Any) -> bool:
+    """Whether ``entry`` did plan step ``step``: its action, succeeded (or failed as expected), and on an
+    element the step's spec designates (a banner closed or a page turned on the way is not the step)."""
+    name, params = _step_parts(step)
+    if entry.name != name or not (entry.ok or params.get("expect_error")):
+        return False
+    spec = _spec(name, params)
+    if not spec or entry.element is None or (isinstance(spec, dict) and ("selector" in spec or "x" in spec)):
+        return True
+    return bool(match_elements([El.of(entry.element)], spec if isinstance(spec, dict) else {"name": spec}))
+
+
 def progress(view: OracleView, plan: list[Any]) -> tuple[int, int]:
     """(index of the current plan step, actions since the last progress), replayed from the history."""
     ptr, stalls = 0, 0
     for entry in view.history:
         if ptr < len(plan):
-            name, params = _step_parts(plan[ptr])
-            if entry.name == name and (entry.ok or params.get("expect_error")):
+            if _counts(entry, plan[ptr]):
                 ptr, stalls = ptr + 1, 0
+                continue
+            optional = _step_parts(plan[ptr])[1].get("optional")
+            if optional and ptr + 1 < len(plan) and _counts(entry, plan[ptr + 1]):
+                ptr, stalls = ptr + 2, 0
                 continue
         stalls += 1
     return ptr, stalls
@@ -57,26 +89,58 @@ def _target(view: OracleView, spec: Any) -> tuple[dict[str, Any] | None, str | N
     return {"index": el.index}, None
 
 
+def _consent(view: OracleView) -> El | None:
+    """The button of a cookie banner that consents least (none without a banner)."""
+    buttons = [e for e in view.elements if e.role == "button" and "cookie" in e.label().casefold()]
+    return next((e for e in buttons if LEAST_CONSENT.search(e.label())), buttons[0] if buttons else None)
+
+
+def _next_page(view: OracleView) -> El | None:
+    return next((e for e in view.elements if e.role == "link" and NEXT_PAGE.fullmatch(e.label())), None)
+
+
+def _look_further(view: OracleView, stalls: int) -> dict[str, Any] | None:
+    """For an optional step's element: close a banner over the page, scroll down; None: it is not there."""
+    banner = _consent(view)
+    if banner is not None and stalls < MAX_STALLS:
+        return {"action": "click", "index": banner.index}
+    if view.more_below and stalls < MAX_STALLS:
+        return {"action": "scroll", "direction": "down"}
+    return None
+
+
 def _missing(view: OracleView, why: str, stalls: int) -> dict[str, Any]:
-    """The target is not in the list: scroll for it while there is more below, then give up."""
+    """The target is not in the list: close a cookie banner over the page, scroll for it while there is more
+    below, open the next page of a list in pages, then give up."""
+    banner = _consent(view)
+    if banner is not None and stalls < MAX_STALLS:
+        return {"action": "click", "index": banner.index}
     if stalls >= MAX_STALLS:
         return fail(f"{why} (after {stalls} tries) on {view.url}")
     if not view.elements and not view.more_below:  # nothing rendered yet (a slow page): give it a moment
         return {"action": "wait", "ms": 500}
     if view.more_below:
         return {"action": "scroll", "direction": "down"}
+    turn = _next_page(view)
+    if turn is not None:
+        return {"action": "click", "index": turn.index}
     return fail(f"{why} on {view.url}")
 
 
 def plan_action(view: OracleView, plan: list[Any]) -> dict[str, Any]:
     """The next action of ``plan`` given the step's view."""
     ptr, stalls = progress(view, plan)
+    return _step_action(view, plan, ptr, stalls)
+
+
+def _step_action(view: OracleView, plan: list[Any], ptr: int, stalls: int) -> dict[str, Any]:
     if ptr >= len(plan):
         return {"action": "done", "success": True, "answer": "done"}
     if stalls >= MAX_STALLS + 2:
         return fail(f"no progress on step {ptr} ({_step_parts(plan[ptr])[0]}) after {stalls} actions")
     name, params = _step_parts(plan[ptr])
     params.pop("expect_error", None)
+    optional = params.pop("optional", False)
     fields = set(offered_fields(ACTION_MODELS[name])) - {"index", "selector"}
     out: dict[str, Any] = {"action": name}
     if name == "done":
@@ -98,14 +162,13 @@ def plan_action(view: OracleView, plan: list[Any]) -> dict[str, Any]:
         return {**out, "indices": indices or params.get("indices", [])}
     if name == "uploadFile" and "file" in params:
         params["filePath"] = params.pop("file")
-    spec = {
-        k: v for k, v in params.items() if k not in fields and (k in SPEC_KEYS or k in ("selector", "x", "y"))
-    }
-    if "in" in params:  # scroll inside an element
-        spec = params.pop("in")
+    spec = _spec(name, params)
+    params.pop("in", None)
     out.update({k: v for k, v in params.items() if k in fields})
     if spec:
         target, why = _target(view, spec)
+        if target is None and optional:
+            return _look_further(view, stalls) or _step_action(view, plan, ptr + 1, 0)
         if target is None:
             return _missing(view, str(why), stalls)
         out.update(target)

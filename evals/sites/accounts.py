@@ -42,12 +42,18 @@ def home(req: Request, lang: str) -> Response:
         acc = dict(state["accounts"][email])
         orders = [o["order_number"] for o in state["orders"]]
     notice = f'<p class="notice" id="welcome-message">{t(lang, "registered")}</p>' if req.arg("new") else ""
+    links = [
+        f'<li><a id="settings-link" href="{p}/account/settings">{t(lang, "settings")}</a></li>',
+        f'<li><a id="delete-link" href="{p}/account/delete">{t(lang, "delete_account")}</a></li>',
+    ]
+    sections = [
+        f"<ul>{chr(10).join(req.variant.order(links, 'account-links'))}</ul>",
+        f'<h2>{t(lang, "orders")}</h2><ul id="orders">{"".join(f"<li>{o}</li>" for o in orders)}</ul>',
+        f'<form method="post" action="{p}/account/logout"><button id="logout" type="submit">{t(lang, "logout")}</button></form>',
+    ]
     body = f"""{notice}<h1>{t(lang, "welcome")}, <span id="display-name-shown">{esc(acc["display_name"])}</span></h1>
 <p id="signed-in-as">{t(lang, "signed_in_as")} <strong id="user-email">{esc(email)}</strong></p>
-<ul><li><a id="settings-link" href="{p}/account/settings">{t(lang, "settings")}</a></li>
-<li><a id="delete-link" href="{p}/account/delete">{t(lang, "delete_account")}</a></li></ul>
-<h2>{t(lang, "orders")}</h2><ul id="orders">{"".join(f"<li>{o}</li>" for o in orders)}</ul>
-<form method="post" action="{p}/account/logout"><button id="logout" type="submit">{t(lang, "logout")}</button></form>"""
+{chr(10).join(req.variant.order(sections, "account"))}"""
     return render(req, lang, t(lang, "account"), body)
 
 

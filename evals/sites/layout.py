@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kite_browser.evals.sites.variants import Variant
 from kite_browser.evals.sites.web import esc
 
 STRINGS: dict[str, dict[str, str]] = {
@@ -176,7 +177,10 @@ def prefix(lang: str) -> str:
     return "/zh" if lang == "zh" else ""
 
 
-def page(lang: str, title: str, body: str, cart_count: int = 0, user: str | None = None) -> str:
+def page(
+    lang: str, title: str, body: str, cart_count: int = 0, user: str | None = None, v: Variant | None = None
+) -> str:
+    v = v or Variant()
     p = prefix(lang)
     html_lang = "zh-CN" if lang == "zh" else "en"
     account = (
@@ -185,10 +189,16 @@ def page(lang: str, title: str, body: str, cart_count: int = 0, user: str | None
         else f'<a id="login-link" href="{p}/account/login">{t(lang, "login")}</a>'
     )
     other = "/" + ("" if lang == "zh" else "zh/")
+    cart = v.word(lang, "cart", t(lang, "cart"))
+    links = [
+        f'<a id="cart-link" href="{p}/shop/cart">{cart} (<span id="cart-count">{cart_count}</span>)</a>',
+        account,
+        f'<a id="lang-link" href="{other}" hreflang="{"en" if lang == "zh" else "zh"}">{"English" if lang == "zh" else "中文"}</a>',
+    ]
+    nav = links[0] + "\n" + "".join(links[1:]) if v.n == 0 else "\n".join(v.order(links, "header"))
     return f"""<!doctype html>
 <html lang="{html_lang}"><head><meta charset="utf-8"><title>{esc(title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>
 <body><header><a class="brand" href="{p}/shop/">{t(lang, "shop")}</a>
-<a id="cart-link" href="{p}/shop/cart">{t(lang, "cart")} (<span id="cart-count">{cart_count}</span>)</a>
-{account}<a id="lang-link" href="{other}" hreflang="{"en" if lang == "zh" else "zh"}">{"English" if lang == "zh" else "中文"}</a></header>
+{nav}</header>
 <main>{body}</main></body></html>"""

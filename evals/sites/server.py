@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from kite_browser.evals.sites.routes import build_routes, match
 from kite_browser.evals.sites.state import StateStore
+from kite_browser.evals.sites.variants import CONSENT_COOKIE, Variant
 from kite_browser.evals.sites.web import Request, Response, set_cookie
 
 STATIC = Path(__file__).parent / "static"
@@ -62,6 +63,7 @@ class _Handler(BaseHTTPRequestHandler):
             sid=sid,
             store=owner.store,
             stopping=owner.stopping,
+            variant=owner.variant,
         )
         found = match(owner.routes, method, path)
         if found:
@@ -71,6 +73,14 @@ class _Handler(BaseHTTPRequestHandler):
             resp = owner.static(path)
         else:
             resp = Response(status=405, body=b"method not allowed", content_type="text/plain")
+        if resp.content_type.startswith("text/html") and resp.body:
+            html = owner.variant.finish(
+                resp.body.decode("utf-8"),
+                rendered=found is not None,
+                document=req.headers.get("sec-fetch-dest", "document") == "document",
+                consent=CONSENT_COOKIE in cookies,
+            )
+            resp.body = html.encode("utf-8")
         if new_sid:
             resp.cookies.append(set_cookie("kite_sid", sid))
         self._send(resp, head)
@@ -126,10 +136,21 @@ class _HTTPServer(ThreadingHTTPServer):
 
 
 class SitesServer:
-    """The bundled sites on 127.0.0.1: ``with SitesServer() as s: page.goto(s.url("/shop/"))``."""
+    """The bundled sites on 127.0.0.1: ``with SitesServer() as s: page.goto(s.url("/shop/"))``.
 
-    def __init__(self, port: int = 0, cross_port: int = 0, static_dir: Path = STATIC) -> None:
+    ``variant`` (0–3) serves a page variant, ``marks`` the hidden element markers (evals/sites/variants.py)."""
+
+    def __init__(
+        self,
+        port: int = 0,
+        cross_port: int = 0,
+        static_dir: Path = STATIC,
+        *,
+        variant: int = 0,
+        marks: bool = False,
+    ) -> None:
         self._ports = (port, cross_port)
+        self.variant = Variant(variant, marks)
         self.static_dir = static_dir
         self.store = StateStore()
         self.routes = build_routes()

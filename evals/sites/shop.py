@@ -6,9 +6,11 @@ import re
 import time
 from datetime import date
 from typing import Any
+from urllib.parse import urlencode
 
 from kite_browser.evals.sites.catalog import BY_ID, CATEGORIES, COLOURS, SWATCH, Product, search
 from kite_browser.evals.sites.layout import page, prefix, t
+from kite_browser.evals.sites.variants import MOVED, PAGE_SIZE, Variant
 from kite_browser.evals.sites.web import Request, Response, esc, html_response, redirect
 
 
@@ -22,20 +24,20 @@ def render(req: Request, lang: str, title: str, body: str, status: int = 200) ->
     with req.store.edit(req.sid) as state:
         count = sum(i["qty"] for i in state["cart"])
         user = current_user(state, req)
-    return html_response(page(lang, title, body, cart_count=count, user=user), status)
+    return html_response(page(lang, title, body, cart_count=count, user=user, v=req.variant), status)
 
 
 def money(value: float) -> str:
     return f"${value:,.2f}"
 
 
-def options(items: dict[str, str], selected: str, lang: str, all_label: str) -> str:
-    out = [f'<option value="">{esc(all_label)}</option>']
+def options(items: dict[str, str], selected: str, lang: str, all_label: str, v: Variant, what: str) -> str:
+    out = []
     for key, zh in items.items():
         label = zh if lang == "zh" else key.replace("-", " ").title()
         sel = " selected" if key == selected else ""
         out.append(f'<option value="{key}"{sel}>{esc(label)}</option>')
-    return "".join(out)
+    return f'<option value="">{esc(all_label)}</option>' + "".join(v.order(out, what))
 
 
 def product_card(p: Product, lang: str) -> str:
@@ -60,17 +62,46 @@ def catalogue(req: Request, lang: str) -> Response:
     sort_opts = "".join(
         f'<option value="{v}"{" selected" if v == sort else ""}>{t(lang, k)}</option>' for v, k in sorts
     )
-    cards = "".join(product_card(p, lang) for p in found)
+    v = req.variant
+    shown, pages = _page_of(req, found)
+    cards = "".join(product_card(p, lang) for p in shown)
+    filters = [
+        f'<select id="category" name="category" aria-label="Category">{options(CATEGORIES, cat, lang, t(lang, "all_categories"), v, "categories")}</select>',
+        f'<select id="colour" name="colour" aria-label="Colour">{options(COLOURS, col, lang, t(lang, "all_colours"), v, "colours")}</select>',
+        f'<label>{t(lang, "sort")} <select id="sort" name="sort">{sort_opts}</select></label>',
+    ]
     body = f"""<h1>{t(lang, "shop")}</h1>
 <form id="search-form" role="search" method="get" action="{prefix(lang)}/shop/">
 <input id="search" name="q" type="search" value="{esc(q)}" placeholder="{t(lang, "search_placeholder")}" aria-label="{t(lang, "search")}">
-<select id="category" name="category" aria-label="Category">{options(CATEGORIES, cat, lang, t(lang, "all_categories"))}</select>
-<select id="colour" name="colour" aria-label="Colour">{options(COLOURS, col, lang, t(lang, "all_colours"))}</select>
-<label>{t(lang, "sort")} <select id="sort" name="sort">{sort_opts}</select></label>
+{chr(10).join(v.order(filters, "filters"))}
 <button id="search-button" type="submit">{t(lang, "search")}</button></form>
 <p id="result-count">{t(lang, "results", n=len(found))}</p>
-{f'<ul class="products" id="products">{cards}</ul>' if found else f'<p id="no-results">{t(lang, "no_results")}</p>'}"""
+{f'<ul class="products" id="products">{cards}</ul>' if found else f'<p id="no-results">{t(lang, "no_results")}</p>'}{pages}"""
     return render(req, lang, t(lang, "shop"), body)
+
+
+def _page_of(req: Request, found: list[Product]) -> tuple[list[Product], str]:
+    """The products of the catalogue page asked for, and the links to the others (variant 2 on: paged)."""
+    if not req.variant.paged or len(found) <= PAGE_SIZE:
+        return found, ""
+    moved = [p for p in found if p.id == MOVED]
+    if moved and not req.arg("sort"):
+        found = [p for p in found if p.id != MOVED]
+        found.insert(max(PAGE_SIZE, len(found) - 1), moved[0])
+    last = (len(found) - 1) // PAGE_SIZE + 1
+    try:
+        n = min(max(1, int(req.arg("page", "1"))), last)
+    except ValueError:
+        n = 1
+    keep = {k: req.arg(k) for k in ("q", "category", "colour", "sort") if req.arg(k)}
+    links = []
+    if n > 1:
+        links.append(f'<a id="prev-page" href="?{urlencode({**keep, "page": n - 1})}">Previous page</a>')
+    links.append(f"<span>Page {n} of {last}</span>")
+    if n < last:
+        links.append(f'<a id="next-page" href="?{urlencode({**keep, "page": n + 1})}">Next page</a>')
+    nav = f'<nav id="pages" aria-label="Pages">{" ".join(links)}</nav>'
+    return found[(n - 1) * PAGE_SIZE : n * PAGE_SIZE], nav
 
 
 def product_page(req: Request, lang: str, pid: str) -> Response:
@@ -81,7 +112,7 @@ def product_page(req: Request, lang: str, pid: str) -> Response:
     if req.arg("added"):
         notice = (
             f'<p class="notice" id="added-message" role="status">{t(lang, "added", qty=esc(req.arg("added")), name=esc(p.title(lang)))}'
-            f' <a href="{prefix(lang)}/shop/cart">{t(lang, "view_cart")}</a></p>'
+            f' <a href="{prefix(lang)}/shop/cart">{req.variant.word(lang, "view_cart", t(lang, "view_cart"))}</a></p>'
         )
     colour = COLOURS[p.colour] if lang == "zh" else p.colour
     body = f"""{notice}<article class="product-detail" data-id="{p.id}"><h1 id="product-name">{esc(p.title(lang))}</h1>
@@ -90,7 +121,7 @@ def product_page(req: Request, lang: str, pid: str) -> Response:
 <form id="add-form" method="post" action="{prefix(lang)}/shop/cart/add">
 <input type="hidden" name="product_id" value="{p.id}">
 <label for="qty">{t(lang, "quantity")}</label> <input id="qty" name="qty" type="number" min="1" max="99" value="1">
-<button id="add-to-cart" class="primary" type="submit">{t(lang, "add_to_cart")}</button></form></article>"""
+<button id="add-to-cart" class="primary" type="submit">{req.variant.word(lang, "add_to_cart", t(lang, "add_to_cart"))}</button></form></article>"""
     return render(req, lang, p.title(lang), body)
 
 
@@ -136,20 +167,21 @@ def cart_page(req: Request, lang: str) -> Response:
         body = f'<h1>{t(lang, "your_cart")}</h1><p id="cart-empty">{t(lang, "cart_empty")}</p><a href="{p}/shop/">{t(lang, "continue")}</a>'
         return render(req, lang, t(lang, "your_cart"), body)
     rows = []
+    mark = req.variant.mark
     for i in items:
         name = BY_ID[i["product_id"]].title(lang)
         rows.append(
             f'<tr class="cart-item" data-id="{i["product_id"]}"><td class="name">{esc(name)}</td><td>{money(i["price"])}</td>'
             f'<td><form method="post" action="{p}/shop/cart/update"><input type="hidden" name="product_id" value="{i["product_id"]}">'
             f'<input class="qty" name="qty" type="number" min="0" max="99" value="{i["qty"]}" aria-label="{t(lang, "quantity")} {esc(name)}">'
-            f'<button name="action" value="update" type="submit">{t(lang, "update")}</button>'
-            f'<button name="action" value="remove" type="submit" class="remove">{t(lang, "remove")}</button></form></td>'
+            f'<button name="action" value="update" type="submit"{mark("cart-update:" + i["product_id"])}>{t(lang, "update")}</button>'
+            f'<button name="action" value="remove" type="submit" class="remove"{mark("cart-remove:" + i["product_id"])}>{t(lang, "remove")}</button></form></td>'
             f'<td class="line-total">{money(i["price"] * i["qty"])}</td></tr>'
         )
     total = sum(i["price"] * i["qty"] for i in items)
     body = f"""<h1>{t(lang, "your_cart")}</h1><table id="cart"><tbody>{"".join(rows)}</tbody></table>
 <p>{t(lang, "total")}: <strong id="cart-total">{money(total)}</strong></p>
-<a id="checkout-button" class="primary" href="{p}/shop/checkout">{t(lang, "checkout")}</a>
+<a id="checkout-button" class="primary" href="{p}/shop/checkout">{req.variant.word(lang, "checkout", t(lang, "checkout"))}</a>
 <a href="{p}/shop/">{t(lang, "continue")}</a>"""
     return render(req, lang, t(lang, "your_cart"), body)
 
@@ -204,16 +236,19 @@ def checkout_form(req: Request, lang: str, values: dict[str, str], errors: list[
             f'value="{esc(values.get(key, ""))}" autocomplete="{auto}"{extra}>'
         )
 
+    fieldsets = [
+        f"""<fieldset><legend>{t(lang, "shipping")}</legend>{inp("name", "full_name", auto="name")}{inp("address", "address", auto="street-address")}
+{inp("email", "email", "email", "email")}</fieldset>""",
+        f"""<fieldset><legend>{t(lang, "payment")}</legend>{inp("card_name", "card_name", auto="cc-name")}
+{inp("card_number", "card_number", auto="cc-number", extra=' inputmode="numeric" placeholder="1234 5678 9012 3456"')}
+{inp("card_expiry", "card_expiry", auto="cc-exp", extra=' placeholder="MM/YY"')}
+{inp("card_cvc", "card_cvc", "password", "cc-csc", ' inputmode="numeric" maxlength="4"')}</fieldset>""",
+    ]
     summary = "".join(f"<li>{i['qty']} × {esc(BY_ID[i['product_id']].title(lang))}</li>" for i in items)
     body = f"""<h1>{t(lang, "checkout_title")}</h1>{err}<ul id="order-summary">{summary}</ul>
 <p>{t(lang, "total")}: <strong id="checkout-total">{money(total)}</strong></p>
 <form id="checkout-form" class="stack" method="post" action="{prefix(lang)}/shop/checkout" novalidate>
-<fieldset><legend>{t(lang, "shipping")}</legend>{inp("name", "full_name", auto="name")}{inp("address", "address", auto="street-address")}
-{inp("email", "email", "email", "email")}</fieldset>
-<fieldset><legend>{t(lang, "payment")}</legend>{inp("card_name", "card_name", auto="cc-name")}
-{inp("card_number", "card_number", auto="cc-number", extra=' inputmode="numeric" placeholder="1234 5678 9012 3456"')}
-{inp("card_expiry", "card_expiry", auto="cc-exp", extra=' placeholder="MM/YY"')}
-{inp("card_cvc", "card_cvc", "password", "cc-csc", ' inputmode="numeric" maxlength="4"')}</fieldset>
+{chr(10).join(req.variant.order(fieldsets, "checkout"))}
 <p><button id="place-order" class="primary" type="submit">{t(lang, "place_order")}</button></p></form>"""
     return render(req, lang, t(lang, "checkout_title"), body, 422 if errors else 200)
 

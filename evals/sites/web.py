@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
 
+from kite_browser.evals.sites.variants import Variant
+
 if TYPE_CHECKING:
     from kite_browser.evals.sites.state import StateStore
 
@@ -25,6 +27,8 @@ class Request:
     sid: str
     store: StateStore
     stopping: threading.Event
+    variant: Variant = field(default_factory=Variant)
+    """The page variant the server serves (evals/sites/variants.py)."""
 
     def arg(self, name: str, default: str = "") -> str:
         values = self.query.get(name)

@@ -9,7 +9,7 @@ from kite_browser.agent.llm.model import ModelView, PastAction
 from kite_browser.evals.oracle.match import pick
 from kite_browser.evals.oracle.miniwob import solve_miniwob
 from kite_browser.evals.oracle.model import OracleModel, to_reply_parts
-from kite_browser.evals.oracle.plan import plan_action, progress
+from kite_browser.evals.oracle.plan import MAX_STALLS, plan_action, progress
 from kite_browser.evals.oracle.view import OracleView
 
 BOX = Rect(x=0, y=0, width=10, height=10)
@@ -98,7 +98,7 @@ def test_missing_element_scrolls_then_fails() -> None:
     assert action["action"] == "done" and not action["success"] and "Place order" in action["answer"]
     view.elements = []  # a page that has not rendered yet: wait for it, then give up
     assert plan_action(view, [{"click": {"name": "Place order"}}]) == {"action": "wait", "ms": 500}
-    stalled = _view([_done(i, {"action": "wait", "ms": 500}) for i in range(1, 5)])
+    stalled = _view([_done(i, {"action": "wait", "ms": 500}) for i in range(1, MAX_STALLS + 1)])
     stalled.elements, stalled.more_below = [], 0
     assert plan_action(stalled, [{"click": {"name": "Place order"}}])["action"] == "done"
 
@@ -141,3 +141,46 @@ async def test_oracle_model_answers_a_view() -> None:
     )
     reply = await OracleModel([{"click": {"name": "Add to cart"}}]).complete([], view.tools, view=view)
     assert [(c.name, c.arguments) for c in reply.tool_calls] == [("click", '{"index": 12}')]
+
+
+def _page(*elements: Element, below: int = 0) -> OracleView:
+    summary = PageSummary(url="http://127.0.0.1:1/shop/", title="Shop", visible_text="", below=below)
+    return OracleView.of(
+        ModelView(task="t", observation=Observation(summary=summary, elements=list(elements)))
+    )
+
+
+def test_a_label_said_in_other_words_is_found() -> None:
+    """A page variant says "Add to basket" where the plan says "Add to cart" (evals/sites/variants.py)."""
+    view = _page(_el(3, "button", "Add to basket"), _el(4, "a", "Sign in"))
+    assert plan_action(view, [{"click": {"name": "Add to cart", "role": "button"}}])["index"] == 3
+    assert plan_action(view, [{"click": {"name": "Log in"}}])["index"] == 4
+    assert pick(view.elements, {"name": "Add to cart", "exact": True}) is not None
+    assert pick(view.elements, {"name": "Add to wishlist"}) is None  # no synonym: no match
+
+
+def test_a_cookie_banner_is_closed_first_and_is_not_the_step() -> None:
+    banner = [_el(1, "button", "Accept all cookies"), _el(2, "button", "Only necessary cookies")]
+    plan = [{"click": {"name": "Sky Blue Espresso Mug", "role": "link"}}]
+    assert plan_action(_page(*banner), plan) == {"action": "click", "index": 2}  # the least consent
+    closed = _page(_el(9, "a", "Sky Blue Espresso Mug"))
+    closed.history = [PastAction(step=1, action={"action": "click", "index": 2}, ok=True, element=banner[1])]
+    assert progress(closed, plan) == (0, 1)  # closing the banner did not do the plan's click
+    assert plan_action(closed, plan) == {"action": "click", "index": 9}
+
+
+def test_the_next_page_is_opened_for_a_missing_product() -> None:
+    plan = [{"click": {"name": "Black Backpack", "role": "link"}}]
+    view = _page(_el(1, "a", "Classic Blue Mug"), _el(2, "a", "Next page"))
+    assert plan_action(view, plan) == {"action": "click", "index": 2}
+    view.more_below = 3  # the rest of this page first
+    assert plan_action(view, plan)["action"] == "scroll"
+
+
+def test_an_optional_step_is_left_out_when_its_element_is_not_there() -> None:
+    plan = [{"click": {"name": "Next page", "optional": True}}, {"getElements": {"type": "link"}}]
+    assert plan_action(_page(_el(1, "a", "Classic Blue Mug")), plan)["action"] == "getElements"
+    assert plan_action(_page(_el(1, "a", "Next page")), plan) == {"action": "click", "index": 1}
+    done = _page()
+    done.history = [PastAction(step=1, action={"action": "getElements", "type": "link"}, ok=True)]
+    assert progress(done, plan) == (2, 0)

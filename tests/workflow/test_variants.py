@@ -1,0 +1,107 @@
+"""A workflow recorded on the sites as designed, replayed with no model on their page variants
+(evals/sites/variants.py): a renamed id is no obstacle, a changed label stops the replay (never a guess), and
+the hidden element markers the variants carry are nothing the matcher can use."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
+from kite_browser.agent.browser.observation import Fingerprint
+from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.workflow.errors import ReplayAmbiguousTargetError, ReplayTargetNotFoundError
+from kite_browser.agent.workflow.model import Expect, Step, Workflow
+from kite_browser.agent.workflow.replay import Replayer
+from kite_browser.evals.sites import SitesServer
+from kite_browser.evals.sites.variants import MARK
+from tests.fixtures.browser import PagesServer
+from tests.fixtures.sites import site_state
+
+Variants = Callable[[int], SitesServer]
+
+
+@pytest.fixture
+async def env(
+    kite_config: Callable[..., KiteConfig], ctx_session: ContextSession, tmp_path: Path
+) -> AsyncIterator[BrowserEnv]:
+    config = kite_config()
+    env = BrowserEnv(config, ctx_session, EnvSafety.from_config(config))
+    await env.start(tmp_path)
+    yield env
+    await env.stop()
+
+
+async def _fingerprint(env: BrowserEnv, url: str, name: str) -> Fingerprint:
+    """The fingerprint a recorded run keeps of the element named ``name`` on ``url``."""
+    await env.ctx.page.goto(url)
+    obs = await env.observe(include_all=True)
+    index = next(e.index for e in obs.elements if e.name == name)
+    fp = await env.fingerprint(index)
+    assert fp is not None
+    return fp
+
+
+def _add_to_cart(start: str, target: Fingerprint) -> Workflow:
+    step = Step(
+        action="click", target=target, intent="add the mug to the cart", expect=Expect(url="/shop/product/*")
+    )
+    return Workflow(start_url=start, steps=[step])
+
+
+async def test_a_renamed_id_is_found_again_by_the_rest_of_the_fingerprint(
+    env: BrowserEnv, sites_variant: Variants
+) -> None:
+    v0, v1 = sites_variant(0), sites_variant(1)
+    path = "/shop/product/classic-blue-mug"
+    recorded = await _fingerprint(env, v0.url(path), "Add to cart")
+    assert recorded.attrs["id"] == "add-to-cart"
+    await env.ctx.page.goto(v1.url(path))
+    renamed = await env.ctx.page.locator(f"[{MARK}='add-to-cart']").get_attribute("id")
+    assert renamed and renamed != "add-to-cart"
+    out = await Replayer(_add_to_cart(v0.url(path), recorded), start_url=v1.url(path)).run(env)
+    assert out.success, out.error
+    assert out.results[0].target is not None and out.results[0].target.attrs["id"] == renamed
+    state = await site_state(env.ctx.page, v1)
+    assert state["cart_count"] == 1 and state["cart"][0]["product_id"] == "classic-blue-mug"
+
+
+async def test_a_label_said_otherwise_stops_the_replay_instead_of_guessing(
+    env: BrowserEnv, sites_variant: Variants
+) -> None:
+    v0, v2 = sites_variant(0), sites_variant(2)
+    path = "/shop/product/classic-blue-mug"
+    recorded = await _fingerprint(env, v0.url(path), "Add to cart")
+    out = await Replayer(_add_to_cart(v0.url(path), recorded), start_url=v2.url(path)).run(env)
+    assert isinstance(out.error, ReplayTargetNotFoundError), out.error
+    assert 'step 1 (add the mug to the cart): no element matches button "Add to cart"' in out.error.message
+    assert (await site_state(env.ctx.page, v2))["cart_count"] == 0  # nothing else was clicked
+
+
+ONE = f"""<!doctype html><title>none</title><main><h2>Orders</h2>
+<section><p>Order</p><button {MARK}="order-1" data-order="1">Delete</button></section></main>"""
+TWINS = f"""<!doctype html><title>none</title><main><h2>Orders</h2>
+<article><p>Order</p><button {MARK}="order-2" data-order="2" onclick="document.title='two'">Delete</button></article>
+<article><p>Order</p><button {MARK}="order-1" data-order="1" onclick="document.title='one'">Delete</button></article>
+</main>"""
+
+
+async def test_the_hidden_marker_is_nothing_the_matcher_can_tell_elements_by(
+    env: BrowserEnv, pages_server: PagesServer
+) -> None:
+    """Recorded on a page with one row; the page now has two rows alike but for the bench's marker (and
+    another data attribute), neither where the recorded one was: the replay stops, it does not pick by mark."""
+    recorded = await _fingerprint(env, pages_server.add("/workflow/one-order", ONE), "Delete")
+    assert MARK not in recorded.model_dump_json() and "data-order" not in recorded.model_dump_json()
+    wf = Workflow(
+        start_url=pages_server.url("/workflow/one-order"),
+        steps=[Step(action="click", target=recorded, intent="delete order 1")],
+    )
+    out = await Replayer(wf, start_url=pages_server.add("/workflow/two-orders", TWINS)).run(env)
+    assert isinstance(out.error, ReplayAmbiguousTargetError), out.error
+    assert "step 1 (delete order 1): 2 elements match" in out.error.message
+    assert "never guesses" in out.error.message
+    assert await env.ctx.page.title() == "none"  # neither was clicked
