@@ -1,6 +1,6 @@
 """Record the sites suite with the oracle, then replay every task's workflow with no model (issue 32).
 
-    python -m evals.bench.replay [--tasks a,b] [--concurrency N] [--json]
+    python -m evals.bench.replay [--tasks a,b] [--concurrency N] [--variants 1,2,3] [--json]
 
 1. ``kite eval sites --model kite/oracle``: every task run by the agent loop, recorded;
 2. each run saved as a workflow (agent/workflow/save.py) and replayed in a fresh context on the same sites
@@ -8,7 +8,16 @@
    ``answer`` / ``data`` parts are what the model reads off the page, which a replay does not do: those parts
    are left out, and such tasks are counted apart (``answer_tasks``);
 3. the replay's wall time against the agent run's: measured (the oracle answers at once) and with a model
-   that answers in 1 s (the run's wall time plus 1 s per model call: an estimate).
+   that answers in 1 s (the run's wall time plus 1 s per model call: an estimate);
+4. the same workflows (recorded on variant 0) replayed with no model on the page variants (``--variants``,
+   evals/sites/variants.py: ids renamed, lists reordered, synonyms, a product on page 2, a cookie banner),
+   per variant: the success rate, the model calls, where the replay stopped (a target not found, or two
+   alike: never guessed), and **the wrong-element check**: the sites are served with their hidden
+   ``data-kite-mark`` markers (the same on every variant; no replay code reads them: the fingerprint takes
+   named attributes only), each action's element is read as the action goes to the environment, and
+   compared with the task's own element for that step — its variant-0 id or link from the recorded
+   fingerprint, else where the replay on variant 0 landed. One action on another element makes the bench
+   exit 1.
 
 Prints a table per task and the totals; ``--json`` one object (keys with their unit).
 """
@@ -20,26 +29,35 @@ import asyncio
 import json
 import statistics
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.batch.checks import evaluate
 from kite_browser.agent.batch.jobs import Job
 from kite_browser.agent.batch.results import TaskResult
-from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
+from kite_browser.agent.browser.actions import Action
+from kite_browser.agent.browser.env import Acted, BrowserEnv, EnvSafety
+from kite_browser.agent.browser.observation import Fingerprint, Observation
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import load_config
+from kite_browser.agent.errors import KiteError
 from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.workflow.errors import RunNotSavableError
+from kite_browser.agent.workflow.model import Workflow
 from kite_browser.agent.workflow.replay import Replayer
 from kite_browser.agent.workflow.save import workflow_from_run
 from kite_browser.evals.harness import _Servers, run_eval, suite_jobs
-from kite_browser.evals.tasks import find_suite, load_suite
+from kite_browser.evals.sites.variants import MARK
+from kite_browser.evals.tasks import Suite, find_suite, load_suite
 from kite_browser.safety.confirm import BY_TASK, BatchConfirmer
 
 MODEL_S = 1.0
 """The model latency the comparison assumes (issue 32: a model that answers in 1 s)."""
+GOAL_RATE = 0.8
+"""Issue 32: replay with no model succeeds on at least 80% of the tasks of each variant."""
 
 
 @dataclass
@@ -54,19 +72,69 @@ class Row:
     model_calls: int = 0
     answer_task: bool = False
     why: str = ""
+    stop: str = ""
+    """The type of the error that stopped the replay (``replay_target_not_found`` ...), empty if none."""
+    marks: list[str | None] = field(default_factory=list)
+    """Per action sent to the environment, the hidden marker of its element (None: unmarked or no element)."""
+    wrong: list[str] = field(default_factory=list)
+    """Actions that landed on another element than the task's own: ``step 2: on X, not Y``."""
+    unverified: int = 0
+    """Element actions whose own element is not known (no id or link recorded, not reached on variant 0)."""
 
 
-async def replay_one(pool: BrowserPool, job: Job, task: TaskResult, folder: Path) -> Row:
-    row = Row(task.id, task.success, task.steps, task.wall_s)
+class _Marking:
+    """The environment, reading the hidden marker of each action's element as the action goes to ``act``
+    (outside the replay: the replay never sees the marker)."""
+
+    def __init__(self, env: BrowserEnv, marks: list[str | None]) -> None:
+        self._env, self._marks = env, marks
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)
+
+    async def act(self, action: Action, observation: Observation | None = None, **kw: Any) -> Acted:
+        index = action.target_index if action.action != "switchTab" else None
+        mark = None
+        if isinstance(index, int):
+            try:
+                resolved = await self._env.snapshotter.resolve(self._env.ctx.page, index)
+                mark = await resolved.handle.get_attribute(MARK)
+            except (KiteError, PlaywrightError):  # an element gone is simply unmarked
+                mark = None
+        self._marks.append(mark if isinstance(index, int) else "-")
+        return await self._env.act(action, observation, **kw)
+
+
+def own_mark(target: Fingerprint | None) -> str | None:
+    """The marker of a recorded step's element, from its fingerprint on variant 0: its id, else a link's
+    href (the markers the variant server gives them); None when the fingerprint does not say."""
+    if target is None:
+        return None
+    if target.attrs.get("id"):
+        return target.attrs["id"]
+    if target.tag == "a" and target.attrs.get("href"):
+        return "href:" + target.attrs["href"]
+    return None
+
+
+def saved(task: TaskResult) -> tuple[Workflow | None, str]:
+    """The agent's run as a workflow, or why there is none."""
     if not task.success:
-        row.why = "the agent's run failed its check: nothing to save"
-        return row
+        return None, "the agent's run failed its check: nothing to save"
+    try:
+        return workflow_from_run(task.run_dir or "", require_success=False), ""  # the task's check passed
+    except RunNotSavableError as exc:
+        return None, f"not saved: {exc.message}"
+
+
+async def replay_one(
+    pool: BrowserPool, job: Job, task: TaskResult, wf: Workflow | None, why: str, folder: Path
+) -> Row:
+    row = Row(task.id, task.success, task.steps, task.wall_s)
     check = job.task.check
     row.answer_task = check is not None and (check.answer is not None or check.data is not None)
-    try:
-        wf = workflow_from_run(task.run_dir or "", require_success=False)  # the task's check passed
-    except RunNotSavableError as exc:
-        row.why = f"not saved: {exc.message}"
+    if wf is None:
+        row.why = why
         return row
     row.steps = len(wf.steps)
     confirmer = BatchConfirmer(job.approve, allow=BY_TASK)
@@ -76,9 +144,11 @@ async def replay_one(pool: BrowserPool, job: Job, task: TaskResult, folder: Path
     try:
         await env.start(run_dir)
         recorder = RunRecorder(run_dir, job.secrets.redact_obj)
-        out = await Replayer(wf, start_url=job.task.start_url, recorder=recorder).run(env)
+        marking = cast(BrowserEnv, _Marking(env, row.marks))
+        out = await Replayer(wf, start_url=job.task.start_url, recorder=recorder).run(marking)
         row.replay_s, row.model_calls = out.wall_s, out.model_calls
         if out.error is not None:
+            row.stop = out.error.type
             row.why = f"{out.error.type}: {out.error.message}"[:200]
         elif check is not None:
             page_part = check.model_copy(update={"answer": None, "data": None})
@@ -88,6 +158,23 @@ async def replay_one(pool: BrowserPool, job: Job, task: TaskResult, folder: Path
     finally:
         await env.close()
     return row
+
+
+def judge(row: Row, wf: Workflow | None, base: Row | None) -> None:
+    """Fill ``row.wrong`` and ``row.unverified``: each action's element against the task's own (``base``:
+    the same workflow replayed on variant 0)."""
+    if wf is None:
+        return
+    for i, landed in enumerate(row.marks):
+        if landed == "-" or i >= len(wf.steps):
+            continue
+        own = own_mark(wf.steps[i].target)
+        if own is None and base is not None and i < len(base.marks) and base.marks[i] != "-":
+            own = base.marks[i]
+        if own is None:
+            row.unverified += 1
+        elif landed != own:
+            row.wrong.append(f"step {i + 1}: on {landed or 'an unmarked element'}, not {own}")
 
 
 def summary(rows: list[Row], record_s: float) -> dict[str, Any]:
@@ -114,41 +201,125 @@ def summary(rows: list[Row], record_s: float) -> dict[str, Any]:
     }
 
 
-async def bench(ids: list[str] | None, concurrency: int, root: Path) -> tuple[list[Row], dict[str, Any]]:
+def variant_summary(rows: list[Row]) -> dict[str, Any]:
+    """One variant's replays: success, stops by kind, and where the actions landed."""
+    replayable = [r for r in rows if r.steps and "no action to replay" not in r.why]
+    done = [r for r in replayable if r.replay_ok]
+    stops: dict[str, int] = {}
+    for r in replayable:
+        if r.stop:
+            stops[r.stop] = stops.get(r.stop, 0) + 1
+    element_actions = sum(1 for r in rows for m in r.marks if m != "-")
+    wrong = sum(len(r.wrong) for r in rows)
+    return {
+        "replayable_tasks": len(replayable),
+        "replay_successes": len(done),
+        "replay_success_rate": round(len(done) / len(replayable), 3) if replayable else 0.0,
+        "goal_met": bool(replayable) and len(done) / len(replayable) >= GOAL_RATE,
+        "model_calls": sum(r.model_calls for r in rows),
+        "stopped_not_found": stops.get("replay_target_not_found", 0),
+        "stopped_ambiguous": stops.get("replay_ambiguous_target", 0),
+        "stopped_other": sum(
+            n for k, n in stops.items() if k not in ("replay_target_not_found", "replay_ambiguous_target")
+        ),
+        "check_failed_after_replay": sum(1 for r in replayable if not r.stop and not r.replay_ok),
+        "element_actions": element_actions,
+        "element_actions_verified": element_actions - sum(r.unverified for r in rows),
+        "wrong_element_actions": wrong,
+    }
+
+
+async def replay_all(
+    suite: Suite,
+    config: Any,
+    variant: int,
+    tasks: list[TaskResult],
+    workflows: dict[str, tuple[Workflow | None, str]],
+    concurrency: int,
+    root: Path,
+) -> list[Row]:
+    """Every task's workflow replayed on ``variant`` of the sites (served with their markers)."""
+    suite.sites_variant = variant
+    servers = _Servers(marks=True)
+    gate = asyncio.Semaphore(concurrency)
+    try:
+        jobs = {j.id: j for j in await suite_jobs(suite, config, servers, ids=[t.id for t in tasks])}
+        async with BrowserPool(config.browser, downloads_dir=root / "downloads") as pool:
+
+            async def one(t: TaskResult) -> Row:
+                async with gate:
+                    wf, why = workflows[t.id]
+                    return await replay_one(pool, jobs[t.id], t, wf, why, root / f"replays-v{variant}")
+
+            return list(await asyncio.gather(*(one(t) for t in tasks)))
+    finally:
+        servers.stop()
+
+
+async def bench(
+    ids: list[str] | None, concurrency: int, variants: list[int], root: Path
+) -> tuple[list[Row], dict[str, Any], dict[int, list[Row]]]:
     suite = load_suite(find_suite("sites"))
     config = load_config(
         None,
         {"llm.model": "kite/oracle", "run.runs_dir": str(root / "runs"), "run.screenshots": False},
     )
     report = await run_eval(suite, config, concurrency=concurrency, ids=ids)
-    servers = _Servers()
-    try:
-        jobs = {j.id: j for j in await suite_jobs(suite, config, servers, ids=ids)}
-        async with BrowserPool(config.browser, downloads_dir=root / "downloads") as pool:
-            rows = [await replay_one(pool, jobs[t.id], t, root / "replays") for t in report.tasks]
-    finally:
-        servers.stop()
-    return rows, summary(rows, report.wall_s)
+    workflows = {t.id: saved(t) for t in report.tasks}
+    base = await replay_all(suite, config, 0, report.tasks, workflows, concurrency, root)
+    by_variant: dict[int, list[Row]] = {}
+    for v in variants:
+        rows = await replay_all(suite, config, v, report.tasks, workflows, concurrency, root)
+        for row, base_row in zip(rows, base, strict=True):
+            judge(row, workflows[row.id][0], base_row)
+        by_variant[v] = rows
+    for row in base:
+        judge(row, workflows[row.id][0], None)
+    return base, summary(base, report.wall_s), by_variant
+
+
+def _table(rows: list[Row], title: str) -> None:
+    print(f"\n{title}")
+    print(f"{'task':34} {'agent':>6} {'steps':>5} {'replay':>6}  result")
+    for r in rows:
+        result = "ok" if r.replay_ok else r.why or "failed"
+        if r.wrong:
+            result += "  WRONG ELEMENT: " + "; ".join(r.wrong)
+        print(f"{r.id:34} {r.agent_s:6.1f} {r.steps:5d} {r.replay_s:6.2f}  {result}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--tasks", help="only these task ids (comma-separated)")
-    parser.add_argument("--concurrency", type=int, default=2, help="agent runs at once while recording")
+    parser.add_argument("--concurrency", type=int, default=2, help="agent runs (and replays) at once")
+    parser.add_argument(
+        "--variants", default="1,2,3", help="page variants to replay on besides 0 (comma-separated; '' none)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     ids = [t.strip() for t in args.tasks.split(",")] if args.tasks else None
+    variants = [int(v) for v in args.variants.split(",") if v.strip()]
+    if any(v not in (1, 2, 3) for v in variants):
+        parser.error("--variants: 1, 2 or 3")
     with tempfile.TemporaryDirectory(prefix="kite-bench-replay-") as tmp:
-        rows, totals = asyncio.run(bench(ids, args.concurrency, Path(tmp)))
+        rows, totals, by_variant = asyncio.run(bench(ids, args.concurrency, variants, Path(tmp)))
+    per_variant = {f"variant_{v}": variant_summary(r) for v, r in by_variant.items()}
+    wrong = sum(len(r.wrong) for rs in [rows, *by_variant.values()] for r in rs)
     if args.json:
-        print(json.dumps({**totals, "rows": [asdict(r) for r in rows]}, ensure_ascii=False))
-        return 0
-    print(f"{'task':34} {'agent':>6} {'steps':>5} {'replay':>6}  result")
-    for r in rows:
-        result = "ok" if r.replay_ok else r.why or "failed"
-        print(f"{r.id:34} {r.agent_s:6.1f} {r.steps:5d} {r.replay_s:6.2f}  {result}")
-    for key, value in totals.items():
-        print(f"{key}: {value}")
+        out = {**totals, "variants": per_variant, "rows": [asdict(r) for r in rows]}
+        out["variant_rows"] = {f"variant_{v}": [asdict(r) for r in rs] for v, rs in by_variant.items()}
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        _table(rows, "variant 0 (the recorded pages)")
+        for key, value in totals.items():
+            print(f"{key}: {value}")
+        for v, rs in by_variant.items():
+            _table(rs, f"variant {v}")
+            for key, value in per_variant[f"variant_{v}"].items():
+                print(f"{key}: {value}")
+    if wrong:
+        print(f"FAILED: {wrong} replayed action(s) landed on another element than the task's own")
+        return 1
     return 0
 
 
