@@ -18,13 +18,14 @@ from urllib.parse import quote_plus, urlsplit, urlunsplit
 
 from pydantic import ValidationError
 
-from kite_browser.agent.browser.actions import Action, Navigate, parse_action
+from kite_browser.agent.browser.actions import Action, Click, Navigate, parse_action
 from kite_browser.agent.browser.env import BrowserEnv
-from kite_browser.agent.browser.observation import ActionResult, Observation
+from kite_browser.agent.browser.observation import ActionResult, Fingerprint, Observation
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.result import RunResult, StopReason
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
+from kite_browser.agent.workflow.banner import consent_button
 from kite_browser.agent.workflow.errors import (
     ReplayAmbiguousTargetError,
     ReplayDivergedError,
@@ -80,6 +81,8 @@ class ReplayResult:
     model_calls: int = 0
     """Always 0: a replay without healing never asks a model."""
     results: list[ActionResult] = field(default_factory=list)
+    banners: int = 0
+    """Cookie banners the recording did not have, closed on the way (agent/workflow/banner.py)."""
 
     @property
     def success(self) -> bool:
@@ -173,6 +176,8 @@ class Replayer:
 
     async def _step(self, i: int, step: Step) -> None:
         obs = await self.env.observe(include_all=True)
+        if step.target is not None:
+            obs = await self._past_banner(i, step.target, obs)
         action = await self._action(i, step, obs)
         acted = await self.env.act(action, obs)
         result, gate = acted.result, acted.gate
@@ -196,6 +201,28 @@ class Replayer:
             why = f"{err.error}: {err.message}" if err is not None else result.message
             raise ReplayStepFailedError(f"step {i} ({step.intent}) failed: {why}", step=i)
         self._check(i, step, result)
+
+    async def _past_banner(self, i: int, want: Fingerprint, obs: Observation) -> Observation:
+        """A cookie banner over the page that hides the target is closed first (agent/workflow/banner.py)."""
+        button = consent_button(obs, want)
+        if button is None:
+            return obs
+        action = Click(index=button.index)
+        acted = await self.env.act(action, obs)
+        gate = acted.gate
+        decision = GateOutcome(
+            level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
+        )
+        self._record(
+            StepRecord(
+                step=i,
+                url=obs.url,
+                thought=f"replay: closed a cookie banner the recording did not have ({button.name!r})",
+                actions=[ActionOutcome(action=action.to_json(), decision=decision, result=acted.result)],
+            )
+        )
+        self.out.banners += 1
+        return await self.env.observe(include_all=True)
 
     async def _action(self, i: int, step: Step, obs: Observation) -> Action:
         args: dict[str, Any] = fill(step.args, self.values)

@@ -16,8 +16,9 @@
    ``data-kite-mark`` markers (the same on every variant; no replay code reads them: the fingerprint takes
    named attributes only), each action's element is read as the action goes to the environment, and
    compared with the task's own element for that step — its variant-0 id or link from the recorded
-   fingerprint, else where the replay on variant 0 landed. One action on another element makes the bench
-   exit 1.
+   fingerprint, else where the replay on variant 0 landed (a cookie banner's button, marked ``consent:*``,
+   counts as closing a banner, which the replay reports; one pressed as a step is a wrong element). One
+   action on another element makes the bench exit 1.
 
 Prints a table per task and the totals; ``--json`` one object (keys with their unit).
 """
@@ -80,6 +81,8 @@ class Row:
     """Actions that landed on another element than the task's own: ``step 2: on X, not Y``."""
     unverified: int = 0
     """Element actions whose own element is not known (no id or link recorded, not reached on variant 0)."""
+    banners: int = 0
+    """Cookie banners the replay closed on the way (variant 3; agent/workflow/banner.py)."""
 
 
 class _Marking:
@@ -146,7 +149,7 @@ async def replay_one(
         recorder = RunRecorder(run_dir, job.secrets.redact_obj)
         marking = cast(BrowserEnv, _Marking(env, row.marks))
         out = await Replayer(wf, start_url=job.task.start_url, recorder=recorder).run(marking)
-        row.replay_s, row.model_calls = out.wall_s, out.model_calls
+        row.replay_s, row.model_calls, row.banners = out.wall_s, out.model_calls, out.banners
         if out.error is not None:
             row.stop = out.error.type
             row.why = f"{out.error.type}: {out.error.message}"[:200]
@@ -165,12 +168,17 @@ def judge(row: Row, wf: Workflow | None, base: Row | None) -> None:
     the same workflow replayed on variant 0)."""
     if wf is None:
         return
-    for i, landed in enumerate(row.marks):
+    pressed = [m for m in row.marks if (m or "").startswith("consent:")]
+    if len(pressed) != row.banners:  # a cookie button pressed as a workflow step: not the task's element
+        row.wrong.append(f"{len(pressed)} cookie button(s) pressed, {row.banners} banner(s) closed")
+    marks = [m for m in row.marks if not (m or "").startswith("consent:")]
+    for i, landed in enumerate(marks):
         if landed == "-" or i >= len(wf.steps):
             continue
         own = own_mark(wf.steps[i].target)
-        if own is None and base is not None and i < len(base.marks) and base.marks[i] != "-":
-            own = base.marks[i]
+        base_marks = [m for m in base.marks if not (m or "").startswith("consent:")] if base else []
+        if own is None and i < len(base_marks) and base_marks[i] != "-":
+            own = base_marks[i]
         if own is None:
             row.unverified += 1
         elif landed != own:
@@ -223,6 +231,7 @@ def variant_summary(rows: list[Row]) -> dict[str, Any]:
             n for k, n in stops.items() if k not in ("replay_target_not_found", "replay_ambiguous_target")
         ),
         "check_failed_after_replay": sum(1 for r in replayable if not r.stop and not r.replay_ok),
+        "cookie_banners_closed": sum(r.banners for r in rows),
         "element_actions": element_actions,
         "element_actions_verified": element_actions - sum(r.unverified for r in rows),
         "wrong_element_actions": wrong,

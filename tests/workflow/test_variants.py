@@ -4,6 +4,7 @@ the hidden element markers the variants carry are nothing the matcher can use.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import Fingerprint
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.workflow.errors import ReplayAmbiguousTargetError, ReplayTargetNotFoundError
 from kite_browser.agent.workflow.model import Expect, Step, Workflow
 from kite_browser.agent.workflow.replay import Replayer
@@ -67,6 +69,24 @@ async def test_a_renamed_id_is_found_again_by_the_rest_of_the_fingerprint(
     assert out.results[0].target is not None and out.results[0].target.attrs["id"] == renamed
     state = await site_state(env.ctx.page, v1)
     assert state["cart_count"] == 1 and state["cart"][0]["product_id"] == "classic-blue-mug"
+
+
+async def test_a_cookie_banner_the_recording_did_not_have_is_closed_first(
+    env: BrowserEnv, sites_variant: Variants, tmp_path: Path
+) -> None:
+    v0, v3 = sites_variant(0), sites_variant(3)
+    recorded = await _fingerprint(env, v0.url("/shop/"), "Sky Blue Espresso Mug")
+    step = Step(action="click", target=recorded, intent="open the mug", expect=Expect(url="/shop/product/*"))
+    wf = Workflow(start_url=v0.url("/shop/"), steps=[step])
+    recorder = RunRecorder(tmp_path / "replay")
+    out = await Replayer(wf, start_url=v3.url("/shop/"), recorder=recorder).run(env)
+    assert out.success, out.error
+    assert out.banners == 1
+    assert env.ctx.page.url == v3.url("/shop/product/sky-blue-espresso-mug")
+    steps = [json.loads(line) for line in (tmp_path / "replay" / "steps.jsonl").read_text().splitlines()]
+    closed = [s for s in steps if "cookie banner" in s.get("thought", "")]
+    assert len(closed) == 1 and "Only necessary cookies" in closed[0]["thought"]
+    assert await env.ctx.page.get_by_role("dialog", name="Cookie consent").count() == 0
 
 
 async def test_a_label_said_otherwise_stops_the_replay_instead_of_guessing(
