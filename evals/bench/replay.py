@@ -165,21 +165,23 @@ async def replay_one(
 
 def judge(row: Row, wf: Workflow | None, base: Row | None) -> None:
     """Fill ``row.wrong`` and ``row.unverified``: each action's element against the task's own (``base``:
-    the same workflow replayed on variant 0)."""
+    the same workflow replayed on variant 0). An element the sites do not mark (made by a page's script)
+    is unverified, unless the task's own one is marked."""
     if wf is None:
         return
     pressed = [m for m in row.marks if (m or "").startswith("consent:")]
     if len(pressed) != row.banners:  # a cookie button pressed as a workflow step: not the task's element
         row.wrong.append(f"{len(pressed)} cookie button(s) pressed, {row.banners} banner(s) closed")
     marks = [m for m in row.marks if not (m or "").startswith("consent:")]
+    base_marks = [m for m in base.marks if not (m or "").startswith("consent:")] if base else []
     for i, landed in enumerate(marks):
         if landed == "-" or i >= len(wf.steps):
             continue
-        own = own_mark(wf.steps[i].target)
-        base_marks = [m for m in base.marks if not (m or "").startswith("consent:")] if base else []
-        if own is None and i < len(base_marks) and base_marks[i] != "-":
-            own = base_marks[i]
-        if own is None:
+        seen = base_marks[i] if i < len(base_marks) and base_marks[i] != "-" else None
+        own = own_mark(wf.steps[i].target) or seen
+        if landed is None and seen is None:
+            row.unverified += 1
+        elif own is None:
             row.unverified += 1
         elif landed != own:
             row.wrong.append(f"step {i + 1}: on {landed or 'an unmarked element'}, not {own}")
