@@ -114,6 +114,36 @@ def test_cli_serves_until_ctrl_c(tmp_path: Path) -> None:
     assert err == ""  # quiet: no per-request log lines
 
 
+def test_cli_serves_a_page_variant(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent", "sites", "serve", "--port", "0", "--variant", "2"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        lines = [proc.stdout.readline() if proc.stdout else "" for _ in range(3)]
+        assert lines[2].strip() == "Page variant: 2", lines
+        url = lines[0].split()[-1]
+        with urllib.request.urlopen(url + "shop/product/classic-blue-mug", timeout=10) as resp:
+            page = resp.read()
+        assert b">Add to basket</button>" in page and b'id="add-to-cart"' not in page
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 0
+    bad = subprocess.run(
+        [sys.executable, "-m", "agent", "sites", "serve", "--variant", "7"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "--variant" in bad.stderr
+
+
 def test_stop_cuts_keep_alive_connections() -> None:
     import http.client
 
