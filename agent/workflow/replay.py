@@ -68,6 +68,26 @@ def rebase(url: str, recorded_start: str, start: str) -> str:
     return urlunsplit((new.scheme, new.netloc, here.path, here.query, here.fragment))
 
 
+def url_matches(path: str, pattern: str) -> bool:
+    """``path`` (a URL's path and query) matches a step's expected ``pattern``, the query's parameters in any
+    order: a form whose fields moved sends the same fields in another order."""
+    if fnmatchcase(path, pattern):
+        return True
+    want_path, _, want_query = pattern.partition("[?]")
+    have_path, _, have_query = path.partition("?")
+    if not want_query or not fnmatchcase(have_path, want_path):
+        return False
+
+    def key(pair: str) -> str:
+        return pair.split("=", 1)[0]
+
+    want = sorted(want_query.split("&"), key=key)
+    have = sorted(have_query.split("&"), key=key)
+    return len(want) == len(have) and all(
+        key(w) == key(h) and fnmatchcase(h, w) for w, h in zip(want, have, strict=True)
+    )
+
+
 @dataclass
 class ReplayResult:
     """How a replay went: steps done of all, the error that stopped it, zero model calls."""
@@ -277,7 +297,7 @@ class Replayer:
         problems = []
         if want.url is not None:
             pattern = fill(want.url, {k: quote_plus(v) for k, v in self.values.items()})
-            if not fnmatchcase(path_of(url), pattern):
+            if not url_matches(path_of(url), pattern):
                 problems.append(f"the page is {path_of(url)}, not {want.url}")
         if want.value is not None and result.effects.value is not None:
             value = fill(want.value, self.values)

@@ -17,7 +17,7 @@ from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.workflow.errors import ReplayAmbiguousTargetError, ReplayTargetNotFoundError
 from kite_browser.agent.workflow.model import Expect, Step, Workflow
-from kite_browser.agent.workflow.replay import Replayer
+from kite_browser.agent.workflow.replay import Replayer, url_matches
 from kite_browser.evals.sites import SitesServer
 from kite_browser.evals.sites.variants import MARK
 from tests.fixtures.browser import PagesServer
@@ -125,3 +125,16 @@ async def test_the_hidden_marker_is_nothing_the_matcher_can_tell_elements_by(
     assert "step 1 (delete order 1): 2 elements match" in out.error.message
     assert "never guesses" in out.error.message
     assert await env.ctx.page.title() == "none"  # neither was clicked
+
+
+def test_an_expected_url_holds_with_the_query_in_another_order() -> None:
+    """Variant 1 reorders the catalogue's filters, so the search form sends its fields in another order."""
+    pattern = "/shop/[?]q=*&category=&colour=yellow&sort="
+    assert url_matches("/shop/?q=&category=&colour=yellow&sort=", pattern)
+    assert url_matches("/shop/?q=mug&sort=&colour=yellow&category=", pattern)
+    assert not url_matches("/shop/?q=mug&sort=&colour=blue&category=", pattern)  # another value
+    assert not url_matches("/shop/?q=mug&sort=&colour=yellow", pattern)  # a field missing
+    assert not url_matches("/shop/cart?q=&category=&colour=yellow&sort=", pattern)  # another path
+    assert url_matches("/shop/product/mug", "/shop/product/*") and not url_matches(
+        "/shop/", "/shop/product/*"
+    )
