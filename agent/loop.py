@@ -120,12 +120,18 @@ class Agent:
         self.result: RunResult | None = None
         self.timer, self._recorded_ms = StepTimer(), 0.0
 
-    async def run(self, task: str, start_url: str | None = None) -> RunResult:
+    async def run(
+        self, task: str, start_url: str | None = None, *, past: Sequence[PastAction] = ()
+    ) -> RunResult:
+        """Run ``task`` (opening ``start_url`` first when given). ``past``: actions already taken on this page
+        before the run (a replayed workflow's steps, agent/workflow/heal.py): the model is shown them as its
+        history, as if the run had taken them."""
         if not task or not task.strip():
             raise UsageError("the task is empty: say what Kite should do")
         rec = RunRecorder.create(self.config.run.runs_dir, self.safety.secrets.redact_obj, self.label)
         self.recorder, started, result = rec, time.monotonic(), None
         self._fresh_run()
+        self._remember(past)
         self.prompt = PromptBuilder(
             task.strip(),
             self.config.agent.language,
@@ -177,6 +183,15 @@ class Agent:
             rec.finish(result)
             await emit(self.on_event, RunFinished(step=self.steps_done, result=result))
         return result
+
+    def _remember(self, past: Sequence[PastAction]) -> None:
+        """``past`` as the run's history (the model's view) and its memory (the prompt's lines), step 0."""
+        if not past:
+            return
+        self.history = list(past)
+        self.memory.begin(0, "")
+        for p in past:
+            self.memory.add(p.line or str(p.action), None, None)
 
     @contextlib.asynccontextmanager
     async def _environment(self, run_dir: Path) -> AsyncIterator[BrowserEnv]:

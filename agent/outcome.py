@@ -45,6 +45,7 @@ def build_result(
         model_latency_s=round(t.model_latency_s, 3),
         replies_rejected=t.replies_rejected,
         actions_refused=t.actions_refused,
+        model_calls=t.calls,
         run_dir=run_dir,
         final_url=final_url,
     )

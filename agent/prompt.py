@@ -19,7 +19,7 @@ from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.schemas import action_catalog
 from kite_browser.agent.resources import resource_dir, resource_path
 
-__all__ = ["PromptBuilder", "action_catalog", "strings"]
+__all__ = ["PromptBuilder", "action_catalog", "render", "strings"]
 
 
 @cache
@@ -148,3 +148,8 @@ def page_text(obs: Observation, *, layered: bool, budget_tokens: int) -> str:
 def kite_notices(obs: Observation) -> list[str]:
     """Kite's notes about this observation, shown outside ``<untrusted_page>`` (in the Attention section)."""
     return [f"page snapshot: {w}" for w in obs.summary.warnings]
+
+
+def render(template: str, **values: Any) -> str:
+    """One of ``prompts/``'s templates rendered on its own (a workflow's healing task, agent/workflow/heal.py)."""
+    return _env().get_template(template).render(**values).strip()

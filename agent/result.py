@@ -28,6 +28,10 @@ class StopReason(StrEnum):
     ERROR = "error"
     RUNNER_ERROR = "runner_error"
     """A batch task Kite could not run at all (no browser context, a bug): no agent run behind it."""
+    REPLAY_DIVERGED = "replay_diverged"
+    """A replayed workflow left its recorded path and no model took it back: a step's target was not found
+    or not found for sure (two alike), its effect differed, it failed or was declined. The message names the
+    step and what was looked for."""
 
 
 ERROR_STOPS: frozenset[StopReason] = frozenset(
@@ -72,8 +76,13 @@ class RunResult(BaseModel):
     duration_s: float = 0.0
     model_latency_s: float = 0.0
     model_calls: int | None = None
-    """Calls to the model: 0 for a workflow replayed without one; None where not counted (an agent's run:
-    its steps and tokens say it)."""
+    """Calls to the model (replies received): 0 for a workflow replayed without one; None where not counted."""
+    steps_by: dict[str, int] | None = None
+    """A replay's steps by who did them: ``replayed`` (no model), ``healed`` (the model did that step only),
+    ``agent`` (the agent took over the rest of the task: its steps). None for an agent's run."""
+    model_calls_saved: int | None = None
+    """A cached run (``--cache``) that replayed: the model calls of the run it was recorded from, less the
+    calls this run made (never below 0). None when nothing was replayed."""
     replies_rejected: int = 0
     """Replies of the model that held no action Kite could run (each answered with a correction)."""
     actions_refused: int = 0

@@ -75,6 +75,13 @@ class StepRecord(BaseModel):
     """The model call failed (the run stops)."""
     parse_error: dict[str, Any] | None = None
     """The reply could not be used (the model is told why and the run goes on)."""
+    by: str | None = None
+    """A replay's step: ``replayed`` (no model), ``healed`` (the model did this step only) or ``agent`` (the
+    agent took over the rest of the task); None in an agent's own run."""
+    sub_run: str | None = None
+    """A healed or agent step of a replay: the folder of the model's run that did it (its full record)."""
+    model_calls: int | None = None
+    """A healed step: the model calls it took."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form without the parts the step never reached (empty or unset top-level fields)."""

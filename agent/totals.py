@@ -23,8 +23,11 @@ class Totals:
     """Replies no action could be read from (parse errors)."""
     actions_refused: int = 0
     """Actions refused because their target was not on the page (stale or unknown index)."""
+    calls: int = 0
+    """Replies received from the model."""
 
     def add(self, usage: Usage) -> None:
+        self.calls += 1
         self.tokens_in += usage.prompt_tokens
         self.tokens_out += usage.completion_tokens
         self.model_latency_s += usage.latency_ms / 1000

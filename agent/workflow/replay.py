@@ -10,9 +10,11 @@ written to the run record as it ends, so an interrupted replay (Ctrl-C) keeps wh
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus, urlsplit, urlunsplit
 
@@ -22,8 +24,11 @@ from kite_browser.agent.browser.actions import Action, Click, Navigate, parse_ac
 from kite_browser.agent.browser.env import BrowserEnv
 from kite_browser.agent.browser.observation import ActionResult, Fingerprint, Observation
 from kite_browser.agent.errors import UsageError
+from kite_browser.agent.fence import defuse
+from kite_browser.agent.llm.model import PastAction
+from kite_browser.agent.memory import describe_action, describe_result
 from kite_browser.agent.record import RunRecorder
-from kite_browser.agent.result import RunResult, StopReason
+from kite_browser.agent.result import RefusedAction, RunResult, StopReason
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
 from kite_browser.agent.workflow.banner import consent_button
 from kite_browser.agent.workflow.errors import (
@@ -35,9 +40,10 @@ from kite_browser.agent.workflow.errors import (
     ReplayTargetNotFoundError,
     WorkflowMissingVariableError,
 )
+from kite_browser.agent.workflow.heal import Healer, intent_of
 from kite_browser.agent.workflow.match import Ambiguous, Found, NotFound, looked_for, pick, worth_a_look
 from kite_browser.agent.workflow.model import Step, Workflow, fill
-from kite_browser.agent.workflow.save import path_of
+from kite_browser.agent.workflow.save import path_of, steps_of_run
 
 MAX_CANDIDATES = 80
 """Fingerprints taken per step at most (the elements that pass ``worth_a_look`` first)."""
@@ -90,7 +96,8 @@ def url_matches(path: str, pattern: str) -> bool:
 
 @dataclass
 class ReplayResult:
-    """How a replay went: steps done of all, the error that stopped it, zero model calls."""
+    """How a replay went: steps done of all, who did each (``by``), the error that stopped it, the model
+    calls healing made (0 without a healer)."""
 
     steps: int
     done: int = 0
@@ -99,19 +106,69 @@ class ReplayResult:
     wall_s: float = 0.0
     run_dir: str | None = None
     model_calls: int = 0
-    """Always 0: a replay without healing never asks a model."""
+    """0 for a replay no model healed."""
     results: list[ActionResult] = field(default_factory=list)
     banners: int = 0
     """Cookie banners the recording did not have, closed on the way (agent/workflow/banner.py)."""
+    by: list[str] = field(default_factory=list)
+    """Per step of the record: ``replayed``, ``healed`` or ``agent``."""
+    takeover: RunResult | None = None
+    """The agent's run when it took over the rest of the task."""
+    healed: Workflow | None = None
+    """The workflow as it ran (a healed step's new target, the agent's steps), when it succeeded."""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = None
 
     @property
     def success(self) -> bool:
+        if self.takeover is not None:
+            return self.takeover.success and not self.interrupted
         return self.error is None and not self.interrupted and self.done == self.steps
+
+    @property
+    def changed(self) -> bool:
+        """A model did some of it: the workflow as it ran differs from the file."""
+        return any(b != "replayed" for b in self.by)
+
+    def spent(self, run: RunResult) -> None:
+        self.model_calls += run.model_calls or 0
+        self.tokens_in += run.tokens_in
+        self.tokens_out += run.tokens_out
+        if run.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + run.cost_usd
+
+
+def _stop_reason(out: ReplayResult) -> StopReason:
+    if out.interrupted:
+        return StopReason.INTERRUPTED
+    if out.takeover is not None:
+        return out.takeover.stop_reason
+    return StopReason.DONE if out.success else StopReason.REPLAY_DIVERGED
+
+
+def _declined(out: ReplayResult) -> list[RefusedAction]:
+    """The step the gate refused (the replay stopped there), and what the agent's run left declined."""
+    refused = []
+    err = out.error
+    if isinstance(err, ReplayRefusedError):
+        outcome = "blocked" if err.context.get("refused") == "blocked" else "declined"
+        refused.append(
+            RefusedAction(
+                step=int(err.context.get("step") or 0),
+                action=str(err.context.get("intent") or ""),
+                outcome=outcome,
+                reason=err.message,
+            )
+        )
+    return refused + (out.takeover.declined if out.takeover is not None else [])
 
 
 class Replayer:
     """One replay of ``workflow``, recorded by ``recorder`` if given. Made before the browser starts (a
-    variable without a value is a usage error then); ``run(env)`` replays it in an env the caller started."""
+    variable without a value is a usage error then); ``run(env)`` replays it in an env the caller started.
+    ``healer``: a model that does a step the replay cannot (agent/workflow/heal.py); without one a failed
+    step stops the replay with a typed error."""
 
     env: BrowserEnv
 
@@ -122,20 +179,28 @@ class Replayer:
         values: dict[str, str] | None = None,
         start_url: str | None = None,
         recorder: RunRecorder | None = None,
+        healer: Healer | None = None,
     ) -> None:
-        self.wf, self.recorder = workflow, recorder
+        self.wf, self.recorder, self.healer = workflow, recorder, healer
         self.values = values_for(workflow, values or {})
         self.start = start_url or workflow.start_url
         self.out = ReplayResult(steps=len(workflow.steps))
         self.result = RunResult(success=False, stop_reason=StopReason.INTERRUPTED)
         """The replay as a run's result, once it ended."""
+        self.past: list[PastAction] = []
+        """The actions taken so far, as a model is shown them when it heals or takes over."""
+        self.ran: list[Step] = []
+        """The steps as they ran: a replayed step with its target's fingerprint taken now, a model's steps."""
+        self.variables = dict(workflow.variables)
 
     async def run(self, env: BrowserEnv) -> ReplayResult:
         self.env, t0 = env, time.monotonic()
+        self.home = env.run_dir
         try:
             await self._open()
             for i, step in enumerate(self.wf.steps, 1):
-                await self._step(i, step)
+                if not await self._one(i, step):
+                    break
                 self.out.done = i
         except ReplayError as exc:
             self.out.error = exc
@@ -146,6 +211,22 @@ class Replayer:
             self.out.wall_s = round(time.monotonic() - t0, 3)
             self._finish()
         return self.out
+
+    async def _one(self, i: int, step: Step) -> bool:
+        """Step ``i`` replayed, or healed; False when the agent took over the rest of the task."""
+        try:
+            await self._step(i, step)
+            self.out.by.append("replayed")
+            return True
+        except ReplayRefusedError:
+            raise  # the gate's answer stands: no model is asked to do what was declined
+        except ReplayError as exc:
+            if self.healer is None:
+                raise
+            if await self._heal(i, step, exc):
+                return True
+            await self._take_over(i, exc)
+            return False
 
     async def _open(self) -> None:
         if self.recorder is not None:
@@ -170,29 +251,40 @@ class Replayer:
     def _finish(self) -> None:
         """The replay as a run's result (``result``), written to the record when there is one."""
         out = self.out
-        stop = (
-            StopReason.INTERRUPTED
-            if out.interrupted
-            else StopReason.DONE
-            if out.success
-            else StopReason.ERROR
-        )
-        message = f"replayed {out.done} of {out.steps} steps with no model call"
+        counts = {k: out.by.count(k) for k in ("replayed", "healed", "agent")}
+        message = f"replayed {counts['replayed']} of {out.steps} steps with no model call"
+        if counts["healed"]:
+            message += f", healed {counts['healed']} with the model"
+        if out.takeover is not None:
+            message += f"; the agent took over the rest ({out.takeover.stop_reason}: {out.takeover.message})"
         if out.error is not None:
             message += f"; {out.error.type}: {out.error.message}"
+        if out.success:
+            out.healed = self._as_ran()
+        take = out.takeover
         self.result = RunResult(
             success=out.success,
             claimed_success=out.success,
-            stop_reason=stop,
+            declined=_declined(out),
+            answer=take.answer if take is not None else "",
+            data=take.data if take is not None else None,
+            stop_reason=_stop_reason(out),
             message=message,
-            steps=out.done,
-            model_calls=0,
+            steps=len(out.by),
+            tokens_in=out.tokens_in,
+            tokens_out=out.tokens_out,
+            cost_usd=out.cost_usd,
+            model_calls=out.model_calls,
+            steps_by=counts,
             run_dir=out.run_dir,
             duration_s=out.wall_s,
             final_url=self.env.ctx.page.url if self.env.ctx.is_alive else None,
         )
         if self.recorder is not None:
             self.recorder.finish(self.result)
+
+    def _as_ran(self) -> Workflow:
+        return self.wf.model_copy(update={"steps": list(self.ran), "variables": self.variables})
 
     async def _step(self, i: int, step: Step) -> None:
         obs = await self.env.observe(include_all=True)
@@ -204,6 +296,7 @@ class Replayer:
         decision = GateOutcome(
             level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
         )
+        problems = self._problems(step, result)
         self._record(
             StepRecord(
                 step=i,
@@ -211,16 +304,147 @@ class Replayer:
                 observation=PageDigest.of(obs),
                 thought=f"replay: {step.intent}",
                 actions=[ActionOutcome(action=action.to_json(), decision=decision, result=result)],
+                by="replayed" if result.ok and acted.refused is None and not problems else None,
             )
         )
         self.out.results.append(result)
         if acted.refused is not None:
-            raise ReplayRefusedError(f"step {i} ({step.intent}) was {acted.refused}: {gate.message}", step=i)
+            raise ReplayRefusedError(
+                f"step {i} ({step.intent}) was {acted.refused}: {gate.message}",
+                step=i,
+                intent=step.intent,
+                refused=acted.refused,
+            )
         if not result.ok:
             err = result.error
             why = f"{err.error}: {err.message}" if err is not None else result.message
             raise ReplayStepFailedError(f"step {i} ({step.intent}) failed: {why}", step=i)
-        self._check(i, step, result)
+        element = obs.element(action.target_index) if action.target_index is not None else None
+        said = defuse(describe_action(action, element))
+        line = f"{said} → {describe_result(result, full=False, fenced=True)} (replayed from the workflow)"
+        self.past.append(PastAction(step=i, action=action.to_json(), ok=True, element=element, line=line))
+        if problems:  # the action did run (the past keeps it), but not to the recorded effect
+            raise ReplayDivergedError(f"step {i} ({step.intent}) diverged: {'; '.join(problems)}", step=i)
+        target = result.target if step.target is not None and result.target is not None else step.target
+        self.ran.append(step.model_copy(update={"target": target}))
+
+    # ------------------------------------------------------------------ healing
+    def _url_holds(self, step: Step) -> bool:
+        """The page is at the step's recorded URL (True for a step without one)."""
+        want = step.expect
+        if want is None or want.url is None:
+            return True
+        pattern = fill(want.url, {k: quote_plus(v) for k, v in self.values.items()})
+        return url_matches(path_of(self.env.ctx.page.url), pattern)
+
+    def _effect_holds(self, step: Step, actions: list[PastAction]) -> bool:
+        """A model's actions did the step: one of its kind succeeded and the recorded URL is reached (a step
+        without an expected URL is done when the model says so)."""
+        if step.expect is None or step.expect.url is None:
+            return False
+        return any(a.ok and a.name == step.action for a in actions) and self._url_holds(step)
+
+    async def _heal(self, i: int, step: Step, exc: ReplayError) -> bool:
+        """The model does step ``i`` (and only it); True when it did, the step recorded as ``healed``."""
+        assert self.healer is not None
+        intent = intent_of(step, self.values)
+        healing = await self.healer.heal(
+            self.env,
+            task=self.wf.task,
+            step=i,
+            steps=len(self.wf.steps),
+            intent=intent,
+            why=exc.message,
+            variables=self.values,
+            past=self.past,
+            done_when=lambda actions: self._effect_holds(step, actions),
+        )
+        await self.env.start(self.home)  # the replay's own folder again (the model's run had its own)
+        self.out.spent(healing.result)
+        healed = healing.healed and self._url_holds(step)
+        self._record_model_run(
+            i, "healed" if healed else None, healing.result, f"heal ({exc.type}): {intent}"
+        )
+        if healed:
+            self.out.by.append("healed")
+            self.past += healing.actions
+            self.ran += self._steps_of(healing.result)
+        return healed
+
+    async def _take_over(self, i: int, exc: ReplayError) -> None:
+        """The agent finishes the task from this page (the healed step could not be done: the page has moved
+        on beyond the recorded path); without a task to give it, the replay stops with ``exc``."""
+        assert self.healer is not None
+        if not self.healer.can_take_over(self.wf.task):
+            raise exc
+        healing = await self.healer.take_over(
+            self.env, task=self.wf.task, why=exc.message, variables=self.values, past=self.past
+        )
+        await self.env.start(self.home)
+        self.out.spent(healing.result)
+        self.out.takeover = healing.result
+        self.out.by += ["agent"] * max(1, healing.result.steps)
+        self._record_agent_run(i, healing.result)
+        self.ran += self._steps_of(healing.result)
+
+    def _record_model_run(self, i: int, by: str | None, run: RunResult, thought: str) -> None:
+        """A model's run in the replay as one line of its record: every action it took, its folder, its calls."""
+        actions = []
+        for line in _lines_of(run.run_dir):
+            actions += [ActionOutcome.model_validate(a) for a in line.get("actions") or []]
+        self._record(
+            StepRecord(
+                step=i,
+                url=run.final_url,
+                thought=thought,
+                actions=actions,
+                by=by,
+                sub_run=run.run_dir,
+                model_calls=run.model_calls,
+            )
+        )
+
+    def _record_agent_run(self, i: int, run: RunResult) -> None:
+        """The agent's steps in the replay's record, one line each from step ``i`` on (its full record in its
+        own folder: ``sub_run``)."""
+        for n, line in enumerate((x for x in _lines_of(run.run_dir) if x.get("step")), i):
+            self._record(
+                StepRecord(
+                    step=n,
+                    url=line.get("url"),
+                    thought=line.get("thought"),
+                    actions=[ActionOutcome.model_validate(a) for a in line.get("actions") or []],
+                    by="agent",
+                    sub_run=run.run_dir,
+                    model_calls=1 if line.get("reply") else 0,
+                )
+            )
+
+    def _steps_of(self, run: RunResult) -> list[Step]:
+        """A model's run as workflow steps: its typed text written as the replay's variables where the value
+        is one of theirs, else as new variables."""
+        if run.run_dir is None:
+            return []
+        steps, new_vars = steps_of_run(run.run_dir)
+        by_value = {v: k for k, v in self.values.items()}
+        renames: dict[str, str] = {}
+        for name, var in new_vars.items():
+            if var.secret:
+                self.variables.setdefault(name, var)
+            elif var.default in by_value:
+                renames[name] = by_value[var.default]
+            else:
+                fresh, n = name, 2
+                while fresh in self.variables:
+                    fresh, n = f"{name}_{n}", n + 1
+                renames[name], self.variables[fresh] = fresh, var
+        out = []
+        for s in steps:
+            data = s.model_dump(mode="json")
+            for old, new in renames.items():
+                data = _renamed(data, old, new)
+            out.append(Step.model_validate(data))
+        return out
 
     async def _past_banner(self, i: int, want: Fingerprint, obs: Observation) -> Observation:
         """A cookie banner over the page that hides the target is closed first (agent/workflow/banner.py)."""
@@ -288,11 +512,11 @@ class Replayer:
         assert isinstance(match, Found)
         return match.best.index
 
-    def _check(self, i: int, step: Step, result: ActionResult) -> None:
-        """The recorded effect happened again, or the replay stops."""
+    def _problems(self, step: Step, result: ActionResult) -> list[str]:
+        """How the step's effect differs from the recorded one (nothing: it happened again)."""
         want = step.expect
-        if want is None:
-            return
+        if want is None or not result.ok:
+            return []
         url = self.env.ctx.page.url
         problems = []
         if want.url is not None:
@@ -305,5 +529,25 @@ class Replayer:
                 problems.append(f"the field holds {result.effects.value!r}, not {value!r}")
         if want.new_tab and not result.effects.new_tabs:
             problems.append("no new tab opened")
-        if problems:
-            raise ReplayDivergedError(f"step {i} ({step.intent}) diverged: {'; '.join(problems)}", step=i)
+        return problems
+
+
+def _renamed(value: Any, old: str, new: str) -> Any:
+    if isinstance(value, str):
+        return value.replace("{" + old + "}", "{" + new + "}")
+    if isinstance(value, dict):
+        return {k: _renamed(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, old, new) for v in value]
+    return value
+
+
+def _lines_of(run_dir: str | None) -> list[dict[str, Any]]:
+    if run_dir is None:
+        return []
+    path = Path(run_dir) / "steps.jsonl"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    return [json.loads(x) for x in text.splitlines() if x.strip()]

@@ -126,6 +126,30 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def _built(root: Path, run_dir: str | Path) -> tuple[_Builder, str | None]:
+    """The steps and variables of the run record at ``root``, and the start URL its step 0 opened."""
+    start_url = None
+    builder = _Builder()
+    for line in _lines(root / "steps.jsonl"):
+        for n, item in enumerate(line.get("actions") or [], 1):
+            action, res = item.get("action") or {}, ActionResult.model_validate(item["result"])
+            if line.get("step") == 0:
+                start_url = start_url or action.get("url")
+                continue
+            decision = item.get("decision") or {}
+            if not res.ok or decision.get("allowed") is False or action.get("action") in SKIPPED:
+                continue  # a declined or blocked action did not happen: what ran instead is the path
+            builder.add(f"{run_dir}: step {line.get('step')}, action {n}", action, res)
+    return builder, start_url
+
+
+def steps_of_run(run_dir: str | Path) -> tuple[list[Step], dict[str, Variable]]:
+    """The steps (and the variables they use) of any run record, finished or not: what a model did for a
+    replay (agent/workflow/heal.py), to be put into the workflow."""
+    builder, _ = _built(Path(run_dir), run_dir)
+    return builder.steps, builder.variables
+
+
 def workflow_from_run(run_dir: str | Path, *, require_success: bool = True) -> Workflow:
     """The workflow of a recorded run (``require_success``: refuse a run that did not succeed)."""
     root = Path(run_dir).expanduser()
@@ -138,18 +162,8 @@ def workflow_from_run(run_dir: str | Path, *, require_success: bool = True) -> W
         raise RunNotSavableError(
             f"{run_dir}: the run did not succeed ({why}); only a successful run is saved"
         )
-    start_url = run.get("start_url")
-    builder = _Builder()
-    for line in _lines(root / "steps.jsonl"):
-        for n, item in enumerate(line.get("actions") or [], 1):
-            action, res = item.get("action") or {}, ActionResult.model_validate(item["result"])
-            if line.get("step") == 0:
-                start_url = start_url or action.get("url")
-                continue
-            decision = item.get("decision") or {}
-            if not res.ok or decision.get("allowed") is False or action.get("action") in SKIPPED:
-                continue
-            builder.add(f"{run_dir}: step {line.get('step')}, action {n}", action, res)
+    builder, opened = _built(root, run_dir)
+    start_url = run.get("start_url") or opened
     if not start_url:
         raise RunNotSavableError(f"{run_dir}: the run had no start URL")
     if not builder.steps:
