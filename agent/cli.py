@@ -25,6 +25,7 @@ COMMANDS = (
     "show",
     "workflow",
     "replay",
+    "cache",
     "snapshot",
     "sites",
     "local",

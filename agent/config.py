@@ -57,6 +57,10 @@ class KiteConfig(_Section):
     def data_dir(self) -> Path:
         return Path(self.browser.data_dir).expanduser() if self.browser.data_dir else default_data_dir()
 
+    def cache_dir(self) -> Path:
+        """Where ``--cache`` keeps its entries: ``run.cache_dir``, else the data dir's ``cache/``."""
+        return Path(self.run.cache_dir).expanduser() if self.run.cache_dir else self.data_dir() / "cache"
+
     def for_record(self) -> dict[str, Any]:
         """The settings as JSON for run records and reports: credentials (``llm.api_key``, e.g. the local
         server's per-start key, the values of ``safety.secrets`` and ``server.token``) are replaced by ``"***"``."""

@@ -223,6 +223,8 @@ class RunConfig(_Section):
     """Record a Playwright trace (trace.zip)."""
     screenshots: bool = True
     """Save a screenshot per step in the run folder."""
+    cache_dir: str | None = None
+    """Where ``kite run --cache`` keeps its entries (``kite cache list``); None = the data dir's ``cache/``."""
 
 
 class RayConfig(_Section):

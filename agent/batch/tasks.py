@@ -126,6 +126,9 @@ class Task(_Model):
     workflow: str | None = None
     """A workflow file (``kite workflow save``; a path relative to the task file's folder): the task replays it
     with no model instead of running the agent, and its ``check`` scores the replay."""
+    cache: bool = False
+    """Run through the task cache (``kite run --cache``): the last successful run of the same task replays
+    with no model call, healing with the task's model when the page changed; the first run records it."""
     solution: list[SolutionStep] = Field(default_factory=list)
     """The oracle's plan: one action per step, elements found by name/role in the rendered element list."""
 

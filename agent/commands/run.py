@@ -44,6 +44,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="when the run succeeds, save it as a workflow to replay without a model (kite replay FILE)",
     )
+    p.add_argument(
+        "--cache",
+        action="store_true",
+        help=(
+            "replay the last successful run of this task (same words, start URL host and path) with no model "
+            "call, healing with the model when the page changed; record it when there is none (kite cache list)"
+        ),
+    )
     add_agent_options(p)
     add_browser_options(p)
     p.set_defaults(func=run)
@@ -132,7 +140,20 @@ async def _run(
     agent = Agent(config, confirmer=confirmer, secrets=secrets, on_event=printer, output_type=schema)
     made.append(agent)
     try:
-        result = await agent.run(args.task, start_url=start_url)
+        if args.cache:
+            from kite_browser.agent.workflow.cache import run_cached
+
+            result = await run_cached(
+                config,
+                args.task,
+                start_url,
+                confirmer=confirmer,
+                secrets=secrets,
+                on_event=printer,
+                output_type=schema,
+            )
+        else:
+            result = await agent.run(args.task, start_url=start_url)
     finally:
         printer.flush()  # the step in flight, when the run ends in an error (or is interrupted)
     printer.final(result)

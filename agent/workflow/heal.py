@@ -87,6 +87,10 @@ class Healer:
     ) -> None:
         self.config, self.model, self.task, self.on_event = config, model, task, on_event
 
+    @property
+    def model_name(self) -> str | None:
+        return self.model.name if self.model is not None else self.config.llm.model
+
     def _agent(self, env: BrowserEnv, max_steps: int, label: str, stop_when: Any = None) -> Agent:
         config = self.config.model_copy(
             update={"agent": self.config.agent.model_copy(update={"max_steps": max_steps})}

@@ -180,8 +180,14 @@ class Replayer:
         start_url: str | None = None,
         recorder: RunRecorder | None = None,
         healer: Healer | None = None,
+        recorded_calls: int | None = None,
+        source: str | None = None,
     ) -> None:
+        """``recorded_calls``: the model calls of the run the workflow was recorded from (a cache entry's):
+        the result then says how many this replay saved; ``source``: where the workflow came from, for the
+        record (``cache entry KEY``)."""
         self.wf, self.recorder, self.healer = workflow, recorder, healer
+        self.recorded_calls, self.source = recorded_calls, source
         self.values = values_for(workflow, values or {})
         self.start = start_url or workflow.start_url
         self.out = ReplayResult(steps=len(workflow.steps))
@@ -231,7 +237,13 @@ class Replayer:
     async def _open(self) -> None:
         if self.recorder is not None:
             self.out.run_dir = str(self.recorder.run_dir)
-            self.recorder.start(task=self.wf.task, start_url=self.start, model=None, replay=True)
+            self.recorder.start(
+                task=self.wf.task,
+                start_url=self.start,
+                model=self.healer.model_name if self.healer is not None else None,
+                replay=True,
+                workflow=self.source,
+            )
         result = await self.env.executor.execute(Navigate(url=self.start))  # the user's own start URL
         self._record(
             StepRecord(
@@ -253,6 +265,8 @@ class Replayer:
         out = self.out
         counts = {k: out.by.count(k) for k in ("replayed", "healed", "agent")}
         message = f"replayed {counts['replayed']} of {out.steps} steps with no model call"
+        if self.source:
+            message = f"{self.source}: {message}"
         if counts["healed"]:
             message += f", healed {counts['healed']} with the model"
         if out.takeover is not None:
@@ -275,6 +289,9 @@ class Replayer:
             tokens_out=out.tokens_out,
             cost_usd=out.cost_usd,
             model_calls=out.model_calls,
+            model_calls_saved=(
+                max(0, self.recorded_calls - out.model_calls) if self.recorded_calls is not None else None
+            ),
             steps_by=counts,
             run_dir=out.run_dir,
             duration_s=out.wall_s,
