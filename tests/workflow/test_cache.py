@@ -210,3 +210,33 @@ def test_kite_run_cache_then_kite_cache_list_show_clear(tmp_path: Path, sites: S
     cleared = kite("cache", "clear", home=home)
     assert cleared.returncode == 0 and "removed 1 entries" in cleared.stdout
     assert "no entries" in kite("cache", "list", home=home).stdout
+
+
+async def test_a_task_file_task_with_cache_true_replays_its_second_run(
+    tmp_path: Path, chromium_path: str | None, kite_home: Path
+) -> None:
+    from kite_browser.evals.harness import run_eval
+    from kite_browser.evals.tasks import load_suite
+    from tests.evals.conftest import make_config
+
+    suite = {
+        "name": "cached",
+        "tasks": [
+            {
+                "id": "search",
+                "task": "Search the shop for mug.",
+                "start_url": "{sites}/shop/",
+                "cache": True,
+                "check": {"url": "q=mug", "text": "Classic Blue Mug"},
+                "solution": [{"type": {"name": "Search", "text": "mug"}}, {"pressKey": {"key": "Enter"}}],
+            }
+        ],
+    }
+    (tmp_path / "suite.yaml").write_text(json.dumps(suite))
+    config = make_config(chromium_path, tmp_path / "runs", kite_home)
+    config.run.cache_dir = str(tmp_path / "cache")
+    first = (await run_eval(load_suite(tmp_path / "suite.yaml"), config)).tasks[0]
+    assert first.success and first.model_calls == 3 and first.steps_by is None, first.message
+    second = (await run_eval(load_suite(tmp_path / "suite.yaml"), config)).tasks[0]
+    assert second.success and second.model_calls == 0 and second.model_calls_saved == 3, second.message
+    assert second.steps_by == {"replayed": 2, "healed": 0, "agent": 0}
