@@ -39,7 +39,7 @@ async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -
         if job.task.workflow is not None:
             from kite_browser.agent.batch.replayed import replay_job
 
-            run = await replay_job(job, ctx, start_url)
+            run = await replay_job(job, ctx, start_url, text)
             verdict = await job.scorer.score(job.task, ctx, run)
             return _redacted(job, from_run(job, text, run, verdict, time.monotonic() - started))
         if job.task.cache:

@@ -289,3 +289,35 @@ def test_kite_replay_heals_with_model_and_update_writes_the_healed_file_with_its
     )
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout.strip().splitlines()[-1])["model_calls"] == 0
+
+
+async def test_a_task_file_workflow_heals_with_the_tasks_model(
+    shop: Callable[[str, str], str], tmp_path: Path, chromium_path: str | None, kite_home: Path
+) -> None:
+    """A ``workflow:`` task of an eval suite whose page changed: the oracle (the task's model, following its
+    plan from the replayed history) does the changed step, the replay goes on, the check passes."""
+    from kite_browser.agent.workflow.model import save_file
+    from kite_browser.evals.harness import run_eval
+    from kite_browser.evals.tasks import load_suite
+    from tests.evals.conftest import make_config
+
+    url = shop("basket-mug", "Add to basket")
+    save_file(Workflow(task="buy the mug", start_url=url, steps=[ADD, CHECKOUT]), tmp_path / "buy.yaml")
+    suite = {
+        "name": "healing",
+        "tasks": [
+            {
+                "id": "buy",
+                "task": "Buy the mug.",
+                "start_url": url,
+                "workflow": "buy.yaml",
+                "check": {"url": "/heal/done"},
+                "solution": [{"click": {"name": "Add to basket"}}, {"click": {"name": "Checkout"}}],
+            }
+        ],
+    }
+    (tmp_path / "suite.yaml").write_text(json.dumps(suite))
+    config = make_config(chromium_path, tmp_path / "runs", kite_home)
+    [task] = (await run_eval(load_suite(tmp_path / "suite.yaml"), config)).tasks
+    assert task.success and task.model_calls == 1, task.message
+    assert task.steps_by == {"replayed": 1, "healed": 1, "agent": 0}
