@@ -247,6 +247,7 @@ async def test_when_the_model_cannot_do_the_step_the_agent_takes_over_the_task(
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_kite_replay_heals_with_model_and_update_writes_the_healed_file_with_its_diff(
     shop: Callable[[str, str], str], tmp_path: Path
