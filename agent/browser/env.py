@@ -31,7 +31,7 @@ from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.extractor_call import call_extractor
-from kite_browser.agent.browser.fingerprint import element_index, take_fingerprint
+from kite_browser.agent.browser.fingerprint import take_fingerprint
 from kite_browser.agent.browser.observation import (
     ActionResult,
     DialogInfo,
@@ -376,11 +376,8 @@ class BrowserEnv:
         if result is None:
             again = partial(self.gate.recheck, action, observation, gate.decision, confirmer=confirmer)
             self.blocks.mark()
-            with timer.phase("act"):
-                index = element_index(action)
-                target = await self.fingerprint(index) if index is not None else None  # before it changes
-                result = await self.executor.execute(action, recheck=again)
-                result.target = target
+            with timer.phase("act"):  # the target's fingerprint from the unit's own resolution of it
+                result = await self.executor.execute(action, recheck=again, fingerprint=True)
             timer.take("act", float(result.data.get("settle_ms") or 0.0), "settle")
             self.blocks.annotate(result)
         return Acted(result, gate)

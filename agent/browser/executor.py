@@ -22,12 +22,15 @@ from kite_browser.agent.browser.actions import Action, parse_action, spec_of
 from kite_browser.agent.browser.exec import scroll
 from kite_browser.agent.browser.exec.base import ExecContext, Outcome, SessionLike, SnapshotterLike
 from kite_browser.agent.browser.exec.recheck import Recheck
-from kite_browser.agent.browser.observation import ActionResult, Effects, ErrorInfo
+from kite_browser.agent.browser.fingerprint import element_index, take_fingerprint
+from kite_browser.agent.browser.observation import ActionResult, Effects, ErrorInfo, Fingerprint
 from kite_browser.agent.browser.waits import PageMark, Settler, SettleReport
 from kite_browser.agent.browser.watchdog import guard
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError
 
+FINGERPRINT_WAIT_S = 1.0
+"""How long a fingerprint still unanswered when the action is done may take (a page that stopped answering)."""
 _SECRET_RE = re.compile(r"<secret>(.*?)</secret>")
 
 _FOCUS_JS = """() => { let a = document.activeElement;
@@ -62,15 +65,23 @@ class ActionExecutor:
         self.ec.screenshot_b64 = value
 
     async def execute(
-        self, action: Action | dict[str, Any], *, recheck: Recheck | None = None
+        self, action: Action | dict[str, Any], *, recheck: Recheck | None = None, fingerprint: bool = False
     ) -> ActionResult:
         """Run one action with its settle, under the step deadline and the hang watchdog. ``recheck``: the
-        safety gate's second look at a click's target right before the input lands (``exec/recheck.py``)."""
-        self.ec.recheck = recheck
+        safety gate's second look at a click's target right before the input lands (``exec/recheck.py``);
+        ``fingerprint``: the result keeps its target's fingerprint (``ActionResult.target``), taken from the
+        unit's own resolution of the target before any input (None when the unit never resolved it)."""
+        ec = self.ec
+        ec.recheck = recheck
+        ec.fingerprint_of = element_index(action) if fingerprint else None
+        ec.take_fingerprint = take_fingerprint
         try:
-            return await self._guarded(action)
+            result = await self._guarded(action)
+            if ec.fingerprint is not None:
+                result.target = await _taken(ec.fingerprint)
+            return result
         finally:
-            self.ec.recheck = None
+            ec.recheck = ec.fingerprint_of = ec.fingerprint = None
 
     async def _guarded(self, action: Action | dict[str, Any]) -> ActionResult:
         name = str(action.get("action", "?")) if isinstance(action, dict) else action.action
@@ -187,6 +198,15 @@ class ActionExecutor:
                 eff.scroll, eff.new_in_view = after
         except PlaywrightError:
             pass
+
+
+async def _taken(fingerprint: asyncio.Future[Fingerprint | None]) -> Fingerprint | None:
+    """The fingerprint asked for before the input (answered by now unless the page stopped answering)."""
+    try:
+        return await asyncio.wait_for(asyncio.shield(fingerprint), FINGERPRINT_WAIT_S)
+    except (TimeoutError, PlaywrightError):
+        fingerprint.cancel()
+        return None
 
 
 def _changed(eff: Effects, rep: SettleReport) -> bool:

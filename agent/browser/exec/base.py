@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from playwright.async_api import ElementHandle, Frame, Page
 
-from kite_browser.agent.browser.observation import DialogInfo, DownloadNotice, Element, Observation, TabInfo
+from kite_browser.agent.browser.observation import (
+    DialogInfo,
+    DownloadNotice,
+    Element,
+    Fingerprint,
+    Observation,
+    TabInfo,
+)
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import ActionError
 
@@ -135,10 +142,22 @@ class ExecContext:
     recheck: Callable[[Element], Awaitable[str | None]] | None = None
     """The safety gate's second look at a click's target as it reads right before the input lands (None
     to go on, else why not); set by the caller for one action (``ActionExecutor.execute(recheck=...)``)."""
+    fingerprint_of: int | None = None
+    """The index whose fingerprint to take when the unit resolves it (the action's own target), with
+    ``take_fingerprint``; set by the caller for one action (``ActionExecutor.execute(fingerprint=True)``)."""
+    take_fingerprint: Callable[[ElementHandle, Element], Awaitable[Fingerprint | None]] | None = None
+    fingerprint: asyncio.Future[Fingerprint | None] | None = None
+    """The fingerprint being taken: asked for right after the target was resolved, so the page answers it
+    before any input of the action (its reads run in order); awaited when the action is done."""
 
     @property
     def page(self) -> Page:
         return self.session.page
+
+    def resolved(self, index: int, handle: ElementHandle, element: Element) -> None:
+        """A unit resolved element ``index``: the action's own target has its fingerprint taken now."""
+        if self.fingerprint_of == index and self.fingerprint is None and self.take_fingerprint is not None:
+            self.fingerprint = asyncio.ensure_future(self.take_fingerprint(handle, element))
 
     async def ready(self) -> None:
         """Wait until the page has been marked for the settle (call right before dispatching input)."""
