@@ -6,6 +6,9 @@ A zero-latency fake model (through the real litellm path) drives real runs on th
 wall time (from steps.jsonl) minus the model call's latency is Kite's overhead. Reports median and p95 per
 site and overall, and where it goes: the median of each phase the step record carries (``phases_ms``,
 agent/browser/timing.py) and ``other``, the rest of the overhead (events, memory, history: no phase of its own).
+
+The fake model names its targets as a model does, by the index the page's listing gives them (found by their
+name in the prompt); ``--selectors`` names them by CSS selector instead (the bench before 2026-11-26 23:30).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import asyncio
 import itertools
 import json
 import os
+import re
 import statistics
 import tempfile
 from pathlib import Path
@@ -27,33 +31,56 @@ from kite_browser.agent.loop import Agent
 from kite_browser.agent.record import RunResult
 from kite_browser.evals.sites.server import SitesServer
 
-# (site path, the actions the fake model repeats: none of them navigates away)
+# (site path, the actions the fake model repeats: none of them navigates away). A target is named by its
+# listed name ("@Increment": the index of the element listed as "Increment"; by its selector when the page the
+# model was shown does not list it) or, with --selectors, its selector.
 WORKLOADS: dict[str, list[dict[str, Any]]] = {
     "shop": [
         {"name": "scroll", "arguments": {"direction": "down", "amount": 300}},
         {"name": "scroll", "arguments": {"direction": "up", "amount": 300}},
     ],
-    "counter": [{"name": "click", "arguments": {"selector": "#increment"}}],
+    "counter": [{"name": "click", "arguments": {"target": ("@Increment", "#increment")}}],
     "forms": [
-        {"name": "type", "arguments": {"selector": "#full-name", "text": "Ada", "clear": True}},
-        {"name": "click", "arguments": {"selector": "#subscribe"}},
+        {"name": "type", "arguments": {"target": ("@Full name", "#full-name"), "text": "Ada", "clear": True}},
+        {"name": "click", "arguments": {"target": ("@Subscribe to updates", "#subscribe")}},
     ],
     "dynamic": [
-        {"name": "hover", "arguments": {"selector": "#menu-trigger"}},
+        {"name": "hover", "arguments": {"target": ("@Products ▾", "#menu-trigger")}},
         {"name": "scroll", "arguments": {"direction": "down", "amount": 200}},
     ],
 }
 PATHS = {"shop": "/shop/", "counter": "/test/counter.html", "forms": "/forms/", "dynamic": "/dynamic/"}
 
 
-def _model(actions: list[dict[str, Any]], steps: int) -> Any:
+def _text(message: dict) -> str:
+    content = message.get("content") or ""
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content)
+
+
+def _call(action: dict[str, Any], messages: list[dict], selectors: bool) -> dict[str, Any]:
+    """The action as the model sends it: its target by index (found in the latest page) or by selector."""
+    args = dict(action["arguments"])
+    target = args.pop("target", None)
+    if target is None:
+        return {"name": action["name"], "arguments": args}
+    name, selector = target
+    page = next(_text(m) for m in reversed(messages) if m.get("role") == "user")
+    found = re.findall(rf'\[(\d+)\][^\n"]*"{re.escape(name[1:])}"', page)
+    if selectors or not found:  # not listed (below the viewport): by selector, which scrolls to it
+        return {"name": action["name"], "arguments": {**args, "selector": selector}}
+    return {"name": action["name"], "arguments": {**args, "index": int(found[-1])}}
+
+
+def _model(actions: list[dict[str, Any]], steps: int, selectors: bool) -> Any:
     state = {"n": 0}
 
     def handler(messages: list[dict], tools: list[dict] | None, kwargs: dict) -> FakeReply:
         state["n"] += 1
         if state["n"] > steps:
             return FakeReply(tool_calls=[{"name": "done", "arguments": {"success": True, "answer": "ok"}}])
-        return FakeReply(tool_calls=[actions[(state["n"] - 1) % len(actions)]])
+        return FakeReply(tool_calls=[_call(actions[(state["n"] - 1) % len(actions)], messages, selectors)])
 
     return handler
 
@@ -73,12 +100,12 @@ def step_overheads(result: RunResult) -> list[tuple[float, dict[str, float]]]:
     return out
 
 
-async def measure(steps: int, screenshots: bool) -> dict[str, Any]:
+async def measure(steps: int, screenshots: bool, selectors: bool = False) -> dict[str, Any]:
     per_site: dict[str, list[float]] = {}
     phases: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as tmp, SitesServer() as sites:
         for site, actions in WORKLOADS.items():
-            register_fake("bench", _model(actions, steps))
+            register_fake("bench", _model(actions, steps, selectors))
             config = load_config(
                 env={},
                 overrides={
@@ -119,8 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--steps", type=int, default=12, help="steps per site (default 12)")
     parser.add_argument("--screenshots", action="store_true", help="also save a screenshot per step")
+    parser.add_argument("--selectors", action="store_true", help="targets by CSS selector, not by index")
     args = parser.parse_args(argv)
-    result = asyncio.run(measure(args.steps, args.screenshots))
+    result = asyncio.run(measure(args.steps, args.screenshots, args.selectors))
     if args.json:
         print(json.dumps(result))
     else:
