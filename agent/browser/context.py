@@ -354,13 +354,14 @@ class ContextSession:
         return events
 
     # ----------------------------------------------------------------- tabs
-    async def tabs(self) -> list[TabInfo]:
+    async def tabs(self, known: dict[Page, str] | None = None) -> list[TabInfo]:
+        """The open tabs; ``known``: titles already read (a snapshot's), not asked for again."""
         self._check_usable()
         out = []
         active = self._active
         for index, page in enumerate(self.pages):
-            title = ""
-            if page not in self._crashed:
+            title = (known or {}).get(page, "")
+            if not title and page not in self._crashed:
                 with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
                     title = await asyncio.wait_for(page.title(), TITLE_TIMEOUT_S)
             out.append(TabInfo(index=index, url=page.url, title=title, active=page is active))

@@ -264,7 +264,7 @@ class BrowserEnv:
         obs = await self.snapshotter.snapshot(
             page, include_all=include_all, whole_flow=whole_flow, flow_chars=flow_chars
         )
-        obs.summary.tabs = await ctx.tabs()
+        obs.summary.tabs = await ctx.tabs(known={page: obs.summary.title})  # the snapshot read its title
         obs.summary.dialog = ctx.pending_dialog
         if screenshot_to is not None or want_b64:
             with contextlib.suppress(Exception):

@@ -75,3 +75,16 @@ async def test_no_fingerprint_without_an_index_or_for_a_stale_one(
     stale = await env.act(parse_action({"action": "click", "index": 999}), obs)
     assert not stale.result.ok and stale.result.error is not None
     assert stale.result.error.error == "stale_element" and stale.result.target is None
+
+
+async def test_a_checked_click_says_what_the_box_is_now(env: BrowserEnv, pages_server: PagesServer) -> None:
+    """With the second look (the gate's), the box's state is read as the input guard is disarmed."""
+    await env.ctx.page.goto(
+        pages_server.add("/env-box.html", "<label><input type=checkbox id=box> Subscribe</label>")
+    )
+    for expected in (": now checked", ": now unchecked (it was checked: this click unticked it)"):
+        obs = await env.observe()
+        box = next(el for el in obs.elements if el.name == "Subscribe")
+        acted = await env.act(parse_action({"action": "click", "index": box.index}), obs)
+        assert acted.result.ok and acted.result.message.endswith(expected), acted.result.message
+        assert await env.ctx.page.locator("#box").is_checked() is (expected == ": now checked")

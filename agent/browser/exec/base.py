@@ -154,12 +154,17 @@ class ExecContext:
     def page(self) -> Page:
         return self.session.page
 
-    def resolved(self, index: int, handle: ElementHandle, element: Element) -> None:
-        """A unit resolved element ``index``: the action's own target has its fingerprint taken now."""
+    async def resolved(self, index: int, handle: ElementHandle, element: Element) -> None:
+        """A unit resolved element ``index``: the action's own target has its fingerprint asked for now, and
+        the request is sent before the unit's next call (the page answers a frame's calls in order)."""
         if self.fingerprint_of == index and self.fingerprint is None and self.take_fingerprint is not None:
             self.fingerprint = asyncio.ensure_future(self.take_fingerprint(handle, element))
+            await asyncio.sleep(0)  # the task's first step sends the request
 
     async def ready(self) -> None:
-        """Wait until the page has been marked for the settle (call right before dispatching input)."""
+        """Wait until the page has been marked for the settle and the target's fingerprint is taken (call
+        right before dispatching input)."""
         if self.pending_mark is not None:
             await asyncio.shield(self.pending_mark)
+        if self.fingerprint is not None:
+            await asyncio.wait({self.fingerprint})

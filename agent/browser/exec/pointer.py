@@ -94,13 +94,14 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
     verb = "double-click" if action.double else "click"
     await ec.ready()
     if pr.visible and pr.hit == "self":
+        checked: bool | None = None
         async with through_covers(target, pr):
             if ec.recheck is None:
                 await mouse_click(page, pr.x, pr.y, action.mouse_button, count)
             else:  # move, look again, press, look again, release: the page may relabel it on the way
-                await checked_click(ec, page, target, pr, action.mouse_button, count)
+                checked = await checked_click(ec, page, target, pr, action.mouse_button, count)
         past = f" through a transparent <{pr.through}> over it" if pr.through else ""
-        said = f"{verb}ed {target.label}{past}{await _box_state(target)}"
+        said = f"{verb}ed {target.label}{past}{await _box_state(target, checked)}"
         return Outcome("mouse", said, data={"x": round(pr.x), "y": round(pr.y)})
     if pr.visible and pr.hit == "other":
         raise_covered(ec, page, target, pr, verb)
@@ -113,14 +114,15 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
 _CHECKED_NOW_JS = """el => el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true'"""
 
 
-async def _box_state(target: Target) -> str:
+async def _box_state(target: Target, now: bool | None = None) -> str:
     """': now checked' after a click on a checkbox, radio or switch (a second click unticks a checkbox: the
-    result says so, so a model that clicks it again sees what it did)."""
+    result says so, so a model that clicks it again sees what it did). ``now``: the state already read (as the
+    input guard was disarmed), else it is read here."""
     was = target.element.checked if target.element is not None else None
     if was is None:
         return ""
     try:
-        now = bool(await target.handle.evaluate(_CHECKED_NOW_JS))
+        now = bool(await target.handle.evaluate(_CHECKED_NOW_JS)) if now is None else now
     except PlaywrightError:  # the click took the element away (a navigation, a re-render)
         return ""
     if now == was:

@@ -83,10 +83,19 @@ _LANDS_JS = """(el, [x, y]) => {
 }"""
 
 
-async def _still_there(target: Target, pr: Probe, when: str) -> None:
-    """The pointer still lands on the target: nothing slid under it and it did not move away."""
+# _LANDS_JS, and when the pointer lands on the target, the input guard armed on it in the same call.
+_LANDS_ARM_JS = f"""(el, xy) => {{
+  const other = ({_LANDS_JS})(el, xy);
+  if (other === null) {{ {guard.arm_call()} }}
+  return other;
+}}"""
+
+
+async def _still_there(target: Target, pr: Probe, when: str, arm: bool = False) -> None:
+    """The pointer still lands on the target: nothing slid under it and it did not move away. ``arm``: and
+    the input guard is armed on it in the same call (its reading now is what the guard holds)."""
     try:
-        other = await target.handle.evaluate(_LANDS_JS, list(pr.local))
+        other = await target.handle.evaluate(_LANDS_ARM_JS if arm else _LANDS_JS, list(pr.local))
     except PlaywrightError:
         other = "(the element is gone)"
     if other is not None:
@@ -98,26 +107,32 @@ async def _still_there(target: Target, pr: Probe, when: str) -> None:
         )
 
 
-async def _both(ec: ExecContext, page: Page, target: Target, pr: Probe, when: str) -> None:
-    """Both looks at once (read-only, so their round trips overlap); the pointer's first."""
+async def _both(ec: ExecContext, page: Page, target: Target, pr: Probe, when: str, arm: bool = False) -> None:
+    """Both looks at once (read-only, so their round trips overlap); the pointer's first (which arms the input
+    guard when ``arm``: the page answers it before the second look, so the guard holds what is judged or
+    later)."""
     where, what = await asyncio.gather(
-        _still_there(target, pr, when), look_again(ec, page, target, when), return_exceptions=True
+        _still_there(target, pr, when, arm), look_again(ec, page, target, when), return_exceptions=True
     )
     for outcome in (where, what):
         if isinstance(outcome, BaseException):
             raise outcome
 
 
-async def guarded(ec: ExecContext, target: Target, input_: Awaitable[None], what: str) -> None:
+async def guarded(
+    ec: ExecContext, target: Target, input_: Awaitable[None], what: str, *, arms_itself: bool = False
+) -> bool | None:
     """Run ``input_`` (a click, a key press) with the input guard armed on ``target``; a trip (the target
-    read otherwise at one of the input's events, which were cancelled from there on) -> ``TargetChangedError``."""
-    if ec.recheck is None or not await guard.arm(target.handle):
+    read otherwise at one of the input's events, which were cancelled from there on) -> ``TargetChangedError``.
+    ``arms_itself``: ``input_`` arms the guard itself, before its first event that the guard watches. Returns
+    whether the target is checked after the input (read as the guard is disarmed; None when not known)."""
+    if ec.recheck is None or (not arms_itself and not await guard.arm(target.handle)):
         await input_
-        return
+        return None
     try:
         await input_
     finally:
-        tripped = await guard.disarm(target.handle)
+        tripped, checked = await guard.disarm_reading(target.handle)
     if tripped is not None:
         index = target.element.index if target.element is not None else None
         change = (
@@ -132,21 +147,24 @@ async def guarded(ec: ExecContext, target: Target, input_: Awaitable[None], what
             now=tripped.now,
             event=tripped.event,
         )
+    return checked
 
 
 async def checked_click(
     ec: ExecContext, page: Page, target: Target, pr: Probe, button: str, count: int
-) -> None:
+) -> bool | None:
     """Move, look again, press, look again, release (then the rest of a double click), with the input guard
-    armed throughout."""
-    await guarded(ec, target, _checked_click(ec, page, target, pr, button, count), "click")
+    armed from the first look on (a move fires no event the guard watches) to the end. Returns whether the
+    target is checked now (None when not known)."""
+    run = _checked_click(ec, page, target, pr, button, count)
+    return await guarded(ec, target, run, "click", arms_itself=True)
 
 
 async def _checked_click(
     ec: ExecContext, page: Page, target: Target, pr: Probe, button: str, count: int
 ) -> None:
     await mouse_event(page, "move", pr.x, pr.y)
-    await _both(ec, page, target, pr, "when the mouse reached it")
+    await _both(ec, page, target, pr, "when the mouse reached it", arm=True)
     await mouse_event(page, "press", pr.x, pr.y, button, 1)
     try:
         await _both(ec, page, target, pr, "when the mouse button went down")

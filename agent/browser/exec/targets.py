@@ -71,7 +71,7 @@ async def resolve_index(ec: ExecContext, page: Page, index: int) -> Target:
     if ec.snapshotter is None:
         raise ActionError("element indexes need a snapshotter; use a selector or coordinates", index=index)
     resolved = await ec.snapshotter.resolve(page, index)  # raises StaleElementError with a fresh list
-    ec.resolved(index, resolved.handle, resolved.element)
+    await ec.resolved(index, resolved.handle, resolved.element)
     return Target(resolved.frame, resolved.handle, resolved.element, describe_element(resolved.element))
 
 
