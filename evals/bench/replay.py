@@ -18,7 +18,11 @@
    compared with the task's own element for that step — its variant-0 id or link from the recorded
    fingerprint, else where the replay on variant 0 landed (a cookie banner's button, marked ``consent:*``,
    counts as closing a banner, which the replay reports; one pressed as a step is a wrong element). One
-   action on another element makes the bench exit 1.
+   action on another element makes the bench exit 1;
+5. with ``--heal``, the same replays on each variant again with a healing model — the oracle, through the
+   environment (agent/workflow/heal.py: a step the replay cannot do is done by the model, following the
+   task's plan from the replayed history; when it cannot, it takes the task over) — per variant the success
+   rate (goal 100%), the model calls, and the steps replayed / healed / done by the agent.
 
 Prints a table per task and the totals; ``--json`` one object (keys with their unit).
 """
@@ -47,6 +51,7 @@ from kite_browser.agent.config import load_config
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.workflow.errors import RunNotSavableError
+from kite_browser.agent.workflow.heal import Healer
 from kite_browser.agent.workflow.model import Workflow
 from kite_browser.agent.workflow.replay import Replayer
 from kite_browser.agent.workflow.save import workflow_from_run
@@ -83,6 +88,8 @@ class Row:
     """Element actions whose own element is not known (no id or link recorded, not reached on variant 0)."""
     banners: int = 0
     """Cookie banners the replay closed on the way (variant 3; agent/workflow/banner.py)."""
+    steps_by: dict[str, int] = field(default_factory=dict)
+    """With a healing model: the steps replayed, healed, and done by the agent."""
 
 
 class _Marking:
@@ -131,7 +138,13 @@ def saved(task: TaskResult) -> tuple[Workflow | None, str]:
 
 
 async def replay_one(
-    pool: BrowserPool, job: Job, task: TaskResult, wf: Workflow | None, why: str, folder: Path
+    pool: BrowserPool,
+    job: Job,
+    task: TaskResult,
+    wf: Workflow | None,
+    why: str,
+    folder: Path,
+    heal: bool = False,
 ) -> Row:
     row = Row(task.id, task.success, task.steps, task.wall_s)
     check = job.task.check
@@ -148,8 +161,11 @@ async def replay_one(
         await env.start(run_dir)
         recorder = RunRecorder(run_dir, job.secrets.redact_obj)
         marking = cast(BrowserEnv, _Marking(env, row.marks))
-        out = await Replayer(wf, start_url=job.task.start_url, recorder=recorder).run(marking)
+        healer = Healer(job.config, job.model, task=job.task.task) if heal else None
+        replayer = Replayer(wf, start_url=job.task.start_url, recorder=recorder, healer=healer)
+        out = await replayer.run(marking)
         row.replay_s, row.model_calls, row.banners = out.wall_s, out.model_calls, out.banners
+        row.steps_by = replayer.result.steps_by or {}
         if out.error is not None:
             row.stop = out.error.type
             row.why = f"{out.error.type}: {out.error.message}"[:200]
@@ -248,8 +264,10 @@ async def replay_all(
     workflows: dict[str, tuple[Workflow | None, str]],
     concurrency: int,
     root: Path,
+    heal: bool = False,
 ) -> list[Row]:
-    """Every task's workflow replayed on ``variant`` of the sites (served with their markers)."""
+    """Every task's workflow replayed on ``variant`` of the sites (served with their markers); ``heal``:
+    with the task's oracle as the healing model."""
     suite.sites_variant = variant
     servers = _Servers(marks=True)
     gate = asyncio.Semaphore(concurrency)
@@ -260,7 +278,8 @@ async def replay_all(
             async def one(t: TaskResult) -> Row:
                 async with gate:
                     wf, why = workflows[t.id]
-                    return await replay_one(pool, jobs[t.id], t, wf, why, root / f"replays-v{variant}")
+                    folder = root / f"replays-v{variant}{'-healed' if heal else ''}"
+                    return await replay_one(pool, jobs[t.id], t, wf, why, folder, heal)
 
             return list(await asyncio.gather(*(one(t) for t in tasks)))
     finally:
@@ -268,8 +287,8 @@ async def replay_all(
 
 
 async def bench(
-    ids: list[str] | None, concurrency: int, variants: list[int], root: Path
-) -> tuple[list[Row], dict[str, Any], dict[int, list[Row]]]:
+    ids: list[str] | None, concurrency: int, variants: list[int], root: Path, heal: bool = False
+) -> tuple[list[Row], dict[str, Any], dict[int, list[Row]], dict[int, list[Row]]]:
     suite = load_suite(find_suite("sites"))
     config = load_config(
         None,
@@ -286,7 +305,27 @@ async def bench(
         by_variant[v] = rows
     for row in base:
         judge(row, workflows[row.id][0], None)
-    return base, summary(base, report.wall_s), by_variant
+    healed: dict[int, list[Row]] = {}
+    for v in variants if heal else []:
+        healed[v] = await replay_all(suite, config, v, report.tasks, workflows, concurrency, root, heal=True)
+    return base, summary(base, report.wall_s), by_variant, healed
+
+
+def healed_summary(rows: list[Row]) -> dict[str, Any]:
+    """One variant's replays with the healing model: success (goal 100%), model calls, who did the steps."""
+    replayable = [r for r in rows if r.steps and "no action to replay" not in r.why]
+    done = [r for r in replayable if r.replay_ok]
+    by = {k: sum(r.steps_by.get(k, 0) for r in replayable) for k in ("replayed", "healed", "agent")}
+    return {
+        "replayable_tasks": len(replayable),
+        "replay_successes": len(done),
+        "replay_success_rate": round(len(done) / len(replayable), 3) if replayable else 0.0,
+        "goal_met": bool(replayable) and len(done) == len(replayable),
+        "model_calls": sum(r.model_calls for r in rows),
+        "steps_replayed": by["replayed"],
+        "steps_healed": by["healed"],
+        "steps_by_agent": by["agent"],
+    }
 
 
 def _table(rows: list[Row], title: str) -> None:
@@ -306,6 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--variants", default="1,2,3", help="page variants to replay on besides 0 (comma-separated; '' none)"
     )
+    parser.add_argument(
+        "--heal", action="store_true", help="also replay on each variant with the oracle as the healing model"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     ids = [t.strip() for t in args.tasks.split(",")] if args.tasks else None
@@ -313,11 +355,14 @@ def main(argv: list[str] | None = None) -> int:
     if any(v not in (1, 2, 3) for v in variants):
         parser.error("--variants: 1, 2 or 3")
     with tempfile.TemporaryDirectory(prefix="kite-bench-replay-") as tmp:
-        rows, totals, by_variant = asyncio.run(bench(ids, args.concurrency, variants, Path(tmp)))
+        rows, totals, by_variant, healed = asyncio.run(
+            bench(ids, args.concurrency, variants, Path(tmp), args.heal)
+        )
     per_variant = {f"variant_{v}": variant_summary(r) for v, r in by_variant.items()}
+    per_healed = {f"variant_{v}_healed": healed_summary(r) for v, r in healed.items()}
     wrong = sum(len(r.wrong) for rs in [rows, *by_variant.values()] for r in rs)
     if args.json:
-        out = {**totals, "variants": per_variant, "rows": [asdict(r) for r in rows]}
+        out = {**totals, "variants": {**per_variant, **per_healed}, "rows": [asdict(r) for r in rows]}
         out["variant_rows"] = {f"variant_{v}": [asdict(r) for r in rs] for v, rs in by_variant.items()}
         print(json.dumps(out, ensure_ascii=False))
     else:
@@ -327,6 +372,10 @@ def main(argv: list[str] | None = None) -> int:
         for v, rs in by_variant.items():
             _table(rs, f"variant {v}")
             for key, value in per_variant[f"variant_{v}"].items():
+                print(f"{key}: {value}")
+        for v, rs in healed.items():
+            _table(rs, f"variant {v}, healing with the oracle")
+            for key, value in per_healed[f"variant_{v}_healed"].items():
                 print(f"{key}: {value}")
     if wrong:
         print(f"FAILED: {wrong} replayed action(s) landed on another element than the task's own")
