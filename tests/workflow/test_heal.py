@@ -322,3 +322,28 @@ async def test_a_task_file_workflow_heals_with_the_tasks_model(
     [task] = (await run_eval(load_suite(tmp_path / "suite.yaml"), config)).tasks
     assert task.success and task.model_calls == 1, task.message
     assert task.steps_by == {"replayed": 1, "healed": 1, "agent": 0}
+
+
+async def test_ctrl_c_while_the_model_heals_keeps_the_record_of_what_ran(
+    shop: Callable[[str, str], str], env: BrowserEnv, config: KiteConfig, tmp_path: Path
+) -> None:
+    import asyncio
+
+    url = shop("basket-mug", "Add to basket")
+
+    def interrupted(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        raise asyncio.CancelledError  # Ctrl-C arrives while the model is asked
+
+    replayer = Replayer(
+        Workflow(task="buy the mug", start_url=url, steps=[ADD, CHECKOUT]),
+        recorder=RunRecorder(tmp_path / "replay"),
+        healer=Healer(config, FunctionModel(interrupted)),
+    )
+    with pytest.raises(asyncio.CancelledError):
+        await replayer.run(env)
+    assert replayer.out.interrupted and replayer.result.stop_reason == StopReason.INTERRUPTED
+    run = json.loads((tmp_path / "replay" / "run.json").read_text())
+    assert run["result"]["stop_reason"] == "interrupted" and run["result"]["success"] is False
+    assert [x["step"] for x in lines(str(tmp_path / "replay"))] == [0]
+    [heal_run] = [p for p in (tmp_path / "runs").iterdir() if "heal-step1" in p.name]
+    assert json.loads((heal_run / "run.json").read_text())["result"]["stop_reason"] == "interrupted"
