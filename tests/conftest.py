@@ -2,10 +2,18 @@
 
 import gc
 import os
+import signal
 
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # A test run started in the background (`make test &` in a script, nohup) inherits SIGINT ignored, and so
+    # would every process the tests start: the Ctrl-C tests (kite sites serve, a session's cleanup, kite run's
+    # exit 130) would then see their Ctrl-C ignored and time out. The tests send Ctrl-C as a terminal does
+    # to its foreground job, which never has it ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 pytest_plugins = [
     "tests.fixtures.sites",
