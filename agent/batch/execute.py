@@ -42,32 +42,19 @@ async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -
             run = await replay_job(job, ctx, start_url, text)
             verdict = await job.scorer.score(job.task, ctx, run)
             return _redacted(job, from_run(job, text, run, verdict, time.monotonic() - started))
-        if job.task.cache:
-            from kite_browser.agent.workflow.cache import CachedRun
+        from kite_browser.agent.workflow.cache import CachedRun
 
-            cached = CachedRun(
-                job.config,
-                model=job.model,
-                confirmer=BatchConfirmer(job.approve, allow=BY_TASK),
-                context=ctx,
-                secrets=job.secrets,
-                label=job.label,
-                stop_when=job.scorer.ended,
-                output_type=job.task.resolved_schema,
-            )
-            run = await cached.run(text, start_url=start_url)
-        else:
-            agent = Agent(
-                job.config,
-                model=job.model,
-                confirmer=BatchConfirmer(job.approve, allow=BY_TASK),
-                context=ctx,
-                secrets=job.secrets,
-                label=job.label,
-                stop_when=job.scorer.ended,
-                output_type=job.task.resolved_schema,
-            )
-            run = await agent.run(text, start_url=start_url)
+        runner = CachedRun if job.task.cache else Agent  # the cache replays, else the same agent
+        run = await runner(
+            job.config,
+            model=job.model,
+            confirmer=BatchConfirmer(job.approve, allow=BY_TASK),
+            context=ctx,
+            secrets=job.secrets,
+            label=job.label,
+            stop_when=job.scorer.ended,
+            output_type=job.task.resolved_schema,
+        ).run(text, start_url=start_url)
         verdict = await job.scorer.score(job.task, ctx, run)
     except Exception as exc:  # one broken task never ends the batch
         return _redacted(job, failed(job, exc, time.monotonic() - started))
