@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, Literal, Protocol, TextIO, runtime_checkable
@@ -30,10 +31,33 @@ class ConfirmRequest(BaseModel):
     element: Element | None = None
     url: str = ""
 
+    def called(self) -> str:
+        """What the person asked for, by its own name: the tool of a tool call (``chrome_evaluate``), else the
+        action (``click``). A tool call is judged as the action it amounts to, but nobody called that."""
+        return str(self.action.get("tool") or self.action.get("action"))
+
+    def why(self, name: str | None = None) -> list[str]:
+        """The policy's reasons naming the call as it was made (``name``: the caller's word for it, default
+        ``called()``): a reason about ``executeJS`` reads ``chrome_evaluate`` when that tool asked."""
+        name = name or self.called()
+        action = str(self.action.get("action") or "")
+        reasons = self.decision.reasons
+        if not action or name == action:
+            return list(reasons)
+        return [re.sub(rf"\b{re.escape(action)}\b", name, r) for r in reasons]
+
+    def call(self) -> dict[str, Any]:
+        """The call as the person asked it, in an action's JSON form: the tool's name in place of the action it
+        was judged as (``{"action": "chrome_evaluate", "code": ...}``); an agent's action as it is."""
+        tool = self.action.get("tool")
+        if not tool:
+            return dict(self.action)
+        return {"action": tool, **{k: v for k, v in self.action.items() if k not in ("action", "tool")}}
+
     def describe(self) -> str:
         target = f' on "{self.element.name}"' if self.element is not None and self.element.name else ""
-        why = "; ".join(self.decision.reasons) or self.decision.level.value
-        return f"{self.action.get('action')}{target} at {self.url or '(no page)'}: {why}"
+        why = "; ".join(self.why()) or self.decision.level.value
+        return f"{self.called()}{target} at {self.url or '(no page)'}: {why}"
 
     def target_text(self) -> str:
         """The action's target as the page shows it (plain text): ``[6] button "Place order"``, the page's own
@@ -259,10 +283,12 @@ class Gate:
         confirmer: Confirmer | None = None,
         *,
         about: dict[str, Any] | None = None,
+        url: str = "",
     ) -> GateResult:
         """Judge ``action`` on ``observation`` and apply the decision. ``confirmer``: who is asked this time
         (a face whose callers each bring their own); default the gate's. ``about``: what the person asked
-        is also shown (the tool and its arguments of a tool call)."""
+        is also shown (the tool and its arguments of a tool call). ``url``: the page a call with no
+        observation acts on (a tool's tab), shown to the person."""
         decision = self.policy.evaluate(action, observation)
         if decision.level is ConfirmLevel.AUTO:
             return GateResult(allowed=True, decision=decision)
@@ -270,7 +296,7 @@ class Gate:
             action={**action.to_json(), **(about or {})},
             decision=decision,
             element=self.policy.target(action, observation),
-            url=observation.summary.url if observation else "",
+            url=observation.summary.url if observation else url,
         )
         return await self._apply(request, confirmer)
 

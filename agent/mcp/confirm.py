@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
-import re
 import secrets
 import time
 from collections.abc import Iterable
@@ -95,9 +94,7 @@ def _code(code: str) -> str:
 
 def _why(request: ConfirmRequest, name: str) -> str:
     """The policy's reasons, naming the action as the client called it (``evaluate``, not ``executeJS``)."""
-    why = "; ".join(request.decision.reasons) or request.decision.level.value
-    action = str(request.action.get("action"))
-    return re.sub(rf"\b{re.escape(action)}\b", name, why) if action and name != action else why
+    return "; ".join(request.why(name)) or request.decision.level.value
 
 
 def question(request: ConfirmRequest, tool: str | None) -> str:

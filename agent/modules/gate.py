@@ -57,10 +57,12 @@ async def check_action(
     action: Action,
     observation: Observation | None = None,
     args: dict[str, Any] | None = None,
+    url: str = "",
 ) -> Decision:
-    """Judge ``action`` with the gate, asking the caller's confirmer (raises blocked / declined)."""
+    """Judge ``action`` with the gate, asking the caller's confirmer (raises blocked / declined); ``url``: the
+    page the call acts on when there is no observation (shown to the person asked)."""
     about = {"tool": tool, **({"args": args} if args else {})}
-    result = await gate.check(action, observation, ctx.confirmer, about=about)
+    result = await gate.check(action, observation, ctx.confirmer, about=about, url=url)
     if not result.allowed:
         raise refusal(tool, result)
     return result.decision

@@ -41,10 +41,10 @@ class ConfirmModal(ModalScreen["ConfirmAnswer"]):
         from kite_browser.agent.memory import describe_action
 
         r = self.request
-        reasons = "\n".join(f"• {escape(x)}" for x in r.decision.reasons) or "• (no reason given)"
+        reasons = "\n".join(f"• {escape(x)}" for x in r.why()) or "• (no reason given)"
         with Vertical(id="confirm-box"):
             yield Static("[b]Kite asks before this action[/b]", id="confirm-title")
-            yield Static(f"[b]Action[/b]  {escape(describe_action(dict(r.action)))}", id="confirm-action")
+            yield Static(f"[b]Action[/b]  {escape(describe_action(r.call()))}", id="confirm-action")
             if r.target_text():  # an action that names no target (executeJS) shows none
                 yield Static(f"[b]Target[/b]  {target_line(r)}", id="confirm-target")
             yield Static(f"[b]Page[/b]    {escape(r.url or '(no page)')}", id="confirm-url")

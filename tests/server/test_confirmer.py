@@ -93,3 +93,20 @@ def test_the_target_is_worded_as_the_tui_words_it() -> None:
     assert (
         _request("[b]Pay[/b]").target_text() == '[3] button "[b]Pay[/b]"'
     )  # plain: no markup, nothing escaped
+
+
+async def test_a_tool_call_is_asked_under_the_tools_own_name() -> None:
+    """A tool call is judged as the action it amounts to (chrome_evaluate as executeJS), but the person is asked
+    about the call they made: its name in the action line, the reasons and the one-line description."""
+    request = _request()
+    request.action["tool"] = "chrome_evaluate"
+    run = _run()
+    await HttpConfirmer(run, timeout_s=0.05).confirm(request)
+    asked = run.events[0].data
+    assert asked["action_text"] == 'chrome_evaluate code="return 1"'
+    assert asked["reasons"] == ["chrome_evaluate always asks"]
+    assert asked["description"].startswith('chrome_evaluate on "Pay"') and "executeJS" not in asked["description"]
+    # the agent's own action keeps its name
+    assert _request().call() == {"action": "executeJS", "code": "return 1"} and _request().why() == [
+        "executeJS always asks"
+    ]

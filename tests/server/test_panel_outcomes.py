@@ -307,8 +307,11 @@ async def test_a_tool_call_is_approved_from_the_tools_console(
     await page.locator("#tool-call").click()
     box = page.locator("#tool-confirms .confirm-box")
     await expect(box).to_be_visible()
-    await expect(box.locator(".confirm-reasons")).to_contain_text("executeJS")
-    await expect(box.locator(".confirm-action")).to_contain_text("return 6 * 7")
+    # the call under the tool's own name (it is judged as executeJS, but nobody called that), on its tab's page
+    await expect(box.locator(".confirm-reasons")).to_contain_text("chrome_evaluate")
+    await expect(box.locator(".confirm-action")).to_have_text('chrome_evaluate code="return 6 * 7"')
+    await expect(box).not_to_contain_text("executeJS")
+    await expect(box.locator(".confirm-url")).to_have_text(sites.url("/shop/"))
     # the code names no element: no Target row (it said "(no element: -)")
     await expect(box.locator(".confirm-target")).to_have_count(0)
     await expect(box).not_to_contain_text("no element")

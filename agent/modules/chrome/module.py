@@ -291,7 +291,7 @@ class ChromeModule(ToolModule):
 
     async def evaluate(self, ctx: CallContext, a: p.EvaluateParams) -> dict[str, Any]:
         page = self.m.tab(a.tabId).page
-        await check_action(self.gate, ctx, "chrome_evaluate", ExecuteJS(code=a.script), None)
+        await check_action(self.gate, ctx, "chrome_evaluate", ExecuteJS(code=a.script), None, url=page.url)
         assert self.runtime is not None
         value = await pages.evaluate(page, a.script, self.runtime.config.browser.js_timeout_ms)
         return {"tabId": a.tabId, "result": value}
