@@ -105,7 +105,10 @@ async def test_a_tool_call_is_asked_under_the_tools_own_name() -> None:
     asked = run.events[0].data
     assert asked["action_text"] == 'chrome_evaluate code="return 1"'
     assert asked["reasons"] == ["chrome_evaluate always asks"]
-    assert asked["description"].startswith('chrome_evaluate on "Pay"') and "executeJS" not in asked["description"]
+    assert (
+        asked["description"].startswith('chrome_evaluate on "Pay"')
+        and "executeJS" not in asked["description"]
+    )
     # the agent's own action keeps its name
     assert _request().call() == {"action": "executeJS", "code": "return 1"} and _request().why() == [
         "executeJS always asks"
