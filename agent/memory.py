@@ -55,6 +55,10 @@ def _short_value(value: Any) -> str:
     return str(value)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _same(text: str) -> str:
     return text
 
@@ -92,9 +96,9 @@ def describe_result(result: ActionResult, *, full: bool = True, fenced: bool = F
     if e.value is not None:
         bits.append(q(f'value now "{_clip(e.value, 80)}"'))
     if e.added or e.removed:
-        bits.append(f"{e.added} elements added, {e.removed} removed")
+        bits.append(f"{_count(e.added, 'element')} added, {e.removed} removed")
     if e.new_in_view:
-        bits.append(f"{e.new_in_view} elements came into view")
+        bits.append(f"{_count(e.new_in_view, 'element')} came into view")
     if result.message and full:
         bits.append(q(_clip(result.message, 300)))
     text = "; ".join(bits)

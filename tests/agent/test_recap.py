@@ -74,3 +74,14 @@ def test_task_words_ignore_stop_words_and_plurals() -> None:
         "mug",
         "price",
     }
+
+
+def test_an_effects_counts_read_as_words() -> None:
+    """'1 element came into view', not '1 elements' (the line the model, the panel and the log all read)."""
+    from kite_browser.agent.browser.observation import ActionResult, Effects
+    from kite_browser.agent.memory import describe_result
+
+    one = ActionResult(action="scroll", ok=True, effects=Effects(new_in_view=1, added=1, removed=2))
+    assert describe_result(one) == "ok; 1 element added, 2 removed; 1 element came into view"
+    many = ActionResult(action="scroll", ok=True, effects=Effects(new_in_view=3, added=2))
+    assert describe_result(many) == "ok; 2 elements added, 0 removed; 3 elements came into view"
