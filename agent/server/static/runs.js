@@ -191,6 +191,7 @@ const RunsView = (() => {
     if (data.on_disk) {
       // a run of an earlier server (or of kite run): its record is all there is
       for (const step of data.steps || []) fromRecord(id, step);
+      markIdle(data.status);
       return;
     }
     watch.ticker = setInterval(() => tick(id), 1000);
@@ -319,7 +320,17 @@ const RunsView = (() => {
   function ended(id, ev) {
     if (!watch || watch.id !== id) return;
     setStatus(ev.status, ev.result, ev.error, ev.outcome, ev.caveat);
+    markIdle(ev.status);
     refreshList();
+  }
+
+  // A step the run ended in before it acted (stopped, out of time, the model's error) says so, not nothing.
+  function markIdle(status) {
+    for (const s of watch.steps.values()) {
+      if (s.actions.children.length) continue;
+      const why = status === "stopped" ? "the run was stopped" : "the run ended";
+      s.actions.append(el("li", { class: "action note muted idle", text: `No action: ${why} before this step acted.` }));
+    }
   }
 
   // The outcome first: how it ended, the answer and its data; the caveat (the server's RunResult.caveat, the
