@@ -303,7 +303,9 @@ async def test_a_run_is_stopped_from_the_panel(
     await page.get_by_role("button", name="Stop run").click()
     await expect(page.locator(".run-head .badge")).to_have_text("stopped", timeout=60_000)
     # the step it stopped in says why it has no action (it showed nothing at all)
-    await expect(step2.locator(".action")).to_have_text("No action: the run was stopped before this step acted.")
+    await expect(step2.locator(".action")).to_have_text(
+        "No action: the run was stopped before this step acted."
+    )
     await expect(page.locator('.steps > .step[data-step="1"] .action.idle')).to_have_count(0)
     assert gets == []  # the finish event said how the run ended: no GET of the run after it
     await expect(page.get_by_role("button", name="Stop run")).to_be_hidden()
