@@ -31,7 +31,7 @@ from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.extractor_call import call_extractor
-from kite_browser.agent.browser.fingerprint import take_fingerprint
+from kite_browser.agent.browser.fingerprint import drag_ends, element_index, take_fingerprint
 from kite_browser.agent.browser.observation import (
     ActionResult,
     DialogInfo,
@@ -363,7 +363,8 @@ class BrowserEnv:
         at its target; a refused action is not run. ``decided`` and ``veto``: see their types;
         ``confirmer``: who is asked for this action (default: the gate's); ``timer``: the caller's step
         clock, given the gate, act and settle phases. The result keeps its target's fingerprint, taken right
-        before the action ran (what a workflow's replay finds it again by)."""
+        before the action ran (what a workflow's replay finds it again by); a refused action's and a drag's
+        ends' too (a workflow keeps a refused step, replayed through the gate again)."""
         timer = timer or StepTimer()
         with timer.phase("gate"):
             gate = await self.gate.check(action, observation, confirmer)
@@ -371,16 +372,31 @@ class BrowserEnv:
             await decided(action, observation, gate)
         if gate.refused is not None:
             error = ErrorInfo(error=gate.refused, message=gate.message)
-            return Acted(ActionResult(action=action.action, ok=False, error=error), gate)
+            index = element_index(action)
+            target = await self.fingerprint(index) if index is not None else None
+            refused = ActionResult(action=action.action, ok=False, error=error, target=target)
+            return Acted(await self._with_drag_ends(action, refused), gate)
         result = veto(action) if veto is not None else None
         if result is None:
             again = partial(self.gate.recheck, action, observation, gate.decision, confirmer=confirmer)
             self.blocks.mark()
+            ends = await self._with_drag_ends(action, ActionResult(action=action.action, ok=False))
             with timer.phase("act"):  # the target's fingerprint from the unit's own resolution of it
                 result = await self.executor.execute(action, recheck=again, fingerprint=True)
             timer.take("act", float(result.data.get("settle_ms") or 0.0), "settle")
             self.blocks.annotate(result)
+            result.target, result.drop = result.target or ends.target, ends.drop
         return Acted(result, gate)
+
+    async def _with_drag_ends(self, action: Action, result: ActionResult) -> ActionResult:
+        """``result`` with a drag's ends' fingerprints (taken before the drag moves them); as it is for
+        other actions."""
+        start, end = drag_ends(action)
+        if start is not None:
+            result.target = await self.fingerprint(start)
+        if end is not None:
+            result.drop = await self.fingerprint(end)
+        return result
 
     # ------------------------------------------------------------------ the end
     async def close(self) -> None:

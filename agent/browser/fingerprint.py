@@ -26,6 +26,7 @@ __all__ = [
     "NOT_ELEMENTS",
     "STABLE_ATTRS",
     "Fingerprint",
+    "drag_ends",
     "element_index",
     "take_fingerprint",
 ]
@@ -36,6 +37,16 @@ def element_index(action: ActionModel | dict[str, object]) -> int | None:
     name = action.get("action") if isinstance(action, dict) else action.action
     index = action.get("index") if isinstance(action, dict) else action.target_index
     return index if isinstance(index, int) and name not in NOT_ELEMENTS else None
+
+
+def drag_ends(action: ActionModel) -> tuple[int | None, int | None]:
+    """A drag's start and end element indexes (None for an end given as a point, or another action)."""
+    if action.action != "dragDrop":
+        return None, None
+    ends = (getattr(action, "from_", None), getattr(action, "to", None))
+    return tuple(  # type: ignore[return-value]
+        i if isinstance(i := getattr(end, "index", None), int) else None for end in ends
+    )
 
 
 async def take_fingerprint(handle: ElementHandle, element: Element) -> Fingerprint | None:

@@ -236,7 +236,10 @@ class ActionResult(_Model):
     duration_ms: float = 0.0
     target: Fingerprint | None = None
     """The element the action was aimed at, as a replay finds it again (``BrowserEnv.act``, agent/browser/
-    fingerprint.py); None for an action without an element target."""
+    fingerprint.py; also for an action the gate refused); a drag's start element; None for an action without
+    an element target."""
+    drop: Fingerprint | None = None
+    """A drag's end element (dragDrop ``to``), as a replay finds it again; None for other actions."""
 
     @property
     def page_changed(self) -> bool:

@@ -112,6 +112,8 @@ def call(step: Step, i: int) -> str:
     if step.action == "select":
         value = a["value"]
         return f"{loc}.select_option({expr(value) if isinstance(value, str) else repr(value)})"
+    if step.action == "dragDrop" and step.drop is not None:
+        return f"{loc}.drag_to({locator(step.drop)})"
     if step.action in ("hover", "scroll"):
         return f"{loc}.{'hover' if step.action == 'hover' else 'scroll_into_view_if_needed'}()"
     if step.action == "uploadFile":
@@ -144,8 +146,10 @@ def url_regex(pattern: str) -> str:
 
 def lines_of(step: Step, i: int) -> list[str]:
     out = [f"    # {i}. {step.intent or step.action}"]
-    action = call(step, i)
     exp = step.expect
+    if exp is not None and exp.refused is not None:  # Kite's gate refused it: the script does not do it
+        return [*out, f"    # not done: Kite's safety gate {exp.refused} this step in the recorded run"]
+    action = call(step, i)
     if exp is not None and exp.new_tab:
         out += [
             "    with page.context.expect_page() as opened:",

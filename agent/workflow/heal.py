@@ -49,6 +49,10 @@ def intent_of(step: Step, values: dict[str, str]) -> str:
     """What the step does, in words a model can act on: its action and arguments (variables filled in) and
     its target as the fingerprint names it — role, name, nearest heading, neighbours' text."""
     args: dict[str, Any] = fill(step.args, values)
+    if step.action == "dragDrop":
+        start = _target_words(step.target) if step.target is not None else f"the point {args.get('from')}"
+        end = _target_words(step.drop) if step.drop is not None else f"the point {args.get('to')}"
+        return f"drag {start} onto {end}"
     if step.target is None:
         shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
         return f"{step.action} {shown}".strip()

@@ -56,6 +56,10 @@ class Expect(_Model):
     """The value the target field holds afterwards (variables allowed)."""
     new_tab: bool = False
     """The step opened a new tab."""
+    refused: Literal["declined", "blocked"] | None = None
+    """The gate refused the step in the recorded run: the replay asks it again, as for the agent (a confirm
+    level asks, or needs ``--approve``); refused again it did not happen, as recorded, and the replay goes
+    on; allowed now it runs."""
 
 
 class Step(_Model):
@@ -66,7 +70,10 @@ class Step(_Model):
     args: dict[str, Any] = Field(default_factory=dict)
     """The action's arguments as the model gives them, without ``index``: the target finds the element."""
     target: Fingerprint | None = None
-    """The element it acts on, as the replay finds it again; None for an action without one."""
+    """The element it acts on, as the replay finds it again (a drag's start element); None for an action
+    without one."""
+    drop: Fingerprint | None = None
+    """A drag's end element (dragDrop ``to``)."""
     expect: Expect | None = None
     intent: str = ""
     """What the step does in words (``click button "Add to cart"``): for people and for healing."""
@@ -107,6 +114,20 @@ def fill(value: Any, values: dict[str, str]) -> Any:
     return value
 
 
+def with_targets(step: Step, args: dict[str, Any], target: int | None, drop: int | None) -> dict[str, Any]:
+    """The action's JSON form: ``args`` with the elements found for the step's target (and a drag's drop
+    element) as their indexes."""
+    out = {**args, "action": step.action}
+    if step.action == "dragDrop":
+        if step.target is not None:
+            out["from"] = {"index": target}
+        if step.drop is not None:
+            out["to"] = {"index": drop}
+    elif step.target is not None:
+        out["index"] = target
+    return out
+
+
 def _one_line(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"]) or "the file"
@@ -131,9 +152,7 @@ def check_steps(wf: Workflow, source: str) -> None:
                 f"{source}: step {i} ({step.action}) uses {', '.join(missing)}, not declared under 'variables'",
                 step=i,
             )
-        probe = {**fill(step.args, dict.fromkeys(used, "x")), "action": step.action}
-        if step.target is not None:
-            probe["index"] = 0
+        probe = with_targets(step, fill(step.args, dict.fromkeys(used, "x")), 0, 0)
         try:
             parse_action(probe)
         except ValidationError as exc:

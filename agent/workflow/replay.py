@@ -42,7 +42,7 @@ from kite_browser.agent.workflow.errors import (
 )
 from kite_browser.agent.workflow.heal import Healer, intent_of
 from kite_browser.agent.workflow.match import Ambiguous, Found, NotFound, looked_for, pick, worth_a_look
-from kite_browser.agent.workflow.model import Step, Workflow, fill
+from kite_browser.agent.workflow.model import Expect, Step, Workflow, fill, with_targets
 from kite_browser.agent.workflow.save import path_of, steps_of_run
 
 MAX_CANDIDATES = 80
@@ -147,9 +147,10 @@ def _stop_reason(out: ReplayResult) -> StopReason:
     return StopReason.DONE if out.success else StopReason.REPLAY_DIVERGED
 
 
-def _declined(out: ReplayResult) -> list[RefusedAction]:
-    """The step the gate refused (the replay stopped there), and what the agent's run left declined."""
-    refused = []
+def _declined(out: ReplayResult, as_recorded: list[RefusedAction]) -> list[RefusedAction]:
+    """The steps the gate refused again as in the recorded run, the step it refused that the recorded run
+    did (the replay stopped there), and what the agent's run left declined."""
+    refused = list(as_recorded)
     err = out.error
     if isinstance(err, ReplayRefusedError):
         outcome = "blocked" if err.context.get("refused") == "blocked" else "declined"
@@ -198,6 +199,8 @@ class Replayer:
         self.ran: list[Step] = []
         """The steps as they ran: a replayed step with its target's fingerprint taken now, a model's steps."""
         self.variables = dict(workflow.variables)
+        self.refused: list[RefusedAction] = []
+        """The steps the gate refused again, as in the recorded run."""
 
     async def run(self, env: BrowserEnv) -> ReplayResult:
         self.env, t0 = env, time.monotonic()
@@ -279,7 +282,7 @@ class Replayer:
         self.result = RunResult(
             success=out.success,
             claimed_success=out.success,
-            declined=_declined(out),
+            declined=_declined(out, self.refused),
             answer=take.answer if take is not None else "",
             data=take.data if take is not None else None,
             stop_reason=_stop_reason(out),
@@ -314,6 +317,7 @@ class Replayer:
             level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
         )
         problems = self._problems(step, result)
+        as_recorded = result.ok or self._expected(step, acted.refused)
         self._record(
             StepRecord(
                 step=i,
@@ -321,10 +325,12 @@ class Replayer:
                 observation=PageDigest.of(obs),
                 thought=f"replay: {step.intent}",
                 actions=[ActionOutcome(action=action.to_json(), decision=decision, result=result)],
-                by="replayed" if result.ok and acted.refused is None and not problems else None,
+                by="replayed" if as_recorded and not problems else None,
             )
         )
         self.out.results.append(result)
+        if acted.refused is not None and self._refused_as_recorded(i, step, acted.refused):
+            return
         if acted.refused is not None:
             raise ReplayRefusedError(
                 f"step {i} ({step.intent}) was {acted.refused}: {gate.message}",
@@ -343,7 +349,30 @@ class Replayer:
         if problems:  # the action did run (the past keeps it), but not to the recorded effect
             raise ReplayDivergedError(f"step {i} ({step.intent}) diverged: {'; '.join(problems)}", step=i)
         target = result.target if step.target is not None and result.target is not None else step.target
-        self.ran.append(step.model_copy(update={"target": target}))
+        drop = result.drop if step.drop is not None and result.drop is not None else step.drop
+        expect = step.expect.model_copy(update={"refused": None}) if step.expect is not None else None
+        expect = expect if expect != Expect() else None
+        self.ran.append(step.model_copy(update={"target": target, "drop": drop, "expect": expect}))
+
+    @staticmethod
+    def _expected(step: Step, refused: str | None) -> bool:
+        """The gate refused the step now as in the recorded run."""
+        return refused is not None and step.expect is not None and step.expect.refused is not None
+
+    def _refused_as_recorded(self, i: int, step: Step, refused: str) -> bool:
+        """A step the recorded run's gate refused, refused again: it did not happen, as recorded, and the
+        replay goes on (kept in the past and the result's ``declined``)."""
+        if not self._expected(step, refused):
+            return False
+        line = f"{defuse(step.intent)} → {refused} by the safety gate (as in the recorded run)"
+        self.past.append(
+            PastAction(step=i, action={"action": step.action}, ok=False, error=refused, line=line)
+        )
+        self.refused.append(
+            RefusedAction(step=i, action=step.intent, outcome=refused, reason="refused again, as recorded")
+        )
+        self.ran.append(step)
+        return True
 
     # ------------------------------------------------------------------ healing
     def _url_holds(self, step: Step) -> bool:
@@ -489,18 +518,16 @@ class Replayer:
         args: dict[str, Any] = fill(step.args, self.values)
         if step.action == "navigate" and isinstance(args.get("url"), str):
             args["url"] = rebase(args["url"], self.wf.start_url, self.start)
-        if step.target is not None:
-            args["index"] = await self._find(i, step, obs)
+        target = await self._find(i, step, step.target, obs) if step.target is not None else None
+        drop = await self._find(i, step, step.drop, obs) if step.drop is not None else None
         try:
-            return parse_action({**args, "action": step.action})
+            return parse_action(with_targets(step, args, target, drop))
         except ValidationError as exc:
             raise ReplayStepFailedError(
                 f"step {i} ({step.intent}): {exc.errors()[0]['msg']}", step=i
             ) from None
 
-    async def _find(self, i: int, step: Step, obs: Observation) -> int:
-        want = step.target
-        assert want is not None
+    async def _find(self, i: int, step: Step, want: Fingerprint, obs: Observation) -> int:
         els = [e for e in obs.elements if worth_a_look(want, e)] or [
             e for e in obs.elements if e.tag == want.tag or (want.role and e.role == want.role)
         ]

@@ -1,7 +1,8 @@
 """A workflow from a run record (``runs/<run>/run.json`` and ``steps.jsonl``): the actions that ran, each with
 its target's fingerprint (kept by ``BrowserEnv.act``) and its verified effect.
 
-Left out: actions that failed or were refused, read-only ones (getElements, screenshot ...) and ``done``.
+Left out: actions that failed, read-only ones (getElements, screenshot ...) and ``done``. An action the gate
+refused is kept with ``expect.refused``: the replay asks the gate again (agent/workflow/replay.py).
 The text typed into a field becomes a variable named after the field, its value the default; a secret stays
 a ``<secret>name</secret>`` placeholder (the record holds no secret's value) and is declared by name.
 """
@@ -49,12 +50,22 @@ def _url_pattern(url: str, values: dict[str, str]) -> str:
     return pattern
 
 
-def describe(action: str, args: dict[str, Any], target: Fingerprint | None) -> str:
+def _what(target: Fingerprint) -> str:
+    return f'{target.role or target.tag} "{target.name or target.label}"'
+
+
+def describe(
+    action: str, args: dict[str, Any], target: Fingerprint | None, drop: Fingerprint | None = None
+) -> str:
     """``click button "Add to cart"``, ``type "{search}" into input "Search"``: the step in words."""
+    if action == "dragDrop":
+        start = _what(target) if target is not None else f"the point {args.get('from')}"
+        end = _what(drop) if drop is not None else f"the point {args.get('to')}"
+        return f"drag {start} onto {end}"
     if target is None:
         shown = ", ".join(f"{k}={v}" for k, v in args.items())
         return f"{action} {shown}".strip()
-    what = f'{target.role or target.tag} "{target.name or target.label}"'
+    what = _what(target)
     if action == "type":
         return f'type "{args.get("text", "")}" into {what}'
     if action == "select":
@@ -87,8 +98,12 @@ class _Builder:
         name = str(action.get("action"))
         on_element = element_index(action) is not None
         args = {k: v for k, v in action.items() if k != "action" and not (on_element and k == "index")}
-        if name == "dragDrop" and any(isinstance(end, dict) and "index" in end for end in args.values()):
-            raise RunNotSavableError(f"{where}: a drag between elements cannot be saved yet (issue 32)")
+        drop = None
+        if name == "dragDrop":  # an end on an element is found by its fingerprint, an end at a point kept
+            on_element = _drag_end(args, "from")
+            drop = result.drop if _drag_end(args, "to") else None
+            if _drag_end(args, "to") and drop is None:
+                raise RunNotSavableError(f"{where}: the record has no fingerprint of the element dropped on")
         target = result.target if on_element else None
         if on_element and target is None:
             raise RunNotSavableError(
@@ -107,15 +122,29 @@ class _Builder:
         if eff.navigated and eff.url_after:
             expect.url = _url_pattern(eff.url_after, self.values)
         expect.new_tab = bool(eff.new_tabs)
+        if result.error is not None and result.error.error in ("declined", "blocked"):
+            expect.refused = result.error.error  # type: ignore[assignment]
         self.steps.append(
             Step(
                 action=name,
                 args=args,
                 target=target,
+                drop=drop,
                 expect=expect if expect != Expect() else None,
-                intent=describe(name, args, target),
+                intent=describe(name, args, target, drop),
             )
         )
+
+
+def _drag_end(args: dict[str, Any], end: str) -> bool:
+    """A drag's ``end`` is an element: its index is taken out of ``args`` (the fingerprint finds it)."""
+    point = args.get(end)
+    if isinstance(point, int) and not isinstance(point, bool):
+        point = {"index": point}
+    if isinstance(point, dict) and "index" in point:
+        del args[end]
+        return True
+    return False
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -136,11 +165,19 @@ def _built(root: Path, run_dir: str | Path) -> tuple[_Builder, str | None]:
             if line.get("step") == 0:
                 start_url = start_url or action.get("url")
                 continue
-            decision = item.get("decision") or {}
-            if not res.ok or decision.get("allowed") is False or action.get("action") in SKIPPED:
-                continue  # a declined or blocked action did not happen: what ran instead is the path
+            if action.get("action") in SKIPPED or not (res.ok or _refused(action, res)):
+                continue  # a failed action did not happen: what ran instead is the path
             builder.add(f"{run_dir}: step {line.get('step')}, action {n}", action, res)
     return builder, start_url
+
+
+def _refused(action: dict[str, Any], result: ActionResult) -> bool:
+    """The gate refused the action: it is kept, to be asked again on replay (one on an element recorded
+    before Kite took a refused target's fingerprint is left out)."""
+    err = result.error
+    if err is None or err.error not in ("declined", "blocked"):
+        return False
+    return result.target is not None or element_index(action) is None
 
 
 def steps_of_run(run_dir: str | Path) -> tuple[list[Step], dict[str, Variable]]:

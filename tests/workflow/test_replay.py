@@ -42,7 +42,13 @@ from tests.fixtures.browser import PagesServer
 
 pytestmark = [pytest.mark.xdist_group("workflow_replay"), pytest.mark.timeout(300)]
 
-TASKS = ["shop-search", "shop-add-cheapest-blue-mug", "account-login"]
+TASKS = [
+    "shop-search",
+    "shop-add-cheapest-blue-mug",
+    "account-login",
+    "shop-checkout-declined",
+    "dynamic-drag-drop",
+]
 
 
 @pytest.fixture(scope="module")
@@ -233,6 +239,104 @@ async def test_an_interrupted_replay_records_what_ran(
     assert run["result"]["stop_reason"] == "interrupted" and run["result"]["steps"] == 1
     steps = [json.loads(x)["step"] for x in (tmp_path / "replay" / "steps.jsonl").read_text().splitlines()]
     assert steps == [0, 1]
+
+
+def sites_task(task_id: str) -> Any:
+    return next(t for t in load_suite(find_suite("sites")).tasks if t.id == task_id)
+
+
+async def checkout_env(
+    config: KiteConfig, ctx_session: ContextSession, confirmer: Any, tmp_path: Path
+) -> BrowserEnv:
+    """An env asking ``confirmer``, with the card secrets of shop-checkout-declined."""
+    from kite_browser.safety.secrets import SecretStore
+
+    cli = [f"{k}={v}" for k, v in sites_task("shop-checkout-declined").secrets.items()]
+    secrets = SecretStore.from_sources(config.safety, cli=cli, env={})
+    env = BrowserEnv(config, ctx_session, EnvSafety.from_config(config, confirmer, secrets))
+    await env.start(tmp_path)
+    return env
+
+
+async def test_a_declined_step_is_saved_and_asked_again_on_replay(
+    recorded: EvalReport,
+    kite_config: Callable[..., KiteConfig],
+    ctx_session: ContextSession,
+    sites: SitesServer,
+    tmp_path: Path,
+    model_calls: list[Any],
+) -> None:
+    from kite_browser.agent.workflow.export import playwright_script
+    from kite_browser.safety.confirm import BatchConfirmer
+
+    wf = workflow_from_run(run_dir(recorded, "shop-checkout-declined"), require_success=False)
+    last = wf.steps[-1]
+    assert last.action == "click" and last.target is not None and last.target.name == "Place order"
+    assert last.expect is not None and last.expect.refused == "declined"
+    assert parse_workflow(dump_workflow(wf)) == wf
+    script = playwright_script(wf)  # the script does not do what the gate refused
+    assert "safety gate declined this step" in script and "name='Place order'" not in script
+    task = sites_task("shop-checkout-declined")
+    confirmer = BatchConfirmer(task.approve)  # the task's own approvals: none
+    env = await checkout_env(kite_config(), ctx_session, confirmer, tmp_path)
+    try:
+        out = await replay(wf, env, sites, tmp_path)
+        assert out.success and out.error is None and out.done == len(wf.steps), out.error
+        assert out.model_calls == 0 and model_calls == []
+        asked = [str(req.action.get("action")) for req, answer in confirmer.asked if not answer.approved]
+        assert asked == ["click"]  # the gate asked again, as for the agent, and nobody approved
+        run = json.loads((tmp_path / "replay" / "run.json").read_text())
+        declined = run["result"]["declined"]
+        assert [(d["step"], d["outcome"]) for d in declined] == [(len(wf.steps), "declined")]
+        assert task.check is not None
+        verdict = await evaluate(
+            task.check, env.ctx, run_dir=str(tmp_path / "replay"), base_url=sites.url("/")
+        )
+        assert verdict.passed, verdict.failures  # at checkout, no order, a click asked for confirmation
+    finally:
+        await env.stop()
+
+
+async def test_an_approved_recorded_refusal_runs_when_the_gate_allows_it(
+    recorded: EvalReport,
+    kite_config: Callable[..., KiteConfig],
+    ctx_session: ContextSession,
+    sites: SitesServer,
+    tmp_path: Path,
+) -> None:
+    from kite_browser.safety.confirm import BatchConfirmer
+
+    wf = workflow_from_run(run_dir(recorded, "shop-checkout-declined"), require_success=False)
+    confirmer = BatchConfirmer(["click"])  # --approve click: the question is answered yes
+    env = await checkout_env(kite_config(), ctx_session, confirmer, tmp_path)
+    try:
+        out = await replay(wf, env, sites, tmp_path)
+        assert [req.action.get("action") for req, answer in confirmer.asked if answer.approved] == ["click"]
+        assert out.success and out.results[-1].ok, out.error  # approved now: the click ran
+        assert out.healed is not None and out.healed.steps[-1].expect is None  # no longer refused
+        assert json.loads((tmp_path / "replay" / "run.json").read_text())["result"]["declined"] == []
+    finally:
+        await env.stop()
+
+
+async def test_a_drag_between_elements_is_saved_and_replayed(
+    recorded: EvalReport, env: BrowserEnv, sites: SitesServer, tmp_path: Path, model_calls: list[Any]
+) -> None:
+    from kite_browser.agent.workflow.export import playwright_script
+
+    wf = workflow_from_run(run_dir(recorded, "dynamic-drag-drop"))
+    drag = next(s for s in wf.steps if s.action == "dragDrop")
+    assert drag.target is not None and "Task A" in drag.target.name
+    assert drag.drop is not None and "Done" in (drag.drop.name + " ".join(drag.drop.neighbours))
+    assert "from" not in drag.args and "to" not in drag.args  # both ends found by their fingerprints
+    assert drag.intent.startswith("drag ") and " onto " in drag.intent
+    assert parse_workflow(dump_workflow(wf)) == wf
+    assert ".drag_to(page." in playwright_script(wf)
+    out = await replay(wf, env, sites, tmp_path)
+    assert out.success and out.model_calls == 0 and model_calls == [], out.error
+    task = sites_task("dynamic-drag-drop")
+    verdict = await evaluate(task.check, env.ctx, base_url=sites.url("/"))
+    assert verdict.passed, verdict.failures
 
 
 async def test_the_playwright_export_runs_without_kite(
