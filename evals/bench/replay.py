@@ -169,6 +169,8 @@ async def replay_one(
         if out.error is not None:
             row.stop = out.error.type
             row.why = f"{out.error.type}: {out.error.message}"[:200]
+        elif not out.success:  # the agent took over and did not finish the task
+            row.why = replayer.result.message[:200]
         elif check is not None:
             page_part = check.model_copy(update={"answer": None, "data": None})
             verdict = await evaluate(page_part, env.ctx, run_dir=str(run_dir), base_url=job.task.start_url)
@@ -349,14 +351,18 @@ def main(argv: list[str] | None = None) -> int:
         "--heal", action="store_true", help="also replay on each variant with the oracle as the healing model"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--keep", metavar="DIR", help="keep the run and replay records in DIR (else a temp dir)"
+    )
     args = parser.parse_args(argv)
     ids = [t.strip() for t in args.tasks.split(",")] if args.tasks else None
     variants = [int(v) for v in args.variants.split(",") if v.strip()]
     if any(v not in (1, 2, 3) for v in variants):
         parser.error("--variants: 1, 2 or 3")
     with tempfile.TemporaryDirectory(prefix="kite-bench-replay-") as tmp:
+        root = Path(args.keep) if args.keep else Path(tmp)
         rows, totals, by_variant, healed = asyncio.run(
-            bench(ids, args.concurrency, variants, Path(tmp), args.heal)
+            bench(ids, args.concurrency, variants, root, args.heal)
         )
     per_variant = {f"variant_{v}": variant_summary(r) for v, r in by_variant.items()}
     per_healed = {f"variant_{v}_healed": healed_summary(r) for v, r in healed.items()}

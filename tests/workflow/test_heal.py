@@ -347,3 +347,37 @@ async def test_ctrl_c_while_the_model_heals_keeps_the_record_of_what_ran(
     assert [x["step"] for x in lines(str(tmp_path / "replay"))] == [0]
     [heal_run] = [p for p in (tmp_path / "runs").iterdir() if "heal-step1" in p.name]
     assert json.loads((heal_run / "run.json").read_text())["result"]["stop_reason"] == "interrupted"
+
+
+async def test_going_back_after_a_healed_step_lands_where_the_model_came_from(
+    pages_server: PagesServer, env: BrowserEnv, config: KiteConfig, tmp_path: Path
+) -> None:
+    """The healed step went through another page (the product moved to page 2 of the list), so the tab's
+    history holds that page: goBack lands there, not on the recorded URL, and the replay goes on."""
+    start = pages_server.add(
+        "/heal/list", '<!doctype html><title>List</title><a href="/heal/list2">Next page</a>'
+    )
+    pages_server.add("/heal/list2", '<!doctype html><title>List 2</title><a href="/heal/mug">Mug</a>')
+    pages_server.add("/heal/mug", "<!doctype html><title>Mug</title><h1>Mug</h1>")
+    mug = Fingerprint(tag="a", role="link", name="Mug", attrs={"href": "/heal/mug"})
+    steps = [
+        Step(action="click", target=mug, expect=Expect(url="/heal/mug"), intent='click link "Mug"'),
+        Step(action="goBack", expect=Expect(url="/heal/list"), intent="goBack"),
+        Step(action="goForward", expect=Expect(url="/heal/mug"), intent="goForward"),
+    ]
+    seen: list[ModelView] = []
+    model = clicks("Mug", seen)
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        if any(e.name == "Mug" for e in view.observation.elements):
+            return model(messages, view)
+        nxt = next(e for e in view.observation.elements if e.name == "Next page")
+        return {"action": "click", "index": nxt.index}
+
+    wf = Workflow(task="open the mug, back, forward", start_url=start, steps=steps)
+    replayer = Replayer(wf, healer=Healer(config, FunctionModel(fn)))
+    out = await replayer.run(env)
+    assert out.success, out.error
+    assert out.by == ["healed", "replayed", "replayed"] and out.model_calls == 2
+    assert urlsplit(env.ctx.page.url).path == "/heal/mug"
+    assert (out.results[-2].effects.url_after or "").endswith("/heal/list2")  # back to page 2
