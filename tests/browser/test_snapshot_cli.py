@@ -12,6 +12,7 @@ import pytest
 from kite_browser.agent.commands.snapshot import ALL_HEADING
 from tests.browser.pages.server import serve
 from tests.fixtures.browser import OFFLINE_ARGS
+from tests.kite_cli import run_kite
 
 
 @pytest.fixture(scope="module")
@@ -21,15 +22,8 @@ def base() -> Iterator[str]:
 
 
 def kite(*args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "kite_browser.agent.cli",
-        "snapshot",
-        *args,
-        f"--browser-arg={OFFLINE_ARGS[0]}",
-    ]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    """``kite snapshot ARGS`` (in this process: what it prints is the test, not the process; tests/kite_cli.py)."""
+    return run_kite("snapshot", *args, f"--browser-arg={OFFLINE_ARGS[0]}")
 
 
 def test_json_lines_for_two_urls(base: str) -> None:

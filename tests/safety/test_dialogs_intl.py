@@ -1,25 +1,23 @@
 """A page's own confirm() in other languages and in small capitals, through ``kite run`` end to end.
 
-The real command line, a real Chromium on the bundled test page ``dialogs-intl.html`` and the model behind a
-fake OpenAI-compatible HTTP server: the model clicks seven harmless-looking buttons whose confirm() asks to
-delete the account (German, small capitals, Japanese, French, Russian, Korean, Portuguese) and two honest
-ones, then claims success. Each deleting dialog is dismissed (``kite run`` without a terminal asks nobody, so
-nothing is approved), the honest ones are accepted, and the run is not reported as a success: exit code 1,
-``success`` false, ``claimed_success`` true, and every dismissed dialog listed in ``declined``.
+The real command line (in the test's process: tests/kite_cli.py), a real Chromium on the bundled test page
+``dialogs-intl.html`` and the model behind a fake OpenAI-compatible HTTP server: the model clicks seven
+harmless-looking buttons whose confirm() asks to delete the account (German, small capitals, Japanese, French,
+Russian, Korean, Portuguese) and two honest ones, then claims success. Each deleting dialog is dismissed
+(``kite run`` without a terminal asks nobody, so nothing is approved), the honest ones are accepted, and the run
+is not reported as a success: exit code 1, ``success`` false, ``claimed_success`` true, and every dismissed
+dialog listed in ``declined``.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from kite_browser.evals.sites import SitesServer
 from tests.fixtures.openai_server import FakeOpenAIServer, Reply
+from tests.kite_cli import run_kite
 
-ROOT = Path(__file__).resolve().parents[2]
 DELETING = ["de", "smallcaps", "ja", "fr", "ru", "ko", "pt"]
 HONEST = ["honest-show", "honest-reload"]
 
@@ -31,18 +29,11 @@ def test_sensitive_dialogs_in_any_language_are_dismissed_and_reported(
         openai_server.push(Reply(tool_calls=[("click", {"selector": f"#{element_id}"})]))
     openai_server.push(Reply(tool_calls=[("done", {"success": True, "answer": "preferences applied"})]))
     runs = tmp_path / "runs"
-    out = subprocess.run(
-        [
-            *(sys.executable, "-m", "agent", "run", "apply the preferences", "--json"),
-            *("--start-url", sites.url("/test/dialogs-intl.html"), "--max-steps", "14"),
-            *("--model", "openai/fake", "--api-base", openai_server.base_url, "--runs-dir", str(runs)),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "KITE_HEADLESS": "true"},
-        stdin=subprocess.DEVNULL,
+    out = run_kite(
+        *("run", "apply the preferences", "--json"),
+        *("--start-url", sites.url("/test/dialogs-intl.html"), "--max-steps", "14"),
+        *("--model", "openai/fake", "--api-base", openai_server.base_url, "--runs-dir", str(runs)),
+        env={"KITE_HEADLESS": "true"},
     )
     assert out.returncode == 1, (out.returncode, out.stdout[-2000:], out.stderr[-2000:])
     result = json.loads(out.stdout)

@@ -1,4 +1,5 @@
-"""The real ``kite run`` in a subprocess (scripted model over litellm, real browser, a real HTTP server):
+"""The real ``kite run`` (in the test's process, tests/kite_cli.py; scripted model over litellm, real browser,
+a real HTTP server):
 
 * success after a refusal: the user (batch mode, no approval) declines "Permanently delete", then the model
   calls ``done(success=true)``: the run is not a success; ``claimed_success`` and the declined action are
@@ -10,16 +11,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import quote_plus
 
 from tests.agent.test_safety_e2e import everything_on_disk
 from tests.fixtures.browser import PagesServer
+from tests.kite_cli import run_kite
 
-ROOT = Path(__file__).resolve().parents[2]
 VALUE = "S3cret/Value+x9"
 PAGE = """<!doctype html><meta charset=utf-8><title>Old notes</title>
 <p>Notes can be permanently deleted.</p>
@@ -38,17 +36,13 @@ def test_claimed_success_after_a_refusal_and_no_secret_in_any_output(
         {"name": "click", "arguments": {"selector": "#go"}},
         {"name": "done", "arguments": {"success": True, "answer": "deleted the notes"}},
     ]
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(script))
     args = ["run", "delete my old notes", "--model", "kite/scripted", "--start-url", url, "--json"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "tests.agent.cli_entry", str(path), "--", *args, "--secret", f"token={VALUE}"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "KITE_RUNS_DIR": str(tmp_path / "runs"), "KITE_HOME": str(tmp_path / "home")},
+    proc = run_kite(
+        *args,
+        "--secret",
+        f"token={VALUE}",
+        script=script,
+        env={"KITE_RUNS_DIR": str(tmp_path / "runs"), "KITE_HOME": str(tmp_path / "home")},
     )
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert proc.returncode == 1, proc.stderr
