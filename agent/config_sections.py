@@ -143,6 +143,9 @@ class LLMConfig(_Section):
     timings); its time limit per call follows the prompt's size and this speed, never below timeout_s."""
     local_gen_tps: float = Field(default=3.0, gt=0)
     """Reply tokens per second assumed for a model server on this machine until its replies say."""
+    local_stretch: float = Field(default=4.0, ge=1.0)
+    """Past its limit, a call that a llama.cpp server on this machine is still working on (``/slots``) may run
+    up to this many times the limit: a loaded machine makes the model slow, not broken. 1 turns this off."""
 
     @model_validator(mode="after")
     def _coherent_timeouts(self) -> LLMConfig:

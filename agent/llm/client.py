@@ -206,9 +206,18 @@ class LiteLLMModel:
         async with self.local.turn(limit) if self.local else contextlib.nullcontext():
             started = time.perf_counter()  # from the call's turn: a wait in the queue is not its time
             try:
-                response = await asyncio.wait_for(
-                    litellm.acompletion(**kwargs), timeout=limit + _HARD_TIMEOUT_MARGIN_S
-                )
+                if self.local is not None:  # past its limit it goes on while the server works on it
+                    cap = self.local.cap_s(limit)
+                    call = litellm.acompletion(**{**kwargs, "timeout": cap})
+                    response = await self.local.supervise(
+                        asyncio.wait_for(call, timeout=cap + _HARD_TIMEOUT_MARGIN_S),
+                        limit,
+                        kwargs.get("api_key"),
+                    )
+                else:
+                    response = await asyncio.wait_for(
+                        litellm.acompletion(**kwargs), timeout=limit + _HARD_TIMEOUT_MARGIN_S
+                    )
             except Exception as exc:
                 raise map_exception(exc, self.model, self.config.api_base, self._key_from) from exc
         latency_ms = (time.perf_counter() - started) * 1000

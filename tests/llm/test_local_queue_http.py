@@ -12,6 +12,7 @@ import pytest
 
 from kite_browser.agent.config import LLMConfig
 from kite_browser.agent.llm.client import LiteLLMModel
+from kite_browser.agent.llm.errors import LLMError
 from kite_browser.agent.llm.local_call import LocalCall
 from kite_browser.agent.llm.pace import Pace
 from kite_browser.agent.llm.progress import progress_to
@@ -135,3 +136,43 @@ async def test_a_slow_local_call_says_what_to_expect(openai_server: FakeOpenAISe
     assert said.startswith("the local model reads ") and "expect ~" in said and "limit" in said
     sent = openai_server.requests[0]
     assert sent["messages"] == USER
+
+
+async def test_a_call_the_server_is_still_working_on_outlives_its_limit(
+    openai_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    """A loaded machine makes the local model slower than any speed measured before: at its limit a call is
+    not cut while llama.cpp says a slot is processing (the call holds the server's turn: the work is its own).
+    Cut there, it would be sent again and the prompt read anew (two runs at load 18 both failed that way)."""
+    await warm_up(openai_server)
+    openai_server.slots = True
+    openai_server.fallback = Hold(4.0, Reply(content="ok"))
+    model = _model(openai_server, tmp_path, timeout_s=1.0, local_stretch=30.0)  # room for a loaded machine
+    assert (await model.complete(USER)).content == "ok"
+    assert model.local is not None and model.local.stretched_s >= 1.0
+    assert len(openai_server.requests) == 1  # never sent twice
+
+
+async def test_a_server_that_does_not_say_it_is_busy_ends_the_call_at_its_limit(
+    openai_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    """No ``/slots`` (another kind of server): the limit holds as before."""
+    await warm_up(openai_server)
+    openai_server.fallback = Hold(4.0, Reply(content="ok"))
+    model = _model(openai_server, tmp_path, timeout_s=1.0)
+    with pytest.raises(LLMError) as caught:
+        await model.complete(USER)
+    assert caught.value.type == "llm_timeout"
+    assert model.local is not None and model.local.stretched_s == 0.0
+
+
+async def test_a_busy_server_still_has_a_last_limit(openai_server: FakeOpenAIServer, tmp_path: Path) -> None:
+    """Busy for ever is no answer: past ``llm.local_stretch`` x its limit the call ends (here 2 x 1 s)."""
+    await warm_up(openai_server)
+    openai_server.slots = True
+    openai_server.fallback = Hold(6.0, Reply(content="ok"))
+    model = _model(openai_server, tmp_path, timeout_s=1.0, local_stretch=2.0)
+    with pytest.raises(LLMError) as caught:
+        await model.complete(USER)
+    assert caught.value.type == "llm_timeout"
+    assert model.local is not None and 0.0 < model.local.stretched_s <= 1.0
