@@ -22,6 +22,7 @@ from kite_browser.agent.browser.actions import Action, parse_action, spec_of
 from kite_browser.agent.browser.exec import scroll
 from kite_browser.agent.browser.exec.base import ExecContext, Outcome, SessionLike, SnapshotterLike
 from kite_browser.agent.browser.exec.recheck import Recheck
+from kite_browser.agent.browser.exec.spec import ActionSpec
 from kite_browser.agent.browser.fingerprint import element_index, take_fingerprint
 from kite_browser.agent.browser.observation import ActionResult, Effects, ErrorInfo, Fingerprint
 from kite_browser.agent.browser.waits import PageMark, Settler, SettleReport
@@ -124,29 +125,20 @@ class ActionExecutor:
             mark_task = asyncio.ensure_future(self.settler.mark(page))
             if spec.settle != "early":  # "early": the unit awaits ec.ready() once its target is found
                 await mark_task
-        self.ec.pending_mark = mark_task
-        try:
-            out: Outcome = await spec.run(self.ec, action)
-        except KiteError as exc:
-            result = ActionResult(
-                action=name, ok=False, message=exc.message, error=ErrorInfo(**exc.to_dict())
-            )
-        except PlaywrightError as exc:
-            msg = str(exc).splitlines()[0]
-            result = ActionResult(
-                action=name, ok=False, message=msg, error=ErrorInfo(error="browser_error", message=msg)
-            )
-        else:
-            result = ActionResult(action=name, ok=True, method=out.method, message=out.message, data=out.data)
+        early = _EarlySettle(self.settler, page, name, mark_task)
+        result, out = await self._run_unit(spec, action, mark_task, early)
+        if out is not None:
             effects.value = out.value
-        finally:
-            self.ec.pending_mark = None
-        page_after = out.page if result.ok and out.page is not None else self.ec.page
+        page_after = out.page if out is not None and out.page is not None else self.ec.page
         report = None
         mark = await mark_task if mark_task is not None else None
-        if mark is not None and not page.is_closed():
-            report = await self.settler.settle(page, mark, name)
-        await self._effects(effects, page, page_after, report, result.ok and out.scroll)
+        scrolled = out is not None and out.scroll
+        if early.task is not None:
+            report = await early.task
+        elif mark is not None and not page.is_closed():  # a scroll's position read as the settle ends
+            after = scroll.AFTER_JS if scrolled and page_after is page else None
+            report = await self.settler.settle(page, mark, name, after_js=after)
+        await self._effects(effects, page, page_after, report, scrolled)
         result.effects = effects
         if report is not None and result.ok:
             effects.changed = _changed(effects, report)
@@ -156,6 +148,35 @@ class ActionExecutor:
             result.data.setdefault("settle_ms", round(report.waited_ms, 1))
         result.duration_ms = round((time.monotonic() - t0) * 1000, 1)
         return _mask(result, secrets) if secrets else result
+
+    async def _run_unit(
+        self,
+        spec: ActionSpec,
+        action: Action,
+        mark_task: asyncio.Future[PageMark] | None,
+        early: _EarlySettle,
+    ) -> tuple[ActionResult, Outcome | None]:
+        """The action's unit: its result, and its outcome when it succeeded."""
+        name = action.action
+        self.ec.pending_mark = mark_task
+        self.ec.on_input_over = early.begin
+        try:
+            out: Outcome = await spec.run(self.ec, action)
+        except KiteError as exc:
+            return ActionResult(
+                action=name, ok=False, message=exc.message, error=ErrorInfo(**exc.to_dict())
+            ), None
+        except PlaywrightError as exc:
+            msg = str(exc).splitlines()[0]
+            error = ErrorInfo(error="browser_error", message=msg)
+            return ActionResult(action=name, ok=False, message=msg, error=error), None
+        except BaseException:  # cancelled (the step deadline): so is a settle begun
+            early.cancel()
+            raise
+        finally:
+            self.ec.pending_mark = None
+            self.ec.on_input_over = None
+        return ActionResult(action=name, ok=True, method=out.method, message=out.message, data=out.data), out
 
     def _secret_values(self, action: Action) -> list[str]:
         text = getattr(action, "text", None)
@@ -194,10 +215,39 @@ class ActionExecutor:
                 eff.focused = rep.focused
             else:
                 eff.focused = await live.evaluate(_FOCUS_JS)
-            if scrolled and (after := await scroll.after_scroll(live)) is not None:
-                eff.scroll, eff.new_in_view = after
+            got = scroll.read_after(rep.after) if rep is not None and live is page else None
+            if scrolled and (got is not None or (got := await scroll.after_scroll(live)) is not None):
+                eff.scroll, eff.new_in_view = got
         except PlaywrightError:
             pass
+
+
+class _EarlySettle:
+    """The settle begun as soon as the unit's input is over (``ExecContext.input_over``), while the unit still
+    awaits its last answer from the page; None until then (the executor settles after the unit, as before)."""
+
+    def __init__(
+        self, settler: Settler, page: Page, action: str, mark: asyncio.Future[PageMark] | None
+    ) -> None:
+        self.settler, self.page, self.action, self.mark = settler, page, action, mark
+        self.task: asyncio.Future[SettleReport] | None = None
+
+    def begin(self) -> None:
+        mark = self.mark
+        if (
+            self.task is not None
+            or mark is None
+            or not mark.done()
+            or mark.cancelled()
+            or self.page.is_closed()
+        ):
+            return
+        if mark.exception() is None:
+            self.task = asyncio.ensure_future(self.settler.settle(self.page, mark.result(), self.action))
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
 
 
 async def _taken(fingerprint: asyncio.Future[Fingerprint | None]) -> Fingerprint | None:

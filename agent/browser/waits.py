@@ -25,9 +25,15 @@ reading a stream that never ends): the page-side count says whether its code sti
 ``waits.navigation_settle: window`` turns that off (no init script; after a navigation the load event, then the
 ``network_quiet_ms`` window, as before): ``evals/bench/settle_compare.py`` compares the two.
 
-Everything is capped by ``settle_cap_ms`` (or ``per_action[action]``). When nothing happened the settle
-returns after a short grace period (``GRACE_MS``). The in-page observers also count interactive elements
-added and removed, which the executor reports as effects.
+After an action (no navigation), the wait is as short as the action's effect allows, by events, not a clock:
+the page acknowledged the input (its handlers ran) before the wait begins, so it ends once no followed timer,
+fetch/XHR or navigation is pending and the page drew a frame with no mutation (two when the page asked for an
+animation frame since the mark, or a page that updates in steps: twice its largest gap); a document that draws
+no frames (a hidden tab, an undrawn frame) waits ``GRACE_MS`` by the clock. A window the page opens has its
+first document answered or refused before the settle ends (``NAV_START_S`` at most).
+
+Everything is capped by ``settle_cap_ms`` (or ``per_action[action]``). The in-page observers also count
+interactive elements added and removed, which the executor reports as effects.
 """
 
 from __future__ import annotations
@@ -42,12 +48,19 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
-from kite_browser.agent.browser.exec.settle_js import FOLLOW_TIMER_MS, INSTALL_JS, QUIET_JS, init_js
+from kite_browser.agent.browser.exec.settle_js import (
+    FOLLOW_TIMER_MS,
+    INSTALL_JS,
+    QUIET_JS,
+    init_js,
+    quiet_then,
+)
 from kite_browser.agent.browser.exec.settle_requests import RequestTracker
 from kite_browser.agent.config import WaitConfig
 
 GRACE_MS = 30
-"""Every settle watches at least this long for a late reaction (a fetch, a timer, a navigation)."""
+"""A new document's settle watches at least this long for a late reaction (a fetch, a timer, a navigation); so
+does an action's in a document that draws no frames (nothing else to go by)."""
 QUIET_STRETCH = 4
 """The DOM-quiet window grows up to this multiple of dom_quiet_ms for pages that update in steps."""
 MAX_ROUNDS = 6
@@ -71,6 +84,8 @@ class PageMark:
     dom: DomMarks
     """The in-page mark of every frame that answered (top frame included when it did)."""
     t0: float
+    pages: frozenset[Page] = frozenset()
+    """The context's pages before the action (a window it opens is the one not among them)."""
 
 
 @dataclass
@@ -87,6 +102,10 @@ class SettleReport:
     focused: str | None = None
     """The focused element after the settle (when the in-page wait ran in the top frame)."""
     focus_known: bool = False
+    opened: int = 0
+    """Windows the page opened (``window.open``, a link or form aimed at another window)."""
+    after: Any = None
+    """What the caller's ``after_js`` read in the top frame as the settle ended (None when it did not run)."""
     steps: list[str] = field(default_factory=list)
 
 
@@ -113,7 +132,8 @@ class Settler:
         tr = self.tracker(page)
         await self._watch_new_documents(page)
         dom = await self._mark_frames(page)
-        return PageMark(page.url, tr.started_total, tr.main_navigations, dom, time.monotonic())
+        pages = frozenset(page.context.pages)
+        return PageMark(page.url, tr.started_total, tr.main_navigations, dom, time.monotonic(), pages)
 
     def cap_ms(self, action: str) -> int:
         return self.config.per_action.get(action, self.config.settle_cap_ms)
@@ -155,8 +175,17 @@ class Settler:
         return {f: r for f, r in zip(frames, results, strict=True) if r is not None}
 
     async def settle(
-        self, page: Page, mark: PageMark, action: str, cap_ms: int | None = None
+        self,
+        page: Page,
+        mark: PageMark,
+        action: str,
+        cap_ms: int | None = None,
+        *,
+        after_js: str | None = None,
     ) -> SettleReport:
+        """Wait until the page is done reacting to the action marked by ``mark``. ``after_js``: a function
+        expression of no arguments run in the top frame in the same call as the wait's end (``rep.after``:
+        its answer), so what the caller reads after the settle costs no round trip of its own."""
         cap = (cap_ms if cap_ms is not None else self.cap_ms(action)) / 1000
         t_start = time.monotonic()
         deadline = t_start + cap
@@ -168,6 +197,7 @@ class Settler:
 
         dom_marks, navs, requests = mark.dom, mark.main_navigations, mark.started_total
         observed = False  # the top document is a new one, watched from its start
+        popup_seen = False
         for _ in range(MAX_ROUNDS):
             if page.is_closed() or left() <= 0:
                 break
@@ -195,9 +225,13 @@ class Settler:
                 await self._network_quiet(tr, left, observed)
             requests = tr.started_total
             # 3. DOM quiet in every frame (also waits for the action's short timers).
-            nav_announced = await self._dom_quiet(page, dom_marks, left(), rep)
+            nav_announced = await self._dom_quiet(page, dom_marks, left(), rep, after_js)
             if page.is_closed() or left() <= 0:
                 break
+            if rep.opened and not popup_seen:
+                popup_seen = True
+                rep.steps.append("window_opened")
+                await self._first_document(page, mark.pages, left)
             if nav_announced:
                 rep.steps.append("navigation_announced")
                 await self._await_navigation_start(tr, navs, left)
@@ -245,6 +279,28 @@ class Settler:
         return "load" if loaded.result() else "cap"
 
     @staticmethod
+    async def _first_document(page: Page, before: frozenset[Page], left: Callable[[], float]) -> None:
+        """The page opened a window: wait (up to ``NAV_START_S``) for it to show up and for its first document
+        to be answered or refused (the domain policy's refusal is then on record for the action's result)."""
+        end = time.monotonic() + min(left(), NAV_START_S)
+        try:
+            new = [p for p in page.context.pages if p not in before]
+            if not new:
+                new = [
+                    await page.context.wait_for_event(
+                        "page", timeout=max(1.0, (end - time.monotonic()) * 1000)
+                    )
+                ]
+            for popup in new:
+                rest = end - time.monotonic()
+                if rest > 0 and not popup.is_closed():
+                    await popup.wait_for_load_state("domcontentloaded", timeout=rest * 1000)
+        except (
+            PlaywrightError
+        ):  # not within the time (a window that never loads): the action's report goes on
+            pass
+
+    @staticmethod
     async def _await_navigation_start(tr: RequestTracker, navs: int, left: Callable[[], float]) -> None:
         """The page announced a navigation: wait for it to commit (or for its request to end without one)."""
         give_up = time.monotonic() + NAV_START_S
@@ -273,7 +329,9 @@ class Settler:
                 return
             await tr.wait_change(min(quiet - idle, left()))
 
-    async def _dom_quiet(self, page: Page, marks: DomMarks, left_s: float, rep: SettleReport) -> bool:
+    async def _dom_quiet(
+        self, page: Page, marks: DomMarks, left_s: float, rep: SettleReport, after_js: str | None = None
+    ) -> bool:
         """Wait for DOM quiet in every marked frame; add what changed to ``rep``. True if a navigation began."""
         cfg = self.config
         cap_ms = max(0, int(left_s * 1000))
@@ -284,6 +342,7 @@ class Settler:
             cap_ms,
             cfg.network_stall_ms,
         ]
+        rep.after = None
         live = {f: m for f, m in marks.items() if not f.is_detached()}
         if not live:
             rep.state_changed = True  # nothing to compare with: never claim that nothing changed
@@ -291,8 +350,9 @@ class Settler:
         top = page.main_frame
 
         async def one(frame: Frame, mark: dict[str, Any]) -> dict[str, Any] | None:
+            js = quiet_then(after_js) if after_js is not None and frame is top else QUIET_JS
             try:
-                return await asyncio.wait_for(frame.evaluate(QUIET_JS, [mark, *args_base]), left_s + 0.5)
+                return await asyncio.wait_for(frame.evaluate(js, [mark, *args_base]), left_s + 0.5)
             except (PlaywrightError, TimeoutError):
                 return None
 
@@ -308,8 +368,10 @@ class Settler:
                 rep.removed += res["removed"]
                 rep.dom_changed += res["changed"]
             rep.state_changed = rep.state_changed or bool(res.get("stateChanged", True))
+            rep.opened += int(res.get("opened") or 0)
             if frame is top:
                 rep.focused, rep.focus_known = res.get("focused"), True
+                rep.after = res.get("after")
                 nav = nav or bool(res.get("nav"))
         return nav
 

@@ -150,9 +150,19 @@ class ExecContext:
     """The fingerprint being taken: asked for right after the target was resolved, so the page answers it
     before any input of the action (its reads run in order); awaited when the action is done."""
 
+    on_input_over: Callable[[], None] | None = None
+    """Set by the executor for one action: begins its settle (see ``input_over``)."""
+
     @property
     def page(self) -> Page:
         return self.session.page
+
+    def input_over(self) -> None:
+        """The action's last input event was acknowledged by the page (its handlers ran) and the unit's last
+        call into the page is already sent: the settle may begin now, its calls following that one in the page,
+        while the unit awaits its answer (the input guard's disarm: one round trip fewer per action)."""
+        if self.on_input_over is not None:
+            self.on_input_over()
 
     async def resolved(self, index: int, handle: ElementHandle, element: Element) -> None:
         """A unit resolved element ``index``: the action's own target has its fingerprint asked for now, and

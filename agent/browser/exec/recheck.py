@@ -132,7 +132,10 @@ async def guarded(
     try:
         await input_
     finally:
-        tripped, checked = await guard.disarm_reading(target.handle)
+        reading = asyncio.ensure_future(guard.disarm_reading(target.handle))
+        await asyncio.sleep(0)  # the task's first step sends the disarm: the settle's calls follow it
+        ec.input_over()
+        tripped, checked = await reading
     if tripped is not None:
         index = target.element.index if target.element is not None else None
         change = (

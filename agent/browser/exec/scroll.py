@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -69,16 +69,25 @@ async def mark_in_view(page: Page) -> None:
         pass
 
 
-_AFTER_JS = f"() => ({{x: scrollX, y: scrollY, fresh: ({_INVIEW_JS})('count')}})"
+AFTER_JS = f"() => ({{x: scrollX, y: scrollY, fresh: ({_INVIEW_JS})('count')}})"
+"""The page's scroll position and how many interactive elements came into view (the settle's last call runs it:
+``Settler.settle(after_js=...)``)."""
+
+
+def read_after(res: Any) -> tuple[dict[str, float], int] | None:
+    """``AFTER_JS``'s answer as (position, newly in view); None when there is none."""
+    if not isinstance(res, dict) or "x" not in res:
+        return None
+    return {"x": float(res["x"]), "y": float(res["y"])}, int(res["fresh"])
 
 
 async def after_scroll(page: Page) -> tuple[dict[str, float], int] | None:
-    """The page's scroll position and how many interactive elements came into view: one call."""
+    """The page's scroll position and how many interactive elements came into view: one call (when the settle
+    did not read them)."""
     try:
-        res = await page.evaluate(_AFTER_JS)
+        return read_after(await page.evaluate(AFTER_JS))
     except PlaywrightError:
         return None
-    return {"x": float(res["x"]), "y": float(res["y"])}, int(res["fresh"])
 
 
 async def scroll(ec: ExecContext, action: Scroll) -> Outcome:

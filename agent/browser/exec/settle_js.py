@@ -11,6 +11,10 @@ frames drawn without a mutation), no followed timer is pending, no request of th
 limit awaits its answer and no navigation started, then reports what changed since the mark (including state a
 user sees change without a mutation: focus, scroll, field values) and why it stopped waiting (``reason``).
 
+It also counts the page's own ``requestAnimationFrame`` calls (a settle that saw one waits for a second drawn
+frame) and the windows it opens (``window.open``, a link or form aimed at another window: the settle waits for
+that window's first document).
+
 ``init_js()`` is the same observer as an init script of each page Kite acts on: installed at document start,
 before any page script, it watches a new document from its first line (``fromStart``), following the short
 timers the page sets while it loads (and, unchained, its timers up to the network-quiet window, and a worker's
@@ -46,13 +50,13 @@ _STATE_JS = """(() => {
 # Creates the observer state of a document (window.__kiteSettle); a no-op where it exists.
 _SETUP_JS = """() => {
   let s = window.__kiteSettle;
-  if (!s || s.v !== 4) {
+  if (!s || s.v !== 5) {
     const SEL = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],' +
       '[role=option],[role=menuitem],[role=tab],[role=combobox],[onclick],[contenteditable=""],[contenteditable=true],[tabindex]';
     const count = (n) => n.nodeType !== 1 ? 0 : (n.matches(SEL) ? 1 : 0) + n.querySelectorAll(SEL).length;
     const st = window.setTimeout, ct = window.clearTimeout;
     const raf = window.requestAnimationFrame.bind(window);
-    s = {v: 4, raf, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
+    s = {v: 5, raf, rafs: 0, opened: 0, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
       timers: new Map(), follow: 0, followMax: 0, nav: false, gapCap: 0, depth: 0, reqs: new Map(), st,
       stall: 2000, fromStart: false, doc: String(Math.random()).slice(2), early: 0, workers: 0, workerLast: 0};
     // not enumerable: a page listing its globals (a leak check) does not meet it
@@ -93,6 +97,10 @@ _SETUP_JS = """() => {
       s.timers.set(id, performance.now() + delay);
       return id;
     }});
+    // the page's own animation-frame requests are counted (not held): a settle that saw one waits a frame more
+    window.requestAnimationFrame = new Proxy(window.requestAnimationFrame, {apply(target, self, args) {
+      s.rafs++; return Reflect.apply(target, self, args);
+    }});
     window.clearTimeout = new Proxy(ct, {apply(target, self, args) {
       s.timers.delete(args[0]); return Reflect.apply(target, window, args);
     }});
@@ -132,6 +140,21 @@ _SETUP_JS = """() => {
       if (!e.destination.sameDocument && !e.downloadRequest) nav();
     });
     window.addEventListener('beforeunload', nav);
+    // a window the page opens (window.open, a link or a form aimed at another window): its first request is
+    // the action's doing too (the settle waits for it to be answered or refused)
+    const opened = () => { s.opened++; };
+    if (typeof window.open === 'function') window.open = new Proxy(window.open, {apply(target, self, args) {
+      opened(); return Reflect.apply(target, self, args);
+    }});
+    const away = (t) => !!t && !/^_(self|parent|top)$/i.test(t);
+    window.addEventListener('click', (e) => {
+      const a = e.target instanceof Element ? e.target.closest('a[href]') : null;
+      if (a && away(a.target) && !e.defaultPrevented) opened();
+    });
+    window.addEventListener('submit', (e) => {
+      const t = (e.submitter && e.submitter.getAttribute('formtarget')) || (e.target && e.target.target);
+      if (away(t)) opened();
+    });
   }
   return s;
 }"""
@@ -144,7 +167,8 @@ INSTALL_JS = """([followMax, gapCap, fresh, stall]) => {
   s.maxGap = 0;
   if (!fresh) { s.markCount = s.count; s.nav = false; s.timers.clear(); s.early = 0; }  // an action: loading is over
   s.follow = Infinity; s.followMax = followMax; s.gapCap = gapCap; s.stall = stall; s.state = __STATE__;
-  return {count: s.count, added: s.added, removed: s.removed, fromStart: s.fromStart, doc: s.doc};
+  return {count: s.count, added: s.added, removed: s.removed, fromStart: s.fromStart, doc: s.doc, rafs: s.rafs,
+          opened: s.opened};
 }""".replace("__SETUP__", _SETUP_JS).replace("__STATE__", _STATE_JS)
 
 
@@ -173,7 +197,7 @@ def init_js(follow_max: int, gap_cap: int, stall_ms: int, early_ms: int) -> str:
 # off-screen cross-origin frame the browser throttles).
 QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
   const s = window.__kiteSettle;
-  if (!s || s.v !== 4 || s.doc !== mark.doc) return null;  // another document than the mark's: it navigated
+  if (!s || s.v !== 5 || s.doc !== mark.doc) return null;  // another document than the mark's: it navigated
   const t0 = performance.now();
   s.follow = t0 + grace; s.stall = stall;
   const st = s.st;  // the page's own setTimeout: these sleeps are not timers to follow
@@ -190,9 +214,13 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
   };
   s.raf(tick);
   const nap = (ms) => new Promise((r) => { wake = r; st(r, ms); });  // until the next frame or ms
+  const fresh = !!mark.fresh;
   const drawn = (now) => document.visibilityState === 'visible' &&
-    (isTop || frames > 0 || now - t0 < __UNSEEN__);
-  await sleep(Math.min(grace, cap));
+    (isTop || frames > 0 || now - t0 < (fresh ? __UNSEEN__ : grace));
+  // A new document gets a clock grace first. An action's settle does not: the page acknowledged the action's
+  // input (its handlers ran) before this call, and what they set off (timers, requests, a navigation, frames)
+  // is what the loop below waits for.
+  if (fresh) await sleep(Math.min(grace, cap));
   let reason = 'quiet';
   for (;;) {
     const now = performance.now();
@@ -204,13 +232,19 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
     if (mark.fresh && s.early && s.workers > 0 && now - t0 < s.stall) {
       wait = Math.max(wait, s.early - (now - s.workerLast));  // a worker may have more to say
     }
-    const changed = mark.fresh ? s.count > 0 : s.count !== mark.count;
-    if (changed) {
-      const win = Math.min(maxQuiet, Math.max(quiet, 2 * s.maxGap));
+    const changed = fresh ? s.count > 0 : s.count !== mark.count;
+    if (changed) {  // a page that updates in steps: twice its largest gap (a new document: at least `quiet`)
+      const win = Math.min(maxQuiet, Math.max(fresh ? quiet : 0, 2 * s.maxGap));
       wait = Math.max(wait, win - (now - s.last));
     }
-    const framesQuiet = calm >= 2 && s.count === seen;
-    if ((changed || mark.fresh) && !framesQuiet && drawn(now)) {
+    // Frames drawn in a row without a mutation: two on a new document, or when the page asked for an animation
+    // frame since the mark (a callback there may ask for the next one); else one (what the action set off for
+    // the next frame ran in it: animation-frame, IntersectionObserver and ResizeObserver callbacks).
+    const need = fresh || s.rafs !== mark.rafs ? 2 : 1;
+    const framesQuiet = calm >= need && s.count === seen;
+    const draws = drawn(now);
+    if (!fresh && !draws) wait = Math.max(wait, grace - (now - t0));  // no frames to go by: the clock's grace
+    if (!framesQuiet && draws) {
       await nap(Math.max(4, Math.min(25, wait)));  // the next frame says more than the clock
       continue;
     }
@@ -229,5 +263,20 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
   const now = __STATE__;
   const stateChanged = !s.state || now.hash !== s.state.hash || now.focus !== s.state.focus;
   return {changed: s.count - mark.count, added: s.added - mark.added, removed: s.removed - mark.removed,
-          focused, nav: s.nav, reason, gap: s.maxGap, stateChanged};
+          focused, nav: s.nav, reason, gap: s.maxGap, stateChanged, opened: s.opened - (mark.opened || 0)};
 }""".replace("__STATE__", _STATE_JS).replace("__UNSEEN__", str(FRAMES_UNSEEN_MS))
+
+
+_QUIET_THEN: dict[str, str] = {}
+
+
+def quiet_then(after_js: str) -> str:
+    """``QUIET_JS``, then ``after_js`` (a function expression of no arguments) in the same call: its answer is
+    the result's ``after`` (when the wait answered at all)."""
+    js = _QUIET_THEN.get(after_js)
+    if js is None:
+        js = _QUIET_THEN[after_js] = (
+            f"async (args) => {{ const r = await ({QUIET_JS})(args);"
+            f" if (r) {{ try {{ r.after = ({after_js})(); }} catch (e) {{ r.after = null; }} }} return r; }}"
+        )
+    return js
