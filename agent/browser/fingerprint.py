@@ -28,6 +28,7 @@ __all__ = [
     "Fingerprint",
     "drag_ends",
     "element_index",
+    "fingerprint_from",
     "take_fingerprint",
 ]
 
@@ -55,6 +56,11 @@ async def take_fingerprint(handle: ElementHandle, element: Element) -> Fingerpri
         got = await handle.evaluate(FINGERPRINT_JS)
     except PlaywrightError:
         return None
+    return fingerprint_from(got, element)
+
+
+def fingerprint_from(got: object, element: Element) -> Fingerprint | None:
+    """The fingerprint of ``element`` from ``FINGERPRINT_JS``'s answer (None when there is none)."""
     if not isinstance(got, dict):
         return None
     return Fingerprint(

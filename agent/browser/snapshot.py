@@ -416,6 +416,29 @@ class Snapshotter:
                     pass
         raise await self._stale(page, index)
 
+    async def resolve_with(self, page: Page, index: int, js: str) -> tuple[ResolvedElement, Any]:
+        """``resolve``, and ``js`` (a function expression of the element) run on it in the same round trip:
+        both calls go out together and the frame answers them in order. Its answer is None when it threw or
+        the element is not there (the caller then asks through the handle, as before)."""
+        state = self._state(page)
+        entry = state.by_index.get(index)
+        if entry is None or entry[0].is_detached():
+            return await self.resolve(page, index), None
+        frame, token, local = entry
+        req = {"fn": "get", "id": local, "token": token}
+        call = (
+            f"(req) => {{ const el = ({self.script.stub})(req);"
+            f" if (!el || el.nodeType !== 1) return null; try {{ return ({js})(el); }} catch (e) {{ return null; }} }}"
+        )
+        resolved: ResolvedElement | BaseException
+        got: Any
+        resolved, got = await asyncio.gather(
+            self.resolve(page, index), frame.evaluate(call, req), return_exceptions=True
+        )
+        if isinstance(resolved, BaseException):
+            raise resolved
+        return resolved, None if isinstance(got, BaseException) else got
+
     async def _fresh(self, page: Page, index: int) -> tuple[Element, dict[str, Any]]:
         """The element behind ``index`` described again now, and the extractor's full record."""
         state = self._state(page)

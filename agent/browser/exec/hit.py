@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,7 +13,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from kite_browser.agent.browser.exec.base import ElementCoveredError, ExecContext
-from kite_browser.agent.browser.exec.targets import Target, describe_element
+from kite_browser.agent.browser.exec.targets import Target, describe_element, resolve_index
+from kite_browser.agent.browser.fingerprint import FINGERPRINT_JS, fingerprint_from
 
 # In the element's own frame: the centre of its visible part, and what elementFromPoint finds there.
 HIT_JS = """(el) => {
@@ -78,11 +80,12 @@ class Probe:
     """The point in the element's own frame."""
 
 
-async def probe(target: Target, scroll: bool = True) -> Probe:
-    """Find the element's visible centre in top-level viewport pixels (scrolling it into view if needed)."""
+async def probe(target: Target, scroll: bool = True, first: Any = None) -> Probe:
+    """Find the element's visible centre in top-level viewport pixels (scrolling it into view if needed).
+    ``first``: ``HIT_JS``'s answer already read (``resolve_probe``)."""
     h = target.handle
     try:
-        p = await h.evaluate(HIT_JS)
+        p = first if isinstance(first, dict) else await h.evaluate(HIT_JS)
         if not p.get("visible") and scroll:
             try:
                 await h.scroll_into_view_if_needed(timeout=1500)
@@ -111,6 +114,29 @@ async def probe(target: Target, scroll: bool = True) -> Probe:
         p.get("through"),
         (p["cx"], p["cy"]),
     )
+
+
+_HIT_FP_JS = f"(el) => ({{fp: ({FINGERPRINT_JS})(el), hit: ({HIT_JS})(el)}})"
+_HIT_ONLY_JS = f"(el) => ({{hit: ({HIT_JS})(el)}})"
+
+
+async def resolve_probe(ec: ExecContext, page: Page, index: int) -> tuple[Target, Probe]:
+    """``resolve_index`` and ``probe`` with one round trip fewer: the element's first hit test (and its
+    fingerprint, when the action keeps one) asked for in the same round trip as its handle."""
+    resolve_with = getattr(ec.snapshotter, "resolve_with", None)
+    if resolve_with is None:
+        target = await resolve_index(ec, page, index)
+        return target, await probe(target)
+    want = ec.fingerprint_of == index and ec.fingerprint is None and ec.take_fingerprint is not None
+    resolved, got = await resolve_with(page, index, _HIT_FP_JS if want else _HIT_ONLY_JS)
+    target = Target(resolved.frame, resolved.handle, resolved.element, describe_element(resolved.element))
+    got = got if isinstance(got, dict) else {}
+    if want and "fp" in got:  # taken before any input, as ``ExecContext.resolved`` does
+        ec.fingerprint = asyncio.get_running_loop().create_future()
+        ec.fingerprint.set_result(fingerprint_from(got["fp"], resolved.element))
+    else:
+        await ec.resolved(index, resolved.handle, resolved.element)
+    return target, await probe(target, first=got.get("hit"))
 
 
 _THROUGH_JS = """(el, [x, y, on]) => {
