@@ -58,6 +58,14 @@ class RunRequest(BaseModel):
     vision: bool | None = Field(
         None, description="Show the model a screenshot each step; default: its capabilities."
     )
+    cache: bool = Field(
+        False,
+        description=(
+            "Run through the task cache, as kite run --cache: a task run before (same task, start URL's host "
+            "and path) replays its saved workflow with no model call, healing with the model where the page "
+            "changed; a new one runs the agent and is saved when it succeeds. The result says model_calls_saved."
+        ),
+    )
     profile: str | None = Field(
         None,
         max_length=200,

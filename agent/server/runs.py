@@ -218,6 +218,7 @@ class RunManager:
         self, run: Run, config: KiteConfig, secrets: SecretStore, confirmer: HttpConfirmer, start: str | None
     ) -> None:
         from kite_browser.agent.loop import Agent
+        from kite_browser.agent.workflow.cache import CachedRun
 
         ctx: ContextSession | None = None
         session: BrowserSession | None = None
@@ -227,7 +228,8 @@ class RunManager:
                 config = await self.prepare_config(config)
             ctx, session = await self._browser(run, config)
             run.context = ctx
-            agent = Agent(
+            runner = CachedRun if run.request.cache else Agent  # the same arguments: one runs the other
+            agent = runner(
                 config,
                 confirmer=confirmer,
                 context=ctx,

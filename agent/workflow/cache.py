@@ -27,7 +27,7 @@ from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError, UsageError
-from kite_browser.agent.events import EventSink
+from kite_browser.agent.events import EventSink, RunEvent, RunFinished, RunStarted, emit
 from kite_browser.agent.llm.model import Model
 from kite_browser.agent.loop import Agent
 from kite_browser.agent.record import RunRecorder
@@ -211,15 +211,18 @@ class CachedRun:
             env.safety if env is not None else EnvSafety.from_config(config, self.confirmer, self.secrets)
         )
         recorder = RunRecorder.create(config.run.runs_dir, safety.secrets.redact_obj, self.label or "cache")
+        healer = Healer(config, self.model, task=task, on_event=_inner(self.on_event))
         replayer = Replayer(
             wf,
             values={k: v for k, v in (variables or {}).items() if k in wf.variables},
             start_url=start_url,
             recorder=recorder,
-            healer=Healer(config, self.model, task=task, on_event=self.on_event),
+            healer=healer,
             recorded_calls=entry.model_calls,
             source=f"cache entry {key}",
         )
+        model = healer.model_name or ""
+        await emit(self.on_event, RunStarted(task=task, model=model, run_dir=str(recorder.run_dir)))
         async with _environment(config, safety, recorder.run_dir, env, self.context) as here:
             await here.start(recorder.run_dir)
             try:
@@ -228,7 +231,9 @@ class CachedRun:
                 await here.stop()
         if out.success and out.healed is not None:  # what ran, healed steps and all, is the entry now
             self.cache.put(entry.model_copy(update={"replays": entry.replays + 1}), out.healed)
-        return replayer.result
+        result = replayer.result
+        await emit(self.on_event, RunFinished(step=result.steps, result=result))
+        return result
 
     async def _record(
         self, key: str, task: str, start_url: str | None, variables: Mapping[str, str] | None
@@ -267,6 +272,19 @@ class CachedRun:
         )
         self.cache.put(entry, wf)
         return result
+
+
+def _inner(sink: EventSink | None) -> EventSink | None:
+    """The events of a model's run inside a replay (a healed step, the agent taking over) for ``sink``:
+    their steps, not their own start and finish (the replay is the run that starts and ends)."""
+    if sink is None:
+        return None
+
+    async def inner(event: RunEvent) -> None:
+        if not isinstance(event, RunStarted | RunFinished):
+            await emit(sink, event)
+
+    return inner
 
 
 async def run_cached(

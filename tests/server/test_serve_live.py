@@ -37,6 +37,7 @@ SCRIPTS = {
     "[a]": {"replies": [SCROLL, done("a")], "delays": [0.3, 0.3]},
     "[b]": {"replies": [SCROLL, SCROLL, done("b")], "delays": [0.3, 0.3, 0.3]},
     "[slow]": {"replies": [SCROLL] * 30, "delays": [0] + [0.5] * 29},
+    "[cache]": {"replies": [{"name": "click", "arguments": {"selector": "#increment"}}, done("counted")]},
 }
 
 
@@ -119,6 +120,30 @@ def test_two_runs_at_once_a_stop_and_a_client_leaving_mid_stream(
     stopped = live.client.post(f"/api/runs/{slow}/stop").json()
     assert stopped["status"] == "stopped" and stopped["result"]["stop_reason"] == "interrupted"
     assert follow(live.client, slow)[-1]["event"] == "finish"
+
+
+def test_a_run_with_cache_replays_the_second_time_with_no_model_call(
+    live: LiveServer, sites: SitesServer
+) -> None:
+    """POST /api/runs {cache: true} runs through the task cache, as kite run --cache does: the first run is
+    the agent's (2 model calls) and is saved; the second replays it with none and says what it saved."""
+    body = {"task": "[cache] press increment", "start_url": sites.url("/test/counter.html"), "cache": True}
+    runs = []
+    for _ in range(2):
+        response = live.client.post("/api/runs", json=body)
+        assert response.status_code == 201, response.text
+        run_id = str(response.json()["id"])
+        events = follow(live.client, run_id)
+        kinds = [e["event"] for e in events]
+        assert kinds[0] == "start" and kinds[-1] == "finish" and kinds.count("finish") == 1
+        runs.append(live.client.get(f"/api/runs/{run_id}").json())
+    first, second = (r["result"] for r in runs)
+    assert first["success"] and first["model_calls"] == 2 and first["model_calls_saved"] is None
+    assert second["success"] and second["model_calls"] == 0 and second["model_calls_saved"] == 2
+    assert second["steps_by"] == {"replayed": 1, "healed": 0, "agent": 0}
+    assert runs[1]["status"] == "finished" and "cache entry" in second["message"]
+    record = live.client.get(f"/api/runs/{runs[1]['id']}/record").json()
+    assert record["run"]["replay"] is True and record["steps"][-1]["by"] == "replayed"
 
 
 def _descendants(pid: int) -> set[int]:

@@ -101,6 +101,7 @@ const RunsView = (() => {
     if (list($("run-approve").value).length) body.approve = list($("run-approve").value);
     if ($("run-vision").value) body.vision = $("run-vision").value === "true";
     if ($("run-profile").value.trim()) body.profile = $("run-profile").value.trim();
+    if ($("run-cache").value) body.cache = true;
     if ($("run-schema").value.trim()) body.output_schema = JSON.parse($("run-schema").value); // checked in start()
     return body;
   }
