@@ -225,7 +225,12 @@ class Replayer:
     async def _one(self, i: int, step: Step) -> bool:
         """Step ``i`` replayed, or healed; False when the agent took over the rest of the task."""
         try:
-            await self._step(i, step)
+            try:
+                await self._step(i, step)
+            except ReplayStepFailedError as exc:
+                if exc.context.get("cause") != "stale_element":
+                    raise
+                await self._step(i, step)  # the page changed between the look and the act: look again, once
             self.out.by.append("replayed")
             return True
         except ReplayRefusedError:
@@ -342,7 +347,11 @@ class Replayer:
         if not result.ok:
             err = result.error
             why = f"{err.error}: {err.message}" if err is not None else result.message
-            raise ReplayStepFailedError(f"step {i} ({step.intent}) failed: {why}", step=i)
+            raise ReplayStepFailedError(
+                f"step {i} ({step.intent}) failed: {why}",
+                step=i,
+                cause=err.error if err is not None else None,
+            )
         element = obs.element(action.target_index) if action.target_index is not None else None
         said = defuse(describe_action(action, element))
         line = f"{said} → {describe_result(result, full=False, fenced=True)} (replayed from the workflow)"

@@ -437,3 +437,27 @@ async def test_a_secret_is_named_never_written_and_filled_from_the_run_sources(
         assert "kite123" not in (tmp_path / "replay" / "steps.jsonl").read_text()
     finally:
         await env.stop()
+
+
+async def test_a_target_replaced_between_the_look_and_the_act_is_looked_up_again(
+    env: BrowserEnv, sites: SitesServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page renders the button anew after the replay looked (a custom dropdown closing): the act finds
+    the element gone (stale_element), and the replay looks again once instead of stopping."""
+    real, acts = env.act, []
+
+    async def act(*args: Any, **kwargs: Any) -> Any:
+        acts.append(1)
+        if len(acts) == 1:
+            await env.ctx.page.evaluate(
+                "() => { const b = document.getElementById('add-to-cart'); b.replaceWith(b.cloneNode(true)); }"
+            )
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(env, "act", act)
+    wf = Workflow(start_url=sites.url("/shop/product/desk-lamp-white"), steps=CHECKOUT[:1])
+    out = await replay(wf, env, sites, tmp_path)
+    assert out.success and out.error is None, out.error
+    assert len(acts) == 2 and [r.ok for r in out.results] == [False, True]
+    assert out.results[0].error is not None and out.results[0].error.error == "stale_element"
+    assert "added=1" in env.ctx.page.url
