@@ -18,6 +18,8 @@ from kite_browser.agent.workflow.model import VAR_RE, Step, Workflow
 from kite_browser.safety.secrets import PLACEHOLDER_RE
 
 INPUT_ROLES = {
+    "number": "spinbutton",
+    "range": "slider",
     "checkbox": "checkbox",
     "radio": "radio",
     "search": "searchbox",
@@ -63,12 +65,17 @@ def locator(fp: Fingerprint) -> str:
     for part in (fp.frame or "").split(".") if fp.frame else []:
         base += f'.frame_locator("iframe").nth({int(part)})'
     role, name = role_of(fp), fp.name
+    whole = bool(name) and not name.endswith("…")
     if fp.attrs.get("data-testid"):
         return f"{base}.get_by_test_id({fp.attrs['data-testid']!r})"
-    if role and name and not name.endswith("…"):
-        return f"{base}.get_by_role({role!r}, name={name!r}, exact=True)"
-    if fp.label:
+    if fp.role and whole:
+        return f"{base}.get_by_role({fp.role!r}, name={name!r}, exact=True)"
+    if fp.label and (fp.label == name or not (role and whole)):
+        # a label that names it, before a role guessed from the tag (a <select multiple> is a listbox); a
+        # label wrapping it reads the control's own text too ("Sort by Featured Price: ..."): its name then
         return f"{base}.get_by_label({fp.label!r}, exact=True)"
+    if role and whole:
+        return f"{base}.get_by_role({role!r}, name={name!r}, exact=True)"
     if fp.attrs.get("id"):
         return f"{base}.locator({'[id=' + repr(fp.attrs['id']) + ']'!r})"
     if fp.attrs.get("name"):
