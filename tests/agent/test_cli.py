@@ -1,4 +1,5 @@
-"""The ``kite`` command line as a user meets it: help, usage errors, a real run, Ctrl-C."""
+"""The ``kite`` command line as a user meets it: help, usage errors, a real run, Ctrl-C. The help and Ctrl-C in a
+real process; the rest in the test's process (tests/kite_cli.py), which imports litellm once, not per test."""
 
 from __future__ import annotations
 
@@ -12,22 +13,30 @@ from pathlib import Path
 
 import pytest
 
+from tests.kite_cli import run_kite
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def kite(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+def kite_process(*args: str) -> subprocess.CompletedProcess:
+    """``python -m agent ARGS``: a real process, as a user starts it."""
     return subprocess.run(
         [sys.executable, "-m", "agent", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        timeout=timeout,
+        env=dict(os.environ),
+        timeout=60,
     )
 
 
+def kite(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``kite ARGS`` in this process (tests/kite_cli.py): for what it prints and exits with, not its process."""
+    return run_kite(*args, env=env)
+
+
 def test_help_lists_the_commands():
-    out = kite("--help")
+    out = kite_process("--help")
     assert out.returncode == 0
     for command in ("run", "tui", "batch", "eval", "snapshot", "sites", "local", "demo"):
         assert command in out.stdout, command
@@ -80,12 +89,19 @@ def _entry(tmp_path: Path, script: list, *kite_args: str, latency: float = 0.0) 
     )
 
 
+def _run(tmp_path: Path, script: list, *kite_args: str) -> subprocess.CompletedProcess[str]:
+    """``kite`` with the scripted fake model, in this process (tests/kite_cli.py): for a test about what a run
+    prints and records, not about its process (``_entry`` starts one)."""
+    env = {"KITE_RUNS_DIR": str(tmp_path / "runs"), "KITE_HOME": str(tmp_path / "home")}
+    return run_kite(*kite_args, script=script, env=env)
+
+
 def test_kite_run_end_to_end(tmp_path, sites):
     script = [
         {"name": "click", "arguments": {"selector": "#increment"}},
         {"name": "done", "arguments": {"success": True, "answer": "count is 1"}},
     ]
-    proc = _entry(
+    proc = _run(
         tmp_path,
         script,
         "run",
@@ -96,7 +112,7 @@ def test_kite_run_end_to_end(tmp_path, sites):
         sites.url("/test/counter.html"),
         "--json",
     )
-    out, err = proc.communicate(timeout=180)
+    out, err = proc.stdout, proc.stderr
     assert proc.returncode == 0, err
     result = json.loads(out.strip().splitlines()[-1])
     assert result["success"] and result["answer"] == "count is 1" and result["steps"] == 2
@@ -105,6 +121,7 @@ def test_kite_run_end_to_end(tmp_path, sites):
     assert run["result"]["stop_reason"] == "done"
 
 
+@pytest.mark.timeout(300)  # its deadline is 120 s: a kite process importing litellm at load 20 takes minutes
 def test_ctrl_c_saves_the_record_and_exits_130(tmp_path, sites):
     script = [{"name": "scroll", "arguments": {"direction": "down"}}] * 5
     proc = _entry(
@@ -141,7 +158,7 @@ def test_kite_run_output_schema(tmp_path):
         {"name": "done", "arguments": {"success": True, "answer": "one", "data": {"count": "one"}}},
         {"name": "done", "arguments": {"success": True, "answer": "one", "data": {"count": 1}}},
     ]
-    proc = _entry(
+    proc = _run(
         tmp_path,
         script,
         "run",
@@ -152,7 +169,7 @@ def test_kite_run_output_schema(tmp_path):
         "--output-schema",
         str(tmp_path / "schema.json"),
     )
-    out, err = proc.communicate(timeout=180)
+    out, err = proc.stdout, proc.stderr
     assert proc.returncode == 0, err
     result = json.loads(out.strip().splitlines()[-1])
     assert result["data"] == {"count": 1} and result["steps"] == 2 and "output" not in result

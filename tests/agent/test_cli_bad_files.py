@@ -1,5 +1,5 @@
 """Files a newcomer gets wrong (a task file that is not UTF-8 text, ...): one line and exit 2, no traceback.
-The real ``kite`` CLI in a subprocess."""
+The real ``kite`` CLI (in the test's process: tests/agent/test_cli_usage_gaps.py)."""
 
 from __future__ import annotations
 

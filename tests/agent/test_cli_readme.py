@@ -1,5 +1,6 @@
 """Commands as README shows them, with the bad inputs a newcomer types: each is one line and exit 2, before
-anything starts (no browser, no run record). The real ``kite`` CLI in a subprocess."""
+anything starts (no browser, no run record). The real ``kite`` CLI, in the test's process (tests/kite_cli.py),
+except where the process is the point (a reader that leaves a pipe early)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.kite_cli import run_kite
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def kite(*args: str, cwd: Path = ROOT, timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=timeout,
-    )
+def kite(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``kite ARGS`` in this process (tests/kite_cli.py): what it prints and exits with, not its process."""
+    return run_kite(*args, cwd=cwd)
 
 
 def one_usage_line(out: subprocess.CompletedProcess[str], *words: str) -> str:
@@ -60,7 +57,7 @@ def test_kite_batch_with_a_task_model_nobody_can_call_is_a_usage_error(tmp_path:
     ("model", "says"), [("kite/oracle", "only runs under 'kite eval'"), ("x/y", "'x/y'")]
 )
 def test_kite_serve_refuses_a_model_it_could_never_run_before_listening(model: str, says: str):
-    out = kite("serve", "--model", model, "--port", "0", timeout=60)
+    out = kite("serve", "--model", model, "--port", "0")
     one_usage_line(out, says)
     assert "listening" not in out.stderr
 

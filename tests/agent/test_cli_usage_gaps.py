@@ -1,32 +1,24 @@
 """Usage-error gaps a README walkthrough found: unknown module names, a Chromium path that cannot run, snapshot
 arguments, ``kite mcp --port`` without ``--http`` and an unroutable eval model are one line and exit 2 before
-anything starts; an unreachable start URL says "could not open" once. The real ``kite`` CLI in a subprocess."""
+anything starts; an unreachable start URL says "could not open" once. The real ``kite`` CLI, in the test's process
+(tests/kite_cli.py: what it prints and exits with, not its process)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.agent.test_cli_readme import one_usage_line
+from tests.kite_cli import run_kite
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def kite(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if k != "KITE_CHROMIUM"}
-    return subprocess.run(
-        [sys.executable, "-m", "agent", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**base, "PYTHONPATH": str(ROOT), **env},
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    """``kite ARGS`` in this process (tests/kite_cli.py), ``KITE_CHROMIUM`` unset unless given."""
+    return run_kite(*args, cwd=cwd, env=env, unset=() if "KITE_CHROMIUM" in env else ("KITE_CHROMIUM",))
 
 
 @pytest.mark.parametrize(

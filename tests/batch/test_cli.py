@@ -1,5 +1,6 @@
 """``kite batch`` as a user runs it: a real subprocess (tests/batch/kite_fake.py registers ``kite/steps`` with
-0.3 s latency), SIGKILLed halfway and resumed; exit codes and the summary."""
+0.3 s latency), SIGKILLed halfway and resumed; exit codes and the summary (in the test's process,
+tests/kite_cli.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.batch.conftest import write_tasks
+from tests.batch.fakes import StepsModel
+from tests.kite_cli import run_kite
 
 # Each subprocess imports litellm and loads tokenizer tables: seconds of CPU on a loaded machine.
 pytestmark = pytest.mark.timeout(480)
@@ -95,7 +98,10 @@ def test_sigkill_halfway_then_resume_runs_every_task_exactly_once(tmp_path: Path
     assert "6/6 succeeded" in second.stdout
 
 
-def test_exit_code_summary_and_approve_flag(tmp_path: Path, cli_config: Path) -> None:
+def test_exit_code_summary_and_approve_flag(
+    tmp_path: Path, cli_config: Path, steps_model: StepsModel
+) -> None:
+    """In this process (tests/kite_cli.py): what ``kite batch`` writes, prints and exits with."""
     tasks = tmp_path / "jobs.jsonl"
     write_tasks(
         tasks,
@@ -115,27 +121,11 @@ def test_exit_code_summary_and_approve_flag(tmp_path: Path, cli_config: Path) ->
             },
         ],
     )
-    argv = kite(
-        "--config",
-        str(cli_config),
-        "batch",
-        str(tasks),
-        "--model",
-        "kite/steps",
-        "--approve",
-        "executeJS",
-        "--concurrency",
-        "2",
+    done = run_kite(
+        *("--config", str(cli_config), "batch", str(tasks), "--model", "kite/steps"),
+        *("--approve", "executeJS", "--concurrency", "2"),
         cwd=tmp_path,
-    )
-    done = subprocess.run(
-        argv,
-        cwd=tmp_path,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
+        env={"COLUMNS": "200"},
     )
     assert done.returncode == 1, done.stderr
     out = tmp_path / "jobs.results.jsonl"  # the default output

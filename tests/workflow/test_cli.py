@@ -1,21 +1,19 @@
-"""``kite run --save-workflow`` then ``kite replay`` as a user types them (subprocesses; the run's model is the
-scripted fake, the replay has none)."""
+"""``kite run --save-workflow`` then ``kite replay`` as a user types them (the command line in the test's process,
+tests/kite_cli.py; the run's model is the scripted fake, the replay has none)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from kite_browser.evals.sites import SitesServer
-from tests.agent.test_cli import ROOT, _entry
+from tests.agent.test_cli import _run
+from tests.kite_cli import run_kite
 
-pytestmark = pytest.mark.timeout(600)  # two subprocesses each starting Chromium: minutes on a loaded machine
+pytestmark = pytest.mark.timeout(600)  # two runs each starting Chromium: minutes on a loaded machine
 
 
 def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
@@ -28,8 +26,8 @@ def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
     ]
     wf_path = tmp_path / "search.yaml"
     args = ["run", "search for mug", "--model", "kite/scripted", "--start-url", sites.url("/shop/")]
-    proc = _entry(tmp_path, script, *args, "--save-workflow", str(wf_path))
-    _, err = proc.communicate(timeout=240)
+    proc = _run(tmp_path, script, *args, "--save-workflow", str(wf_path))
+    err = proc.stderr
     assert proc.returncode == 0, err
     assert f"workflow saved to {wf_path}: 2 steps" in err and "variables: search=mug" in err
     saved = yaml.safe_load(wf_path.read_text())
@@ -37,17 +35,9 @@ def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
     assert [s["action"] for s in saved["steps"]] == ["type", "pressKey"]
     assert saved["steps"][0]["target"]["attrs"]["id"] == "search"
 
-    replay = subprocess.run(
-        [sys.executable, "-m", "agent", "replay", str(wf_path), "--var", "search=bag", "--json"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=240,
-        env={
-            **os.environ,
-            "KITE_RUNS_DIR": str(tmp_path / "runs"),
-            "KITE_HOME": str(tmp_path / "home"),
-        },
+    replay = run_kite(
+        *("replay", str(wf_path), "--var", "search=bag", "--json"),
+        env={"KITE_RUNS_DIR": str(tmp_path / "runs"), "KITE_HOME": str(tmp_path / "home")},
     )
     assert replay.returncode == 0, replay.stderr
     out = json.loads(replay.stdout.strip().splitlines()[-1])
@@ -61,7 +51,7 @@ def test_a_failed_run_saves_no_workflow(tmp_path: Path, sites: SitesServer) -> N
     script = [{"name": "done", "arguments": {"success": False, "answer": "could not"}}]
     wf_path = tmp_path / "nothing.yaml"
     args = ["run", "do nothing", "--model", "kite/scripted", "--start-url", sites.url("/shop/")]
-    proc = _entry(tmp_path, script, *args, "--save-workflow", str(wf_path))
-    _, err = proc.communicate(timeout=240)
+    proc = _run(tmp_path, script, *args, "--save-workflow", str(wf_path))
+    err = proc.stderr
     assert proc.returncode == 1 and "workflow not saved: the run did not succeed" in err
     assert not wf_path.exists()
