@@ -19,7 +19,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from kite_browser.agent.cli import main
 from kite_browser.agent.llm.fakes import scripted
@@ -58,11 +58,13 @@ def run_kite(
     stdin: str = "",
     script: Sequence[Any] | None = None,
     latency_s: float = 0.0,
+    stdout: TextIO | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``kite ARGV`` in this process (a sync test's thread: the command runs its own event loop).
 
     ``script``: the replies ``kite/scripted`` gives (``latency_s`` apart), as ``tests/agent/cli_entry.py`` loads
-    them into a subprocess; cleared afterwards."""
+    them into a subprocess; cleared afterwards. ``stdout``: an open file to write to instead (as ``> out.log``
+    gives; the answer's ``stdout`` is then None)."""
     out, err = _Pipe(), _Pipe()
     before = Path.cwd()
     code: int
@@ -71,7 +73,7 @@ def run_kite(
             stack.enter_context(scripted(list(script), latency_s=latency_s))
         os.chdir(cwd)
         stack.callback(os.chdir, before)
-        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stdout(out if stdout is None else stdout))
         stack.enter_context(contextlib.redirect_stderr(err))
         saved_stdin = sys.stdin
         sys.stdin = io.StringIO(stdin)
@@ -82,4 +84,5 @@ def run_kite(
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             if isinstance(exc.code, str):
                 print(exc.code, file=sys.stderr)
-    return subprocess.CompletedProcess(["kite", *argv], code, out.getvalue(), err.getvalue())
+    printed = out.getvalue() if stdout is None else None
+    return subprocess.CompletedProcess(["kite", *argv], code, printed, err.getvalue())

@@ -1,23 +1,21 @@
 """``kite run`` redirected to a file, as in ``kite run ... > out.log``: plain text, one line per step, nothing
 wrapped (no URL or number broken across lines), no escape codes; with ``--json`` stdout is the JSON alone and
 the same plain lines go to stderr. Stdin is not a terminal, so a click that needs confirmation is refused, and
-the refusal says so (not "batch mode"). The real CLI in a subprocess, a real browser; only the model is
-scripted."""
+the refusal says so (not "batch mode"). The real CLI (in the test's process, tests/kite_cli.py: stdout an open
+file, stdin empty, neither a terminal), a real browser; only the model is scripted."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.fixtures.browser import PagesServer
+from tests.kite_cli import run_kite
 
-ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.timeout(300)  # a whole `kite run` in a subprocess, on a machine that may be busy
+pytestmark = pytest.mark.timeout(300)  # a whole `kite run`, on a machine that may be busy
 PAGE = """<!doctype html><meta charset=utf-8><title>Old notes</title>
 <p>Notes can be permanently deleted.</p>
 <button id=inc onclick="this.textContent='opened'">Open the archive</button>
@@ -30,26 +28,11 @@ SCRIPT = [
 
 
 def kite_run(tmp_path: Path, url: str, *extra: str) -> tuple[subprocess.CompletedProcess[str], str]:
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT))
     log = tmp_path / "out.log"
     args = ["run", "delete my old notes", "--model", "kite/scripted", "--start-url", url, *extra]
+    env = {"COLUMNS": "80", "KITE_RUNS_DIR": str(tmp_path / "runs"), "KITE_HOME": str(tmp_path / "home")}
     with log.open("w") as out:  # a file, as `> out.log` gives
-        proc = subprocess.run(
-            [sys.executable, "-m", "tests.agent.cli_entry", str(script), "--", *args],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            timeout=240,
-            env={
-                **os.environ,
-                "COLUMNS": "80",
-                "KITE_RUNS_DIR": str(tmp_path / "runs"),
-                "KITE_HOME": str(tmp_path / "home"),
-            },
-        )
+        proc = run_kite(*args, script=SCRIPT, env=env, stdout=out)
     return proc, log.read_text(encoding="utf-8")
 
 

@@ -4,8 +4,6 @@ stored once per run) and the raw reply; ``kite show`` prints a run step by step 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,8 +15,8 @@ from kite_browser.agent.cli import main
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.record import load_request
 from kite_browser.safety.secrets import SecretStore
+from tests.kite_cli import run_kite
 
-ROOT = Path(__file__).resolve().parents[2]
 SECRET = "hunter22-quokka"
 
 
@@ -121,12 +119,6 @@ def test_kite_show_last_finds_the_newest_run_also_inside_an_eval_folder(tmp_path
     _record(tmp_path / "20261125-010000-aaaaaa", "an older kite run")
     _record(tmp_path / "eval-sites-20261125-020000" / "20261125-020001-sites-shop-search-r0", "the eval's")
     _record(tmp_path / "20261125-015959-bbbbbb", "a newer kite run, older than the eval")
-    out = subprocess.run(
-        [sys.executable, "-m", "agent", "show", "last", "--runs-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-    )
+    out = run_kite("show", "last", "--runs-dir", str(tmp_path))
     assert out.returncode == 0, out.stderr
     assert "task the eval's" in out.stdout and "sites-shop-search-r0" in out.stdout, out.stdout

@@ -21,7 +21,6 @@ from tests.kite_cli import run_kite
 pytestmark = pytest.mark.timeout(480)
 
 ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT_S = 240
 
 
 def kite(*args: str, cwd: Path) -> list[str]:
@@ -36,7 +35,11 @@ def ids_in(path: Path) -> list[str]:
     return [json.loads(line)["id"] for line in path.read_text().splitlines()]
 
 
-def test_sigkill_halfway_then_resume_runs_every_task_exactly_once(tmp_path: Path, cli_config: Path) -> None:
+def test_sigkill_halfway_then_resume_runs_every_task_exactly_once(
+    tmp_path: Path, cli_config: Path, steps_model: StepsModel
+) -> None:
+    """The killed run is a real process (its whole group is SIGKILLed); the resume, whose output and results
+    file are the test, runs in this process (tests/kite_cli.py)."""
     ids = [f"task-{i}" for i in range(6)]
     tasks = write_tasks(
         tmp_path / "tasks.yaml",
@@ -86,7 +89,7 @@ def test_sigkill_halfway_then_resume_runs_every_task_exactly_once(tmp_path: Path
     with out.open("a") as f:  # as if the kill had landed in the middle of a write
         f.write('{"id": "task-5", "success": tr')
 
-    second = subprocess.run(argv, cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=TIMEOUT_S)
+    second = run_kite(*argv[3:], cwd=tmp_path, env={"COLUMNS": "200"})
     assert second.returncode == 0, second.stderr
     assert "the last line was cut off" in second.stderr
     assert f"resuming {out}: {len(before.splitlines())} of 6 task(s) already finished" in second.stderr
