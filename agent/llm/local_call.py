@@ -29,7 +29,11 @@ T = TypeVar("T")
 
 async def server_busy(api_base: str, api_key: str | None) -> bool | None:
     """Whether a llama.cpp server is working on a request now (``GET /slots``: a slot ``is_processing``);
-    None when the server does not say (another kind of server, its slots endpoint off, no answer in time)."""
+    None when the server does not say (another kind of server, its slots endpoint off, unreachable).
+
+    llama.cpp answers ``/slots`` from the loop that runs the model, between two batches: while it reads a long
+    prompt on a loaded machine (a 2,048-token batch can take minutes) the question waits. No answer in time
+    therefore means busy; ``llm.local_stretch`` bounds how long that is believed."""
     import httpx  # litellm's own HTTP client
 
     root = api_base.rstrip("/").removesuffix("/v1")
@@ -38,6 +42,8 @@ async def server_busy(api_base: str, api_key: str | None) -> bool | None:
         async with httpx.AsyncClient(timeout=_ASK_TIMEOUT_S) as client:
             answer = await client.get(f"{root}/slots", headers=headers)
         slots = answer.json() if answer.status_code == 200 else None
+    except httpx.TimeoutException:
+        return True
     except (httpx.HTTPError, ValueError):
         return None
     if not isinstance(slots, list):
@@ -86,10 +92,14 @@ class LocalCall:
             done, _ = await asyncio.wait({task}, timeout=limit_s)
             while not done:
                 elapsed = loop.time() - start
-                if elapsed >= cap or not await server_busy(self.config.api_base or "", api_key):
-                    raise TimeoutError(f"no answer in {elapsed:.0f}s (limit {limit_s:.0f}s)")
-                self.stretched_s = max(self.stretched_s, elapsed - limit_s)
-                done, _ = await asyncio.wait({task}, timeout=min(POLL_S, cap - elapsed))
+                busy = elapsed < cap and await server_busy(self.config.api_base or "", api_key)
+                if not busy:  # the server may have just finished it: its answer gets a moment to arrive
+                    done, _ = await asyncio.wait({task}, timeout=POLL_S)
+                    if done:
+                        break
+                    raise TimeoutError(f"no answer in {loop.time() - start:.0f}s (limit {limit_s:.0f}s)")
+                self.stretched_s = max(self.stretched_s, loop.time() - start - limit_s)
+                done, _ = await asyncio.wait({task}, timeout=min(POLL_S, max(0.0, cap - elapsed)))
             return task.result()
         finally:
             if not task.done():

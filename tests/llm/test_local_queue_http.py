@@ -145,12 +145,25 @@ async def test_a_call_the_server_is_still_working_on_outlives_its_limit(
     not cut while llama.cpp says a slot is processing (the call holds the server's turn: the work is its own).
     Cut there, it would be sent again and the prompt read anew (two runs at load 18 both failed that way)."""
     await warm_up(openai_server)
-    openai_server.slots = True
+    openai_server.slots = "answer"
     openai_server.fallback = Hold(4.0, Reply(content="ok"))
     model = _model(openai_server, tmp_path, timeout_s=1.0, local_stretch=30.0)  # room for a loaded machine
     assert (await model.complete(USER)).content == "ok"
     assert model.local is not None and model.local.stretched_s >= 1.0
     assert len(openai_server.requests) == 1  # never sent twice
+
+
+async def test_a_server_too_busy_to_say_so_is_busy(openai_server: FakeOpenAIServer, tmp_path: Path) -> None:
+    """llama.cpp answers /slots between two prompt batches: while it reads a long prompt the question waits.
+    A call whose question gets no answer in time goes on too (this is what the real server did at load 13:
+    the call was cut at 280 s while the server was reading its prompt)."""
+    await warm_up(openai_server)
+    openai_server.slots = "after_work"
+    openai_server.fallback = Hold(6.0, Reply(content="ok"))
+    model = _model(openai_server, tmp_path, timeout_s=1.0, local_stretch=30.0)
+    assert (await model.complete(USER)).content == "ok"
+    assert model.local is not None and model.local.stretched_s >= 1.0
+    assert len(openai_server.requests) == 1
 
 
 async def test_a_server_that_does_not_say_it_is_busy_ends_the_call_at_its_limit(
@@ -169,10 +182,11 @@ async def test_a_server_that_does_not_say_it_is_busy_ends_the_call_at_its_limit(
 async def test_a_busy_server_still_has_a_last_limit(openai_server: FakeOpenAIServer, tmp_path: Path) -> None:
     """Busy for ever is no answer: past ``llm.local_stretch`` x its limit the call ends (here 2 x 1 s)."""
     await warm_up(openai_server)
-    openai_server.slots = True
-    openai_server.fallback = Hold(6.0, Reply(content="ok"))
+    openai_server.slots = "answer"
+    openai_server.fallback = Hold(60.0, Reply(content="ok"))  # ended by the fixture's stop
     model = _model(openai_server, tmp_path, timeout_s=1.0, local_stretch=2.0)
     with pytest.raises(LLMError) as caught:
         await model.complete(USER)
     assert caught.value.type == "llm_timeout"
-    assert model.local is not None and 0.0 < model.local.stretched_s <= 1.0
+    assert model.local is not None and 0.0 < model.local.stretched_s < 30.0
+    assert len(openai_server.finished) == 0  # cut while the server was still at it
