@@ -541,11 +541,9 @@ class Replayer:
         els = [e for e in obs.elements if worth_a_look(want, e)] or [
             e for e in obs.elements if e.tag == want.tag or (want.role and e.role == want.role)
         ]
-        candidates = []
-        for el in els[:MAX_CANDIDATES]:
-            fp = await self.env.fingerprint(el.index)
-            if fp is not None:
-                candidates.append((el.index, fp))
+        els = els[:MAX_CANDIDATES]  # their fingerprints asked for at once: the page answers them in a row
+        fps = await asyncio.gather(*(self.env.fingerprint(el.index) for el in els))
+        candidates = [(el.index, fp) for el, fp in zip(els, fps, strict=True) if fp is not None]
         match = pick(want, candidates)
         what = looked_for(want)
         if isinstance(match, NotFound):
