@@ -21,6 +21,8 @@ from tests.kite_cli import run_kite
 pytestmark = pytest.mark.timeout(480)
 
 ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 240
+"""How long a real ``kite batch`` process may take (the interrupt and Ray driver tests start one)."""
 
 
 def kite(*args: str, cwd: Path) -> list[str]:
