@@ -119,12 +119,21 @@ def _missing(view: OracleView, why: str, stalls: int) -> dict[str, Any]:
         return fail(f"{why} (after {stalls} tries) on {view.url}")
     if not view.elements and not view.more_below:  # nothing rendered yet (a slow page): give it a moment
         return {"action": "wait", "ms": 500}
-    if view.more_below:
+    going_up = _scrolled_up(view)
+    if view.more_below and not going_up:
         return {"action": "scroll", "direction": "down"}
-    turn = _next_page(view)
+    turn = _next_page(view) if not going_up else None
     if turn is not None:
         return {"action": "click", "index": turn.index}
+    if view.more_above:  # scrolled past it (a section that moved up the page): back up, and on up
+        return {"action": "scroll", "direction": "up"}
     return fail(f"{why} on {view.url}")
+
+
+def _scrolled_up(view: OracleView) -> bool:
+    """The last action scrolled the page up (looking above: go on up, not down again)."""
+    last = view.history[-1].action if view.history else {}
+    return last.get("action") == "scroll" and last.get("direction") == "up"
 
 
 def plan_action(view: OracleView, plan: list[Any]) -> dict[str, Any]:

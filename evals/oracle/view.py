@@ -72,6 +72,8 @@ class OracleView:
     """The page as the prompt renders it (searched by ``answer_from``)."""
     output_schema: dict[str, Any] | None = None
     """The JSON schema ``done``'s data must match (typed values for ``data_rows``)."""
+    more_above: int = 0
+    """Interactive elements above the viewport (the page was scrolled past them)."""
 
     @classmethod
     def of(cls, view: ModelView) -> OracleView:
@@ -86,6 +88,7 @@ class OracleView:
             history=list(view.history),
             page=render_observation(obs),
             output_schema=view.output_schema,
+            more_above=obs.summary.above,
         )
 
     @property

@@ -76,7 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
         if resp.content_type.startswith("text/html") and resp.body:
             html = owner.variant.finish(
                 resp.body.decode("utf-8"),
-                rendered=found is not None,
+                rename=owner.variant.renames_page(path, rendered=found is not None),
                 document=req.headers.get("sec-fetch-dest", "document") == "document",
                 consent=CONSENT_COOKIE in cookies,
             )

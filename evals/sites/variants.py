@@ -5,10 +5,13 @@ Generated from the same site code, deterministically (``SitesServer(variant=N)``
 --variant N``); each variant adds to the one before:
 
 * 0 — the sites as designed (the ids and texts of ``README.md``);
-* 1 — on the server-rendered pages (shop, account, help) every id and class renamed (``add-to-cart`` →
-  ``add-to-cart-qhzw``, the same name for the same id in every response), ``<label for>`` and the page's CSS
-  with them; lists and sections reordered (the header's links, the catalogue's filters and their options, the
-  checkout's fieldsets, the account page's sections);
+* 1 — on the pages of every app (shop, account, help, forms, dynamic, frames) every id and class renamed
+  (``add-to-cart`` → ``add-to-cart-qhzw``, the same name for the same id in every response), ``<label for>``,
+  the page's CSS and the page's own scripts with them (``getElementById('feed')``, ``'.feed-item'``, the
+  markup a script writes: one mapping, ``Variant.name``); lists and sections reordered (the header's links,
+  the catalogue's filters and their options, the checkout's fieldsets, the account page's sections; on the
+  static apps the blocks their HTML marks ``<!--reorder:NAME-->``: the form's sections and options, the
+  dynamic page's sections, the menu, the frames page's sections);
 * 2 — a few labels changed to synonyms ("Add to cart" → "Add to basket", "View cart" → "View basket", the
   header's "Cart" → "Basket", "Proceed to checkout" → "Go to checkout"), and the catalogue in pages of 19
   behind a "Next page" link, with the Black Backpack moved to page 2 (before the last product, Black Floor
@@ -16,8 +19,9 @@ Generated from the same site code, deterministically (``SitesServer(variant=N)``
 * 3 — a cookie banner over every page (a full-screen dialog, "Accept all cookies" / "Only necessary
   cookies") that must be closed first; closing it sets the ``kite_consent`` cookie for the visitor.
 
-The static pages (forms, dynamic, frames, /test/) keep their ids, whose scripts use them: they get the
-banner of variant 3 only.
+The classes of the shared stylesheet (``/style.css``, e.g. ``result``) keep their names, as a CSS
+framework's do on a real site; the adversarial test pages (``/test/``) and the index keep their ids (tests
+address them): they get the banner of variant 3 only.
 
 ``marks=True`` adds a hidden marker to every element that has an id on variant 0 (its variant-0 id) and to
 links (their ``href``) and a few id-less controls: ``data-kite-mark``, the same on every variant, so a bench
@@ -31,6 +35,8 @@ import hashlib
 import random
 import re
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import TypeVar
 
 VARIANTS = (0, 1, 2, 3)
@@ -55,6 +61,25 @@ _START_TAG = re.compile(r"<([a-zA-Z][\w-]*)(\s[^<>]*?)?(\s*/?)>")
 _ATTR = re.compile(r'\s([\w:-]+)="([^"]*)"')
 _SCRIPT = re.compile(r"(<script\b.*?</script>)", re.S | re.I)
 _STYLE = re.compile(r"(<style>)(.*?)(</style>)", re.S)
+_BLOCK = re.compile(r"<!--reorder:([\w-]+)-->((?:(?!<!--reorder:).)*?)<!--/reorder-->", re.S)
+ITEM = "<!--item-->"
+"""Between the items of a ``<!--reorder:NAME-->`` ... ``<!--/reorder-->`` block of a static page."""
+RENAMED_APPS = ("/forms/", "/dynamic/", "/frames/")
+"""The static apps whose pages (and scripts) variant 1 renames, besides the server-rendered ones."""
+ID_LISTS = ("id", "for", "aria-controls", "aria-labelledby", "aria-describedby", "aria-owns", "list")
+"""Attributes that hold ids (space-separated): renamed with the ids they name."""
+SHARED_CSS = Path(__file__).parent / "static" / "style.css"
+
+# What a page's own script says about ids and classes: the calls that take one, the properties that set one,
+# and markup written from a string (``'<li class="news-item">'``).
+_JS_ID = re.compile(r"""((?:getElementById|\$)\(\s*)(['"])([\w-]+)\2""")
+_JS_SELECTOR = re.compile(r"""((?:querySelector|querySelectorAll|closest|matches)\(\s*)(['"])(.*?)\2""")
+_JS_PROP = re.compile(r"""(\.(id|className)\s*=\s*)(['"])([\w -]*)\3""")
+_JS_CLASSLIST = re.compile(r"""(classList\.(?:add|remove|toggle|contains)\(\s*)(['"])([\w-]+)\2""")
+_JS_MARKUP = re.compile(rf"""(\s({"|".join(ID_LISTS)}|class)=)(["'])([\w -]*)\3""")
+_SEL_TOKEN = re.compile(r"([.#])(-?[a-zA-Z_][\w-]*)")
+_SEL_BRACKETS = re.compile(r"(\[[^\]]*\])")
+_CSS_RULE = re.compile(r"([^{}]+)(\{)")
 
 BANNER = """<div id="{id}" role="dialog" aria-modal="true" aria-label="Cookie consent" style="position:fixed;inset:0;
 z-index:2147483647;background:#f4f4f4;display:flex;flex-direction:column;align-items:center;justify-content:center;
@@ -130,27 +155,46 @@ class Variant:
         return f' {MARK}="{value}"'
 
     # ------------------------------------------------------------------ the served page
-    def finish(self, html: str, *, rendered: bool, document: bool, consent: bool) -> str:
-        """A page as this variant serves it: ``rendered`` (server-rendered: ids and classes renamed),
-        ``document`` (a top-level page, not a frame's: the banner goes there), ``consent`` (the visitor
-        closed the banner already)."""
+    def renames_page(self, path: str, rendered: bool) -> bool:
+        """Whether this variant renames the ids and classes of the page at ``path`` (``rendered``: made by
+        the server): the server-rendered apps' and the static apps' (forms, dynamic, frames)."""
+        return self.renames and (rendered or path.startswith(RENAMED_APPS))
+
+    def finish(self, html: str, *, rename: bool, document: bool, consent: bool) -> str:
+        """A page as this variant serves it: ``rename`` (its ids and classes renamed, in its markup, its
+        styles and its scripts; its marked blocks reordered), ``document`` (a top-level page, not a frame's:
+        the banner goes there), ``consent`` (the visitor closed the banner already)."""
         if self.n == 0 and not self.marks:
             return _strip_marks(html)
-        classes: set[str] = set()
+        rename = rename and self.renames
+        if rename:
+            html = self._reorder(html)
 
         def tag(m: re.Match[str]) -> str:
             name, attrs, end = m.group(1), m.group(2) or "", m.group(3)
-            return f"<{name}{self._attrs(name, attrs, rendered, classes)}{end}>"
+            return f"<{name}{self._attrs(name, attrs, rename)}{end}>"
 
-        parts = _SCRIPT.split(html)  # scripts as they are: their strings may hold markup
-        out = "".join(p if i % 2 else _START_TAG.sub(tag, p) for i, p in enumerate(parts))
-        if rendered and self.renames and classes:
-            out = _STYLE.sub(lambda m: m.group(1) + self._css(m.group(2), classes) + m.group(3), out)
+        def markup(part: str) -> str:
+            part = _START_TAG.sub(tag, part)
+            if rename:
+                part = _STYLE.sub(lambda m: m.group(1) + self.css(m.group(2)) + m.group(3), part)
+            return part
+
+        parts = _SCRIPT.split(html)  # a script's strings may hold markup: its own rules below
+        out = "".join((self.js(p) if rename else p) if i % 2 else markup(p) for i, p in enumerate(parts))
         if self.banner and document and not consent and "</body>" in out:
             out = out.replace("</body>", self._banner() + "</body>", 1)
         return out
 
-    def _attrs(self, tag: str, attrs: str, rendered: bool, classes: set[str]) -> str:
+    def cls(self, old: str) -> str:
+        """The class ``old`` is renamed to: a class of the shared stylesheet keeps its name."""
+        return old if old in _shared_classes() else self.name(old)
+
+    def _id(self, old: str) -> str:
+        """An id, or an id's prefix a script adds a number to (``'toast-' + n``)."""
+        return self.name(old[:-1]) + "-" if old.endswith("-") else self.name(old)
+
+    def _attrs(self, tag: str, attrs: str, rename: bool) -> str:
         found = dict(_ATTR.findall(attrs))
         mark = found.get(MARK)
         if mark is None and "id" in found:
@@ -162,11 +206,10 @@ class Variant:
             key, value = m.group(1), m.group(2)
             if key == MARK:
                 return ""
-            if rendered and self.renames and key in ("id", "for"):
-                value = self.name(value)
-            elif rendered and self.renames and key == "class":
-                classes.update(value.split())
-                value = " ".join(self.name(c) for c in value.split())
+            if rename and key in ID_LISTS:
+                value = " ".join(self.name(v) for v in value.split())
+            elif rename and key == "class":
+                value = " ".join(self.cls(c) for c in value.split())
             return f' {key}="{value}"'
 
         out = _ATTR.sub(attr, attrs)
@@ -174,10 +217,52 @@ class Variant:
             out += f' {MARK}="{mark}"'
         return out
 
-    def _css(self, css: str, classes: set[str]) -> str:
-        for cls in sorted(classes, key=len, reverse=True):
-            css = re.sub(rf"\.{re.escape(cls)}(?![\w-])", "." + self.name(cls), css)
-        return css
+    def selector(self, sel: str) -> str:
+        """A CSS selector with this variant's ids and classes (attribute brackets left alone)."""
+
+        def token(m: re.Match[str]) -> str:
+            return m.group(1) + (self.name(m.group(2)) if m.group(1) == "#" else self.cls(m.group(2)))
+
+        parts = _SEL_BRACKETS.split(sel)
+        return "".join(p if i % 2 else _SEL_TOKEN.sub(token, p) for i, p in enumerate(parts))
+
+    def css(self, css: str) -> str:
+        """A style sheet with this variant's ids and classes in its selectors."""
+        return _CSS_RULE.sub(lambda m: self.selector(m.group(1)) + m.group(2), css)
+
+    def js(self, code: str) -> str:
+        """A page's own script with this variant's ids and classes, where it names one: the calls that take
+        an id or a selector, ``.id =`` / ``.className =`` / ``classList``, and the markup in its strings."""
+
+        def quoted(m: re.Match[str], value: str) -> str:
+            q = m.group(2) if m.re is not _JS_PROP else m.group(3)
+            return m.group(1) + q + value + q
+
+        code = _JS_ID.sub(lambda m: quoted(m, self._id(m.group(3))), code)
+        code = _JS_SELECTOR.sub(lambda m: quoted(m, self.selector(m.group(3))), code)
+        code = _JS_CLASSLIST.sub(lambda m: quoted(m, self.cls(m.group(3))), code)
+
+        def prop(m: re.Match[str]) -> str:
+            value = m.group(4)
+            new = self._id(value) if m.group(2) == "id" else " ".join(self.cls(c) for c in value.split())
+            return quoted(m, new)
+
+        code = _JS_PROP.sub(prop, code)
+
+        def attr(m: re.Match[str]) -> str:
+            value = m.group(4).split()
+            new = [self.cls(v) for v in value] if m.group(2) == "class" else [self._id(v) for v in value]
+            return m.group(1) + m.group(3) + " ".join(new) + m.group(3)
+
+        return _JS_MARKUP.sub(attr, code)
+
+    def _reorder(self, html: str) -> str:
+        """The page's ``<!--reorder:NAME-->`` blocks in this variant's order (inner blocks first)."""
+        while True:
+            new = _BLOCK.sub(lambda m: "".join(self.order(m.group(2).split(ITEM), m.group(1))), html)
+            if new == html:
+                return new
+            html = new
 
     def _banner(self) -> str:
         def mark(value: str) -> str:
@@ -189,6 +274,15 @@ class Variant:
             mark_all=mark("consent:all"),
             mark_necessary=mark("consent:necessary"),
         )
+
+
+@cache
+def _shared_classes() -> frozenset[str]:
+    """The classes the shared stylesheet styles (``.result``)."""
+    css = SHARED_CSS.read_text(encoding="utf-8") if SHARED_CSS.is_file() else ""
+    return frozenset(
+        m.group(2) for sel in _CSS_RULE.findall(css) for m in _SEL_TOKEN.finditer(sel[0]) if m.group(1) == "."
+    )
 
 
 def _strip_marks(html: str) -> str:

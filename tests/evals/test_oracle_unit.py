@@ -93,7 +93,12 @@ def test_missing_element_scrolls_then_fails() -> None:
         "action": "scroll",
         "direction": "down",
     }
-    view.more_below = 0
+    view.more_below, view.more_above = 0, 3  # at the bottom, scrolled past it: back up
+    up = {"action": "scroll", "direction": "up"}
+    assert plan_action(view, [{"click": {"name": "Place order"}}]) == up
+    going_up = _view([_done(1, up)])
+    assert going_up.more_below and plan_action(going_up, [{"click": {"name": "Place order"}}]) == up
+    view.more_above = 0
     action = plan_action(view, [{"click": {"name": "Place order"}}])
     assert action["action"] == "done" and not action["success"] and "Place order" in action["answer"]
     view.elements = []  # a page that has not rendered yet: wait for it, then give up

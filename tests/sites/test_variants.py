@@ -1,12 +1,13 @@
 """Page variants of the bundled sites (evals/sites/variants.py), in a real Chromium: renamed ids and classes,
-reordered lists, synonyms, a product on page 2, a cookie banner; the static pages keep their ids."""
+reordered lists, synonyms, a product on page 2, a cookie banner; the static apps renamed with their scripts."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from kite_browser.evals.sites import SitesServer
 from kite_browser.evals.sites.variants import MARK, Variant
@@ -86,14 +87,45 @@ async def test_a_cookie_banner_must_be_closed_first(page: Page, sites_variant: V
     await page.wait_for_url("**/shop/product/sky-blue-espresso-mug")
     assert await page.get_by_role("dialog", name="Cookie consent").count() == 0  # closed for this visitor
     await page.goto(v3.url("/frames/"))
-    assert await page.frame_locator("#same-frame").locator("[role=dialog]").count() == 0
+    frame = page.frame_locator("iframe[title='Newsletter signup (same origin)']")
+    assert await frame.locator("[role=dialog]").count() == 0
 
 
-async def test_static_pages_keep_their_ids_and_get_markers(page: Page, sites_variant: Variants) -> None:
-    v2 = sites_variant(2)
-    await page.goto(v2.url("/forms/"))
-    assert (await _marked(page, "full-name"))["id"] == "full-name"  # their scripts use the ids
-    assert await page.locator("#submit").count() == 1
+async def test_the_static_apps_are_renamed_with_their_scripts(page: Page, sites_variant: Variants) -> None:
+    v1 = sites_variant(1)
+    await page.goto(v1.url("/dynamic/"))
+    feed = await _marked(page, "feed")
+    assert (
+        feed["id"].startswith("feed-") and await page.locator("#feed, .feed-item, #open-modal").count() == 0
+    )
+    headings = await page.locator("main h2").all_inner_texts()
+    assert headings[-1] == "Feed (infinite scroll)" and headings[:2] != ["Latest news", "Modal"]  # reordered
+    await expect(page.get_by_role("button", name="Read more")).to_be_visible()  # the news the script loads
+    await page.get_by_role("button", name="Show toast").click()  # a script-made element, its class renamed
+    toast = page.get_by_role("status").filter(has_text="Saved successfully (1)")
+    assert await toast.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(51, 51, 51)"
+    assert not (await toast.get_attribute("class") or "toast").startswith("toast ")
+    await page.mouse.wheel(0, 100_000)
+    items = page.locator(f"#{feed['id']} > div", has_text="Feed item 20")
+    await expect(items).to_have_count(1)  # the feed's script found its own renamed elements
+
+    await page.goto(v1.url("/forms/"))
+    assert (await _marked(page, "full-name"))["id"] != "full-name"
+    await page.get_by_label("Full name").fill("Ada")
+    await page.get_by_role("combobox", name="Favourite fruit").click()  # aria-labelledby follows the rename
+    await page.get_by_role("option", name="Mango").click()
+    await page.get_by_role("button", name="Submit").click()
+    await expect(page.get_by_text(re.compile(r"^Submission #\d+ received\.$"))).to_be_visible()
+    submitted = (await site_state(page, v1))["form_submissions"][-1]
+    assert (submitted["full_name"], submitted["fruit"]) == ("Ada", "mango")
+
+    await page.goto(v1.url("/frames/"))
+    await page.get_by_role(
+        "button", name="Increment"
+    ).click()  # a shadow root's markup, renamed in its script
+    await expect(page.get_by_text("Counter: 1")).to_be_visible()
+    await page.goto(v1.url("/test/counter.html"))
+    assert await page.locator("#increment").count() == 1  # the adversarial test pages keep their ids
 
 
 def test_a_variant_is_one_of_0_to_3() -> None:

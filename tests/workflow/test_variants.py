@@ -71,6 +71,43 @@ async def test_a_renamed_id_is_found_again_by_the_rest_of_the_fingerprint(
     assert state["cart_count"] == 1 and state["cart"][0]["product_id"] == "classic-blue-mug"
 
 
+async def test_a_static_apps_renamed_fields_and_moved_sections_are_found_again(
+    env: BrowserEnv, sites_variant: Variants
+) -> None:
+    """The forms app on variant 1: every id renamed (in its script too), its sections and fields reordered;
+    the replay types into the same fields and the page's own script still submits them."""
+    v0, v1 = sites_variant(0), sites_variant(1)
+    name = await _fingerprint(env, v0.url("/forms/"), "Full name")
+    age = await _fingerprint(env, v0.url("/forms/"), "Age")
+    submit = await _fingerprint(env, v0.url("/forms/"), "Submit")
+    assert (name.attrs["id"], age.attrs["id"]) == ("full-name", "age")
+    steps = [
+        Step(
+            action="type",
+            args={"text": "Ada"},
+            target=name,
+            intent="type the name",
+            expect=Expect(value="Ada"),
+        ),
+        Step(
+            action="type", args={"text": "36"}, target=age, intent="type the age", expect=Expect(value="36")
+        ),
+        Step(action="click", target=submit, intent="submit the form"),
+    ]
+    out = await Replayer(Workflow(start_url=v0.url("/forms/"), steps=steps), start_url=v1.url("/forms/")).run(
+        env
+    )
+    assert out.success, out.error
+    page = env.ctx.page
+    renamed = [
+        await page.locator(f"[{MARK}='{m}']").get_attribute("id") for m in ("full-name", "age", "submit")
+    ]
+    assert [r.target.attrs.get("id") if r.target else None for r in out.results] == renamed
+    assert "full-name" not in renamed and "age" not in renamed
+    submitted = (await site_state(page, v1))["form_submissions"][-1]
+    assert (submitted["full_name"], submitted["age"]) == ("Ada", "36")
+
+
 async def test_a_cookie_banner_the_recording_did_not_have_is_closed_first(
     env: BrowserEnv, sites_variant: Variants, tmp_path: Path
 ) -> None:
