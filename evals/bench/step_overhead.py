@@ -1,6 +1,7 @@
 """Kite's own time per step, excluding the model: observe, render, prompt, parse, gate, act, settle, record.
 
     python -m evals.bench.step_overhead [--json] [--steps N]
+    python -m evals.bench.step_overhead --ab REV [--pairs N] [--steps N] [--json]
 
 A zero-latency fake model (through the real litellm path) drives real runs on the bundled sites; each step's
 wall time (from steps.jsonl) minus the model call's latency is Kite's overhead. Reports median and p95 per
@@ -9,6 +10,11 @@ agent/browser/timing.py) and ``other``, the rest of the overhead (events, memory
 
 The fake model names its targets as a model does, by the index the page's listing gives them (found by their
 name in the prompt); ``--selectors`` names them by CSS selector instead (the bench before 2026-11-26 23:30).
+
+``--ab REV``: this tree against commit ``REV`` (``git archive`` into a temporary directory), ``--pairs`` runs of
+each side alternating (the order flipped every pair) in subprocesses that each import their own tree's code
+(``PYTHONPATH``) and run this file's workload, so load on the machine falls on both sides alike; the steps of
+all runs of a side are pooled, and the ratios are this tree's over ``REV``'s.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ import json
 import os
 import re
 import statistics
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -103,6 +111,7 @@ def step_overheads(result: RunResult) -> list[tuple[float, dict[str, float]]]:
 async def measure(steps: int, screenshots: bool, selectors: bool = False) -> dict[str, Any]:
     per_site: dict[str, list[float]] = {}
     phases: list[dict[str, float]] = []
+    raw: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp, SitesServer() as sites:
         for site, actions in WORKLOADS.items():
             register_fake("bench", _model(actions, steps, selectors))
@@ -123,20 +132,92 @@ async def measure(steps: int, screenshots: bool, selectors: bool = False) -> dic
             steps_of = step_overheads(result)[1:]  # the first step pays one-time warm-ups
             per_site[site] = [x for x, _ in steps_of]
             phases += [p for _, p in steps_of]
-    everything = sorted(x for xs in per_site.values() for x in xs)
+            raw += [{"site": site, "ms": x, "phases": p} for x, p in steps_of]
+    out = summarise(raw)
+    out["load_1m"] = round(os.getloadavg()[0], 2)
+    out["raw"] = raw
+    return out
+
+
+def _p95(values: list[float]) -> float:
+    vals = sorted(values)
+    return vals[max(0, int(len(vals) * 0.95) - 1)]
+
+
+def summarise(raw: list[dict[str, Any]]) -> dict[str, Any]:
+    """Median and p95 over steps (``{site, ms, phases}``), per site, and each phase's median and p95."""
+    per_site: dict[str, list[float]] = {}
+    for r in raw:
+        per_site.setdefault(r["site"], []).append(r["ms"])
+    phases = [r["phases"] for r in raw]
+    everything = sorted(r["ms"] for r in raw)
     out: dict[str, Any] = {
         "step_overhead_median_ms": round(statistics.median(everything), 1),
-        "step_overhead_p95_ms": round(everything[max(0, int(len(everything) * 0.95) - 1)], 1),
+        "step_overhead_p95_ms": round(_p95(everything), 1),
         "steps": len(everything),
     }
     for site, xs in per_site.items():
         out[f"{site}_median_ms"] = round(statistics.median(xs), 1)
     for name in (*PHASES, "other"):
-        vals = sorted(p.get(name, 0.0) for p in phases)
+        vals = [p.get(name, 0.0) for p in phases]
         out[f"{name}_median_ms"] = round(statistics.median(vals), 2)
-        out[f"{name}_p95_ms"] = round(vals[max(0, int(len(vals) * 0.95) - 1)], 2)
-    out["load_1m"] = round(os.getloadavg()[0], 2)
+        out[f"{name}_p95_ms"] = round(_p95(vals), 2)
     return out
+
+
+def _one_run(tree: Path, steps: int, selectors: bool) -> dict[str, Any]:
+    """One run of this file's workload in a subprocess importing ``tree``'s code."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--json", "--steps", str(steps)]
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run(
+        [*cmd, *(["--selectors"] if selectors else [])], capture_output=True, text=True, env=env, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the run in {tree} failed: {(done.stderr or done.stdout).strip()[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def run_ab(rev: str, pairs: int, steps: int, selectors: bool) -> dict[str, Any]:
+    """This tree against ``rev``'s, ``pairs`` runs each, alternating; steps pooled per side."""
+    here = Path(__file__).resolve().parents[2]
+    sides: dict[str, list[dict[str, Any]]] = {"this": [], rev: []}
+    loads: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="kite-ab-") as tmp:
+        archive = subprocess.run(["git", "-C", str(here), "archive", rev], capture_output=True, check=False)
+        if archive.returncode != 0:
+            raise SystemExit(f"no commit {rev!r}: {archive.stderr.decode().strip()}")
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        trees = {"this": here, rev: Path(tmp)}
+        for i in range(pairs):
+            order = ["this", rev] if i % 2 else [rev, "this"]
+            for side in order:
+                loads.append(os.getloadavg()[0])
+                sides[side] += _one_run(trees[side], steps, selectors)["raw"]
+    out: dict[str, Any] = {
+        "rev": rev,
+        "pairs": pairs,
+        "load_1m": [round(min(loads), 1), round(max(loads), 1)],
+    }
+    for side, raw in sides.items():
+        out[side] = summarise(raw)
+    a, b = out["this"], out[rev]
+    out["ratio_median"] = round(a["step_overhead_median_ms"] / b["step_overhead_median_ms"], 2)
+    out["ratio_p95"] = round(a["step_overhead_p95_ms"] / b["step_overhead_p95_ms"], 2)
+    return out
+
+
+def _print_ab(result: dict[str, Any]) -> None:
+    rev = result["rev"]
+    a, b = result["this"], result[rev]
+    print(f"this tree vs {rev}: {result['pairs']} pairs alternating, load {result['load_1m']}")
+    print(f"{'':<24} {rev:>10} {'this':>10} {'ratio':>7}")
+    for key in b:
+        if key.endswith("_p95_ms") and key != "step_overhead_p95_ms":
+            continue
+        x, y = b[key], a.get(key, 0)
+        ratio = f"{y / x:.2f}" if isinstance(x, float) and x else ""
+        print(f"{key:<24} {x:>10} {y:>10} {ratio:>7}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,11 +228,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=12, help="steps per site (default 12)")
     parser.add_argument("--screenshots", action="store_true", help="also save a screenshot per step")
     parser.add_argument("--selectors", action="store_true", help="targets by CSS selector, not by index")
+    parser.add_argument("--ab", metavar="REV", help="compare this tree with commit REV, alternating runs")
+    parser.add_argument("--pairs", type=int, default=3, help="with --ab: runs of each side (default 3)")
     args = parser.parse_args(argv)
+    if args.ab:
+        ab = run_ab(args.ab, args.pairs, args.steps, args.selectors)
+        if args.json:
+            print(json.dumps(ab))
+        else:
+            _print_ab(ab)
+        return 0
     result = asyncio.run(measure(args.steps, args.screenshots, args.selectors))
     if args.json:
         print(json.dumps(result))
     else:
+        result.pop("raw")
         width = max(map(len, result))
         for key, value in result.items():
             if not any(key.startswith(f"{p}_") for p in (*PHASES, "other")):
