@@ -122,7 +122,8 @@ class ActionExecutor:
         effects = Effects(url_before=page.url)
         mark_task: asyncio.Future[PageMark] | None = None
         if spec.settle != "none":
-            mark_task = asyncio.ensure_future(self.settler.mark(page))
+            first = spec.first_call(action) if spec.first_call is not None else None
+            mark_task = asyncio.ensure_future(self.settler.mark(page, first))
             if spec.settle != "early":  # "early": the unit awaits ec.ready() once its target is found
                 await mark_task
         early = _EarlySettle(self.settler, page, name, mark_task)
@@ -160,6 +161,7 @@ class ActionExecutor:
         name = action.action
         self.ec.pending_mark = mark_task
         self.ec.on_input_over = early.begin
+        self.ec.on_input_again = early.drop
         try:
             out: Outcome = await spec.run(self.ec, action)
         except KiteError as exc:
@@ -175,7 +177,7 @@ class ActionExecutor:
             raise
         finally:
             self.ec.pending_mark = None
-            self.ec.on_input_over = None
+            self.ec.on_input_over = self.ec.on_input_again = None
         return ActionResult(action=name, ok=True, method=out.method, message=out.message, data=out.data), out
 
     def _secret_values(self, action: Action) -> list[str]:
@@ -248,6 +250,15 @@ class _EarlySettle:
     def cancel(self) -> None:
         if self.task is not None:
             self.task.cancel()
+
+    async def drop(self) -> None:
+        """Let a settle begun finish (its in-page wait would end on its own) and forget it: the executor settles
+        after the unit instead, from the same mark."""
+        task, self.task = self.task, None
+        if task is not None:
+            await asyncio.wait({task})
+            if not task.cancelled():
+                task.exception()  # retrieved: a failed settle begun is of no account now
 
 
 async def _taken(fingerprint: asyncio.Future[Fingerprint | None]) -> Fingerprint | None:

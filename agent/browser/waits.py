@@ -53,6 +53,7 @@ from kite_browser.agent.browser.exec.settle_js import (
     INSTALL_JS,
     QUIET_JS,
     init_js,
+    mark_then,
     quiet_then,
 )
 from kite_browser.agent.browser.exec.settle_requests import RequestTracker
@@ -69,6 +70,9 @@ NAV_START_S = 0.5
 MARK_TIMEOUT_S = 1.0
 
 DomMarks = dict[Frame, dict[str, Any]]
+FirstCall = tuple[str, Any]
+"""An action's first call into the top frame, made in its mark's own call (one round trip fewer): a function
+expression of one argument, and that argument."""
 _watched: weakref.WeakSet[Page] = weakref.WeakSet()
 """Pages whose new documents get the settle observer at document start (a page Kite acted on: attached to the
 user's own Chrome, the tabs Kite never touched get nothing)."""
@@ -86,6 +90,9 @@ class PageMark:
     t0: float
     pages: frozenset[Page] = frozenset()
     """The context's pages before the action (a window it opens is the one not among them)."""
+    first: dict[str, Any] | None = None
+    """The answer of the action's ``FirstCall``, made right after the top frame's mark: ``{"value": ...}`` or
+    ``{"error": "..."}`` (what it threw); None when none was asked for or the top frame did not answer."""
 
 
 @dataclass
@@ -128,12 +135,23 @@ class Settler:
             page.once("close", drop)
         return tr
 
-    async def mark(self, page: Page) -> PageMark:
+    async def mark(self, page: Page, first: FirstCall | None = None) -> PageMark:
+        """The page's state right before an action; ``first``: the action's first call into the top frame,
+        made in the same call right after the top frame's mark (its answer is ``PageMark.first``)."""
         tr = self.tracker(page)
         await self._watch_new_documents(page)
-        dom = await self._mark_frames(page)
+        answers: dict[str, Any] = {}
+        dom = await self._mark_frames(page, first=first, answers=answers)
         pages = frozenset(page.context.pages)
-        return PageMark(page.url, tr.started_total, tr.main_navigations, dom, time.monotonic(), pages)
+        return PageMark(
+            page.url,
+            tr.started_total,
+            tr.main_navigations,
+            dom,
+            time.monotonic(),
+            pages,
+            answers.get("first"),
+        )
 
     def cap_ms(self, action: str) -> int:
         return self.config.per_action.get(action, self.config.settle_cap_ms)
@@ -157,19 +175,38 @@ class Settler:
         except PlaywrightError:
             _watched.discard(page)
 
-    async def _mark_frames(self, page: Page, fresh: bool = False) -> DomMarks:
+    async def _mark_frames(
+        self,
+        page: Page,
+        fresh: bool = False,
+        *,
+        first: FirstCall | None = None,
+        answers: dict[str, Any] | None = None,
+    ) -> DomMarks:
         """Install the observer in every frame (in parallel) and take each one's mark. ``fresh``: the frames
-        hold a document a navigation just opened (the mark keeps what its observer saw while it loaded)."""
+        hold a document a navigation just opened (the mark keeps what its observer saw while it loaded).
+        ``first``: a call made in the top frame's mark call, after the mark; its answer goes to
+        ``answers["first"]``."""
         frames = [f for f in page.frames if not f.is_detached()]
         cfg = self.config
         args = [FOLLOW_TIMER_MS, cfg.dom_quiet_ms * QUIET_STRETCH, fresh, cfg.network_stall_ms]
+        top = page.main_frame
 
         async def one(frame: Frame) -> dict[str, Any] | None:
+            call = (
+                frame.evaluate(mark_then(first[0]), [args, first[1]])
+                if first is not None and frame is top
+                else frame.evaluate(INSTALL_JS, args)
+            )
             try:
-                res = await asyncio.wait_for(frame.evaluate(INSTALL_JS, args), MARK_TIMEOUT_S)
+                res = await asyncio.wait_for(call, MARK_TIMEOUT_S)
             except (PlaywrightError, TimeoutError):
                 return None
-            return {**res, "fresh": fresh} if isinstance(res, dict) else None
+            if not isinstance(res, dict):
+                return None
+            if "first" in res and answers is not None:
+                answers["first"] = res.pop("first")
+            return {**res, "fresh": fresh}
 
         results = await asyncio.gather(*(one(f) for f in frames))
         return {f: r for f, r in zip(frames, results, strict=True) if r is not None}

@@ -149,3 +149,20 @@ def test_masking_a_numeric_secret_never_corrupts_numbers():
     assert masked.message == "typed *** into [4]" and masked.effects.value == "***"
     assert masked.duration_ms == 123.0 and masked.data == {"settle_ms": 12.3, "n": 123}
     assert masked.effects.scroll == {"x": 0.0, "y": 1230.0}
+
+
+_DROPS_KEYS_PAGE = """<!doctype html><body><input id=f aria-label=Code onkeydown="event.preventDefault()"
+oninput="document.body.insertAdjacentHTML('beforeend', '<button>Saved ' + this.value + '</button>')"></body>"""
+
+
+async def test_a_field_that_drops_keys_is_filled_and_the_fill_is_in_the_effects(
+    kite: Kite, pages_server: PagesServer
+) -> None:
+    """The keys change nothing (the page cancels them), so the value is set directly; what the fill set off (a
+    button the page adds on input) is in the action's effects: the settle begun after the keys is dropped and
+    the page settled again after the fill, from the same mark."""
+    await kite.goto(pages_server.add("/drops-keys.html", _DROPS_KEYS_PAGE))
+    res = await kite.act(action="type", index=await kite.index_of("#f"), text="Ada")
+    assert res.ok and res.method == "fill" and res.effects.value == "Ada", res
+    assert res.effects.added == 1 and res.effects.changed, res.effects
+    assert await kite.page.evaluate("document.querySelector('button').textContent") == "Saved Ada"

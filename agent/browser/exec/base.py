@@ -152,6 +152,8 @@ class ExecContext:
 
     on_input_over: Callable[[], None] | None = None
     """Set by the executor for one action: begins its settle (see ``input_over``)."""
+    on_input_again: Callable[[], Awaitable[None]] | None = None
+    """Set by the executor for one action: ends a settle begun (see ``input_again``)."""
 
     @property
     def page(self) -> Page:
@@ -164,12 +166,27 @@ class ExecContext:
         if self.on_input_over is not None:
             self.on_input_over()
 
+    async def input_again(self) -> None:
+        """More input follows an ``input_over`` (a fallback): the settle begun then is let finish and dropped,
+        and the executor settles after the unit, from the same mark (so the report covers all the input)."""
+        if self.on_input_again is not None:
+            await self.on_input_again()
+
     async def resolved(self, index: int, handle: ElementHandle, element: Element) -> None:
         """A unit resolved element ``index``: the action's own target has its fingerprint asked for now, and
         the request is sent before the unit's next call (the page answers a frame's calls in order)."""
         if self.fingerprint_of == index and self.fingerprint is None and self.take_fingerprint is not None:
             self.fingerprint = asyncio.ensure_future(self.take_fingerprint(handle, element))
             await asyncio.sleep(0)  # the task's first step sends the request
+
+    async def first_answer(self) -> dict[str, Any] | None:
+        """The answer of the unit's ``ActionSpec.first_call``, made in the settle mark's call: ``{"value"}`` or
+        ``{"error"}``; None when the top frame's mark did not answer (the call may not have run)."""
+        if self.pending_mark is None:
+            return None
+        mark = await asyncio.shield(self.pending_mark)
+        first: dict[str, Any] | None = getattr(mark, "first", None)
+        return first
 
     async def ready(self) -> None:
         """Wait until the page has been marked for the settle and the target's fingerprint is taken (call

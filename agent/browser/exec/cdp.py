@@ -104,6 +104,21 @@ async def mouse_click(page: Page, x: float, y: float, button: str = "left", coun
         raise
 
 
+async def mouse_moves(page: Page, points: list[tuple[float, float]]) -> None:
+    """Real mouse moves (no button held) through ``points``, pipelined in one go."""
+    cdp = await cdp_session(page)
+    if cdp is None:
+        for x, y in points:
+            await page.mouse.move(x, y)
+        return
+    calls = [{"type": "mouseMoved", "x": x, "y": y, "button": "none", "buttons": 0} for x, y in points]
+    try:
+        await asyncio.gather(*(cdp.send("Input.dispatchMouseEvent", c) for c in calls))
+    except PlaywrightError:
+        forget(page)
+        raise
+
+
 async def mouse_event(
     page: Page, kind: str, x: float, y: float, button: str = "left", count: int = 1
 ) -> None:

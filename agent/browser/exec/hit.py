@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,8 +12,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from kite_browser.agent.browser.exec.base import ElementCoveredError, ExecContext
-from kite_browser.agent.browser.exec.targets import Target, describe_element, resolve_index
-from kite_browser.agent.browser.fingerprint import FINGERPRINT_JS, fingerprint_from
+from kite_browser.agent.browser.exec.targets import Target, describe_element, resolve_reading
 
 # In the element's own frame: the centre of its visible part, and what elementFromPoint finds there.
 HIT_JS = """(el) => {
@@ -116,27 +114,11 @@ async def probe(target: Target, scroll: bool = True, first: Any = None) -> Probe
     )
 
 
-_HIT_FP_JS = f"(el) => ({{fp: ({FINGERPRINT_JS})(el), hit: ({HIT_JS})(el)}})"
-_HIT_ONLY_JS = f"(el) => ({{hit: ({HIT_JS})(el)}})"
-
-
 async def resolve_probe(ec: ExecContext, page: Page, index: int) -> tuple[Target, Probe]:
     """``resolve_index`` and ``probe`` with one round trip fewer: the element's first hit test (and its
     fingerprint, when the action keeps one) asked for in the same round trip as its handle."""
-    resolve_with = getattr(ec.snapshotter, "resolve_with", None)
-    if resolve_with is None:
-        target = await resolve_index(ec, page, index)
-        return target, await probe(target)
-    want = ec.fingerprint_of == index and ec.fingerprint is None and ec.take_fingerprint is not None
-    resolved, got = await resolve_with(page, index, _HIT_FP_JS if want else _HIT_ONLY_JS)
-    target = Target(resolved.frame, resolved.handle, resolved.element, describe_element(resolved.element))
-    got = got if isinstance(got, dict) else {}
-    if want and "fp" in got:  # taken before any input, as ``ExecContext.resolved`` does
-        ec.fingerprint = asyncio.get_running_loop().create_future()
-        ec.fingerprint.set_result(fingerprint_from(got["fp"], resolved.element))
-    else:
-        await ec.resolved(index, resolved.handle, resolved.element)
-    return target, await probe(target, first=got.get("hit"))
+    target, hit = await resolve_reading(ec, page, index, HIT_JS)
+    return target, await probe(target, first=hit)
 
 
 _THROUGH_JS = """(el, [x, y, on]) => {

@@ -9,7 +9,7 @@ from playwright.async_api import Page
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from kite_browser.agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
-from kite_browser.agent.browser.exec.cdp import mouse_click
+from kite_browser.agent.browser.exec.cdp import mouse_click, mouse_moves
 from kite_browser.agent.browser.exec.hit import (
     Probe,
     describe_point,
@@ -177,8 +177,8 @@ async def hover(ec: ExecContext, action: Hover) -> Outcome:
     target, pr = await _resolve_probe(ec, page, action.index, action.selector)
     await ec.ready()
     if pr.visible and pr.hit == "self":
-        async with through_covers(target, pr):
-            await page.mouse.move(pr.x, pr.y, steps=2)
+        async with through_covers(target, pr):  # a move onto it, then one within it
+            await mouse_moves(page, [(pr.x - 1, pr.y), (pr.x, pr.y)])
         return Outcome("mouse", f"hovering {target.label} at ({pr.x:.0f}, {pr.y:.0f})")
     if pr.visible and pr.hit == "other":
         raise_covered(ec, page, target, pr, "hover")

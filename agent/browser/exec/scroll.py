@@ -18,6 +18,7 @@ from kite_browser.agent.browser.exec.spec import (
     define_action,
 )
 from kite_browser.agent.browser.exec.targets import resolve_index
+from kite_browser.agent.errors import BrowserError
 
 
 class Scroll(ActionModel):
@@ -69,6 +70,21 @@ async def mark_in_view(page: Page) -> None:
         pass
 
 
+_PAGE_SCROLL_JS = (
+    f"([dx, dy, amount]) => {{ ({_INVIEW_JS})('mark');"
+    f" return ({_SCROLL_JS})(document.documentElement, [dx, dy, amount]); }}"
+)
+"""Mark what is in view and scroll the page, in one call."""
+
+
+def first_call(action: Scroll) -> tuple[str, Any] | None:
+    """A page scroll is made in the settle mark's own call (``ActionSpec.first_call``): one round trip."""
+    if action.index is not None:
+        return None
+    dx, dy = _DELTA[action.direction]
+    return _PAGE_SCROLL_JS, [dx, dy, action.amount or 0]
+
+
 AFTER_JS = f"() => ({{x: scrollX, y: scrollY, fresh: ({_INVIEW_JS})('count')}})"
 """The page's scroll position and how many interactive elements came into view (the settle's last call runs it:
 ``Settler.settle(after_js=...)``)."""
@@ -98,12 +114,14 @@ async def scroll(ec: ExecContext, action: Scroll) -> Outcome:
         target = await resolve_index(ec, page, action.index)
         res = await target.handle.evaluate(_SCROLL_JS, [dx, dy, action.amount or 0])
         where = "the page" if res["page"] else target.label
-    else:  # mark what is in view and scroll in one call (a step's round trips are most of its time)
-        res = await page.evaluate(
-            f"([dx, dy, amount]) => {{ ({_INVIEW_JS})('mark');"
-            f" return ({_SCROLL_JS})(document.documentElement, [dx, dy, amount]); }}",
-            [dx, dy, action.amount or 0],
-        )
+    else:  # marked and scrolled in the settle mark's call (a step's round trips are most of its time)
+        got = await ec.first_answer()
+        if got is None:  # the top frame's mark did not answer: scroll in a call of its own
+            res = await page.evaluate(_PAGE_SCROLL_JS, [dx, dy, action.amount or 0])
+        elif "error" in got:
+            raise BrowserError(f"the page's scroll failed: {got['error']}")
+        else:
+            res = got["value"]
         where = "the page"
     moved = [round(a - b) for a, b in zip(res["after"], res["before"], strict=True)]
     pos = f"x={res['after'][0]:.0f}, y={res['after'][1]:.0f} of max {res['max'][0]:.0f}, {res['max'][1]:.0f}"
@@ -134,4 +152,4 @@ SCROLL_FACE = ToolFace(
         ),
     ),
 )
-define_action(Scroll, scroll, rank=30, face=SCROLL_FACE)
+define_action(Scroll, scroll, rank=30, face=SCROLL_FACE, first_call=first_call)

@@ -185,6 +185,23 @@ def init_js(follow_max: int, gap_cap: int, stall_ms: int, early_ms: int) -> str:
     )
 
 
+_MARK_THEN: dict[str, str] = {}
+
+
+def mark_then(first_js: str) -> str:
+    """``INSTALL_JS`` (called with ``[args, arg]``), then ``first_js`` (a function expression of one argument,
+    called with ``arg``) in the same call, after the mark: its answer is the result's ``first``, ``{value}``
+    or ``{error}`` (what it threw)."""
+    js = _MARK_THEN.get(first_js)
+    if js is None:
+        js = _MARK_THEN[first_js] = (
+            f"([args, arg]) => {{ const m = ({INSTALL_JS})(args);"
+            f" try {{ m.first = {{value: ({first_js})(arg)}}; }}"
+            " catch (e) { m.first = {error: String((e && e.message) || e)}; } return m; }"
+        )
+    return js
+
+
 # mark.fresh: a document a navigation just opened: all of it is the action's doing, so the DOM must be quiet
 # since its last mutation (not only since the mark).
 #

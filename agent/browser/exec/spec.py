@@ -203,6 +203,10 @@ class ActionSpec:
     its result says so ("pressed Enter: nothing changed")."""
     face: ToolFace | None = None
     """How tool callers are offered it (None: not offered; each face lists why)."""
+    first_call: Callable[[Any], tuple[str, Any] | None] | None = None
+    """The unit's first call into the top frame, made in the settle mark's own call right after the mark (one
+    round trip fewer): ``(function expression of one argument, argument)`` for an action, or None when this
+    action makes none; the unit reads its answer with ``ExecContext.first_answer()``."""
 
     @property
     def name(self) -> str:
@@ -226,9 +230,10 @@ def define_action(
     rank: int = 500,
     says_no_effect: bool = False,
     face: ToolFace | None = None,
+    first_call: Callable[[Any], tuple[str, Any] | None] | None = None,
 ) -> ActionSpec:
     """Register one action (call it at module level, next to the model and the unit)."""
-    spec = ActionSpec(model, run, settle, safety, rank, says_no_effect, face)
+    spec = ActionSpec(model, run, settle, safety, rank, says_no_effect, face, first_call)
     if not spec.name or spec.name == "None":
         raise TypeError(f"{model.__name__} needs a default for its `action` literal")
     if spec.name in REGISTRY and REGISTRY[spec.name].model is not model:

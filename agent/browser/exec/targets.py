@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
+from typing import Any
 
 from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
@@ -13,6 +15,7 @@ from kite_browser.agent.browser.exec.base import (
     InvalidSelectorError,
     OutsideViewportError,
 )
+from kite_browser.agent.browser.fingerprint import FINGERPRINT_JS, fingerprint_from
 from kite_browser.agent.browser.observation import Element
 from kite_browser.agent.browser.render import role_word
 from kite_browser.agent.errors import ActionError, ElementNotFoundError
@@ -73,6 +76,28 @@ async def resolve_index(ec: ExecContext, page: Page, index: int) -> Target:
     resolved = await ec.snapshotter.resolve(page, index)  # raises StaleElementError with a fresh list
     await ec.resolved(index, resolved.handle, resolved.element)
     return Target(resolved.frame, resolved.handle, resolved.element, describe_element(resolved.element))
+
+
+async def resolve_reading(
+    ec: ExecContext, page: Page, index: int, js: str | None = None
+) -> tuple[Target, Any]:
+    """``resolve_index`` with one round trip fewer: the target's fingerprint (when the action keeps one) and
+    ``js`` (a read-only function expression of the element) asked for in the same round trip as its handle.
+    Returns the target and ``js``'s answer (None when it threw, or without ``js``)."""
+    resolve_with = getattr(ec.snapshotter, "resolve_with", None)
+    want = ec.fingerprint_of == index and ec.fingerprint is None and ec.take_fingerprint is not None
+    if resolve_with is None or (js is None and not want):
+        return await resolve_index(ec, page, index), None
+    parts = ([f"fp: ({FINGERPRINT_JS})(el)"] if want else []) + ([f"got: ({js})(el)"] if js else [])
+    resolved, got = await resolve_with(page, index, "(el) => ({" + ", ".join(parts) + "})")
+    target = Target(resolved.frame, resolved.handle, resolved.element, describe_element(resolved.element))
+    got = got if isinstance(got, dict) else {}
+    if want and "fp" in got:  # taken before any input, as ``ExecContext.resolved`` does
+        ec.fingerprint = asyncio.get_running_loop().create_future()
+        ec.fingerprint.set_result(fingerprint_from(got["fp"], resolved.element))
+    else:
+        await ec.resolved(index, resolved.handle, resolved.element)
+    return target, got.get("got")
 
 
 async def resolve_element(ec: ExecContext, page: Page, index: int | None, selector: str | None) -> Target:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any, Literal
 
@@ -23,7 +24,12 @@ from kite_browser.agent.browser.exec.spec import (
     define_action,
     target_kinds,
 )
-from kite_browser.agent.browser.exec.targets import Target, resolve_element, resolve_index
+from kite_browser.agent.browser.exec.targets import (
+    Target,
+    resolve_element,
+    resolve_index,
+    resolve_reading,
+)
 from kite_browser.agent.errors import ActionError, StaleElementError
 
 Modifier = Literal["ctrl", "alt", "shift", "meta"]
@@ -113,6 +119,12 @@ _TYPELESS_JS = """(el, value) => {
   return {ok: true, type};
 }"""
 
+# The two above in one call: a typeless input's value set (when replacing), else the field prepared.
+_SET_OR_PREPARE_JS = f"""(el, [value, clear]) => {{
+  if (clear) {{ const t = ({_TYPELESS_JS})(el, value); if (t !== null) return {{typeless: t}}; }}
+  return ({_PREPARE_JS})(el, clear);
+}}"""
+
 _KEYS = {
     "enter": "Enter", "return": "Enter", "tab": "Tab", "escape": "Escape", "esc": "Escape", "space": " ",
     "backspace": "Backspace", "delete": "Delete", "up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft",
@@ -140,14 +152,17 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
             await page.keyboard.press("ControlOrMeta+a")
         await type_keys(page, text)
         return Outcome("keyboard", f"typed {len(text)} characters into the focused element")
-    target = await resolve_element(ec, page, action.index, action.selector)
+    if action.index is not None:  # its fingerprint asked for with its handle
+        target, _ = await resolve_reading(ec, page, action.index)
+    else:
+        target = await resolve_element(ec, page, action.index, action.selector)
     await ec.ready()
-    if action.clear and (typeless := await target.handle.evaluate(_TYPELESS_JS, text)) is not None:
+    prep = await target.handle.evaluate(_SET_OR_PREPARE_JS, [text, action.clear])
+    if (typeless := prep.get("typeless")) is not None:
         if not typeless["ok"]:  # typed key by key it would have emptied the field and looked fine
             msg = f"cannot type into {target.label}: {text!r} is not a valid {typeless['type']} value"
             raise NotInteractableError(msg, tag="input")
         return Outcome("fill", f"set the value of {target.label}", value=text)
-    prep = await target.handle.evaluate(_PREPARE_JS, action.clear)
     if not prep["ok"]:
         why = (
             "it is read-only or disabled"
@@ -169,10 +184,14 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
         await type_keys(page, text)  # replaces the selection when clearing
     elif action.clear:
         await page.keyboard.press("Delete")
-    value = await target.handle.evaluate(_READ_JS)
+    reading = asyncio.ensure_future(target.handle.evaluate(_READ_JS))
+    await asyncio.sleep(0)  # the task's first step sends the read: the settle's calls follow it
+    ec.input_over()
+    value = await reading
     method = "keyboard"
     expected = text if action.clear else (before or "") + text
     if value != expected and prep["textual"] and action.clear:
+        await ec.input_again()  # the settle begun is over; the executor settles again after the fill
         await target.handle.fill(text, timeout=1000)  # masked or reformatting inputs: set it directly
         value, method = await target.handle.evaluate(_READ_JS), "fill"
     shown = "•" * len(value) if prep.get("password") else value
