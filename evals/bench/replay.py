@@ -2,13 +2,16 @@
 
     python -m evals.bench.replay [--tasks a,b] [--concurrency N] [--variants 1,2,3] [--json]
 
-1. ``kite eval sites --model kite/oracle``: every task run by the agent loop, recorded;
-2. each run saved as a workflow (agent/workflow/save.py) and replayed in a fresh context on the same sites
-   (the suite's own approvals and secrets: the same gate), then scored by the task's own check. A check's
-   ``answer`` / ``data`` parts are what the model reads off the page, which a replay does not do: those parts
-   are left out, and such tasks are counted apart (``answer_tasks``);
-3. the replay's wall time against the agent run's: measured (the oracle answers at once) and with a model
-   that answers in 1 s (the run's wall time plus 1 s per model call: an estimate);
+1. each task of the ``sites`` suite run by the agent loop with the oracle (``kite eval``'s job, its context
+   and check), recorded, saved as a workflow (agent/workflow/save.py) and **at once** replayed in a fresh
+   context on the same sites (the suite's own approvals and secrets: the same gate), then scored by the
+   task's own check. A check's ``answer`` / ``data`` parts are what the model reads off the page, which a
+   replay does not do: those parts are left out, and such tasks are counted apart (``answer_tasks``);
+2. the replay's wall time against the agent run's, like for like (both from opening the start URL to the
+   last action: no context to open, no check), measured (the oracle answers at once) and with a model that
+   answers in 1 s (the run plus 1 s per model call: an estimate). Each task's replay runs right after its
+   agent run, so a change of load moves both: the ratio is given per task, and its median and quartiles
+   next to the ratio of the sums;
 4. the same workflows (recorded on variant 0) replayed with no model on the page variants (``--variants``,
    evals/sites/variants.py: ids renamed, lists reordered, synonyms, a product on page 2, a cookie banner),
    per variant: the success rate, the model calls, where the replay stopped (a target not found, or two
@@ -33,7 +36,9 @@ import argparse
 import asyncio
 import json
 import statistics
+import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -41,6 +46,7 @@ from typing import Any, cast
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.batch.checks import evaluate
+from kite_browser.agent.batch.execute import run_job
 from kite_browser.agent.batch.jobs import Job
 from kite_browser.agent.batch.results import TaskResult
 from kite_browser.agent.browser.actions import Action
@@ -55,7 +61,7 @@ from kite_browser.agent.workflow.heal import Healer
 from kite_browser.agent.workflow.model import Workflow
 from kite_browser.agent.workflow.replay import Replayer
 from kite_browser.agent.workflow.save import workflow_from_run
-from kite_browser.evals.harness import _Servers, run_eval, suite_jobs
+from kite_browser.evals.harness import _Servers, suite_jobs
 from kite_browser.evals.sites.variants import MARK
 from kite_browser.evals.tasks import Suite, find_suite, load_suite
 from kite_browser.safety.confirm import BY_TASK, BatchConfirmer
@@ -72,6 +78,11 @@ class Row:
     agent_ok: bool
     agent_steps: int
     agent_s: float
+    """The agent's task: its context, its run and its check."""
+    agent_run_s: float = 0.0
+    """The agent's run alone: from opening the start URL to its last step (what ``replay_s`` times)."""
+    agent_calls: int = 0
+    """The agent run's model calls."""
     replay_ok: bool = False
     steps: int = 0
     replay_s: float = 0.0
@@ -146,7 +157,7 @@ async def replay_one(
     folder: Path,
     heal: bool = False,
 ) -> Row:
-    row = Row(task.id, task.success, task.steps, task.wall_s)
+    row = Row(task.id, task.success, task.steps, task.wall_s, task.duration_s, task.model_calls or task.steps)
     check = job.task.check
     row.answer_task = check is not None and (check.answer is not None or check.data is not None)
     if wf is None:
@@ -205,11 +216,29 @@ def judge(row: Row, wf: Workflow | None, base: Row | None) -> None:
             row.wrong.append(f"step {i + 1}: on {landed or 'an unmarked element'}, not {own}")
 
 
+def with_model_s(row: Row) -> float:
+    """The agent's run as it would take with a model answering in ``MODEL_S``: the run plus that per call."""
+    return row.agent_run_s + MODEL_S * row.agent_calls
+
+
+def ratios(rows: list[Row]) -> dict[str, Any]:
+    """Per task, the replay's wall time over the agent run's with a 1-s model: median and quartiles."""
+    each = sorted(r.replay_s / with_model_s(r) for r in rows if r.replay_ok and with_model_s(r) > 0)
+    if not each:
+        return {}
+    q = statistics.quantiles(each, n=4) if len(each) > 1 else [each[0]] * 3
+    return {
+        "replay_vs_agent_1s_model_ratio_per_task_median": round(statistics.median(each), 3),
+        "replay_vs_agent_1s_model_ratio_per_task_q1_q3": [round(q[0], 3), round(q[2], 3)],
+        "tasks_at_or_under_one_fifth": f"{sum(x <= 0.2 for x in each)}/{len(each)}",
+    }
+
+
 def summary(rows: list[Row], record_s: float) -> dict[str, Any]:
     done = [r for r in rows if r.replay_ok]
     nothing = [r for r in rows if "no action to replay" in r.why]
-    agent = sum(r.agent_s for r in done)
-    agent_1s = sum(r.agent_s + MODEL_S * r.agent_steps for r in done)
+    agent = sum(r.agent_run_s for r in done)
+    agent_1s = sum(with_model_s(r) for r in done)
     replay = sum(r.replay_s for r in done)
     return {
         "tasks": len(rows),
@@ -220,12 +249,14 @@ def summary(rows: list[Row], record_s: float) -> dict[str, Any]:
         "nothing_to_replay": len(nothing),
         "replay_successes_of_replayable": f"{len(done)}/{len(rows) - len(nothing)}",
         "model_calls_replay": sum(r.model_calls for r in rows),
-        "model_calls_agent": sum(r.agent_steps for r in rows),
-        "record_wall_s": round(record_s, 1),
+        "model_calls_agent": sum(r.agent_calls for r in rows),
+        "record_and_replay_wall_s": round(record_s, 1),
         "agent_task_median_s": round(statistics.median([r.agent_s for r in done]), 2) if done else None,
+        "agent_run_median_s": round(statistics.median([r.agent_run_s for r in done]), 2) if done else None,
         "replay_task_median_s": round(statistics.median([r.replay_s for r in done]), 2) if done else None,
         "replay_vs_agent_ratio": round(replay / agent, 3) if agent else None,
         "replay_vs_agent_1s_model_ratio": round(replay / agent_1s, 3) if agent_1s else None,
+        **ratios(done),
     }
 
 
@@ -256,6 +287,41 @@ def variant_summary(rows: list[Row]) -> dict[str, Any]:
         "element_actions_verified": element_actions - sum(r.unverified for r in rows),
         "wrong_element_actions": wrong,
     }
+
+
+async def record_and_replay(
+    suite: Suite, config: Any, ids: list[str] | None, concurrency: int, root: Path
+) -> tuple[list[TaskResult], dict[str, tuple[Workflow | None, str]], list[Row]]:
+    """Each task run by the agent (as ``kite eval`` runs it: a context of its own, the task's check), saved as
+    a workflow and replayed right away on the same sites (variant 0, with the markers): the agent's run and
+    its replay a few seconds apart, so a change of load moves both."""
+    suite.sites_variant = 0
+    servers = _Servers(marks=True)
+    gate = asyncio.Semaphore(concurrency)
+    try:
+        jobs = await suite_jobs(suite, config, servers, ids=ids)
+        async with BrowserPool(config.browser, downloads_dir=root / "downloads") as pool:
+
+            async def one(job: Job) -> tuple[TaskResult, tuple[Workflow | None, str], Row]:
+                async with gate:
+                    started = time.monotonic()
+                    ctx = await pool.context(downloads_dir=root / "downloads")
+                    try:
+                        task = await run_job(job, ctx, started)
+                    finally:
+                        await ctx.close()
+                    wf = saved(task)
+                    print(
+                        f"[{job.position}] {'ok' if task.success else 'FAIL'} {task.id}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    return task, wf, await replay_one(pool, job, task, *wf, root / "replays-v0")
+
+            out = await asyncio.gather(*(one(j) for j in jobs))
+    finally:
+        servers.stop()
+    return [t for t, _, _ in out], {t.id: wf for t, wf, _ in out}, [r for _, _, r in out]
 
 
 async def replay_all(
@@ -296,12 +362,12 @@ async def bench(
         None,
         {"llm.model": "kite/oracle", "run.runs_dir": str(root / "runs"), "run.screenshots": False},
     )
-    report = await run_eval(suite, config, concurrency=concurrency, ids=ids)
-    workflows = {t.id: saved(t) for t in report.tasks}
-    base = await replay_all(suite, config, 0, report.tasks, workflows, concurrency, root)
+    started = time.monotonic()
+    tasks, workflows, base = await record_and_replay(suite, config, ids, concurrency, root)
+    record_s = time.monotonic() - started
     by_variant: dict[int, list[Row]] = {}
     for v in variants:
-        rows = await replay_all(suite, config, v, report.tasks, workflows, concurrency, root)
+        rows = await replay_all(suite, config, v, tasks, workflows, concurrency, root)
         for row, base_row in zip(rows, base, strict=True):
             judge(row, workflows[row.id][0], base_row)
         by_variant[v] = rows
@@ -309,8 +375,8 @@ async def bench(
         judge(row, workflows[row.id][0], None)
     healed: dict[int, list[Row]] = {}
     for v in variants if heal else []:
-        healed[v] = await replay_all(suite, config, v, report.tasks, workflows, concurrency, root, heal=True)
-    return base, summary(base, report.wall_s), by_variant, healed
+        healed[v] = await replay_all(suite, config, v, tasks, workflows, concurrency, root, heal=True)
+    return base, summary(base, record_s), by_variant, healed
 
 
 def healed_summary(rows: list[Row]) -> dict[str, Any]:
@@ -332,12 +398,15 @@ def healed_summary(rows: list[Row]) -> dict[str, Any]:
 
 def _table(rows: list[Row], title: str) -> None:
     print(f"\n{title}")
-    print(f"{'task':34} {'agent':>6} {'steps':>5} {'replay':>6}  result")
+    print(f"{'task':34} {'agent':>6} {'run':>6} {'calls':>5} {'steps':>5} {'replay':>6} {'ratio':>5}  result")
     for r in rows:
         result = "ok" if r.replay_ok else r.why or "failed"
         if r.wrong:
             result += "  WRONG ELEMENT: " + "; ".join(r.wrong)
-        print(f"{r.id:34} {r.agent_s:6.1f} {r.steps:5d} {r.replay_s:6.2f}  {result}")
+        ratio = f"{r.replay_s / with_model_s(r):5.2f}" if r.replay_ok and with_model_s(r) > 0 else "    -"
+        print(
+            f"{r.id:34} {r.agent_s:6.1f} {r.agent_run_s:6.2f} {r.agent_calls:5d} {r.steps:5d} {r.replay_s:6.2f} {ratio}  {result}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
