@@ -123,7 +123,7 @@ class ActionExecutor:
         mark_task: asyncio.Future[PageMark] | None = None
         if spec.settle != "none":
             first = spec.first_call(action) if spec.first_call is not None else None
-            mark_task = asyncio.ensure_future(self.settler.mark(page, first))
+            mark_task = asyncio.ensure_future(self.settler.mark(page, first, name))
             if spec.settle != "early":  # "early": the unit awaits ec.ready() once its target is found
                 await mark_task
         early = _EarlySettle(self.settler, page, name, mark_task)

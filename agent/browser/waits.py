@@ -57,6 +57,7 @@ from kite_browser.agent.browser.exec.settle_js import (
     quiet_then,
 )
 from kite_browser.agent.browser.exec.settle_requests import RequestTracker
+from kite_browser.agent.browser.exec.spec import FirstCall
 from kite_browser.agent.config import WaitConfig
 
 GRACE_MS = 30
@@ -70,9 +71,7 @@ NAV_START_S = 0.5
 MARK_TIMEOUT_S = 1.0
 
 DomMarks = dict[Frame, dict[str, Any]]
-FirstCall = tuple[str, Any]
-"""An action's first call into the top frame, made in its mark's own call (one round trip fewer): a function
-expression of one argument, and that argument."""
+
 _watched: weakref.WeakSet[Page] = weakref.WeakSet()
 """Pages whose new documents get the settle observer at document start (a page Kite acted on: attached to the
 user's own Chrome, the tabs Kite never touched get nothing)."""
@@ -93,6 +92,8 @@ class PageMark:
     first: dict[str, Any] | None = None
     """The answer of the action's ``FirstCall``, made right after the top frame's mark: ``{"value": ...}`` or
     ``{"error": "..."}`` (what it threw); None when none was asked for or the top frame did not answer."""
+    quiet: dict[str, Any] | None = None
+    """The top frame's in-page wait made in the same call (``FirstCall.settles``); None when not made."""
 
 
 @dataclass
@@ -114,6 +115,8 @@ class SettleReport:
     after: Any = None
     """What the caller's ``after_js`` read in the top frame as the settle ended (None when it did not run)."""
     steps: list[str] = field(default_factory=list)
+    waited_ms_before: float = 0.0
+    """Of ``waited_ms``: the in-page wait made in the action's mark call, before the settle itself began."""
 
 
 class Settler:
@@ -135,13 +138,14 @@ class Settler:
             page.once("close", drop)
         return tr
 
-    async def mark(self, page: Page, first: FirstCall | None = None) -> PageMark:
+    async def mark(self, page: Page, first: FirstCall | None = None, action: str = "") -> PageMark:
         """The page's state right before an action; ``first``: the action's first call into the top frame,
-        made in the same call right after the top frame's mark (its answer is ``PageMark.first``)."""
+        made in the same call right after the top frame's mark (its answer is ``PageMark.first``; with the
+        settle's in-page wait for ``action`` when it ``settles``)."""
         tr = self.tracker(page)
         await self._watch_new_documents(page)
         answers: dict[str, Any] = {}
-        dom = await self._mark_frames(page, first=first, answers=answers)
+        dom = await self._mark_frames(page, first=first, answers=answers, cap_ms=self.cap_ms(action))
         pages = frozenset(page.context.pages)
         return PageMark(
             page.url,
@@ -151,6 +155,7 @@ class Settler:
             time.monotonic(),
             pages,
             answers.get("first"),
+            answers.get("quiet"),
         )
 
     def cap_ms(self, action: str) -> int:
@@ -182,30 +187,36 @@ class Settler:
         *,
         first: FirstCall | None = None,
         answers: dict[str, Any] | None = None,
+        cap_ms: int = 0,
     ) -> DomMarks:
         """Install the observer in every frame (in parallel) and take each one's mark. ``fresh``: the frames
         hold a document a navigation just opened (the mark keeps what its observer saw while it loaded).
         ``first``: a call made in the top frame's mark call, after the mark; its answer goes to
-        ``answers["first"]``."""
+        ``answers["first"]`` (and its in-page wait's, capped at ``cap_ms``, to ``answers["quiet"]``)."""
         frames = [f for f in page.frames if not f.is_detached()]
         cfg = self.config
         args = [FOLLOW_TIMER_MS, cfg.dom_quiet_ms * QUIET_STRETCH, fresh, cfg.network_stall_ms]
         top = page.main_frame
 
         async def one(frame: Frame) -> dict[str, Any] | None:
-            call = (
-                frame.evaluate(mark_then(first[0]), [args, first[1]])
-                if first is not None and frame is top
-                else frame.evaluate(INSTALL_JS, args)
-            )
+            timeout = MARK_TIMEOUT_S
+            if first is not None and frame is top:
+                quiet_args = self._quiet_args(cap_ms)
+                call = frame.evaluate(
+                    mark_then(first.js, first.settles, first.after_js), [args, first.arg, quiet_args]
+                )
+                timeout += cap_ms / 1000 if first.settles else 0.0
+            else:
+                call = frame.evaluate(INSTALL_JS, args)
             try:
-                res = await asyncio.wait_for(call, MARK_TIMEOUT_S)
+                res = await asyncio.wait_for(call, timeout)
             except (PlaywrightError, TimeoutError):
                 return None
             if not isinstance(res, dict):
                 return None
-            if "first" in res and answers is not None:
-                answers["first"] = res.pop("first")
+            for key in ("first", "quiet"):
+                if key in res and answers is not None:
+                    answers[key] = res.pop(key)
             return {**res, "fresh": fresh}
 
         results = await asyncio.gather(*(one(f) for f in frames))
@@ -235,7 +246,7 @@ class Settler:
         dom_marks, navs, requests = mark.dom, mark.main_navigations, mark.started_total
         observed = False  # the top document is a new one, watched from its start
         popup_seen = False
-        for _ in range(MAX_ROUNDS):
+        for round_ in range(MAX_ROUNDS):
             if page.is_closed() or left() <= 0:
                 break
             # 1. A navigation the action started: wait for the document response to commit, then the loads.
@@ -262,7 +273,9 @@ class Settler:
                 await self._network_quiet(tr, left, observed)
             requests = tr.started_total
             # 3. DOM quiet in every frame (also waits for the action's short timers).
-            nav_announced = await self._dom_quiet(page, dom_marks, left(), rep, after_js)
+            nav_announced = await self._dom_quiet(
+                page, dom_marks, left(), rep, after_js, _premade(page, mark, rep, tr) if round_ == 0 else None
+            )
             if page.is_closed() or left() <= 0:
                 break
             if rep.opened and not popup_seen:
@@ -285,7 +298,7 @@ class Settler:
         if not page.is_closed() and not rep.focus_known:  # a new document: give it an observer now
             await self._mark_frames(page)
         rep.timed_out = left() <= 0
-        rep.waited_ms = (time.monotonic() - t_start) * 1000
+        rep.waited_ms = (time.monotonic() - t_start) * 1000 + rep.waited_ms_before
         return rep
 
     async def _follow_navigation(
@@ -366,19 +379,23 @@ class Settler:
                 return
             await tr.wait_change(min(quiet - idle, left()))
 
-    async def _dom_quiet(
-        self, page: Page, marks: DomMarks, left_s: float, rep: SettleReport, after_js: str | None = None
-    ) -> bool:
-        """Wait for DOM quiet in every marked frame; add what changed to ``rep``. True if a navigation began."""
+    def _quiet_args(self, cap_ms: int) -> list[int]:
+        """``QUIET_JS``'s arguments after the mark."""
         cfg = self.config
-        cap_ms = max(0, int(left_s * 1000))
-        args_base = [
-            cfg.dom_quiet_ms,
-            cfg.dom_quiet_ms * QUIET_STRETCH,
-            GRACE_MS,
-            cap_ms,
-            cfg.network_stall_ms,
-        ]
+        return [cfg.dom_quiet_ms, cfg.dom_quiet_ms * QUIET_STRETCH, GRACE_MS, cap_ms, cfg.network_stall_ms]
+
+    async def _dom_quiet(
+        self,
+        page: Page,
+        marks: DomMarks,
+        left_s: float,
+        rep: SettleReport,
+        after_js: str | None = None,
+        done: dict[str, Any] | None = None,
+    ) -> bool:
+        """Wait for DOM quiet in every marked frame; add what changed to ``rep``. True if a navigation began.
+        ``done``: the top frame's wait, already made (in the action's mark call)."""
+        args_base = self._quiet_args(max(0, int(left_s * 1000)))
         rep.after = None
         live = {f: m for f, m in marks.items() if not f.is_detached()}
         if not live:
@@ -387,6 +404,8 @@ class Settler:
         top = page.main_frame
 
         async def one(frame: Frame, mark: dict[str, Any]) -> dict[str, Any] | None:
+            if done is not None and frame is top:
+                return done
             js = quiet_then(after_js) if after_js is not None and frame is top else QUIET_JS
             try:
                 return await asyncio.wait_for(frame.evaluate(js, [mark, *args_base]), left_s + 0.5)
@@ -422,3 +441,16 @@ class Settler:
         except PlaywrightError:
             return False
         return True
+
+
+def _premade(page: Page, mark: PageMark, rep: SettleReport, tr: RequestTracker) -> dict[str, Any] | None:
+    """The top frame's wait made in the action's mark call (``FirstCall.settles``), standing for the first
+    round's when nothing that wait does not see happened meanwhile (a request, a navigation); else None (the
+    round waits again)."""
+    done = mark.quiet
+    if done is None or page.main_frame not in mark.dom:
+        return None
+    if rep.navigated or rep.network_requests or tr.main_document_pending():
+        return None
+    rep.waited_ms_before = float(done.get("ms") or 0.0)
+    return done

@@ -132,6 +132,28 @@ async def test_scroll_page_and_scrollable_element(kite: Kite, sites: SitesServer
     assert again.ok and "did not move" in again.message
 
 
+_SCROLL_REACTS_PAGE = """<!doctype html><body style="height: 4000px"><button>Top</button><script>
+let shown = 0;
+addEventListener('scroll', () => { if (!shown++) requestAnimationFrame(() =>
+  document.body.insertAdjacentHTML('afterbegin', '<button style="position: fixed; top: 0">Back to top</button>')); });
+</script></body>"""
+
+
+async def test_a_page_scroll_reports_what_its_scroll_handler_drew(
+    kite: Kite, pages_server: PagesServer
+) -> None:
+    """A page scroll and its settle's wait are made in the mark's call (one round trip when nothing else
+    happens): what the page's scroll handler adds a frame later is still the action's effect, and the scroll
+    position is read as the wait ends."""
+    await kite.goto(pages_server.add("/scroll-reacts.html", _SCROLL_REACTS_PAGE))
+    res = await kite.act(action="scroll", direction="down", amount=500)
+    assert res.ok and res.data["moved"] == [0, 500], res
+    assert res.effects.added == 1 and res.effects.changed, res.effects
+    assert res.effects.scroll == {"x": 0.0, "y": 500.0}, res.effects
+    assert res.data["settle_ms"] > 0
+    assert await kite.page.locator("text=Back to top").count() == 1
+
+
 async def test_infinite_scroll_loads_more(kite: Kite, sites: SitesServer) -> None:
     await kite.goto(sites.url("/dynamic/"))
     before = await kite.page.locator("#feed > *").count()

@@ -13,6 +13,7 @@ from kite_browser.agent.browser.exec.spec import (
     ActionModel,
     ActKind,
     FaceParam,
+    FirstCall,
     IndexField,
     ToolFace,
     define_action,
@@ -77,17 +78,18 @@ _PAGE_SCROLL_JS = (
 """Mark what is in view and scroll the page, in one call."""
 
 
-def first_call(action: Scroll) -> tuple[str, Any] | None:
-    """A page scroll is made in the settle mark's own call (``ActionSpec.first_call``): one round trip."""
-    if action.index is not None:
-        return None
-    dx, dy = _DELTA[action.direction]
-    return _PAGE_SCROLL_JS, [dx, dy, action.amount or 0]
-
-
 AFTER_JS = f"() => ({{x: scrollX, y: scrollY, fresh: ({_INVIEW_JS})('count')}})"
 """The page's scroll position and how many interactive elements came into view (the settle's last call runs it:
 ``Settler.settle(after_js=...)``)."""
+
+
+def first_call(action: Scroll) -> FirstCall | None:
+    """A page scroll is made in the settle mark's own call, its settle's wait too (``ActionSpec.first_call``):
+    the action is one round trip when the scroll sets off no request or navigation."""
+    if action.index is not None:
+        return None
+    dx, dy = _DELTA[action.direction]
+    return FirstCall(_PAGE_SCROLL_JS, [dx, dy, action.amount or 0], settles=True, after_js=AFTER_JS)
 
 
 def read_after(res: Any) -> tuple[dict[str, float], int] | None:

@@ -185,23 +185,6 @@ def init_js(follow_max: int, gap_cap: int, stall_ms: int, early_ms: int) -> str:
     )
 
 
-_MARK_THEN: dict[str, str] = {}
-
-
-def mark_then(first_js: str) -> str:
-    """``INSTALL_JS`` (called with ``[args, arg]``), then ``first_js`` (a function expression of one argument,
-    called with ``arg``) in the same call, after the mark: its answer is the result's ``first``, ``{value}``
-    or ``{error}`` (what it threw)."""
-    js = _MARK_THEN.get(first_js)
-    if js is None:
-        js = _MARK_THEN[first_js] = (
-            f"([args, arg]) => {{ const m = ({INSTALL_JS})(args);"
-            f" try {{ m.first = {{value: ({first_js})(arg)}}; }}"
-            " catch (e) { m.first = {error: String((e && e.message) || e)}; } return m; }"
-        )
-    return js
-
-
 # mark.fresh: a document a navigation just opened: all of it is the action's doing, so the DOM must be quiet
 # since its last mutation (not only since the mark).
 #
@@ -295,5 +278,37 @@ def quiet_then(after_js: str) -> str:
         js = _QUIET_THEN[after_js] = (
             f"async (args) => {{ const r = await ({QUIET_JS})(args);"
             f" if (r) {{ try {{ r.after = ({after_js})(); }} catch (e) {{ r.after = null; }} }} return r; }}"
+        )
+    return js
+
+
+_MARK_THEN: dict[tuple[str, bool, str | None], str] = {}
+
+
+def mark_then(first_js: str, settles: bool = False, after_js: str | None = None) -> str:
+    """``INSTALL_JS`` (called with ``[args, arg, quietArgs]``), then ``first_js`` (a function expression of one
+    argument, called with ``arg``) in the same call, after the mark: its answer is the result's ``first``,
+    ``{value}`` or ``{error}`` (what it threw). ``settles``: then ``QUIET_JS`` from that mark (``quietArgs``:
+    its arguments after the mark) and ``after_js``, its answer the result's ``quiet`` (with ``ms``, the
+    wait's own time, and ``after``)."""
+    key = (first_js, settles, after_js)
+    js = _MARK_THEN.get(key)
+    if js is None:
+        quiet = ""
+        if settles:
+            after = (
+                f" if (q) {{ try {{ q.after = ({after_js})(); }} catch (e) {{ q.after = null; }} }}"
+                if after_js
+                else ""
+            )
+            quiet = (
+                " if (!m.first.error) { const t0 = performance.now();"
+                f" const q = await ({QUIET_JS})([{{...m, first: undefined, fresh: false}}, ...quietArgs]);{after}"
+                " if (q) q.ms = performance.now() - t0; m.quiet = q; }"
+            )
+        js = _MARK_THEN[key] = (
+            f"async ([args, arg, quietArgs]) => {{ const m = ({INSTALL_JS})(args);"
+            f" try {{ m.first = {{value: ({first_js})(arg)}}; }}"
+            f" catch (e) {{ m.first = {{error: String((e && e.message) || e)}}; }}{quiet} return m; }}"
         )
     return js

@@ -131,6 +131,22 @@ class ElementTarget(ActionModel):
 Unit = Callable[["ExecContext", Any], Awaitable["Outcome"]]
 
 
+@dataclass(frozen=True)
+class FirstCall:
+    """A unit's first call into the top frame, made in the settle mark's own call right after the mark (one
+    round trip fewer); the unit reads its answer with ``ExecContext.first_answer()``."""
+
+    js: str
+    """A function expression of one argument."""
+    arg: Any = None
+    settles: bool = False
+    """The call is all the action does to the page (a scroll): the settle's in-page wait for the top frame
+    follows in the same call, so the action and its settle are one round trip when nothing else happens
+    (no request, no navigation: ``Settler.settle`` then takes that wait as its first round's)."""
+    after_js: str | None = None
+    """With ``settles``: a function expression of no arguments run as the wait ends (``SettleReport.after``)."""
+
+
 Capability = Literal["reads", "loads", "acts"]
 """What an action can do, as the tool faces tell their callers: ``reads`` only reads the page; ``loads``
 changes the page (requests may leave) but submits, sends or deletes nothing by itself; ``acts`` can submit a
@@ -203,10 +219,8 @@ class ActionSpec:
     its result says so ("pressed Enter: nothing changed")."""
     face: ToolFace | None = None
     """How tool callers are offered it (None: not offered; each face lists why)."""
-    first_call: Callable[[Any], tuple[str, Any] | None] | None = None
-    """The unit's first call into the top frame, made in the settle mark's own call right after the mark (one
-    round trip fewer): ``(function expression of one argument, argument)`` for an action, or None when this
-    action makes none; the unit reads its answer with ``ExecContext.first_answer()``."""
+    first_call: Callable[[Any], FirstCall | None] | None = None
+    """The unit's ``FirstCall`` for an action, or None when this action makes none."""
 
     @property
     def name(self) -> str:
@@ -230,7 +244,7 @@ def define_action(
     rank: int = 500,
     says_no_effect: bool = False,
     face: ToolFace | None = None,
-    first_call: Callable[[Any], tuple[str, Any] | None] | None = None,
+    first_call: Callable[[Any], FirstCall | None] | None = None,
 ) -> ActionSpec:
     """Register one action (call it at module level, next to the model and the unit)."""
     spec = ActionSpec(model, run, settle, safety, rank, says_no_effect, face, first_call)
