@@ -20,10 +20,9 @@ import pytest
 
 from kite_browser.agent.workflow.export import playwright_script
 from kite_browser.agent.workflow.save import workflow_from_run
-from kite_browser.evals.harness import EvalReport, run_eval
+from kite_browser.evals.harness import EvalReport
 from kite_browser.evals.sites import SitesServer
 from kite_browser.evals.tasks import find_suite, load_suite
-from tests.evals.conftest import make_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
@@ -40,16 +39,6 @@ TASKS = [
     "dynamic-drag-drop",
 ]
 SCRIPTS_AT_ONCE = 2
-
-
-@pytest.fixture(scope="module")
-async def recorded(
-    chromium_path: str | None, kite_home: Path, tmp_path_factory: pytest.TempPathFactory
-) -> EvalReport:
-    config = make_config(chromium_path, tmp_path_factory.mktemp("runs"), kite_home)
-    report = await run_eval(load_suite(find_suite("sites")), config, concurrency=2, ids=TASKS)
-    assert all(t.success for t in report.tasks), [(t.id, t.failures) for t in report.tasks]
-    return report
 
 
 async def run_script(script: Path, args: list[str], env: dict[str, str]) -> tuple[int, str, str]:

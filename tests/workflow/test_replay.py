@@ -51,16 +51,6 @@ TASKS = [
 ]
 
 
-@pytest.fixture(scope="module")
-async def recorded(
-    chromium_path: str | None, kite_home: Path, tmp_path_factory: pytest.TempPathFactory
-) -> EvalReport:
-    config = make_config(chromium_path, tmp_path_factory.mktemp("runs"), kite_home)
-    report = await run_eval(load_suite(find_suite("sites")), config, concurrency=2, ids=TASKS)
-    assert all(t.success for t in report.tasks), [(t.id, t.failures) for t in report.tasks]
-    return report
-
-
 @pytest.fixture
 async def env(
     kite_config: Callable[..., KiteConfig], ctx_session: ContextSession, tmp_path: Path
