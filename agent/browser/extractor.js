@@ -202,26 +202,33 @@
     // One pass over an element's attributes: role, whether it is hidden from everyone (aria-hidden, inert),
     // and whether it is interactive by markup (strong = 2) or only by a tracked JS listener (listener).
     const HANDLER_SET = new Set(HANDLERS);
+    // The walk asks this of every element: one object reused (no allocation per element), read before the next
+    // call. An element without attributes (most of a page: cells, spans, list items) skips the attribute loop.
+    const SC = { role: null, strong: 0, hidden: false, aria: false, listener: false };
     const scan = (el, tag) => {
       let role = null, strong = 0, hidden = false, aria = false;
-      const attrs = el.attributes;
-      for (let i = 0; i < attrs.length; i++) {
-        const name = attrs[i].name;
-        if (name === "role") role = attrs[i].value.trim().split(/\s+/)[0].toLowerCase() || null;
-        else if (name === "aria-hidden") aria = aria || attrs[i].value === "true";
-        else if (name === "inert") hidden = true;
-        else if (name === "tabindex") strong = strong || (parseInt(attrs[i].value, 10) >= 0 ? 2 : 0);
-        else if (name === "contenteditable") strong = strong || (attrs[i].value !== "false" ? 3 : 0);
-        else if (HANDLER_SET.has(name) || (name === "draggable" && attrs[i].value === "true")) strong = 2;
+      if (el.hasAttributes()) {
+        const attrs = el.attributes;
+        for (let i = 0; i < attrs.length; i++) {
+          const name = attrs[i].name;
+          if (name === "role") role = attrs[i].value.trim().split(/\s+/)[0].toLowerCase() || null;
+          else if (name === "aria-hidden") aria = aria || attrs[i].value === "true";
+          else if (name === "inert") hidden = true;
+          else if (name === "tabindex") strong = strong || (parseInt(attrs[i].value, 10) >= 0 ? 2 : 0);
+          else if (name === "contenteditable") strong = strong || (attrs[i].value !== "false" ? 3 : 0);
+          else if (HANDLER_SET.has(name) || (name === "draggable" && attrs[i].value === "true")) strong = 2;
+        }
+        if (strong === 3) strong = el.parentElement && el.parentElement.isContentEditable ? 0 : 2;
+        if (tag === "A" || tag === "a") strong = strong || (hrefOf(el) !== null ? 2 : 0);
       }
-      if (strong === 3) strong = el.parentElement && el.parentElement.isContentEditable ? 0 : 2;
-      if (tag === "A" || tag === "a") strong = strong || (hrefOf(el) !== null ? 2 : 0);
-      else if (tag === "BUTTON" || tag === "SELECT" || tag === "TEXTAREA" || tag === "SUMMARY") strong = 2;
+      if (tag === "BUTTON" || tag === "SELECT" || tag === "TEXTAREA" || tag === "SUMMARY") strong = 2;
       else if (tag === "INPUT") strong = el.type === "hidden" ? 0 : 2;
       else if ((tag === "VIDEO" || tag === "AUDIO") && el.hasAttribute("controls")) strong = 2;
       if (!strong && role && WIDGET_ROLES.has(role)) strong = 2;
       if (!strong && el.onclick) strong = 2;
-      return { role, strong, hidden, aria, listener: !strong && listened !== null && listened.has(el) };
+      SC.role = role; SC.strong = strong; SC.hidden = hidden; SC.aria = aria;
+      SC.listener = !strong && listened !== null && listened.has(el);
+      return SC;
     };
 
     // Is the rect outside the overflow clip of its ancestors? (Only asked for elements outside the viewport.)
@@ -255,9 +262,20 @@
       return "other";
     };
 
+    // An <a>'s href property is already the parsed URL's serialisation: one on this page's origin is cut to its
+    // path by its prefix, without parsing it again (the string new URL() gives: pathname + search + hash, where an
+    // empty query or fragment is "").
+    const ORIGIN = location.origin !== "null" ? location.origin + "/" : null;
     const shortHref = (el) => {
       const raw = hrefOf(el);
       if (raw === null) return null;
+      const full = el.href;
+      if (ORIGIN !== null && typeof full === "string" && full.startsWith(ORIGIN)) {
+        const rest = full.slice(ORIGIN.length - 1), h = rest.indexOf("#");
+        let path = h < 0 ? rest : rest.slice(0, h);
+        if (path.endsWith("?") && path.indexOf("?") === path.length - 1) path = path.slice(0, -1);  // an empty query: search ""
+        return h < 0 || h === rest.length - 1 ? path : path + rest.slice(h);  // an empty fragment: hash ""
+      }
       let u;
       try { u = new URL((typeof el.href === "string" && el.href) || raw, document.baseURI); } catch (e) { return raw; }
       if (u.protocol === "javascript:") return null;
@@ -591,7 +609,7 @@
     let escapes = null;
     const escaped = (el) => { for (let a = up(el); a && !escapes.has(a); a = up(a)) escapes.add(a); };
     const STILL = new Set(["auto", "0px"]);
-    const movedOut = (cs) => cs.position !== "relative" || !STILL.has(cs.top) || !STILL.has(cs.bottom);
+    const movedOut = (cs, pos) => pos !== "relative" || !STILL.has(cs.top) || !STILL.has(cs.bottom);
     const SCROLLS = new Set(["auto", "scroll"]);
     const scrolledOut = (el, rect) => {
       for (let n = up(el); n && n !== document.body && n !== document.documentElement; n = up(n)) {
@@ -730,12 +748,13 @@
         let cs;
         try { cs = _gcs(el); } catch (e) { continue; }
         if (cs.display === "none") continue;
-        if (cs.position !== "static" && movedOut(cs)) escaped(el);
+        const pos = cs.position;
+        if (pos !== "static" && movedOut(cs, pos)) escaped(el);
         const info = scan(el, tag);
         if (info.hidden) { escaped(el); escapes.add(el); continue; }
         // A positioned box that lets the pointer through may draw words over a control ("Pay now" over a
         // "Continue" button): the control gets that reading too (overDraw, below).
-        if (cs.pointerEvents === "none" && (cs.position === "absolute" || cs.position === "fixed") && overlays.length < MAX_OVERLAYS) overlays.push(el);
+        if ((pos === "absolute" || pos === "fixed") && overlays.length < MAX_OVERLAYS && cs.pointerEvents === "none") overlays.push(el);
         ah = ah || info.aria;  // aria-hidden is a hint shown on the line, not a reason to leave a control out
         if (tag === "DIALOG") {
           if (el.open && el.matches(":modal")) nativeModal = el;
@@ -744,7 +763,9 @@
           const r = el.getBoundingClientRect();
           if (r.width >= 2 && r.height >= 2) ariaModal = el;
         }
-        const cursor = cs.cursor;
+        // The cursor makes a POINT candidate only outside STRONG and POINT ones (inPoint), and below a STRONG element
+        // everything is inside one: there it is not read.
+        const cursor = (anc !== null && anc.inPoint) || info.strong ? parentCursor : cs.cursor;
         if (tag === "IFRAME" || tag === "FRAME") {
           const rect = el.getBoundingClientRect();
           const bl = parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
@@ -777,12 +798,10 @@
           cands.push(me);
         }
         if (tag === "SELECT" || (tag === "svg" && !el.querySelector("a"))) continue;
-        const kids = el.children;
-        for (let i = kids.length - 1; i >= 0; i--) { stEl.push(kids[i]); stCur.push(cursor); stAnc.push(me); stAh.push(ah); }
+        for (let k = el.lastElementChild; k; k = k.previousElementSibling) { stEl.push(k); stCur.push(cursor); stAnc.push(me); stAh.push(ah); }
         const sr = el.shadowRoot;
         if (sr) {
-          const sk = sr.children;
-          for (let i = sk.length - 1; i >= 0; i--) { stEl.push(sk[i]); stCur.push(cursor); stAnc.push(me); stAh.push(ah); }
+          for (let k = sr.lastElementChild; k; k = k.previousElementSibling) { stEl.push(k); stCur.push(cursor); stAnc.push(me); stAh.push(ah); }
         }
       }
       modal = nativeModal && !(ariaModal && within(nativeModal, ariaModal)) ? nativeModal : ariaModal;
@@ -827,10 +846,7 @@
           }
           if (where === "above") out.above++;
           else if (where === "below") out.below++;
-          if (where !== "in" && !opts.includeOffscreen) {
-            idOf(c.el);
-            continue;
-          }
+          if (where !== "in" && !opts.includeOffscreen) continue;
           const td = _now();
           const r = describe(c.el, c.tag, c.role, rect, opts);
           ph.describe += _now() - td;
@@ -934,10 +950,12 @@
         inListed.set(p, v);
         return v;
       };
+      // Rects read by the walk's pruning test, reused when the element turns out to hold text (one read each).
+      const rects = new _Map();
       const inView = (p) => {
         let ok = shownCache.get(p);
         if (ok === undefined) {
-          const r = p.getBoundingClientRect();
+          const r = rects.get(p) || p.getBoundingClientRect();
           ok = (whole || (r.bottom > 0 && r.top < vh && r.right > 0 && r.left < vw)) && r.width > 0 &&
             p.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
           shownCache.set(p, ok);
@@ -949,35 +967,56 @@
       let vis = "", visSteps = 0, flowOn = true;
       const visOn = () => text !== null && vis.length < text && visSteps < VISIBLE_STEPS;
       const skip = escapes;  // null when the walk stopped early: nothing is skipped
-      const below = (n) => !whole && skip !== null && !skip.has(n) && n.getBoundingClientRect().top >= vh;
+      const below = (n) => {
+        if (whole || skip === null || skip.has(n)) return false;
+        const r = n.getBoundingClientRect();
+        rects.set(n, r);
+        return r.top >= vh;
+      };
+      // Elements and text nodes of `root` in document order, a skipped element's subtree left out (as a TreeWalker
+      // showing text and elements with a rejecting filter walks them, without a call into script per node).
       const walk = (root, light) => {
-        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
-          acceptNode: (n) => (n.nodeType === 1 && (SKIP.has(n.tagName) || below(n)) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
-        });
-        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-          flowOn = flowOn && chars < limit;
-          const reading = light && visOn();
-          if (!flowOn && !reading) return;
-          if (reading) visSteps++;
-          if (flowOn && (++steps & 1023) === 0 && _now() > deadline) flowOn = false;
-          if (n.nodeType === 1) {
-            if (!flowOn) continue;
-            const id = listed.get(n);
-            if (id !== undefined) { flush(); items.push(id); lastBlock = null; }
-            else if ((n.tagName === "IFRAME" || n.tagName === "FRAME") && ids.has(n)) { flush(); items.push([ids.get(n)]); lastBlock = null; }
-            if (n.shadowRoot) walk(n.shadowRoot, false);
-            continue;
+        let n = root.firstChild;
+        while (n) {
+          const type = n.nodeType;
+          let into = false;
+          if (type === 1 && !SKIP.has(n.tagName) && !below(n)) {
+            flowOn = flowOn && chars < limit;
+            const reading = light && visOn();
+            if (!flowOn && !reading) return;
+            if (reading) visSteps++;
+            if (flowOn && (++steps & 1023) === 0 && _now() > deadline) flowOn = false;
+            into = true;
+            if (flowOn) {
+              const id = listed.get(n);
+              if (id !== undefined) { flush(); items.push(id); lastBlock = null; }
+              else if ((n.tagName === "IFRAME" || n.tagName === "FRAME") && ids.has(n)) { flush(); items.push([ids.get(n)]); lastBlock = null; }
+              if (n.shadowRoot) walk(n.shadowRoot, false);
+            }
+          } else if (type === 3) {
+            flowOn = flowOn && chars < limit;
+            const reading = light && visOn();
+            if (!flowOn && !reading) return;
+            if (reading) visSteps++;
+            if (flowOn && (++steps & 1023) === 0 && _now() > deadline) flowOn = false;
+            text3(n, reading);
           }
-          const t = n.data;
-          const tt = t.trim();
-          if (!tt) continue;
-          const p = n.parentElement;
-          if (reading && p && inView(p)) vis += tt.replace(/\s+/g, " ") + " ";
-          if (!flowOn || !p || NO_TEXT.has(p.tagName) || p.tagName === "OPTGROUP" || !inView(p) || underListed(p)) continue;
-          const b = blockOf(p);
-          if (b !== lastBlock) { flush(); lastBlock = b; }
-          line += t + " ";
+          if (into && n.firstChild) { n = n.firstChild; continue; }
+          while (n !== root && !n.nextSibling) n = n.parentNode;
+          if (n === root) return;
+          n = n.nextSibling;
         }
+      };
+      const text3 = (n, reading) => {
+        const t = n.data;
+        const tt = t.trim();
+        if (!tt) return;
+        const p = n.parentElement;
+        if (reading && p && inView(p)) vis += tt.replace(/\s+/g, " ") + " ";
+        if (!flowOn || !p || NO_TEXT.has(p.tagName) || p.tagName === "OPTGROUP" || !inView(p) || underListed(p)) return;
+        const b = blockOf(p);
+        if (b !== lastBlock) { flush(); lastBlock = b; }
+        line += t + " ";
       };
       if (document.body) walk(document.body, true);
       flush();
