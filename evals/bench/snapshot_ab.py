@@ -7,7 +7,10 @@ own window key, and both are driven by this tree's Snapshotter, so the compariso
 Python side, the renderer and the token counter are the same code for both). Per page: one cold snapshot each,
 then ``--repeat`` rounds of one snapshot each, the order flipped every round, so load on the machine falls on
 both sides alike. Each snapshot is timed page loaded -> text for the model (extract + render + token count, as
-``kite snapshot --json``); ``js`` is the extractor's own time in the page. Then each side's recall against the
+``kite snapshot --json``); ``js`` is the extractor's own time in the page, ``cpu`` the CPU time the page's renderer
+main thread spent over the snapshot (Chromium's ThreadTime metric: the work, without the wait for a core, so it
+holds still on a loaded machine). The slowest round of each side is kept with how much of its excess was in the
+extractor and in renderer CPU, to tell an outlier's cause (the machine, or the work). Then each side's recall against the
 independent probe (evals/bench/recall_probe.py). Pages: the ``shared/pages`` corpus and the heavy synthetic
 pages of ``evals/bench/pages`` (10k and 50k nodes, deep shadow trees, many iframes), or each DIR.
 """
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import CDPSession, Page, async_playwright
 
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.extractor_call import EXTRACTOR, ExtractorScript
@@ -72,6 +75,10 @@ class Side:
     key: str
     ms: list[float] = field(default_factory=list)
     js_ms: list[float] = field(default_factory=list)
+    """The extractor's own time in the page, per snapshot (the rounds' ``js_ms[i]`` goes with ``ms[i]``)."""
+    cpu_ms: list[float] = field(default_factory=list)
+    """CPU time of the page's renderer main thread over each snapshot: the work done, not the wait for a core,
+    so it holds still on a loaded machine where ``ms`` does not (``cpu_ms[i]`` goes with ``ms[i]``)."""
     phases: dict[str, list[float]] = field(default_factory=dict)
     cold_ms: float = 0.0
     tokens: int = 0
@@ -79,12 +86,14 @@ class Side:
     truth: int = 0
     missing: int = 0
 
-    async def once(self, page: Page) -> float:
+    async def once(self, page: Page, cdp: CDPSession) -> float:
+        cpu0 = await thread_ms(cdp)
         t0 = time.perf_counter()
         obs = await self.snap.snapshot(page)
         text = render_observation(obs, budget_tokens=self.snap.config.token_budget)
         self.tokens = count_tokens(text)
         ms = (time.perf_counter() - t0) * 1000
+        self.cpu_ms.append(await thread_ms(cdp) - cpu0)
         self.elements = len(obs.elements)
         self.js_ms.append(obs.timings.get("js_ms", 0.0))
         for phase in PHASES:
@@ -92,17 +101,34 @@ class Side:
                 self.phases.setdefault(phase, []).append(obs.timings[f"js_{phase}_ms"])
         return ms
 
+    def slowest(self) -> dict[str, Any]:
+        """The slowest round: which one, and how much of its time over the median was the extractor's own
+        (in the page) rather than outside it (the round trips, Python, the machine's other work)."""
+        i = max(range(len(self.ms)), key=self.ms.__getitem__)
+        over = self.ms[i] - statistics.median(self.ms)
+        js_over = self.js_ms[i] - statistics.median(self.js_ms)
+        cpu_over = self.cpu_ms[i] - statistics.median(self.cpu_ms)
+        return {
+            "round": i,
+            "over_ms": round(over, 2),
+            "js_over_ms": round(js_over, 2),
+            "cpu_over_ms": round(cpu_over, 2),
+        }
+
     def row(self) -> dict[str, Any]:
         return {
             "median_ms": round(statistics.median(self.ms), 2),
             "p95_ms": round(pct(self.ms, 0.95), 2),
             "js_median_ms": round(statistics.median(self.js_ms), 2),
+            "cpu_median_ms": round(statistics.median(self.cpu_ms), 2),
+            "cpu_p95_ms": round(pct(self.cpu_ms, 0.95), 2),
             "cold_ms": round(self.cold_ms, 1),
             "tokens": self.tokens,
             "elements": self.elements,
             "truth": self.truth,
             "missing": self.missing,
             "phases_ms": {p: round(statistics.median(v), 2) for p, v in self.phases.items()},
+            "slowest": self.slowest(),
         }
 
 
@@ -118,15 +144,25 @@ def default_corpora() -> list[tuple[str, Path]]:
     return [*out, ("heavy", Path(__file__).parent / "pages")]
 
 
+async def thread_ms(cdp: CDPSession) -> float:
+    """The renderer main thread's CPU time so far (ms), as Chromium's performance metrics count it."""
+    metrics = (await cdp.send("Performance.getMetrics"))["metrics"]
+    return 1000 * float(next(m["value"] for m in metrics if m["name"] == "ThreadTime"))
+
+
 async def measure_page(page: Page, sides: list[Side], repeat: int, flip: bool) -> None:
     order = sides[::-1] if flip else sides
+    cdp = await page.context.new_cdp_session(page)
+    await cdp.send("Performance.enable")
     for side in order:  # installs each extractor in every frame
-        side.cold_ms = await side.once(page)
+        side.cold_ms = await side.once(page, cdp)
         side.js_ms.clear()
+        side.cpu_ms.clear()
         side.phases.clear()
     for rnd in range(repeat):
         for side in order if rnd % 2 == 0 else order[::-1]:
-            side.ms.append(await side.once(page))
+            side.ms.append(await side.once(page, cdp))
+    await cdp.detach()
     for side in sides:
         rec = await check_page(page, side.snap, key=side.key)
         side.truth, side.missing = rec.truth, len(rec.missing)
@@ -175,6 +211,8 @@ def summarise_ab(rev: str, rows: list[dict[str, Any]], load: tuple[float, float]
         for side in ("new", "old"):
             g[f"{side}_median_ms"] = round(statistics.median(r[side]["median_ms"] for r in rs), 2)
             g[f"{side}_js_median_ms"] = round(statistics.median(r[side]["js_median_ms"] for r in rs), 2)
+            g[f"{side}_cpu_median_ms"] = round(statistics.median(r[side]["cpu_median_ms"] for r in rs), 2)
+            g[f"{side}_cpu_total_ms"] = round(sum(r[side]["cpu_median_ms"] for r in rs), 1)
             g[f"{side}_total_ms"] = round(sum(r[side]["median_ms"] for r in rs), 1)
             g[f"{side}_tokens"] = sum(r[side]["tokens"] for r in rs)
             truth = sum(r[side]["truth"] for r in rs)
@@ -184,11 +222,27 @@ def summarise_ab(rev: str, rows: list[dict[str, Any]], load: tuple[float, float]
             )
         g["median_ratio"] = round(g["new_median_ms"] / g["old_median_ms"], 3)
         g["total_ratio"] = round(g["new_total_ms"] / g["old_total_ms"], 3)
+        g["cpu_median_ratio"] = round(g["new_cpu_median_ms"] / max(g["old_cpu_median_ms"], 0.01), 3)
+        g["cpu_total_ratio"] = round(g["new_cpu_total_ms"] / max(g["old_cpu_total_ms"], 0.01), 3)
+        cpu_p95 = [(r["new"]["cpu_p95_ms"] / max(r["old"]["cpu_p95_ms"], 0.01), r["page"]) for r in rs]
+        g["cpu_worst_p95_ratio"], g["cpu_worst_p95_page"] = round(max(cpu_p95)[0], 3), max(cpu_p95)[1]
+        g["cpu_p95_over_1_2_count"] = sum(1 for ratio, _ in cpu_p95 if ratio > 1.2)
         ratios = [r["new"]["median_ms"] / r["old"]["median_ms"] for r in rs]
         g["page_ratio_median"] = round(statistics.median(ratios), 3)
         p95 = [(r["new"]["p95_ms"] / r["old"]["p95_ms"], r["page"]) for r in rs]
         worst = max(p95)
         g["worst_p95_ratio"], g["worst_p95_page"] = round(worst[0], 3), worst[1]
+        over = [r for r in rs if r["new"]["p95_ms"] > 1.2 * r["old"]["p95_ms"]]
+        g["p95_over_1_2_count"] = len(over)
+        # Where those pages' slowest new rounds lost their time: mostly outside the extractor (round trips, Python,
+        # the machine) or in it; and how many were the first round after the cold snapshots.
+        g["p95_over_outside_count"] = sum(
+            1 for r in over if r["new"]["slowest"]["js_over_ms"] < 0.5 * r["new"]["slowest"]["over_ms"]
+        )
+        g["p95_over_not_cpu_count"] = sum(
+            1 for r in over if r["new"]["slowest"]["cpu_over_ms"] < 0.5 * r["new"]["slowest"]["over_ms"]
+        )
+        g["p95_over_first_round_count"] = sum(1 for r in over if r["new"]["slowest"]["round"] == 0)
         g["tokens_change_pct"] = round(100 * (g["new_tokens"] / max(g["old_tokens"], 1) - 1), 2)
         for phase in PHASES:
             vals = [r["new"]["phases_ms"].get(phase, 0.0) for r in rs]
@@ -203,8 +257,8 @@ def summarise_ab(rev: str, rows: list[dict[str, Any]], load: tuple[float, float]
 
 def table_ab(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
     head = (
-        f"{'page':50} {'nodes':>6} | {'new ms':>7} {'p95':>7} {'js':>6} {'tok':>5} {'rec':>7} |"
-        f" {'old ms':>7} {'p95':>7} {'js':>6} {'tok':>5} {'rec':>7} | {'ratio':>5}"
+        f"{'page':50} {'nodes':>6} | {'new ms':>7} {'p95':>7} {'js':>6} {'cpu':>6} {'tok':>5} {'rec':>7} |"
+        f" {'old ms':>7} {'p95':>7} {'js':>6} {'cpu':>6} {'tok':>5} {'rec':>7} | {'ratio':>5}"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
@@ -213,7 +267,8 @@ def table_ab(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
             x = r[side]
             rec = f"{x['truth'] - x['missing']}/{x['truth']}"
             cells.append(
-                f"{x['median_ms']:>7.1f} {x['p95_ms']:>7.1f} {x['js_median_ms']:>6.1f} {x['tokens']:>5} {rec:>7}"
+                f"{x['median_ms']:>7.1f} {x['p95_ms']:>7.1f} {x['js_median_ms']:>6.1f} {x['cpu_median_ms']:>6.1f}"
+                f" {x['tokens']:>5} {rec:>7}"
             )
         ratio = r["new"]["median_ms"] / r["old"]["median_ms"]
         name = f"{r['group']}/{r['page']}"[:50]
@@ -231,6 +286,17 @@ def table_ab(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
             f" {g['page_ratio_median']}); worst page p95 ratio {g['worst_p95_ratio']} ({g['worst_p95_page']});"
             f" tokens {g['new_tokens']} vs {g['old_tokens']} ({g['tokens_change_pct']:+}%); recall new"
             f" {g['new_recall_ratio']} of {g['new_truth_count']}, old {g['old_recall_ratio']} of {g['old_truth_count']}"
+        )
+        lines.append(
+            f"  renderer CPU per snapshot (median of page medians): new {g['new_cpu_median_ms']} ms, old"
+            f" {g['old_cpu_median_ms']} ms, ratio {g['cpu_median_ratio']} (sum {g['cpu_total_ratio']}); worst page"
+            f" CPU p95 ratio {g['cpu_worst_p95_ratio']} ({g['cpu_worst_p95_page']}), {g['cpu_p95_over_1_2_count']}"
+            " pages above 1.2x"
+        )
+        lines.append(
+            f"  pages with p95 above 1.2x old: {g['p95_over_1_2_count']}; their slowest new round mostly outside the"
+            f" extractor (round trips, Python, the machine): {g['p95_over_outside_count']}, not CPU work in the"
+            f" renderer: {g['p95_over_not_cpu_count']}; the first round: {g['p95_over_first_round_count']}"
         )
         total = sum(g[f"new_{p}_total_ms"] for p in PHASES if p != "readings") or 1.0
         parts = ", ".join(
