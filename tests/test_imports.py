@@ -22,12 +22,20 @@ def _module(path: Path) -> str:
 
 
 @cache
-def _tree(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(encoding="utf-8"))
+def parse_file(path: Path) -> ast.Module:
+    """A Python file's tree (the one parse every source check of the tests uses)."""
+    source = path.read_text(encoding="utf-8")
+    try:
+        return ast.parse(source)
+    except SystemError:
+        # CPython 3.11.7's ast keeps its recursion depth in state shared by all threads (gh-106905): a parse in
+        # another thread of this worker at the same moment makes a correct parse here raise "AST constructor
+        # recursion depth mismatch". The source is fine; parsed again it gives its tree.
+        return ast.parse(source)
 
 
 def _imports(path: Path, name: str, type_checking: bool = False) -> set[str]:
-    tree = _tree(path)
+    tree = parse_file(path)
     skip: set[int] = set()
     for node in ast.walk(tree):
         if not type_checking and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_imports import ROOT, graph
+from tests.test_imports import ROOT, graph, parse_file
 
 pytestmark = pytest.mark.timeout(600)  # parsing every module is seconds, but minutes on a loaded machine
 
@@ -152,7 +152,7 @@ def test_no_two_error_classes_share_a_name() -> None:
     where: dict[str, list[str]] = {}
     for pkg in ("agent", "safety", "evals"):
         for path in (ROOT / pkg).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in ast.walk(parse_file(path)):
                 if isinstance(node, ast.ClassDef) and node.name.endswith(("Error", "Exception")):
                     where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
     assert not {n: p for n, p in where.items() if len(p) > 1}

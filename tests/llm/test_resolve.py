@@ -22,6 +22,7 @@ from kite_browser.agent.llm.own_models import (
 )
 from kite_browser.agent.llm.resolve import model_problem, prepare_config, resolve_model
 from kite_browser.agent.llm.testing import FunctionModel
+from tests.test_imports import parse_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +58,7 @@ def test_no_other_module_compares_a_model_with_local_or_kite() -> None:
         for path in (ROOT / pkg).rglob("*.py"):
             if path.name == "resolve.py":
                 continue
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in ast.walk(parse_file(path)):
                 if isinstance(node, ast.Compare) and any(
                     isinstance(c, ast.Constant) and c.value == "local" for c in [node.left, *node.comparators]
                 ):

@@ -34,7 +34,8 @@ def test_bad_arguments_are_typed(js: ToolboxHarness, args: Any, kind: str) -> No
 
 def test_unknown_tool_and_huge_return(js: ToolboxHarness) -> None:
     assert js.call("run_javascrip", {"code": "return 1"})["error"] == "unknown_tool"
-    big = js.call("run_javascript", {"code": "return 'x'.repeat(10 * 1024 * 1024)"})
+    # (a limit no loaded machine reaches: this is about the size, not the time)
+    big = js.call("run_javascript", {"code": "return 'x'.repeat(10 * 1024 * 1024)", "timeout_ms": 60_000})
     assert big["error"] == "result_too_large" and big["size"] > 10 * 1024 * 1024
     assert js.ok("run_javascript", {"code": "return input * 2", "input": 21})["result"] == 42
 
@@ -109,7 +110,7 @@ def test_canvas_export_failure_is_typed_and_keeps_the_result(harness_factory: An
         ["javascript"], **{"module_settings.artifacts_dir": str(blocker / "art")}
     )
     code = "const c = getCanvas(20, 10); c.getContext('2d').fillRect(0, 0, 5, 5); return {drawn: true}"
-    err = h.call("run_javascript", {"code": code})
+    err = h.call("run_javascript", {"code": code, "timeout_ms": 60_000})  # about the export, not the time
     assert err["error"] == "canvas_export_failed", err
     assert err["result"] == {"drawn": True} and "could not be saved" in err["message"]
     assert blocker.read_text() == "a file, not a folder"  # nothing was written over it

@@ -390,6 +390,9 @@ class Sandbox:
     async def run(self, code: str, data: Any, timeout_s: float, max_bytes: int) -> dict[str, Any]:
         """The raw outcome of run.js (kind ok|error|unserialisable|too_large); raises ExecutionTimeout."""
         loop = asyncio.get_running_loop()
+        await (
+            self._ensure()
+        )  # starting the sandbox's browser is not the code's time (launch has its own limit)
         deadline = loop.time() + timeout_s  # the limit covers waiting for a page too
         while True:
             pool = await self._ensure()
