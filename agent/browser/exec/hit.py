@@ -102,6 +102,12 @@ async def probe(target: Target, scroll: bool = True, first: Any = None) -> Probe
         if box is None:
             return Probe(visible=False)
         off_x, off_y = box["x"] - p["left"], box["y"] - p["top"]
+        if not await _in_top_view(target.frame.page, p["cx"] + off_x, p["cy"] + off_y):
+            # In view in its own frame, but the frame is out of the top page's view: the mouse cannot land there.
+            if not scroll:
+                return Probe(visible=False)
+            await _frames_into_view(target)
+            return await probe(target, scroll=False)
     return Probe(
         True,
         p["hit"],
@@ -112,6 +118,30 @@ async def probe(target: Target, scroll: bool = True, first: Any = None) -> Probe
         p.get("through"),
         (p["cx"], p["cy"]),
     )
+
+
+async def _frames_into_view(target: Target) -> None:
+    """Scroll each frame holding the element into its parent's view, the innermost first (the element's own
+    scroll-into-view stops at its frame: there it is in view already)."""
+    frame = target.frame
+    with contextlib.suppress(PlaywrightError):
+        while frame.parent_frame is not None:
+            holder = await frame.frame_element()
+            await holder.scroll_into_view_if_needed(timeout=1500)
+            frame = frame.parent_frame
+
+
+async def _in_top_view(page: Page, x: float, y: float) -> bool:
+    """Whether a point in top-level viewport pixels is inside the top page's viewport."""
+    size = page.viewport_size
+    if size is None:  # a window without a fixed viewport (an attached browser): ask the page
+        try:
+            width, height = await page.evaluate("() => [innerWidth, innerHeight]")
+        except PlaywrightError:
+            return True
+    else:
+        width, height = size["width"], size["height"]
+    return 0 <= x < width and 0 <= y < height
 
 
 async def resolve_probe(ec: ExecContext, page: Page, index: int) -> tuple[Target, Probe]:
