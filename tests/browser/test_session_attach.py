@@ -104,7 +104,7 @@ async def test_attach_to_nothing_fails_fast(browser_config: BrowserConfig, schem
     started = time.monotonic()
     with pytest.raises(AttachFailedError) as err:
         await BrowserSession(browser_config.model_copy(update={"attach": endpoint})).start()
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < 10.0  # not the 30 s launch timeout (slack for a loaded machine)
     assert err.value.to_dict()["error"] == "attach_failed"
     assert err.value.to_dict()["endpoint"] == endpoint
     assert endpoint in err.value.message

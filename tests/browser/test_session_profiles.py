@@ -99,7 +99,7 @@ async def test_locked_profile_fails_fast(
     assert data["path"] == str(directory)
     assert str(directory) in err.value.message
     assert data["pid"] == other.pid
-    assert elapsed < 2.0, elapsed
+    assert elapsed < 10.0, elapsed  # not the 30 s launch timeout (slack for a loaded machine)
     assert other.poll() is None  # the other browser is untouched
 
 

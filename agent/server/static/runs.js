@@ -246,9 +246,10 @@ const RunsView = (() => {
 
   // GET /live answers a frame; 409 no_frame (the run is starting, or its page is busy): asked again later,
   // backing off to LIVE_MAX_WAIT s, the last frame kept and the reason shown; 409 not_running (or any other
-  // refusal): no more asking, and the run's state is read and shown (the finish event may never come, e.g. a
-  // proxy holding the event stream).
+  // refusal): no more asking, and the run's state is read and shown if the finish event has not said it within
+  // FINISH_GRACE_MS (it normally follows at once; it may never come, e.g. a proxy holding the event stream).
   const LIVE_MAX_WAIT = 4;
+  const FINISH_GRACE_MS = 3000;
   async function liveFrame(id) {
     const res = await fetch(`/api/runs/${encodeURIComponent(id)}/live`, { cache: "no-store" });
     // the run may have ended while the frame was on its way (setStatus hid the view): it stays hidden
@@ -277,7 +278,9 @@ const RunsView = (() => {
     }
     watch.liveStopped = true;
     liveState("stopped", errorText(data));
-    await showState(id);
+    setTimeout(() => {
+      if (watch && watch.id === id && !watch.box.stop.hidden) showState(id); // no finish event came
+    }, FINISH_GRACE_MS);
   }
 
   function liveState(state, text) {
