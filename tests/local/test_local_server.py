@@ -25,7 +25,7 @@ from kite_browser.agent.llm.local import ensure_local_server, local_status, stop
 from kite_browser.agent.llm.local_watchdog import alive
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = [pytest.mark.local_llm, pytest.mark.timeout(170)]
+pytestmark = [pytest.mark.slow, pytest.mark.local_llm, pytest.mark.timeout(170)]
 
 PROMPT = (
     "You control a web page. Interactive elements:\n"
