@@ -10,6 +10,7 @@ reused within the page's life. ``resolve`` refuses an index that is not in the c
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -438,6 +439,32 @@ class Snapshotter:
         if isinstance(resolved, BaseException):
             raise resolved
         return resolved, None if isinstance(got, BaseException) else got
+
+    def reread_call(self, page: Page, index: int) -> tuple[Frame, str, dict[str, Any]] | None:
+        """What ``reread`` asks the page, for a caller that asks it inside a call of its own (one round trip
+        fewer): the frame, a function expression of the request answering the extractor's JSON (a string; not
+        the record when the extractor is not installed there), and the request. None when ``index`` is not
+        in a live frame."""
+        entry = self._state(page).by_index.get(index)
+        if entry is None or entry[0].is_detached():
+            return None
+        frame, token, local = entry
+        req = {"fn": "details", "ids": [local], "token": token, "opts": self._opts(False), "json": True}
+        return frame, self.script.stub, req
+
+    async def reread_from(self, page: Page, index: int, answer: Any) -> Element | None:
+        """``reread``'s element from the answer of a ``reread_call`` (None when it is not one: ask again)."""
+        state = self._state(page)
+        entry = state.by_index.get(index)
+        try:
+            rec = json.loads(answer)[0] if isinstance(answer, str) else None
+        except (ValueError, LookupError, TypeError):
+            rec = None
+        if not isinstance(rec, dict) or entry is None:
+            return None
+        dx, dy, path = state.offsets.get(entry[1], (0.0, 0.0, None))
+        async with state.building:
+            return self._element(state, entry[0], entry[1], rec, dx, dy, path, True)
 
     async def _fresh(self, page: Page, index: int) -> tuple[Element, dict[str, Any]]:
         """The element behind ``index`` described again now, and the extractor's full record."""

@@ -9,10 +9,13 @@ nothing is paid, and each refusal says why. An honest button on the same page is
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
+from kite_browser.agent.browser.exec import guard
+from kite_browser.agent.browser.exec.cdp import mouse_event
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
 from kite_browser.agent.loop import Agent
@@ -172,3 +175,65 @@ async def test_enter_on_a_button_relabelled_after_the_snapshot_is_judged_again(
     assert [k["decision"]["level"] for k in keys] == ["auto", "auto"], keys
     assert [k["result"]["error"]["error"] for k in keys] == ["target_changed"] * 2, keys
     assert all("'Pay now'" in k["result"]["error"]["message"] for k in keys), keys
+
+
+async def test_a_look_sent_with_the_move_reads_the_page_after_the_move(ctx_session, pages_server):
+    """The look goes out with the mouse move, not after its answer: it waits in the page until the move was
+    dispatched at its point (and its handlers ran), so it reads "Pay now", never the "Continue" before it."""
+    page = ctx_session.page
+    await page.goto(pages_server.add("/checkout/wait", POINT_PAGE))
+    button = await page.query_selector("#hover")
+    assert button is not None
+    box = await button.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    seen = await button.evaluate(f"(el) => {guard.op_call('seen')}")
+    after = guard.op_call("after", "[kind, base, x, y]")
+    look_js = f"async (el, [kind, base, x, y]) => {{ await {after}; return el.textContent; }}"
+    elsewhere = asyncio.ensure_future(button.evaluate(look_js, ["move", seen["move"], x + 40, y]))
+    look = asyncio.ensure_future(button.evaluate(look_js, ["move", seen["move"], x, y]))
+    # A call that answers in the task after its own: both looks were run before it and still wait.
+    await page.evaluate(
+        "() => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); })"
+    )
+    assert not look.done() and not elsewhere.done()
+    await mouse_event(page, "move", x, y)
+    assert await look == "Pay now"
+    assert not elsewhere.done()  # a move at another point does not answer it; "go" does
+    await guard.go(button)
+    assert await elsewhere == "Pay now"
+
+
+STOPPED_PAGE = """<!doctype html><title>Review</title><script>window.log = [];
+for (const t of ['pointermove', 'pointerdown']) addEventListener(t, (e) => e.stopImmediatePropagation(), true);
+</script>
+<button id=hover onmouseover="this.textContent = 'Pay now'" onclick="log.push('paid')">Continue</button>
+<button id=plain onclick="log.push('plain')">Show summary</button>"""
+
+
+async def test_a_page_hiding_the_pointer_events_from_the_look_is_judged_after_the_input(
+    kite_config, ctx_session, pages_server
+):
+    """A page whose own listeners (before Kite's) stop every pointermove and pointerdown: the look never
+    hears of the input in the page and reads once the input's answer came back, so the relabelled button is
+    still judged as it reads after the move (refused), and the honest one is clicked."""
+    todo = ["hover", "plain"]
+
+    async def model(messages: list[dict[str, Any]], view: ModelView) -> dict[str, Any]:
+        if not todo:
+            return {"action": "done", "success": True, "answer": "clicked"}
+        by_id = {e.attrs.get("id"): e for e in view.observation.elements}
+        return {"action": "click", "index": by_id[todo.pop(0)].index}
+
+    confirmer = BatchConfirmer()
+    config = kite_config(**{"agent.max_steps": 4, "agent.max_failures": 4})
+    agent = Agent(config, model=FunctionModel(model), confirmer=confirmer, context=ctx_session)
+    result = await agent.run("continue", start_url=pages_server.add("/checkout/stopped", STOPPED_PAGE))
+    assert result.stop_reason == "done", result
+    assert await ctx_session.page.evaluate("window.log") == ["plain"]
+    clicks = [
+        a for s in steps_of(result.run_dir)[1:] for a in s["actions"] if a["action"]["action"] == "click"
+    ]
+    error = clicks[0]["result"]["error"]
+    assert error["error"] == "target_changed" and "not confirmed" in error["message"], clicks[0]
+    assert "when the mouse reached it" in error["message"] and clicks[1]["result"]["ok"], clicks

@@ -1,5 +1,5 @@
 // Kite's input guard: the look at a target holds for the whole input sequence.
-// Called as guard(el, [op, key]) in the target's frame (key: a per-process random name, so a page cannot
+// Called as guard(el, [op, key, arg]) in the target's frame (key: a per-process random name, so a page cannot
 // plant a guard of its own under it). "arm" reads what the element is for as drawn now (its role,
 // its label in every reading: text, CSS generated content at any depth, aria-label(ledby), title, value, alt;
 // where it goes: href, formaction, a <label>'s control) and installs, once per document, capture-phase
@@ -9,8 +9,10 @@
 // answer, not a swap); if it now reads otherwise (or a pointer event lands on another element), that event and
 // every later one of the input are cancelled (preventDefault + stopImmediatePropagation: the page's own handlers never
 // see them, so no click, no activation, no submit). "disarm" ends the input and answers what tripped, if
-// anything. Never throws into the page.
-(el, [op, KEY]) => {
+// anything. "seen" counts the mouse moves and presses dispatched in the document; "after" [kind, count, x, y]
+// answers (a promise) in the task after the one that dispatched a move or press at (x, y) past that count, or when
+// "go" is called (the caller knows the input was handled). Never throws into the page.
+(el, [op, KEY, arg]) => {
   let g = window[KEY];
   if (!g) {
     const _gcs = window.getComputedStyle.bind(window);
@@ -86,13 +88,33 @@
         }
       } catch (err) { /* never break the page's input */ }
     };
+    // How many mouse moves and presses this document was dispatched: a look sent along with an input waits
+    // (after) until the input's last event was dispatched, then for the task after it (its handlers all ran).
+    const seen = { move: 0, down: 0 }, at = { move: [NaN, NaN], down: [NaN, NaN] };
+    const waiting = new Set();
+    const Channel = window.MessageChannel;
+    const later = (f) => { try { const c = new Channel(); c.port1.onmessage = () => f(); c.port2.postMessage(0); } catch (err) { f(); } };
+    const release = (w) => { waiting.delete(w); later(w.done); };
+    const near = (w) => Math.abs(at[w.kind][0] - w.x) <= 1 && Math.abs(at[w.kind][1] - w.y) <= 1;
+    const due = () => { for (const w of waiting) if (seen[w.kind] > w.base && near(w)) release(w); };
+    // pointermove and pointerdown: dispatched for every mouse move and press, in the same task as the mouse
+    // events that follow them (which a page's preventDefault can suppress)
+    for (const [t, k] of [["pointermove", "move"], ["pointerdown", "down"]])
+      add.call(window, t, (ev) => { seen[k]++; at[k] = [ev.clientX, ev.clientY]; due(); }, { capture: true });
     for (const t of TYPES) add.call(window, t, check, { capture: true });
     g = {
       arm(e) { state.el = e; state.sig = read(e); state.tripped = null; state.clicked = false; state.events = []; return true; },
       disarm() { const out = { tripped: state.tripped, events: state.events }; state.el = null; state.tripped = null; state.events = []; return out; },
+      seen() { return { ...seen }; },
+      after([kind, base, x, y]) { return new Promise((done) => { waiting.add({ kind, base, x, y, done }); due(); }); },
+      go() { for (const w of waiting) release(w); return true; },
     };
     try { Object.defineProperty(window, KEY, { value: g, configurable: false, enumerable: false, writable: false }); }
     catch (err) { window[KEY] = g; }
   }
-  return op === "arm" ? g.arm(el) : g.disarm();
+  if (op === "arm") return g.arm(el);
+  if (op === "seen") return g.seen();
+  if (op === "after") return g.after(arg);
+  if (op === "go") return g.go();
+  return g.disarm();
 }

@@ -10,6 +10,7 @@ capture-phase listener, and cancels that event and the rest of the input when th
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,24 @@ def arm_call(handle_js: str = "el") -> str:
     """A JS statement arming the guard on the element ``handle_js`` names, for a caller that arms it inside a
     call of its own (one round trip fewer); never throws."""
     return f"try {{ ({GUARD_JS})({handle_js}, ['arm', {_KEY!r}]); }} catch (e) {{}}"
+
+
+GUARD_FN = f"({GUARD_JS})"
+"""The guard as a JS expression (a function of ``(el, [op, key, arg])``), to bind once in a caller's call."""
+KEY_JS = repr(_KEY)
+"""The key to pass it, as a JS string literal."""
+
+
+def op_call(op: str, arg_js: str = "null", handle_js: str = "el") -> str:
+    """A JS expression running the guard's ``op`` (``seen``, ``after``) on the element ``handle_js`` names with
+    ``arg_js``, for a caller's own call (``after`` is a promise); may throw."""
+    return f"({GUARD_JS})({handle_js}, [{op!r}, {_KEY!r}, {arg_js}])"
+
+
+async def go(handle: ElementHandle) -> None:
+    """Answer every ``after`` waiting in the element's frame now (the input it waits for was handled)."""
+    with contextlib.suppress(PlaywrightError):
+        await handle.evaluate(GUARD_JS, ["go", _KEY, None])
 
 
 async def arm(handle: ElementHandle) -> bool:

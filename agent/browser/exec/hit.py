@@ -11,6 +11,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from kite_browser.agent.browser.exec import guard
 from kite_browser.agent.browser.exec.base import ElementCoveredError, ExecContext
 from kite_browser.agent.browser.exec.targets import Target, describe_element, resolve_reading
 
@@ -76,6 +77,9 @@ class Probe:
     """The tag of a transparent, non-interactive box over the element that the click must pass through."""
     local: tuple[float, float] = (0.0, 0.0)
     """The point in the element's own frame."""
+    seen: dict[str, int] | None = None
+    """The input guard's count of mouse moves and presses in the element's frame when it was first probed
+    (``resolve_probe(seen=True)``): what a look sent along with the next input waits past."""
 
 
 async def probe(target: Target, scroll: bool = True, first: Any = None) -> Probe:
@@ -117,6 +121,7 @@ async def probe(target: Target, scroll: bool = True, first: Any = None) -> Probe
         p.get("hitEl"),
         p.get("through"),
         (p["cx"], p["cy"]),
+        first.get("seen") if isinstance(first, dict) else None,
     )
 
 
@@ -144,10 +149,17 @@ async def _in_top_view(page: Page, x: float, y: float) -> bool:
     return 0 <= x < width and 0 <= y < height
 
 
-async def resolve_probe(ec: ExecContext, page: Page, index: int) -> tuple[Target, Probe]:
+# HIT_JS, and the input guard's count of the moves and presses dispatched in the element's frame so far.
+_HIT_SEEN_JS = f"""(el) => {{ const out = ({HIT_JS})(el);
+  try {{ out.seen = {guard.op_call("seen")}; }} catch (e) {{}}
+  return out; }}"""
+
+
+async def resolve_probe(ec: ExecContext, page: Page, index: int, seen: bool = False) -> tuple[Target, Probe]:
     """``resolve_index`` and ``probe`` with one round trip fewer: the element's first hit test (and its
-    fingerprint, when the action keeps one) asked for in the same round trip as its handle."""
-    target, hit = await resolve_reading(ec, page, index, HIT_JS)
+    fingerprint, when the action keeps one) asked for in the same round trip as its handle. ``seen``: and
+    the input guard's count of moves and presses (``Probe.seen``)."""
+    target, hit = await resolve_reading(ec, page, index, _HIT_SEEN_JS if seen else HIT_JS)
     return target, await probe(target, first=hit)
 
 

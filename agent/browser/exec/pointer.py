@@ -96,7 +96,7 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
         else:  # the element there is read again and judged on the way (exec/recheck.py)
             await checked_point_click(ec, page, action.x, action.y, action.mouse_button, count)
         return Outcome("mouse", f"clicked at ({action.x:g}, {action.y:g}){' on ' + what if what else ''}")
-    target, pr = await _resolve_probe(ec, page, action.index, action.selector)
+    target, pr = await _resolve_probe(ec, page, action.index, action.selector, seen=ec.recheck is not None)
     verb = "double-click" if action.double else "click"
     await ec.ready()
     if pr.visible and pr.hit == "self":
@@ -118,11 +118,12 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
 
 
 async def _resolve_probe(
-    ec: ExecContext, page: Page, index: int | None, selector: str | None
+    ec: ExecContext, page: Page, index: int | None, selector: str | None, seen: bool = False
 ) -> tuple[Target, Probe]:
-    """The target and where the mouse lands on it (by index: in one round trip fewer)."""
+    """The target and where the mouse lands on it (by index: in one round trip fewer; ``seen``: with the input
+    guard's count of moves and presses, ``Probe.seen``)."""
     if index is not None:
-        return await resolve_probe(ec, page, index)
+        return await resolve_probe(ec, page, index, seen)
     target = await resolve_element(ec, page, index, selector)
     return target, await probe(target)
 

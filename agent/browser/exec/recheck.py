@@ -8,12 +8,18 @@ only then releases. A refusal raises ``TargetChangedError`` before anything is p
 button off the page and releases it there, so no click event fires. Between those looks the input guard
 (``guard.py``) holds the look inside the page: a target that reads otherwise at any event of the sequence
 has that event and the rest of the input cancelled, and the action is refused the same way.
+
+Each look goes out with the input it follows (the move, the press) and waits in the page until that input was
+dispatched and its handlers ran (``guard.js``'s ``after``), then reads where the pointer lands, arms the guard
+and reads the target for the policy in one call: the page is read at the same moment as by a look sent after
+the input's answer, one round trip sooner. The next input is sent only once the look was judged.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -83,42 +89,6 @@ _LANDS_JS = """(el, [x, y]) => {
 }"""
 
 
-# _LANDS_JS, and when the pointer lands on the target, the input guard armed on it in the same call.
-_LANDS_ARM_JS = f"""(el, xy) => {{
-  const other = ({_LANDS_JS})(el, xy);
-  if (other === null) {{ {guard.arm_call()} }}
-  return other;
-}}"""
-
-
-async def _still_there(target: Target, pr: Probe, when: str, arm: bool = False) -> None:
-    """The pointer still lands on the target: nothing slid under it and it did not move away. ``arm``: and
-    the input guard is armed on it in the same call (its reading now is what the guard holds)."""
-    try:
-        other = await target.handle.evaluate(_LANDS_ARM_JS if arm else _LANDS_JS, list(pr.local))
-    except PlaywrightError:
-        other = "(the element is gone)"
-    if other is not None:
-        raise TargetChangedError(
-            f"{target.label} moved or was covered {when} (the pointer would land on {other!r}); "
-            "nothing was clicked: observe the page again",
-            x=round(pr.x),
-            y=round(pr.y),
-        )
-
-
-async def _both(ec: ExecContext, page: Page, target: Target, pr: Probe, when: str, arm: bool = False) -> None:
-    """Both looks at once (read-only, so their round trips overlap); the pointer's first (which arms the input
-    guard when ``arm``: the page answers it before the second look, so the guard holds what is judged or
-    later)."""
-    where, what = await asyncio.gather(
-        _still_there(target, pr, when, arm), look_again(ec, page, target, when), return_exceptions=True
-    )
-    for outcome in (where, what):
-        if isinstance(outcome, BaseException):
-            raise outcome
-
-
 async def guarded(
     ec: ExecContext, target: Target, input_: Awaitable[None], what: str, *, arms_itself: bool = False
 ) -> bool | None:
@@ -163,14 +133,101 @@ async def checked_click(
     return await guarded(ec, target, run, "click", arms_itself=True)
 
 
+# Sent along with a move or a press: waits in the page until that input was dispatched (and the task after it,
+# so its handlers all ran), then the pointer's look (_LANDS_JS, arming the guard when asked and it lands on the
+# target) and the target's reading for the policy (reread_call's request), in the same call; and the guard's
+# count of moves and presses then (what the next look waits past).
+_AFTER_LOOK_JS = f"""async (el, [x, y, kind, base, arm, req]) => {{
+  const g = {guard.GUARD_FN}, key = {guard.KEY_JS};
+  try {{ await g(el, ["after", key, [kind, base, x, y]]); }} catch (e) {{}}
+  const other = ({_LANDS_JS})(el, [x, y]);
+  if (other === null && arm) try {{ g(el, ["arm", key]); }} catch (e) {{}}
+  let rec = null;
+  if (req) try {{ rec = ({{stub}})(req); }} catch (e) {{}}
+  let seen = null;
+  try {{ seen = g(el, ["seen", key]); }} catch (e) {{}}
+  return {{other, rec, seen}};
+}}"""
+GO_AFTER_S = 0.25
+"""How long after the input's answer a look still waiting in the page is let wait for its event (it follows
+the input's task at once) before ``guard.go`` answers it (the page stopped the event before the guard saw it;
+without a count before the input, at once)."""
+_NONE_SEEN = 2**52
+"""The count a look waits past when the one before the input is not known: only ``guard.go`` answers it."""
+
+
+async def _input_and_look(
+    ec: ExecContext,
+    page: Page,
+    target: Target,
+    pr: Probe,
+    input_: Awaitable[None],
+    kind: str,
+    when: str,
+    arm: bool = False,
+) -> None:
+    """Send ``input_`` (a move or a press) and both looks at once: the look waits in the page until the input
+    was dispatched, or until the input's answer came back (``guard.go``), and reads the target then, as a look
+    sent after that answer would (one round trip fewer per look). Raises ``TargetChangedError``
+    when the pointer lands elsewhere or the policy refuses the target as it reads then;
+    ``pr.seen`` becomes the count the next look waits past."""
+    index = target.element.index if target.element is not None else None
+    call = _reread_call(ec, page, index)
+    req = call[2] if call is not None and call[0] is target.frame else None
+    base = (pr.seen or {}).get(kind, _NONE_SEEN)
+    js = _AFTER_LOOK_JS.replace("{stub}", call[1] if req is not None and call is not None else "null")
+    sent = asyncio.ensure_future(input_)
+    look = asyncio.ensure_future(target.handle.evaluate(js, [*pr.local, kind, base, arm, req]))
+    try:
+        await sent
+    except BaseException:
+        await guard.go(target.handle)
+        await asyncio.wait({look})
+        raise
+    await asyncio.wait({look}, timeout=GO_AFTER_S if base != _NONE_SEEN else 0)
+    if not look.done():  # the page did not tell the look of the input (a listener of its own stopped the
+        await guard.go(target.handle)  # event before the guard's): the input's answer came, so read now
+    try:
+        got = await look
+    except PlaywrightError:
+        got = {"other": "(the element is gone)"}
+    pr.seen = got.get("seen") if isinstance(got, dict) and isinstance(got.get("seen"), dict) else None
+    other = got.get("other") if isinstance(got, dict) else "(the element is gone)"
+    if other is not None:
+        raise TargetChangedError(
+            f"{target.label} moved or was covered {when} (the pointer would land on {other!r}); "
+            "nothing was clicked: observe the page again",
+            x=round(pr.x),
+            y=round(pr.y),
+        )
+    if ec.recheck is None or ec.snapshotter is None:
+        return
+    fresh = None
+    if index is not None and req is not None:
+        fresh = await ec.snapshotter.reread_from(page, index, got.get("rec"))  # type: ignore[attr-defined]
+    if fresh is None:  # not read in the same call (no index, another frame, no extractor there): read now
+        await look_again(ec, page, target, when)
+        return
+    if (why := await ec.recheck(fresh)) is not None:
+        raise TargetChangedError(f"{target.label} changed {when}: {why}", index=index, now=fresh.name)
+
+
+def _reread_call(ec: ExecContext, page: Page, index: int | None) -> tuple[Any, str, dict[str, Any]] | None:
+    make = getattr(ec.snapshotter, "reread_call", None)
+    if make is None or index is None:
+        return None
+    call: tuple[Any, str, dict[str, Any]] | None = make(page, index)
+    return call
+
+
 async def _checked_click(
     ec: ExecContext, page: Page, target: Target, pr: Probe, button: str, count: int
 ) -> None:
-    await mouse_event(page, "move", pr.x, pr.y)
-    await _both(ec, page, target, pr, "when the mouse reached it", arm=True)
-    await mouse_event(page, "press", pr.x, pr.y, button, 1)
+    move = mouse_event(page, "move", pr.x, pr.y)
+    await _input_and_look(ec, page, target, pr, move, "move", "when the mouse reached it", arm=True)
+    press = mouse_event(page, "press", pr.x, pr.y, button, 1)
     try:
-        await _both(ec, page, target, pr, "when the mouse button went down")
+        await _input_and_look(ec, page, target, pr, press, "down", "when the mouse button went down")
     except BaseException:
         await mouse_event(page, "move", *OFF_PAGE)
         await mouse_event(page, "release", *OFF_PAGE, button, 1)
