@@ -234,7 +234,7 @@ class _EarlySettle:
         self.settler, self.page, self.action, self.mark = settler, page, action, mark
         self.task: asyncio.Future[SettleReport] | None = None
 
-    def begin(self) -> None:
+    def begin(self, before_js: str | None = None) -> None:
         mark = self.mark
         if (
             self.task is not None
@@ -245,7 +245,8 @@ class _EarlySettle:
         ):
             return
         if mark.exception() is None:
-            self.task = asyncio.ensure_future(self.settler.settle(self.page, mark.result(), self.action))
+            settle = self.settler.settle(self.page, mark.result(), self.action, before_js=before_js)
+            self.task = asyncio.ensure_future(settle)
 
     def cancel(self) -> None:
         if self.task is not None:

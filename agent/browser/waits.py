@@ -55,6 +55,7 @@ from kite_browser.agent.browser.exec.settle_js import (
     init_js,
     mark_then,
     quiet_then,
+    waiting_then,
 )
 from kite_browser.agent.browser.exec.settle_requests import RequestTracker
 from kite_browser.agent.browser.exec.spec import FirstCall
@@ -230,10 +231,13 @@ class Settler:
         cap_ms: int | None = None,
         *,
         after_js: str | None = None,
+        before_js: str | None = None,
     ) -> SettleReport:
         """Wait until the page is done reacting to the action marked by ``mark``. ``after_js``: a function
         expression of no arguments run in the top frame in the same call as the wait's end (``rep.after``:
-        its answer), so what the caller reads after the settle costs no round trip of its own."""
+        its answer), so what the caller reads after the settle costs no round trip of its own. ``before_js``:
+        one the top frame's first wait awaits before it begins (the settle sent along with the input's last
+        event: ``settle_js.waiting_then``)."""
         cap = (cap_ms if cap_ms is not None else self.cap_ms(action)) / 1000
         t_start = time.monotonic()
         deadline = t_start + cap
@@ -274,7 +278,13 @@ class Settler:
             requests = tr.started_total
             # 3. DOM quiet in every frame (also waits for the action's short timers).
             nav_announced = await self._dom_quiet(
-                page, dom_marks, left(), rep, after_js, _premade(page, mark, rep, tr) if round_ == 0 else None
+                page,
+                dom_marks,
+                left(),
+                rep,
+                after_js,
+                _premade(page, mark, rep, tr) if round_ == 0 else None,
+                before_js if round_ == 0 else None,
             )
             if page.is_closed() or left() <= 0:
                 break
@@ -392,9 +402,11 @@ class Settler:
         rep: SettleReport,
         after_js: str | None = None,
         done: dict[str, Any] | None = None,
+        before_js: str | None = None,
     ) -> bool:
         """Wait for DOM quiet in every marked frame; add what changed to ``rep``. True if a navigation began.
-        ``done``: the top frame's wait, already made (in the action's mark call)."""
+        ``done``: the top frame's wait, already made (in the action's mark call); ``before_js``: what the top
+        frame's wait awaits first."""
         args_base = self._quiet_args(max(0, int(left_s * 1000)))
         rep.after = None
         live = {f: m for f, m in marks.items() if not f.is_detached()}
@@ -407,6 +419,8 @@ class Settler:
             if done is not None and frame is top:
                 return done
             js = quiet_then(after_js) if after_js is not None and frame is top else QUIET_JS
+            if before_js is not None and frame is top:
+                js = waiting_then(before_js, js)
             try:
                 return await asyncio.wait_for(frame.evaluate(js, [mark, *args_base]), left_s + 0.5)
             except (PlaywrightError, TimeoutError):

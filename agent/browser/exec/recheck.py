@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -90,21 +91,32 @@ _LANDS_JS = """(el, [x, y]) => {
 
 
 async def guarded(
-    ec: ExecContext, target: Target, input_: Awaitable[None], what: str, *, arms_itself: bool = False
+    ec: ExecContext,
+    target: Target,
+    input_: Awaitable[None],
+    what: str,
+    *,
+    arms_itself: bool = False,
+    last: _Last | None = None,
 ) -> bool | None:
     """Run ``input_`` (a click, a key press) with the input guard armed on ``target``; a trip (the target
     read otherwise at one of the input's events, which were cancelled from there on) -> ``TargetChangedError``.
     ``arms_itself``: ``input_`` arms the guard itself, before its first event that the guard watches. Returns
-    whether the target is checked after the input (read as the guard is disarmed; None when not known)."""
+    whether the target is checked after the input (read as the guard is disarmed; None when not known).
+    ``last``: ``input_`` leaves its last event sent but unanswered there: the disarm and the settle go out
+    along with it and wait in the page for it (one round trip fewer)."""
     if ec.recheck is None or (not arms_itself and not await guard.arm(target.handle)):
         await input_
         return None
     try:
         await input_
     finally:
-        reading = asyncio.ensure_future(guard.disarm_reading(target.handle))
+        wait = last.wait if last is not None and last.sent is not None else None
+        reading = asyncio.ensure_future(guard.disarm_reading(target.handle, wait))
         await asyncio.sleep(0)  # the task's first step sends the disarm: the settle's calls follow it
-        ec.input_over()
+        ec.input_over(guard.after_js(wait) if wait is not None else None)
+        if last is not None and last.sent is not None:
+            await _answered(last.sent, reading, target, GO_AFTER_S)
         tripped, checked = await reading
     if tripped is not None:
         index = target.element.index if target.element is not None else None
@@ -129,8 +141,37 @@ async def checked_click(
     """Move, look again, press, look again, release (then the rest of a double click), with the input guard
     armed from the first look on (a move fires no event the guard watches) to the end. Returns whether the
     target is checked now (None when not known)."""
-    run = _checked_click(ec, page, target, pr, button, count)
-    return await guarded(ec, target, run, "click", arms_itself=True)
+    # The release sent along with the disarm and the settle when the page's own events can tell them of it:
+    # one release, a count to wait past, and one frame (the settle's other frames would not wait for it).
+    fold = count == 1 and target.frame is page.main_frame and len(page.frames) == 1
+    last = _Last() if fold else None
+    run = _checked_click(ec, page, target, pr, button, count, last)
+    return await guarded(ec, target, run, "click", arms_itself=True, last=last)
+
+
+@dataclass
+class _Last:
+    """A click's release, sent and not awaited (``guarded`` awaits it with the disarm)."""
+
+    sent: asyncio.Future[None] | None = None
+    wait: list[Any] | None = None
+    """``guard.js``'s ``after`` for it: ``[kind, count, x, y]``."""
+
+
+async def _answered(
+    sent: asyncio.Future[Any], waiting: asyncio.Future[Any], target: Target, grace_s: float
+) -> None:
+    """``sent`` (an input) answered, and ``waiting`` (a call waiting in the page for that input's event) let
+    go: at once when the page told it of the event, else ``grace_s`` after the input's answer (``guard.go``)."""
+    try:
+        await sent
+    except BaseException:
+        await guard.go(target.handle)
+        await asyncio.wait({waiting})
+        raise
+    await asyncio.wait({waiting}, timeout=grace_s)
+    if not waiting.done():  # the page did not tell the look of the input (a listener of its own stopped the
+        await guard.go(target.handle)  # event before the guard's): the input's answer came, so read now
 
 
 # Sent along with a move or a press: waits in the page until that input was dispatched (and the task after it,
@@ -178,15 +219,7 @@ async def _input_and_look(
     js = _AFTER_LOOK_JS.replace("{stub}", call[1] if req is not None and call is not None else "null")
     sent = asyncio.ensure_future(input_)
     look = asyncio.ensure_future(target.handle.evaluate(js, [*pr.local, kind, base, arm, req]))
-    try:
-        await sent
-    except BaseException:
-        await guard.go(target.handle)
-        await asyncio.wait({look})
-        raise
-    await asyncio.wait({look}, timeout=GO_AFTER_S if base != _NONE_SEEN else 0)
-    if not look.done():  # the page did not tell the look of the input (a listener of its own stopped the
-        await guard.go(target.handle)  # event before the guard's): the input's answer came, so read now
+    await _answered(sent, look, target, GO_AFTER_S if base != _NONE_SEEN else 0)
     try:
         got = await look
     except PlaywrightError:
@@ -221,7 +254,7 @@ def _reread_call(ec: ExecContext, page: Page, index: int | None) -> tuple[Any, s
 
 
 async def _checked_click(
-    ec: ExecContext, page: Page, target: Target, pr: Probe, button: str, count: int
+    ec: ExecContext, page: Page, target: Target, pr: Probe, button: str, count: int, last: _Last | None = None
 ) -> None:
     move = mouse_event(page, "move", pr.x, pr.y)
     await _input_and_look(ec, page, target, pr, move, "move", "when the mouse reached it", arm=True)
@@ -232,6 +265,11 @@ async def _checked_click(
         await mouse_event(page, "move", *OFF_PAGE)
         await mouse_event(page, "release", *OFF_PAGE, button, 1)
         raise
+    up = (pr.seen or {}).get("up")
+    if last is not None and up is not None:  # its answer awaited by ``guarded``, with the disarm
+        last.wait = ["up", up, *pr.local]
+        last.sent = asyncio.ensure_future(mouse_event(page, "release", pr.x, pr.y, button, 1))
+        return
     await mouse_event(page, "release", pr.x, pr.y, button, 1)
     for n in range(2, count + 1):
         await mouse_event(page, "press", pr.x, pr.y, button, n)
