@@ -20,10 +20,10 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import litellm
 import pytest
 from mcp import Client
 
+from kite_browser.agent.browser import tokens
 from kite_browser.agent.browser.snapshot import OFF_LOOP_ELEMENTS, Snapshotter
 from kite_browser.agent.browser.tokens import count_tokens
 from kite_browser.agent.mcp.app import kite_mcp
@@ -57,10 +57,8 @@ class Held:
 
 def _hold_tokenizer(monkeypatch: pytest.MonkeyPatch, held: Held, marker: str) -> None:
     """Hold the first count of a text containing ``marker`` (every text is counted afresh: no cache)."""
-    real = litellm.token_counter
-    monkeypatch.setattr(
-        litellm, "token_counter", lambda *a, **k: held.run(marker in k.get("text", ""), real, *a, **k)
-    )
+    real = tokens._count_like_litellm
+    monkeypatch.setattr(tokens, "_count_like_litellm", lambda text: held.run(marker in text, real, text))
     count_tokens.cache_clear()
 
 
