@@ -316,6 +316,24 @@ class BrowserEnv:
         except TimeoutError:
             return None
 
+    async def quiet(self) -> None:
+        """Wait for the active tab's own loading (``Settler.quiet``), under the step deadline and the hang
+        watchdog: what an ``effect_only`` action left."""
+        page = self.ctx.page
+        await self.guarded(self.executor.settler.quiet(page), what="the page's loading")
+
+    async def reach(self, matches: Callable[[str], bool]) -> bool:
+        """Wait (up to ``waits.settle_cap_ms``) for the active tab to load a URL that ``matches``, then for
+        its loading (``quiet``): a navigation an action set off that its settle did not see begin. False
+        when none came."""
+        page = self.ctx.page
+        try:
+            await page.wait_for_url(matches, wait_until="load", timeout=self.config.waits.settle_cap_ms)
+        except PlaywrightError:
+            return False
+        await self.quiet()
+        return True
+
     async def latest(self) -> Observation:
         """The last observation of the active tab if it is still of the current URL, else a fresh one."""
         page = self.ctx.page
@@ -358,13 +376,16 @@ class BrowserEnv:
         veto: Veto | None = None,
         confirmer: Confirmer | None = None,
         timer: StepTimer | None = None,
+        effect_only: bool = False,
     ) -> Acted:
         """Judge ``action`` (on ``observation``, the page the caller saw), then run it with the second look
         at its target; a refused action is not run. ``decided`` and ``veto``: see their types;
         ``confirmer``: who is asked for this action (default: the gate's); ``timer``: the caller's step
-        clock, given the gate, act and settle phases. The result keeps its target's fingerprint, taken right
-        before the action ran (what a workflow's replay finds it again by); a refused action's and a drag's
-        ends' too (a workflow keeps a refused step, replayed through the gate again)."""
+        clock, given the gate, act and settle phases; ``effect_only``: the action's settle waits for what
+        it set off, not for the page's own loading (a workflow's replay: ``ActionExecutor.execute``). The
+        result keeps its target's fingerprint, taken right before the action ran (what a workflow's replay
+        finds it again by); a refused action's and a drag's ends' too (a workflow keeps a refused step,
+        replayed through the gate again)."""
         timer = timer or StepTimer()
         with timer.phase("gate"):
             gate = await self.gate.check(action, observation, confirmer)
@@ -382,7 +403,9 @@ class BrowserEnv:
             self.blocks.mark()
             ends = await self._with_drag_ends(action, ActionResult(action=action.action, ok=False))
             with timer.phase("act"):  # the target's fingerprint from the unit's own resolution of it
-                result = await self.executor.execute(action, recheck=again, fingerprint=True)
+                result = await self.executor.execute(
+                    action, recheck=again, fingerprint=True, effect_only=effect_only
+                )
             timer.take("act", float(result.data.get("settle_ms") or 0.0), "settle")
             self.blocks.annotate(result)
             result.target, result.drop = result.target or ends.target, ends.drop

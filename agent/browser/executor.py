@@ -55,6 +55,8 @@ class ActionExecutor:
     ) -> None:
         self.settler = Settler(config.waits)
         self.ec = ExecContext(ctx, snapshotter, config, self.settler, run_dir, secret_resolver)
+        self._effect_only = False
+        """The action being run settles ``effect_only`` (``execute``)."""
 
     @property
     def screenshot_b64(self) -> bool:
@@ -66,16 +68,24 @@ class ActionExecutor:
         self.ec.screenshot_b64 = value
 
     async def execute(
-        self, action: Action | dict[str, Any], *, recheck: Recheck | None = None, fingerprint: bool = False
+        self,
+        action: Action | dict[str, Any],
+        *,
+        recheck: Recheck | None = None,
+        fingerprint: bool = False,
+        effect_only: bool = False,
     ) -> ActionResult:
         """Run one action with its settle, under the step deadline and the hang watchdog. ``recheck``: the
         safety gate's second look at a click's target right before the input lands (``exec/recheck.py``);
         ``fingerprint``: the result keeps its target's fingerprint (``ActionResult.target``), taken from the
-        unit's own resolution of the target before any input (None when the unit never resolved it)."""
+        unit's own resolution of the target before any input (None when the unit never resolved it);
+        ``effect_only``: the settle waits for what the action set off, not for the page's own loading
+        (``Settler.settle``; a workflow's replay)."""
         ec = self.ec
         ec.recheck = recheck
         ec.fingerprint_of = element_index(action) if fingerprint else None
         ec.take_fingerprint = take_fingerprint
+        self._effect_only = effect_only
         try:
             result = await self._guarded(action)
             if ec.fingerprint is not None:
@@ -83,6 +93,7 @@ class ActionExecutor:
             return result
         finally:
             ec.recheck = ec.fingerprint_of = ec.fingerprint = None
+            self._effect_only = False
 
     async def _guarded(self, action: Action | dict[str, Any]) -> ActionResult:
         name = str(action.get("action", "?")) if isinstance(action, dict) else action.action
@@ -123,10 +134,10 @@ class ActionExecutor:
         mark_task: asyncio.Future[PageMark] | None = None
         if spec.settle != "none":
             first = spec.first_call(action) if spec.first_call is not None else None
-            mark_task = asyncio.ensure_future(self.settler.mark(page, first, name))
+            mark_task = asyncio.ensure_future(self.settler.mark(page, first, name, self._effect_only))
             if spec.settle != "early":  # "early": the unit awaits ec.ready() once its target is found
                 await mark_task
-        early = _EarlySettle(self.settler, page, name, mark_task)
+        early = _EarlySettle(self.settler, page, name, mark_task, self._effect_only)
         result, out = await self._run_unit(spec, action, mark_task, early)
         if out is not None:
             effects.value = out.value
@@ -138,7 +149,9 @@ class ActionExecutor:
             report = await early.task
         elif mark is not None and not page.is_closed():  # a scroll's position read as the settle ends
             after = scroll.AFTER_JS if scrolled and page_after is page else None
-            report = await self.settler.settle(page, mark, name, after_js=after)
+            report = await self.settler.settle(
+                page, mark, name, after_js=after, effect_only=self._effect_only
+            )
         await self._effects(effects, page, page_after, report, scrolled)
         result.effects = effects
         if report is not None and result.ok:
@@ -229,9 +242,15 @@ class _EarlySettle:
     awaits its last answer from the page; None until then (the executor settles after the unit, as before)."""
 
     def __init__(
-        self, settler: Settler, page: Page, action: str, mark: asyncio.Future[PageMark] | None
+        self,
+        settler: Settler,
+        page: Page,
+        action: str,
+        mark: asyncio.Future[PageMark] | None,
+        effect_only: bool = False,
     ) -> None:
         self.settler, self.page, self.action, self.mark = settler, page, action, mark
+        self.effect_only = effect_only
         self.task: asyncio.Future[SettleReport] | None = None
 
     def begin(self, before_js: str | None = None) -> None:
@@ -245,7 +264,9 @@ class _EarlySettle:
         ):
             return
         if mark.exception() is None:
-            settle = self.settler.settle(self.page, mark.result(), self.action, before_js=before_js)
+            settle = self.settler.settle(
+                self.page, mark.result(), self.action, before_js=before_js, effect_only=self.effect_only
+            )
             self.task = asyncio.ensure_future(settle)
 
     def cancel(self) -> None:

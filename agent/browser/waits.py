@@ -43,7 +43,7 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
@@ -72,6 +72,8 @@ NAV_START_S = 0.5
 MARK_TIMEOUT_S = 1.0
 
 DomMarks = dict[Frame, dict[str, Any]]
+HeldBy = Literal["all", "since_mark", "none"]
+"""The page's fetches and XHRs that hold an in-page wait: all, those begun since the mark, none."""
 
 _watched: weakref.WeakSet[Page] = weakref.WeakSet()
 """Pages whose new documents get the settle observer at document start (a page Kite acted on: attached to the
@@ -139,25 +141,42 @@ class Settler:
             page.once("close", drop)
         return tr
 
-    async def mark(self, page: Page, first: FirstCall | None = None, action: str = "") -> PageMark:
+    async def mark(
+        self, page: Page, first: FirstCall | None = None, action: str = "", effect_only: bool = False
+    ) -> PageMark:
         """The page's state right before an action; ``first``: the action's first call into the top frame,
         made in the same call right after the top frame's mark (its answer is ``PageMark.first``; with the
-        settle's in-page wait for ``action`` when it ``settles``)."""
+        settle's in-page wait for ``action`` when it ``settles``, ``effect_only`` as ``settle`` takes it)."""
         tr = self.tracker(page)
         await self._watch_new_documents(page)
         answers: dict[str, Any] = {}
-        dom = await self._mark_frames(page, first=first, answers=answers, cap_ms=self.cap_ms(action))
+        t0 = time.monotonic()  # before the mark call: ``first`` may start requests in it
+        dom = await self._mark_frames(
+            page, first=first, answers=answers, cap_ms=self.cap_ms(action), effect_only=effect_only
+        )
         pages = frozenset(page.context.pages)
         return PageMark(
             page.url,
             tr.started_total,
             tr.main_navigations,
             dom,
-            time.monotonic(),
+            t0,
             pages,
             answers.get("first"),
             answers.get("quiet"),
         )
+
+    async def quiet(self, page: Page) -> SettleReport:
+        """Wait for the page's own loading, which an ``effect_only`` settle left: its requests answered, its
+        followed timers run, its DOM quiet (as after a navigation: since its last mutation), up to
+        ``settle_cap_ms``."""
+        tr = self.tracker(page)
+        t0 = time.monotonic()
+        dom = await self._mark_frames(page, fresh=True)
+        mark = PageMark(
+            page.url, tr.started_total, tr.main_navigations, dom, t0, frozenset(page.context.pages)
+        )
+        return await self.settle(page, mark, "wait")
 
     def cap_ms(self, action: str) -> int:
         return self.config.per_action.get(action, self.config.settle_cap_ms)
@@ -189,11 +208,13 @@ class Settler:
         first: FirstCall | None = None,
         answers: dict[str, Any] | None = None,
         cap_ms: int = 0,
+        effect_only: bool = False,
     ) -> DomMarks:
         """Install the observer in every frame (in parallel) and take each one's mark. ``fresh``: the frames
         hold a document a navigation just opened (the mark keeps what its observer saw while it loaded).
         ``first``: a call made in the top frame's mark call, after the mark; its answer goes to
-        ``answers["first"]`` (and its in-page wait's, capped at ``cap_ms``, to ``answers["quiet"]``)."""
+        ``answers["first"]`` (and its in-page wait's, capped at ``cap_ms``, to ``answers["quiet"]``; held
+        only by the requests begun since the mark when ``effect_only``)."""
         frames = [f for f in page.frames if not f.is_detached()]
         cfg = self.config
         args = [FOLLOW_TIMER_MS, cfg.dom_quiet_ms * QUIET_STRETCH, fresh, cfg.network_stall_ms]
@@ -202,7 +223,7 @@ class Settler:
         async def one(frame: Frame) -> dict[str, Any] | None:
             timeout = MARK_TIMEOUT_S
             if first is not None and frame is top:
-                quiet_args = self._quiet_args(cap_ms)
+                quiet_args = self._quiet_args(cap_ms, "since_mark" if effect_only else "all")
                 call = frame.evaluate(
                     mark_then(first.js, first.settles, first.after_js), [args, first.arg, quiet_args]
                 )
@@ -232,12 +253,19 @@ class Settler:
         *,
         after_js: str | None = None,
         before_js: str | None = None,
+        effect_only: bool = False,
     ) -> SettleReport:
         """Wait until the page is done reacting to the action marked by ``mark``. ``after_js``: a function
         expression of no arguments run in the top frame in the same call as the wait's end (``rep.after``:
         its answer), so what the caller reads after the settle costs no round trip of its own. ``before_js``:
         one the top frame's first wait awaits before it begins (the settle sent along with the input's last
-        event: ``settle_js.waiting_then``)."""
+        event: ``settle_js.waiting_then``).
+
+        ``effect_only``: wait for what the action itself set off, not for the page's own loading (a workflow's
+        replay, which looks for its next target itself and waits for the loading with ``quiet`` only when
+        that target is not there as recorded): the requests started since the mark are awaited until
+        answered, with no ``network_quiet_ms`` idle window after them; after a navigation the new document's
+        requests are not awaited (its DOM quiet, its followed timers and its load event are)."""
         cap = (cap_ms if cap_ms is not None else self.cap_ms(action)) / 1000
         t_start = time.monotonic()
         deadline = t_start + cap
@@ -250,32 +278,23 @@ class Settler:
         dom_marks, navs, requests = mark.dom, mark.main_navigations, mark.started_total
         observed = False  # the top document is a new one, watched from its start
         popup_seen = False
+        since = mark.t0 if effect_only else None  # the requests that count: since the mark, or all
         for round_ in range(MAX_ROUNDS):
             if page.is_closed() or left() <= 0:
                 break
             # 1. A navigation the action started: wait for the document response to commit, then the loads.
             if tr.main_document_pending() or tr.main_navigations != navs:
-                load = await self._follow_navigation(page, tr, navs, left)
-                if load is not None:
-                    rep.navigated = True
-                    rep.steps.append("navigation")
-                    if load != "load":
-                        rep.steps.append(f"load_{load}")  # load_stalled, load_cap
-                    # A new document: all of it is the action's doing; its observer dates from its start
-                    # when the init script ran there.
-                    if self.config.navigation_settle == "observer":
-                        dom_marks = await self._mark_frames(page, fresh=True)
-                        top = dom_marks.get(page.main_frame)
-                        observed = bool(top and top.get("fromStart"))
-                    else:  # "window": the network-quiet window stands in for the page's own say
-                        dom_marks = {}
+                new_document = await self._new_document(page, tr, navs, left, rep)
+                if new_document is not None:
+                    dom_marks, observed = new_document
                 navs = tr.main_navigations
+            loading = effect_only and rep.navigated  # a new document's requests: the page's own loading
             # 2. Network quiet, when the action (or what it set off) started requests.
-            if tr.started_total != requests:
+            if tr.started_total != requests and not loading:
                 rep.network_requests = tr.started_total - mark.started_total
                 rep.steps.append("network")
-                await self._network_quiet(tr, left, observed)
-            requests = tr.started_total
+                await self._network_quiet(tr, left, observed, since)
+            requests, documents = tr.started_total, tr.documents_total
             # 3. DOM quiet in every frame (also waits for the action's short timers).
             nav_announced = await self._dom_quiet(
                 page,
@@ -285,6 +304,7 @@ class Settler:
                 after_js,
                 _premade(page, mark, rep, tr) if round_ == 0 else None,
                 before_js if round_ == 0 else None,
+                requests="none" if loading else "since_mark" if effect_only else "all",
             )
             if page.is_closed() or left() <= 0:
                 break
@@ -297,12 +317,7 @@ class Settler:
                 await self._await_navigation_start(tr, navs, left)
                 dom_marks, observed = {}, False
                 continue
-            if (
-                tr.started_total == requests
-                and tr.main_navigations == navs
-                and not tr.main_document_pending()
-                and not tr.busy(self.config.network_stall_ms / 1000, observed)
-            ):
+            if self._over(tr, navs, (requests, documents), observed, since, loading):
                 break
             dom_marks = await self._mark_frames(page, fresh=observed)
         if not page.is_closed() and not rep.focus_known:  # a new document: give it an observer now
@@ -310,6 +325,49 @@ class Settler:
         rep.timed_out = left() <= 0
         rep.waited_ms = (time.monotonic() - t_start) * 1000 + rep.waited_ms_before
         return rep
+
+    async def _new_document(
+        self, page: Page, tr: RequestTracker, navs: int, left: Callable[[], float], rep: SettleReport
+    ) -> tuple[DomMarks, bool] | None:
+        """Follow the navigation the action started (``_follow_navigation``); the new document's marks and
+        whether its observer dates from its start, or None when no navigation committed."""
+        load = await self._follow_navigation(page, tr, navs, left)
+        if load is None:
+            return None
+        rep.navigated = True
+        rep.steps.append("navigation")
+        if load != "load":
+            rep.steps.append(f"load_{load}")  # load_stalled, load_cap
+        # A new document: all of it is the action's doing; its observer dates from its start when the init
+        # script ran there.
+        if self.config.navigation_settle != "observer":
+            return {}, False  # "window": the network-quiet window stands in for the page's own say
+        dom_marks = await self._mark_frames(page, fresh=True)
+        top = dom_marks.get(page.main_frame)
+        return dom_marks, bool(top and top.get("fromStart"))
+
+    def _over(
+        self,
+        tr: RequestTracker,
+        navs: int,
+        counts: tuple[int, int],
+        observed: bool,
+        since: float | None,
+        loading: bool,
+    ) -> bool:
+        """The settle's round ends it: no navigation on its way and, unless the new document's requests are
+        its own loading (``loading``), no request started since the round's in-page wait began (``counts``:
+        the requests and top-frame documents started by then) nor in flight. Effect-only (``since``): a
+        request begun during the in-page wait and answered by now was followed there (a fetch/XHR of the
+        page's) or is over (a script, a frame's document); a top-frame document's (a form's POST answered
+        by a redirect) is a navigation on its way."""
+        if tr.main_navigations != navs or tr.main_document_pending():
+            return False
+        if loading:
+            return True
+        requests, documents = counts
+        new = tr.started_total != requests and (since is None or tr.documents_total != documents)
+        return not new and not tr.busy(self.config.network_stall_ms / 1000, observed, since)
 
     async def _follow_navigation(
         self, page: Page, tr: RequestTracker, navs: int, left: Callable[[], float]
@@ -373,15 +431,20 @@ class Settler:
             await tr.wait_change(min(left(), 0.05))
 
     async def _network_quiet(
-        self, tr: RequestTracker, left: Callable[[], float], observed: bool = False
+        self,
+        tr: RequestTracker,
+        left: Callable[[], float],
+        observed: bool = False,
+        since: float | None = None,
     ) -> None:
         """No tracked request in flight (stalled ones aside), then ``network_quiet_ms`` without one starting
         or ending. ``observed`` (a new document watched from its start): no idle window; the in-page wait
-        that follows covers what could still start a request, and one that starts begins another round."""
+        that follows covers what could still start a request, and one that starts begins another round.
+        ``since`` (an effect-only settle): only the requests started since then, and no idle window."""
         stall = self.config.network_stall_ms / 1000
-        quiet = 0.0 if observed else self.config.network_quiet_ms / 1000
+        quiet = 0.0 if observed or since is not None else self.config.network_quiet_ms / 1000
         while left() > 0:
-            if tr.busy(stall, observed):
+            if tr.busy(stall, observed, since):
                 await tr.wait_change(min(left(), 0.1))
                 continue
             idle = time.monotonic() - tr.last_activity
@@ -389,10 +452,13 @@ class Settler:
                 return
             await tr.wait_change(min(quiet - idle, left()))
 
-    def _quiet_args(self, cap_ms: int) -> list[int]:
-        """``QUIET_JS``'s arguments after the mark."""
+    def _quiet_args(self, cap_ms: int, requests: HeldBy = "all") -> list[int]:
+        """``QUIET_JS``'s arguments after the mark; ``requests``: the page's fetches and XHRs that hold the
+        wait: ``all``, ``since_mark`` (begun since the mark) or ``none`` (a stall limit of 0)."""
         cfg = self.config
-        return [cfg.dom_quiet_ms, cfg.dom_quiet_ms * QUIET_STRETCH, GRACE_MS, cap_ms, cfg.network_stall_ms]
+        stall = cfg.network_stall_ms if requests != "none" else 0
+        since = int(requests == "since_mark")
+        return [cfg.dom_quiet_ms, cfg.dom_quiet_ms * QUIET_STRETCH, GRACE_MS, cap_ms, stall, since]
 
     async def _dom_quiet(
         self,
@@ -403,11 +469,13 @@ class Settler:
         after_js: str | None = None,
         done: dict[str, Any] | None = None,
         before_js: str | None = None,
+        *,
+        requests: HeldBy = "all",
     ) -> bool:
         """Wait for DOM quiet in every marked frame; add what changed to ``rep``. True if a navigation began.
         ``done``: the top frame's wait, already made (in the action's mark call); ``before_js``: what the top
-        frame's wait awaits first."""
-        args_base = self._quiet_args(max(0, int(left_s * 1000)))
+        frame's wait awaits first; ``requests``: see ``_quiet_args``."""
+        args_base = self._quiet_args(max(0, int(left_s * 1000)), requests)
         rep.after = None
         live = {f: m for f, m in marks.items() if not f.is_detached()}
         if not live:

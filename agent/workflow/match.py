@@ -110,6 +110,12 @@ def pick(want: Fingerprint, candidates: list[tuple[int, Fingerprint]]) -> Match:
     return Found(best[0])
 
 
+def as_recorded(want: Fingerprint, match: Match) -> bool:
+    """``match`` is one element with the very fingerprint recorded (every trait the same, its structural
+    path and frame too): the page is where the recording was, whatever it still loads."""
+    return isinstance(match, Found) and match.best.fingerprint == want
+
+
 def looked_for(want: Fingerprint) -> str:
     """The fingerprint in a few words, for an error: ``button "Add to cart" (id=add)``."""
     attrs = ", ".join(f"{k}={v}" for k, v in want.attrs.items() if k in STABLE_ATTRS)

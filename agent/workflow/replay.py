@@ -41,13 +41,26 @@ from kite_browser.agent.workflow.errors import (
     WorkflowMissingVariableError,
 )
 from kite_browser.agent.workflow.heal import Healer, intent_of
-from kite_browser.agent.workflow.match import Ambiguous, Found, NotFound, looked_for, pick, worth_a_look
+from kite_browser.agent.workflow.match import (
+    Ambiguous,
+    Found,
+    NotFound,
+    as_recorded,
+    looked_for,
+    pick,
+    worth_a_look,
+)
 from kite_browser.agent.workflow.model import Expect, Step, Workflow, fill, with_targets
 from kite_browser.agent.workflow.save import path_of, steps_of_run
 
 HISTORY_ACTIONS = frozenset({"goBack", "goForward"})
 MAX_CANDIDATES = 80
 """Fingerprints taken per step at most (the elements that pass ``worth_a_look`` first)."""
+
+
+class _NotYet(Exception):
+    """A first look found no element with the very fingerprint recorded: wait for the page's loading and
+    look again."""
 
 
 def values_for(wf: Workflow, given: dict[str, str]) -> dict[str, str]:
@@ -212,6 +225,8 @@ class Replayer:
                 if not await self._one(i, step):
                     break
                 self.out.done = i
+            if self.out.takeover is None:
+                await self.env.quiet()  # the page as loaded as an agent's step leaves it
         except ReplayError as exc:
             self.out.error = exc
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -253,7 +268,8 @@ class Replayer:
                 replay=True,
                 workflow=self.source,
             )
-        result = await self.env.executor.execute(Navigate(url=self.start))  # the user's own start URL
+        # the user's own start URL; its loading is waited for only when the first step needs it (_look)
+        result = await self.env.executor.execute(Navigate(url=self.start), effect_only=True)
         self._record(
             StepRecord(
                 step=0,
@@ -312,16 +328,35 @@ class Replayer:
     def _as_ran(self) -> Workflow:
         return self.wf.model_copy(update={"steps": list(self.ran), "variables": self.variables})
 
-    async def _step(self, i: int, step: Step) -> None:
+    async def _look(self, i: int, step: Step) -> tuple[Observation, Action]:
+        """The page observed and the step's action on its target. Each action settles ``effect_only`` (what
+        it set off, not the page's own loading): a target found at once with the very fingerprint recorded
+        is acted on; else the page's loading is waited for and the page looked at again, and what that look
+        finds stands (the one best match, or a typed error: never a guess)."""
+        obs = await self._observe(i, step)
+        try:
+            return obs, await self._action(i, step, obs, at_once=True)
+        except _NotYet:
+            await self.env.quiet()
+        obs = await self._observe(i, step)
+        return obs, await self._action(i, step, obs)
+
+    async def _observe(self, i: int, step: Step) -> Observation:
         obs = await self.env.observe(include_all=True)
         if step.target is not None:
             obs = await self._past_banner(i, step.target, obs)
-        action = await self._action(i, step, obs)
-        acted = await self.env.act(action, obs)
+        return obs
+
+    async def _step(self, i: int, step: Step) -> None:
+        obs, action = await self._look(i, step)
+        acted = await self.env.act(action, obs, effect_only=True)
         result, gate = acted.result, acted.gate
         decision = GateOutcome(
             level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
         )
+        if result.ok and not self._history_is_the_models(step) and not self._url_holds(step):
+            # the navigation may still be on its way (a form's POST answered by a redirect)
+            await self.env.reach(lambda url: self._url_holds(step, url))
         problems = self._problems(step, result)
         as_recorded = result.ok or self._expected(step, acted.refused)
         self._record(
@@ -385,13 +420,13 @@ class Replayer:
         return True
 
     # ------------------------------------------------------------------ healing
-    def _url_holds(self, step: Step) -> bool:
-        """The page is at the step's recorded URL (True for a step without one)."""
+    def _url_holds(self, step: Step, url: str | None = None) -> bool:
+        """The page (or ``url``) is at the step's recorded URL (True for a step without one)."""
         want = step.expect
         if want is None or want.url is None:
             return True
         pattern = fill(want.url, {k: quote_plus(v) for k, v in self.values.items()})
-        return url_matches(path_of(self.env.ctx.page.url), pattern)
+        return url_matches(path_of(url if url is not None else self.env.ctx.page.url), pattern)
 
     def _effect_holds(self, step: Step, actions: list[PastAction]) -> bool:
         """A model's actions did the step: one of its kind succeeded and the recorded URL is reached (a step
@@ -508,7 +543,7 @@ class Replayer:
         if button is None:
             return obs
         action = Click(index=button.index)
-        acted = await self.env.act(action, obs)
+        acted = await self.env.act(action, obs, effect_only=True)
         gate = acted.gate
         decision = GateOutcome(
             level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
@@ -524,12 +559,13 @@ class Replayer:
         self.out.banners += 1
         return await self.env.observe(include_all=True)
 
-    async def _action(self, i: int, step: Step, obs: Observation) -> Action:
+    async def _action(self, i: int, step: Step, obs: Observation, at_once: bool = False) -> Action:
+        """``at_once``: the targets must be found as recorded, else ``_NotYet``."""
         args: dict[str, Any] = fill(step.args, self.values)
         if step.action == "navigate" and isinstance(args.get("url"), str):
             args["url"] = rebase(args["url"], self.wf.start_url, self.start)
-        target = await self._find(i, step, step.target, obs) if step.target is not None else None
-        drop = await self._find(i, step, step.drop, obs) if step.drop is not None else None
+        target = await self._find(i, step, step.target, obs, at_once) if step.target is not None else None
+        drop = await self._find(i, step, step.drop, obs, at_once) if step.drop is not None else None
         try:
             return parse_action(with_targets(step, args, target, drop))
         except ValidationError as exc:
@@ -537,7 +573,7 @@ class Replayer:
                 f"step {i} ({step.intent}): {exc.errors()[0]['msg']}", step=i
             ) from None
 
-    async def _find(self, i: int, step: Step, want: Fingerprint, obs: Observation) -> int:
+    async def _find(self, i: int, step: Step, want: Fingerprint, obs: Observation, at_once: bool) -> int:
         els = [e for e in obs.elements if worth_a_look(want, e)] or [
             e for e in obs.elements if e.tag == want.tag or (want.role and e.role == want.role)
         ]
@@ -545,6 +581,8 @@ class Replayer:
         fps = await asyncio.gather(*(self.env.fingerprint(el.index) for el in els))
         candidates = [(el.index, fp) for el, fp in zip(els, fps, strict=True) if fp is not None]
         match = pick(want, candidates)
+        if at_once and not as_recorded(want, match):
+            raise _NotYet
         what = looked_for(want)
         if isinstance(match, NotFound):
             raise ReplayTargetNotFoundError(

@@ -20,6 +20,7 @@ import litellm
 import pytest
 
 from kite_browser.agent.batch.checks import evaluate
+from kite_browser.agent.browser.actions import Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import Fingerprint
 from kite_browser.agent.browser.session import ContextSession
@@ -451,3 +452,34 @@ async def test_a_target_replaced_between_the_look_and_the_act_is_looked_up_again
     assert len(acts) == 2 and [r.ok for r in out.results] == [False, True]
     assert out.results[0].error is not None and out.results[0].error.error == "stale_element"
     assert "added=1" in env.ctx.page.url
+
+
+async def test_a_target_there_as_recorded_is_acted_on_while_the_page_still_loads(
+    env: BrowserEnv, sites: SitesServer, tmp_path: Path
+) -> None:
+    """Each replayed action settles on its own effect, not on the page's loading: the start page's fetch
+    takes 2.5 s (a full settle, capped at 3 s, waits it out), and "Go", found with the very fingerprint
+    recorded, is pressed before it is answered."""
+    url = sites.url("/test/replay-slow-load.html?delay=2.5")
+    await env.act(Navigate(url=url), effect_only=True)
+    obs = await env.observe(include_all=True)
+    go = next(e.index for e in obs.elements if e.name == "Go")
+    recorded = await env.fingerprint(go)
+    assert recorded is not None
+    wf = Workflow(start_url=url, steps=[Step(action="click", target=recorded, intent="press Go")])
+    out = await Replayer(wf).run(env)
+    assert out.success, out.error
+    assert await env.ctx.page.text_content("#said") == "Go pressed while loading"
+
+
+async def test_a_target_the_page_draws_late_is_waited_for(
+    env: BrowserEnv, sites: SitesServer, tmp_path: Path
+) -> None:
+    """A target not there as recorded at the first look: the replay waits for the page's own loading (its
+    fetch answered, the button drawn) and looks again."""
+    url = sites.url("/test/replay-slow-load.html?delay=1")
+    late = Fingerprint(tag="button", name="Late", attrs={"id": "late-button"})
+    wf = Workflow(start_url=url, steps=[Step(action="click", target=late, intent="press Late")])
+    out = await Replayer(wf).run(env)
+    assert out.success, out.error
+    assert await env.ctx.page.text_content("#said") == "Late pressed"

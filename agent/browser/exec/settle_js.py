@@ -58,12 +58,14 @@ _SETUP_JS = """() => {
     const raf = window.requestAnimationFrame.bind(window);
     s = {v: 5, raf, rafs: 0, opened: 0, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
       timers: new Map(), follow: 0, followMax: 0, nav: false, gapCap: 0, depth: 0, reqs: new Map(), st,
-      stall: 2000, fromStart: false, doc: String(Math.random()).slice(2), early: 0, workers: 0, workerLast: 0};
+      stall: 2000, fromStart: false, doc: String(Math.random()).slice(2), early: 0, workers: 0, workerLast: 0,
+      reqSince: 0};
     // not enumerable: a page listing its globals (a leak check) does not meet it
     Object.defineProperty(window, '__kiteSettle', {value: s, configurable: true, writable: true, enumerable: false});
-    const awaiting = () => {  // a request of the page's (younger than the stall limit) awaits its answer
+    // a request of the page's (younger than the stall limit, begun since reqSince) awaits its answer
+    const awaiting = () => {
       const now = performance.now();
-      for (const t of s.reqs.values()) if (now - t < s.stall) return true;
+      for (const t of s.reqs.values()) if (now - t < s.stall && t >= (s.reqSince || 0)) return true;
       return false;
     };
     s.awaiting = awaiting;
@@ -168,7 +170,7 @@ INSTALL_JS = """([followMax, gapCap, fresh, stall]) => {
   if (!fresh) { s.markCount = s.count; s.nav = false; s.timers.clear(); s.early = 0; }  // an action: loading is over
   s.follow = Infinity; s.followMax = followMax; s.gapCap = gapCap; s.stall = stall; s.state = __STATE__;
   return {count: s.count, added: s.added, removed: s.removed, fromStart: s.fromStart, doc: s.doc, rafs: s.rafs,
-          opened: s.opened};
+          opened: s.opened, at: performance.now()};
 }""".replace("__SETUP__", _SETUP_JS).replace("__STATE__", _STATE_JS)
 
 
@@ -195,11 +197,11 @@ def init_js(follow_max: int, gap_cap: int, stall_ms: int, early_ms: int) -> str:
 # with them and never gives up before the cap. A document that draws no frames is not waited for: a hidden
 # one (visibilityState), or a frame that got no frame within FRAMES_UNSEEN_MS (display:none, or an
 # off-screen cross-origin frame the browser throttles).
-QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
+QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall, sinceMark]) => {
   const s = window.__kiteSettle;
   if (!s || s.v !== 5 || s.doc !== mark.doc) return null;  // another document than the mark's: it navigated
   const t0 = performance.now();
-  s.follow = t0 + grace; s.stall = stall;
+  s.follow = t0 + grace; s.stall = stall; s.reqSince = sinceMark ? (mark.at || 0) : 0;
   const st = s.st;  // the page's own setTimeout: these sleeps are not timers to follow
   const sleep = (ms) => new Promise((r) => st(r, ms));
   const isTop = window === window.top;
@@ -252,7 +254,7 @@ QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall]) => {
     await sleep(Math.max(4, Math.min(25, wait)));
   }
   ticking = false;
-  s.follow = 0; s.early = 0;
+  s.follow = 0; s.early = 0; s.reqSince = 0;
   let a = document.activeElement;
   while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
   let focused = null;

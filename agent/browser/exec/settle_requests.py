@@ -33,6 +33,8 @@ class RequestTracker:
     loading: dict[Request, float] = field(default_factory=dict)
     """Images, stylesheets, fonts, media ... in flight (since when): they may hold up the load event."""
     started_total: int = 0
+    documents_total: int = 0
+    """Top-frame document requests started (a navigation, a redirect's next hop)."""
     last_activity: float = 0.0
     main_navigations: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -64,6 +66,7 @@ class RequestTracker:
             is_main = False
         self.inflight[request] = _Inflight(time.monotonic(), is_main, rtype)
         self.started_total += 1
+        self.documents_total += is_main and rtype == "document"
         self.last_activity = time.monotonic()
         self.changed.set()
 
@@ -87,13 +90,15 @@ class RequestTracker:
             self.main_navigations += 1
             self.changed.set()
 
-    def busy(self, stall_s: float, page_counts: bool = False) -> bool:
+    def busy(self, stall_s: float, page_counts: bool = False, since: float | None = None) -> bool:
         """A tracked request younger than ``stall_s`` is in flight. ``page_counts``: the document's observer
         counts its fetches/XHRs itself (until the page's code has the answer), so one whose response has begun
-        to arrive is left to it: a streamed body that never ends is not a request still to wait for."""
+        to arrive is left to it: a streamed body that never ends is not a request still to wait for.
+        ``since``: only a request started then or later counts."""
         now = time.monotonic()
         return any(
             now - r.started < stall_s
+            and (since is None or r.started >= since)
             and not (page_counts and r.responded and r.resource_type in PAGE_TRACKED_TYPES)
             for r in self.inflight.values()
         )
