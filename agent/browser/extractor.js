@@ -919,18 +919,35 @@
     // listed element is its name, not repeated; at most `limit` characters of text. `whole`: the whole page, not
     // only the viewport (every listed element, the text of every shown node).
     const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents", "ruby", "inline-table"]);
+    // A list item or a table row: the text after an element inside the same one continues the element's line
+    // ({t: text} in the flow), so a result keeps its name with its price and a row reads as one line.
+    const ITEM_TAGS = new Set(["LI", "TR", "ARTICLE", "DT", "DD"]);
+    const ITEM_ROLES = new Set(["listitem", "row", "article", "option", "treeitem", "gridcell"]);
+    const itemOf = (el) => {
+      let e = el.parentElement;
+      for (let k = 0; e && k < 8 && e !== document.body; k++, e = e.parentElement) {
+        if (ITEM_TAGS.has(e.tagName)) return e;
+        const role = e.getAttribute("role");
+        if (role && ITEM_ROLES.has(role)) return e;
+      }
+      return null;
+    };
     const flowOf = (cands, limit, deadline, text, whole) => {
       const vw = window.innerWidth, vh = window.innerHeight;
       const listed = new _Map();
       for (const c of cands) if (c.rec && (whole || c.rec.where === "in")) listed.set(c.el, c.rec.id);
       const items = [];
-      let line = "", chars = 0, steps = 0, lastBlock = null;
+      let line = "", chars = 0, steps = 0, lastBlock = null, item = null;
       const shownCache = new _Map(), blockCache = new _Map(), inListed = new _Map();
       const flush = () => {
         const t = line.replace(/\s+/g, " ").trim();
         line = "";
-        if (t) { items.push(t); chars += t.length; }
+        if (!t) return;
+        chars += t.length;
+        if (item !== null && lastBlock !== null && item.contains(lastBlock)) items.push({ t });
+        else { items.push(t); item = null; }
       };
+      const listedAt = (n, id) => { flush(); items.push(id); lastBlock = null; item = itemOf(n); };
       const blockOf = (p) => {
         const chain = [];
         let b = p;
@@ -989,8 +1006,8 @@
             into = true;
             if (flowOn) {
               const id = listed.get(n);
-              if (id !== undefined) { flush(); items.push(id); lastBlock = null; }
-              else if ((n.tagName === "IFRAME" || n.tagName === "FRAME") && ids.has(n)) { flush(); items.push([ids.get(n)]); lastBlock = null; }
+              if (id !== undefined) listedAt(n, id);
+              else if ((n.tagName === "IFRAME" || n.tagName === "FRAME") && ids.has(n)) { flush(); items.push([ids.get(n)]); lastBlock = null; item = null; }
               if (n.shadowRoot) walk(n.shadowRoot, false);
             }
           } else if (type === 3) {

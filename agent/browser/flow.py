@@ -15,12 +15,17 @@ class FrameData(Protocol):
     place: tuple[str, int] | None
 
 
-def splice_flow(infos: list[Any], by_key: dict[tuple[str, int], int], in_view: set[int]) -> list[str | int]:
-    """The top frame's flow with each shown child frame's flow spliced in at its iframe.
+def splice_flow(
+    infos: list[Any], by_key: dict[tuple[str, int], int], in_view: set[int]
+) -> tuple[list[str | int], dict[int, str]]:
+    """The top frame's flow with each shown child frame's flow spliced in at its iframe, and the tails: the
+    text after an element in its own list item or table row (``{"t": text}`` in a frame's flow), by the
+    element's index, which its line carries (a tail whose element is not placed stays a text line).
 
     ``infos[0]`` is the top frame; ``by_key`` maps (document token, local id) to the global index; only
     elements in ``in_view`` are placed."""
     children = {i.place: i for i in infos[1:] if i.place is not None and i.shown and i.data}
+    tails: dict[int, str] = {}
 
     def of(info: FrameData, depth: int) -> list[str | int]:
         data = info.data or {}
@@ -29,6 +34,13 @@ def splice_flow(infos: list[Any], by_key: dict[tuple[str, int], int], in_view: s
         for item in data.get("flow") or []:
             if isinstance(item, str):
                 out.append(item)
+            elif isinstance(item, dict):
+                text = str(item.get("t") or "")
+                last = out[-1] if out else None
+                if isinstance(last, int):
+                    tails[last] = f"{tails[last]} | {text}" if last in tails else text
+                elif text:
+                    out.append(text)
             elif isinstance(item, int):
                 index = by_key.get((token, item))
                 if index is not None and index in in_view:
@@ -40,4 +52,5 @@ def splice_flow(infos: list[Any], by_key: dict[tuple[str, int], int], in_view: s
         return out
 
     top = infos[0]
-    return of(top, 0) if top.data and top.data.get("flow") is not None else []
+    flow = of(top, 0) if top.data and top.data.get("flow") is not None else []
+    return flow, tails

@@ -154,6 +154,9 @@ class Observation(_Model):
     flow: list[str | int] = Field(default_factory=list)
     """The viewport in reading order: text lines (str) and, in their places, the indexes of the listed
     in-view elements (int). Empty when the page gave none (the renderer then lists the elements alone)."""
+    tails: dict[int, str] = Field(default_factory=dict)
+    """By element index: the text after the element in its own list item or table row (a result's price, a
+    row's cells), shown on the element's line rather than as lines of their own."""
     screenshot_path: str | None = None
     screenshot_b64: str | None = None
     timings: dict[str, float] = Field(default_factory=dict)

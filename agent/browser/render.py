@@ -291,9 +291,13 @@ def _flow_lines(obs: Observation, line_chars: int, total: int, level: int) -> li
             el = by_index.get(item)
             if el is not None and item not in placed:
                 placed.add(item)
-                lines.append(
-                    element_line(el, name_chars=60 - 15 * level, href_chars=48 - 12 * level, level=level)
-                )
+                line = element_line(el, name_chars=60 - 15 * level, href_chars=48 - 12 * level, level=level)
+                tail = obs.tails.get(item)
+                if tail and used < total and _WORDY.search(tail) and _key(tail) != _key(el.name):
+                    tail = _cut(tail, min(line_chars, total - used))
+                    used += len(tail)
+                    line += f" — {tail}"
+                lines.append(line)
         elif used < total and _WORDY.search(item):
             text = _cut(item, min(line_chars, total - used))
             used += len(text)

@@ -297,8 +297,8 @@ class Snapshotter:
             ],
         )
         placed = {e.index for e in elements if e.in_viewport or include_all}
-        flow = splice_flow(infos, state.by_key, placed)
-        obs = Observation(summary=summary, elements=elements, flow=flow)
+        flow, tails = splice_flow(infos, state.by_key, placed)
+        obs = Observation(summary=summary, elements=elements, flow=flow, tails=tails)
         state.last = obs
         state.count += 1
         return obs

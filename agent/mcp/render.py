@@ -124,7 +124,15 @@ def _flow(
         if isinstance(item, int):
             if item in lines and item not in placed:
                 placed.add(item)
-                items.append((item, lines[item]))
+                tail = obs.tails.get(item, "")
+                tail = tail if _WORDY.search(tail) else ""
+                if tail and used < max_text:  # its list item's or row's text, on its line
+                    tail = _cut_text(" ".join(tail.split()), min(line_chars, max_text - used))
+                    used += len(tail)
+                    items.append((item, f"{lines[item]} — {tail}"))
+                else:
+                    cut = cut or bool(tail)
+                    items.append((item, lines[item]))
         elif _WORDY.search(item) and not names_neighbour(item, obs.flow, i, by_index):
             if used >= max_text:
                 cut = True

@@ -179,3 +179,24 @@ async def test_time_cap_returns_partial_with_warning(page: Page, base: str) -> N
     await page.goto(f"{base}/big.html?n=50000")
     obs = await Snapshotter(SnapshotConfig(time_cap_ms=30)).snapshot(page)
     assert any("time cap" in w for w in obs.summary.warnings)
+
+
+async def test_a_list_item_or_table_row_is_one_line(page: Page, base: str) -> None:
+    """The text after an element in its own list item or table row continues the element's line (a result keeps
+    its name with its price; a row reads as one line); text before it, text outside any item and text that
+    repeats the element's name do not."""
+    await page.goto(f"{base}/results.html")
+    obs = await Snapshotter().snapshot(page)
+    ids = by_id(obs)
+    text = render_observation(obs)
+    assert line_of(text, ids["r-mug"]) == f'[{ids["r-mug"]}] link "Blue Mug" href=/p/mug — blue · $12.99'
+    assert line_of(text, ids["r-cup"]).endswith(" — red · $4.50 | In stock")  # two blocks of one item
+    assert line_of(text, ids["o-1"]).endswith(" — 3 | $42.00")  # the row's cells
+    assert line_of(text, ids["b-add"]).endswith(" — adds one more")  # role=listitem
+    lamp = line_of(text, ids["r-lamp"])  # text before the element stays where it was read
+    assert " — " not in lamp and text.index("$99.00") < text.index(lamp)
+    assert line_of(text, ids["r-same"]) == f'[{ids["r-same"]}] link "Same name" href=/p/same'
+    assert " — " not in line_of(text, ids["loose"]) and "\nNot in an item" in text
+    assert "\nText after the lists stays on its own line." in text
+    for tail in ("blue · $12.99", "red · $4.50", "$42.00", "adds one more"):
+        assert text.count(tail) == 1, tail  # on the element's line only, not again as a line of its own

@@ -119,8 +119,8 @@ def error_of(result: types.CallToolResult) -> dict[str, Any]:
 
 def ref(text: str, role: str, name: str) -> int:
     """The [N] of the element line ``[N] role name`` (or ``role "name" attrs``; ``[N,M]`` for look-alike
-    neighbours) in a snapshot (fails the test if absent)."""
-    quoted, bare = rf"\"{re.escape(name)}\"", rf"{re.escape(name)}$"
+    neighbours; a list item's text may follow after " — ") in a snapshot (fails the test if absent)."""
+    quoted, bare = rf"\"{re.escape(name)}\"", rf"{re.escape(name)}(?: — .*)?$"
     m = re.search(rf"^\[(\d+)(?:,\d+)*\] {re.escape(role)} (?:{quoted}|{bare})", text, re.M)
     assert m, f'no {role} "{name}" in:\n{text}'
     return int(m.group(1))

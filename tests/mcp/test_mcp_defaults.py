@@ -60,7 +60,9 @@ async def test_snapshot_says_when_it_cut_the_text_and_gives_more_when_asked(
     assert ALL_PRICES <= _prices(whole), sorted(ALL_PRICES - _prices(whole))
     assert "page text cut" not in whole
     classic = ref(whole, "link", "Classic Blue Mug")
-    assert re.search(rf"^\[{classic}\] link Classic Blue Mug\nblue · \$12\.99$", whole, re.M), whole
+    assert re.search(rf"^\[{classic}\] link Classic Blue Mug — blue · \$12\.99$", whole, re.M), (
+        whole
+    )  # one line
     assert "blue · $12.99" in bare and "page text cut at 200 characters" in bare
 
 
