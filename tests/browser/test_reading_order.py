@@ -1,5 +1,5 @@
 """The default observation shows the viewport in reading order: text with each element's line in its place (the
-price under its product link, the label by its field), page text that looks like an element line escaped, within
+price on its product link's line, the label by its field), page text that looks like an element line escaped, within
 the token budget and degrading to the element list alone."""
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ def body(text: str) -> list[str]:
     return text.split(FLOW_HEADING + "\n", 1)[1].splitlines()
 
 
-async def test_prices_sit_under_their_products(page: Page, sites: SitesServer) -> None:
+async def test_prices_sit_with_their_products(page: Page, sites: SitesServer) -> None:
     await page.goto(sites.url("/shop/"))
     obs = await Snapshotter().snapshot(page)
     lines = body(render_observation(obs, budget_tokens=1500))
     at = next(i for i, x in enumerate(lines) if 'link "Sky Blue Espresso Mug"' in x)
-    assert lines[at + 1] == "blue · $7.25"
+    assert lines[at].endswith(" — blue · $7.25")  # its list item's text, on its line
+    assert "blue · $7.25" not in lines and lines[at + 1].startswith("[")
     assert lines.index("21 products") < at
     assert "Text: " not in render_observation(obs)  # no detached text prefix any more
     assert "Kite Shop" in obs.summary.visible_text  # the structured summary keeps it (oracles, tools)
