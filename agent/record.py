@@ -130,8 +130,9 @@ class RunRecorder:
         return {"messages": out, "tools_file": self._stored("tools", sent, "json") if sent else None}
 
     def step(self, record: StepLike) -> None:
+        t = time.time()  # the step ends here: its line's own making and writing is the next step's "record"
         data = record.to_json() if not isinstance(record, dict) else record
-        self._steps.write(self._dump({"t": time.time(), **data}) + "\n")
+        self._steps.write(self._dump({"t": t, **data}) + "\n")
         self._steps.flush()
 
     def finish(self, result: RunResult) -> None:
