@@ -253,7 +253,7 @@ class _EarlySettle:
         self.effect_only = effect_only
         self.task: asyncio.Future[SettleReport] | None = None
 
-    def begin(self, before_js: str | None = None) -> None:
+    def begin(self) -> None:
         mark = self.mark
         if (
             self.task is not None
@@ -264,9 +264,7 @@ class _EarlySettle:
         ):
             return
         if mark.exception() is None:
-            settle = self.settler.settle(
-                self.page, mark.result(), self.action, before_js=before_js, effect_only=self.effect_only
-            )
+            settle = self.settler.settle(self.page, mark.result(), self.action, effect_only=self.effect_only)
             self.task = asyncio.ensure_future(settle)
 
     def cancel(self) -> None:

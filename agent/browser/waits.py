@@ -55,7 +55,6 @@ from kite_browser.agent.browser.exec.settle_js import (
     init_js,
     mark_then,
     quiet_then,
-    waiting_then,
 )
 from kite_browser.agent.browser.exec.settle_requests import RequestTracker
 from kite_browser.agent.browser.exec.spec import FirstCall
@@ -252,14 +251,11 @@ class Settler:
         cap_ms: int | None = None,
         *,
         after_js: str | None = None,
-        before_js: str | None = None,
         effect_only: bool = False,
     ) -> SettleReport:
         """Wait until the page is done reacting to the action marked by ``mark``. ``after_js``: a function
         expression of no arguments run in the top frame in the same call as the wait's end (``rep.after``:
-        its answer), so what the caller reads after the settle costs no round trip of its own. ``before_js``:
-        one the top frame's first wait awaits before it begins (the settle sent along with the input's last
-        event: ``settle_js.waiting_then``).
+        its answer), so what the caller reads after the settle costs no round trip of its own.
 
         ``effect_only``: wait for what the action itself set off, not for the page's own loading (a workflow's
         replay, which looks for its next target itself and waits for the loading with ``quiet`` only when
@@ -303,7 +299,6 @@ class Settler:
                 rep,
                 after_js,
                 _premade(page, mark, rep, tr) if round_ == 0 else None,
-                before_js if round_ == 0 else None,
                 requests="none" if loading else "since_mark" if effect_only else "all",
             )
             if page.is_closed() or left() <= 0:
@@ -468,13 +463,12 @@ class Settler:
         rep: SettleReport,
         after_js: str | None = None,
         done: dict[str, Any] | None = None,
-        before_js: str | None = None,
         *,
         requests: HeldBy = "all",
     ) -> bool:
         """Wait for DOM quiet in every marked frame; add what changed to ``rep``. True if a navigation began.
-        ``done``: the top frame's wait, already made (in the action's mark call); ``before_js``: what the top
-        frame's wait awaits first; ``requests``: see ``_quiet_args``."""
+        ``done``: the top frame's wait, already made (in the action's mark call); ``requests``: see
+        ``_quiet_args``."""
         args_base = self._quiet_args(max(0, int(left_s * 1000)), requests)
         rep.after = None
         live = {f: m for f, m in marks.items() if not f.is_detached()}
@@ -487,8 +481,6 @@ class Settler:
             if done is not None and frame is top:
                 return done
             js = quiet_then(after_js) if after_js is not None and frame is top else QUIET_JS
-            if before_js is not None and frame is top:
-                js = waiting_then(before_js, js)
             try:
                 return await asyncio.wait_for(frame.evaluate(js, [mark, *args_base]), left_s + 0.5)
             except (PlaywrightError, TimeoutError):

@@ -150,7 +150,7 @@ class ExecContext:
     """The fingerprint being taken: asked for right after the target was resolved, so the page answers it
     before any input of the action (its reads run in order); awaited when the action is done."""
 
-    on_input_over: Callable[[str | None], None] | None = None
+    on_input_over: Callable[[], None] | None = None
     """Set by the executor for one action: begins its settle (see ``input_over``)."""
     on_input_again: Callable[[], Awaitable[None]] | None = None
     """Set by the executor for one action: ends a settle begun (see ``input_again``)."""
@@ -159,14 +159,12 @@ class ExecContext:
     def page(self) -> Page:
         return self.session.page
 
-    def input_over(self, before_js: str | None = None) -> None:
+    def input_over(self) -> None:
         """The action's last input event was acknowledged by the page (its handlers ran) and the unit's last
         call into the page is already sent: the settle may begin now, its calls following that one in the page,
-        while the unit awaits its answer (the input guard's disarm: one round trip fewer per action).
-        ``before_js``: the last input event is sent but not yet acknowledged; the top frame's wait awaits this
-        function expression first (``Settler.settle``)."""
+        while the unit awaits its answer (the input guard's disarm: one round trip fewer per action)."""
         if self.on_input_over is not None:
-            self.on_input_over(before_js)
+            self.on_input_over()
 
     async def input_again(self) -> None:
         """More input follows an ``input_over`` (a fallback): the settle begun then is let finish and dropped,

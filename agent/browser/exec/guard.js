@@ -9,8 +9,8 @@
 // answer, not a swap); if it now reads otherwise (or a pointer event lands on another element), that event and
 // every later one of the input are cancelled (preventDefault + stopImmediatePropagation: the page's own handlers never
 // see them, so no click, no activation, no submit). "disarm" ends the input and answers what tripped, if
-// anything. "seen" counts the mouse moves, presses and releases dispatched in the document; "after" [kind, count, x, y]
-// answers (a promise) in the task after the one that dispatched a move, press or release at (x, y) past that count, or when
+// anything. "seen" counts the mouse moves and presses dispatched in the document; "after" [kind, count, x, y]
+// answers (a promise) in the task after the one that dispatched a move or press at (x, y) past that count, or when
 // "go" is called (the caller knows the input was handled). Never throws into the page.
 (el, [op, KEY, arg]) => {
   let g = window[KEY];
@@ -90,16 +90,16 @@
     };
     // How many mouse moves and presses this document was dispatched: a look sent along with an input waits
     // (after) until the input's last event was dispatched, then for the task after it (its handlers all ran).
-    const seen = { move: 0, down: 0, up: 0 }, at = { move: [NaN, NaN], down: [NaN, NaN], up: [NaN, NaN] };
+    const seen = { move: 0, down: 0 }, at = { move: [NaN, NaN], down: [NaN, NaN] };
     const waiting = new Set();
     const Channel = window.MessageChannel;
     const later = (f) => { try { const c = new Channel(); c.port1.onmessage = () => f(); c.port2.postMessage(0); } catch (err) { f(); } };
     const release = (w) => { waiting.delete(w); later(w.done); };
     const near = (w) => Math.abs(at[w.kind][0] - w.x) <= 1 && Math.abs(at[w.kind][1] - w.y) <= 1;
     const due = () => { for (const w of waiting) if (seen[w.kind] > w.base && near(w)) release(w); };
-    // pointermove, pointerdown, pointerup: dispatched for every mouse move, press and release, in the same task as the mouse
+    // pointermove and pointerdown: dispatched for every mouse move and press, in the same task as the mouse
     // events that follow them (which a page's preventDefault can suppress)
-    for (const [t, k] of [["pointermove", "move"], ["pointerdown", "down"], ["pointerup", "up"]])
+    for (const [t, k] of [["pointermove", "move"], ["pointerdown", "down"]])
       add.call(window, t, (ev) => { seen[k]++; at[k] = [ev.clientX, ev.clientY]; due(); }, { capture: true });
     for (const t of TYPES) add.call(window, t, check, { capture: true });
     g = {

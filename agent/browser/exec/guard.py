@@ -11,7 +11,6 @@ capture-phase listener, and cancels that event and the rest of the input when th
 from __future__ import annotations
 
 import contextlib
-import json
 import secrets
 from pathlib import Path
 from typing import Any
@@ -52,12 +51,6 @@ def op_call(op: str, arg_js: str = "null", handle_js: str = "el") -> str:
     return f"({GUARD_JS})({handle_js}, [{op!r}, {_KEY!r}, {arg_js}])"
 
 
-def after_js(wait: list[Any]) -> str:
-    """A function expression of no arguments waiting (a promise) for ``after``'s ``wait`` in the frame it runs
-    in (a call of the settle's that must follow the input's last event)."""
-    return f"() => ({GUARD_JS})(null, ['after', {_KEY!r}, {json.dumps(wait)}])"
-
-
 async def go(handle: ElementHandle) -> None:
     """Answer every ``after`` waiting in the element's frame now (the input it waits for was handled)."""
     with contextlib.suppress(PlaywrightError):
@@ -72,10 +65,8 @@ async def arm(handle: ElementHandle) -> bool:
         return False
 
 
-_DISARM_JS = f"""async (el, [key, wait]) => {{
-  const g = ({GUARD_JS});
-  if (wait) try {{ await g(el, ['after', key, wait]); }} catch (e) {{}}
-  const out = g(el, ['disarm', key]);
+_DISARM_JS = f"""(el, key) => {{
+  const out = ({GUARD_JS})(el, ['disarm', key]);
   out.checked = el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true';
   return out;
 }}"""
@@ -86,14 +77,11 @@ async def disarm(handle: ElementHandle) -> Tripped | None:
     return (await disarm_reading(handle))[0]
 
 
-async def disarm_reading(
-    handle: ElementHandle, wait: list[Any] | None = None
-) -> tuple[Tripped | None, bool | None]:
+async def disarm_reading(handle: ElementHandle) -> tuple[Tripped | None, bool | None]:
     """``disarm``, and in the same call whether the element is checked now (an input's ``checked``, else its
-    ``aria-checked``; None when the frame went away). ``wait``: ``after``'s ``[kind, count, x, y]``, waited
-    for in the page first (the disarm sent along with the input's last event)."""
+    ``aria-checked``; None when the frame went away)."""
     try:
-        got: Any = await handle.evaluate(_DISARM_JS, [_KEY, wait])
+        got: Any = await handle.evaluate(_DISARM_JS, _KEY)
     except PlaywrightError:
         return None, None
     if not isinstance(got, dict):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -97,26 +96,20 @@ async def guarded(
     what: str,
     *,
     arms_itself: bool = False,
-    last: _Last | None = None,
 ) -> bool | None:
     """Run ``input_`` (a click, a key press) with the input guard armed on ``target``; a trip (the target
     read otherwise at one of the input's events, which were cancelled from there on) -> ``TargetChangedError``.
     ``arms_itself``: ``input_`` arms the guard itself, before its first event that the guard watches. Returns
-    whether the target is checked after the input (read as the guard is disarmed; None when not known).
-    ``last``: ``input_`` leaves its last event sent but unanswered there: the disarm and the settle go out
-    along with it and wait in the page for it (one round trip fewer)."""
+    whether the target is checked after the input (read as the guard is disarmed; None when not known)."""
     if ec.recheck is None or (not arms_itself and not await guard.arm(target.handle)):
         await input_
         return None
     try:
         await input_
     finally:
-        wait = last.wait if last is not None and last.sent is not None else None
-        reading = asyncio.ensure_future(guard.disarm_reading(target.handle, wait))
+        reading = asyncio.ensure_future(guard.disarm_reading(target.handle))
         await asyncio.sleep(0)  # the task's first step sends the disarm: the settle's calls follow it
-        ec.input_over(guard.after_js(wait) if wait is not None else None)
-        if last is not None and last.sent is not None:
-            await _answered(last.sent, reading, target, GO_AFTER_S)
+        ec.input_over()
         tripped, checked = await reading
     if tripped is not None:
         index = target.element.index if target.element is not None else None
@@ -141,29 +134,11 @@ async def checked_click(
     """Move, look again, press, look again, release (then the rest of a double click), with the input guard
     armed from the first look on (a move fires no event the guard watches) to the end. Returns whether the
     target is checked now (None when not known)."""
-    # The release sent along with the disarm and the settle when the page's own events can tell them of it:
-    # one release, a count to wait past, and one frame (the settle's other frames would not wait for it).
-    # Off: a release sent with the settle let the settle begin before a navigation the click starts (a form's
-    # submit, a script's location change) was under way, so the next observation could be the page before it
-    # (tests/agent/test_small_model_habits.py::test_the_same_search_on_every_reload_is_a_loop, 1 in 3 at load;
-    # 0 in 4 with the release awaited). On a quiet machine the fold gained nothing (step overhead 59.7 vs 59.2 ms).
-    fold = FOLD_RELEASE and count == 1 and target.frame is page.main_frame and len(page.frames) == 1
-    last = _Last() if fold else None
-    run = _checked_click(ec, page, target, pr, button, count, last)
-    return await guarded(ec, target, run, "click", arms_itself=True, last=last)
-
-
-FOLD_RELEASE = False
-"""Send a click's release along with the guard's disarm and the settle (see ``checked_click``)."""
-
-
-@dataclass
-class _Last:
-    """A click's release, sent and not awaited (``guarded`` awaits it with the disarm)."""
-
-    sent: asyncio.Future[None] | None = None
-    wait: list[Any] | None = None
-    """``guard.js``'s ``after`` for it: ``[kind, count, x, y]``."""
+    # The release is awaited before the disarm and the settle go out: sent along with them (e3f6c38, taken out
+    # again in 64253ff) it let the settle begin before a navigation the click starts (a form's submit) was under
+    # way, so the next observation could be the page before it; on a quiet machine it gained nothing.
+    run = _checked_click(ec, page, target, pr, button, count)
+    return await guarded(ec, target, run, "click", arms_itself=True)
 
 
 async def _answered(
@@ -262,7 +237,7 @@ def _reread_call(ec: ExecContext, page: Page, index: int | None) -> tuple[Any, s
 
 
 async def _checked_click(
-    ec: ExecContext, page: Page, target: Target, pr: Probe, button: str, count: int, last: _Last | None = None
+    ec: ExecContext, page: Page, target: Target, pr: Probe, button: str, count: int
 ) -> None:
     move = mouse_event(page, "move", pr.x, pr.y)
     await _input_and_look(ec, page, target, pr, move, "move", "when the mouse reached it", arm=True)
@@ -273,11 +248,6 @@ async def _checked_click(
         await mouse_event(page, "move", *OFF_PAGE)
         await mouse_event(page, "release", *OFF_PAGE, button, 1)
         raise
-    up = (pr.seen or {}).get("up")
-    if last is not None and up is not None:  # its answer awaited by ``guarded``, with the disarm
-        last.wait = ["up", up, *pr.local]
-        last.sent = asyncio.ensure_future(mouse_event(page, "release", pr.x, pr.y, button, 1))
-        return
     await mouse_event(page, "release", pr.x, pr.y, button, 1)
     for n in range(2, count + 1):
         await mouse_event(page, "press", pr.x, pr.y, button, n)

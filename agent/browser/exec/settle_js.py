@@ -284,13 +284,6 @@ def quiet_then(after_js: str) -> str:
     return js
 
 
-def waiting_then(before_js: str, js: str) -> str:
-    """``before_js`` (a function expression of no arguments; a promise is awaited, a throw ignored), then
-    ``js`` (``QUIET_JS`` or ``quiet_then``'s) in the same call: a wait that must begin after something the
-    page is told of (the input's last event) sent along with it."""
-    return f"async (args) => {{ try {{ await ({before_js})(); }} catch (e) {{}} return await ({js})(args); }}"
-
-
 _MARK_THEN: dict[tuple[str, bool, str | None], str] = {}
 
 
