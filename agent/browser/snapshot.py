@@ -462,6 +462,12 @@ class Snapshotter:
             rec = None
         if not isinstance(rec, dict) or entry is None:
             return None
+        return await self._element_now(state, entry, rec)
+
+    async def _element_now(
+        self, state: _PageState, entry: tuple[Frame, str, int], rec: dict[str, Any]
+    ) -> Element:
+        """The element of ``entry`` (frame, document token, local id) from the extractor's record read now."""
         dx, dy, path = state.offsets.get(entry[1], (0.0, 0.0, None))
         async with state.building:
             return self._element(state, entry[0], entry[1], rec, dx, dy, path, True)
@@ -484,9 +490,7 @@ class Snapshotter:
                 rec = None
         if rec is None or entry is None:
             raise await self._stale(page, index)
-        dx, dy, path = state.offsets.get(entry[1], (0.0, 0.0, None))
-        async with state.building:
-            return self._element(state, entry[0], entry[1], rec, dx, dy, path, True), rec
+        return await self._element_now(state, entry, rec), rec
 
     async def reread(self, page: Page, index: int) -> Element:
         """The element behind ``index`` as it reads now (its name, text, form target, href): what the page
