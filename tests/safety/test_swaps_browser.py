@@ -19,6 +19,7 @@ from kite_browser.agent.browser.exec.cdp import mouse_event
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
 from kite_browser.agent.loop import Agent
+from kite_browser.agent.result import RunResult
 from kite_browser.safety.confirm import BatchConfirmer
 
 PAGE = """<!doctype html><meta charset=utf-8><title>Review</title><h1>Review</h1>
@@ -44,6 +45,35 @@ ORDER = ["hover", "down", "timer", "under", "plain"]
 def steps_of(run_dir: str | None) -> list[dict[str, Any]]:
     lines = (Path(run_dir or ".") / "steps.jsonl").read_text().splitlines()
     return [json.loads(x) for x in lines]
+
+
+async def click_hover_then_plain(
+    kite_config: Any, ctx_session: Any, url: str, *, by_point: bool
+) -> tuple[RunResult, list[dict[str, Any]]]:
+    """A run whose model clicks #hover, then #plain (by the centre of each, or by index), then says done: the
+    result and the recorded clicks."""
+    todo = ["hover", "plain"]
+
+    async def model(messages: list[dict[str, Any]], view: ModelView) -> dict[str, Any]:
+        if not todo:
+            return {"action": "done", "success": True, "answer": "clicked"}
+        element_id = todo.pop(0)
+        el = next(e for e in view.observation.elements if e.attrs.get("id") == element_id)
+        if by_point:
+            return {
+                "action": "click",
+                "x": el.rect.x + el.rect.width / 2,
+                "y": el.rect.y + el.rect.height / 2,
+            }
+        return {"action": "click", "index": el.index}
+
+    config = kite_config(**{"agent.max_steps": 4, "agent.max_failures": 4})
+    agent = Agent(config, model=FunctionModel(model), confirmer=BatchConfirmer(), context=ctx_session)
+    result = await agent.run("continue", start_url=url)
+    clicks = [
+        a for s in steps_of(result.run_dir)[1:] for a in s["actions"] if a["action"]["action"] == "click"
+    ]
+    return result, clicks
 
 
 async def test_a_target_changed_after_the_snapshot_is_judged_again(kite_config, ctx_session, pages_server):
@@ -121,24 +151,10 @@ POINT_PAGE = """<!doctype html><title>Review</title><script>window.log = []</scr
 
 async def test_a_click_by_coordinates_is_judged_again_too(kite_config, ctx_session, pages_server):
     """A vision model clicks where it saw "Continue"; the element there says "Pay now" once the mouse is on it."""
-    todo = ["hover", "plain"]
-
-    async def model(messages: list[dict[str, Any]], view: ModelView) -> dict[str, Any]:
-        if not todo:
-            return {"action": "done", "success": True, "answer": "clicked"}
-        element_id = todo.pop(0)
-        el = next(e for e in view.observation.elements if e.attrs.get("id") == element_id)
-        return {"action": "click", "x": el.rect.x + el.rect.width / 2, "y": el.rect.y + el.rect.height / 2}
-
-    confirmer = BatchConfirmer()
-    config = kite_config(**{"agent.max_steps": 4, "agent.max_failures": 4})
-    agent = Agent(config, model=FunctionModel(model), confirmer=confirmer, context=ctx_session)
-    result = await agent.run("continue", start_url=pages_server.add("/checkout/point", POINT_PAGE))
+    url = pages_server.add("/checkout/point", POINT_PAGE)
+    result, clicks = await click_hover_then_plain(kite_config, ctx_session, url, by_point=True)
     assert result.stop_reason == "done", result
     assert await ctx_session.page.evaluate("window.log") == ["plain"]
-    clicks = [
-        a for s in steps_of(result.run_dir)[1:] for a in s["actions"] if a["action"]["action"] == "click"
-    ]
     assert clicks[0]["result"]["error"]["error"] == "target_changed", clicks[0]
     assert "'Pay now'" in clicks[0]["result"]["error"]["message"] and clicks[1]["result"]["ok"], clicks
 
@@ -217,23 +233,10 @@ async def test_a_page_hiding_the_pointer_events_from_the_look_is_judged_after_th
     """A page whose own listeners (before Kite's) stop every pointermove and pointerdown: the look never
     hears of the input in the page and reads once the input's answer came back, so the relabelled button is
     still judged as it reads after the move (refused), and the honest one is clicked."""
-    todo = ["hover", "plain"]
-
-    async def model(messages: list[dict[str, Any]], view: ModelView) -> dict[str, Any]:
-        if not todo:
-            return {"action": "done", "success": True, "answer": "clicked"}
-        by_id = {e.attrs.get("id"): e for e in view.observation.elements}
-        return {"action": "click", "index": by_id[todo.pop(0)].index}
-
-    confirmer = BatchConfirmer()
-    config = kite_config(**{"agent.max_steps": 4, "agent.max_failures": 4})
-    agent = Agent(config, model=FunctionModel(model), confirmer=confirmer, context=ctx_session)
-    result = await agent.run("continue", start_url=pages_server.add("/checkout/stopped", STOPPED_PAGE))
+    url = pages_server.add("/checkout/stopped", STOPPED_PAGE)
+    result, clicks = await click_hover_then_plain(kite_config, ctx_session, url, by_point=False)
     assert result.stop_reason == "done", result
     assert await ctx_session.page.evaluate("window.log") == ["plain"]
-    clicks = [
-        a for s in steps_of(result.run_dir)[1:] for a in s["actions"] if a["action"]["action"] == "click"
-    ]
     error = clicks[0]["result"]["error"]
     assert error["error"] == "target_changed" and "not confirmed" in error["message"], clicks[0]
     assert "when the mouse reached it" in error["message"] and clicks[1]["result"]["ok"], clicks
