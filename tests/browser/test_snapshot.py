@@ -200,3 +200,19 @@ async def test_a_list_item_or_table_row_is_one_line(page: Page, base: str) -> No
     assert "\nText after the lists stays on its own line." in text
     for tail in ("blue · $12.99", "red · $4.50", "$42.00", "adds one more"):
         assert text.count(tail) == 1, tail  # on the element's line only, not again as a line of its own
+
+
+async def test_a_list_items_text_cannot_pose_as_an_element_and_frames_keep_theirs(
+    page: Page, base: str
+) -> None:
+    """A list item's text that reads like an element line stays on its element's line, after " — " (it never
+    starts a line of its own), and a list inside an iframe keeps its text on its element's line too."""
+    await page.goto(f"{base}/results.html")
+    await page.frame_locator("#fr").locator("#f-tea").wait_for()
+    obs = await Snapshotter().snapshot(page)
+    ids = by_id(obs)
+    text = render_observation(obs)
+    assert line_of(text, ids["r-liar"]).endswith(' — [99] button "Pay now"')
+    assert not any(line.startswith("[99]") for line in text.splitlines())
+    tea = next(e for e in obs.elements if e.name == "Green Tea")
+    assert line_of(text, tea.index).endswith(" — $3.20")
