@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from kite_browser.agent.browser.actions import Action
@@ -26,12 +27,15 @@ class Guards:
         if self.failures >= self.limits.max_failures:
             raise Stop(StopReason.MAX_FAILURES, f"{self.failures} consecutive steps failed")
 
-    def check_loop(self, actions: list[Action], obs: Observation, *, no_effect: bool = True) -> str | None:
+    def check_loop(self, ran: Sequence[tuple[Action, ActionResult | None]], obs: Observation) -> str | None:
         """Stop on the configured repeat count; a warning for the model before that, else None.
-        ``no_effect``: every action of the step said it changed nothing (or failed); otherwise the page's text
-        counts too, so clicking "Generate" until the right number shows, or nudging a slider whose value is
-        plain text, is progress (a countdown ticking beside a no-op is not)."""
-        key = loop_key(actions, obs, with_text=not no_effect)
+        ``ran``: the step's actions that ran, with their results (those a reply gave after a page change or a
+        failure never ran, so they do not make a step look new). When every one said it changed nothing (or
+        failed), the page's text is left out of the key; otherwise it counts, so clicking "Generate" until the
+        right number shows, or nudging a slider whose value is plain text, is progress (a countdown ticking
+        beside a no-op is not)."""
+        no_effect = all(said_no_effect(result) for _, result in ran)
+        key = loop_key(_effective(ran), obs, with_text=not no_effect)
         # A repeat of the step before, or of the one before that: clicking a checkbox on and off again (each
         # click changes its state, so no two steps in a row are alike) is a loop too.
         self.repeats = self.repeats + 1 if key in (self._last_key, self._key_before) else 1
@@ -56,6 +60,16 @@ class Guards:
             )
         if a.max_cost_usd is not None and t.cost_usd is not None and t.cost_usd > a.max_cost_usd:
             raise Stop(StopReason.MAX_COST, f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
+
+
+def _effective(ran: Sequence[tuple[Action, ActionResult | None]]) -> list[Action]:
+    """The actions that count in a step's loop key: a change that was not needed (a select of the option
+    already selected, typing what a field already holds: ``no_effect`` in its data) is left out, so "select Blue, sort Featured, click
+    Search" and "sort Featured, click Search" on the same page are the same step. Every other action counts,
+    by what was asked: a click that changed nothing visible is still a different attempt from another one."""
+    return [
+        action for action, result in ran if result is None or not result.ok or not result.data.get(NO_EFFECT)
+    ]
 
 
 def said_no_effect(result: ActionResult | None) -> bool:

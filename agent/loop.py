@@ -39,7 +39,7 @@ from kite_browser.agent.events import (
     emit,
 )
 from kite_browser.agent.fence import defuse
-from kite_browser.agent.guards import Guards, said_no_effect
+from kite_browser.agent.guards import Guards
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.errors import ContextWindowError, LLMError
 from kite_browser.agent.llm.model import Model, ModelView, PastAction
@@ -336,8 +336,8 @@ class Agent:
                     f"the page changed, so the remaining {len(actions) - 1 - i} action(s) were not run"
                 )
                 break
-        no_effect = all(said_no_effect(o.result) for o in record.actions)
-        if warning := self.guards.check_loop(actions, obs, no_effect=no_effect):
+        ran = [(action, o.result) for action, o in zip(actions, record.actions, strict=False)]
+        if warning := self.guards.check_loop(ran, obs):
             self.warnings.append(warning)
         self.guards.step_failed(any_error)
 

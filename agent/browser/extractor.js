@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 14;
+  const VERSION = 15;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -300,6 +300,22 @@
         if (total > shown.length) r.moreOptions = total - shown.length;
       }
     };
+    // A <select>'s choices by their text (what `select` takes), so a model picks one it has seen rather than
+    // guessing ("Sort by": Featured | Price: low to high | ...). Disabled and empty options are not choices.
+    const choices = (el, r) => {
+      const shown = [];
+      let total = 0;
+      for (const o of el.options) {
+        if (o.disabled) continue;
+        const t = norm(o.textContent) || norm(o.value);
+        if (!t) continue;
+        if (++total <= SUGGEST) shown.push(cut(t, 40));
+      }
+      if (total > 1) {
+        r.options = shown;
+        if (total > shown.length) r.moreOptions = total - shown.length;
+      }
+    };
 
     // A nameless button or link: the tooltip a person sees on hover is its name; else its icon says what it
     // does, named by the sprite symbol (<use href="#icon-cart">), the icon font class (fa-trash, bi-bell), the
@@ -353,6 +369,7 @@
       } else if (tag === "SELECT") {
         const sel = el.selectedOptions ? [...el.selectedOptions] : [];
         r.value = cut(sel.map((o) => norm(o.textContent)).join(", "), el.multiple ? opts.valueChars * 2 : opts.nameChars);
+        choices(el, r);
       } else if (divField) {
         // The value of a div field: its text (an editor's content, a custom select's choice) or aria-valuetext/now.
         const vt = el.getAttribute("aria-valuetext") ?? el.getAttribute("aria-valuenow");

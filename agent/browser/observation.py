@@ -47,9 +47,10 @@ class Element(_Model):
     """Current value of a field (passwords are masked)."""
     href: str | None = None
     options: list[str] | None = None
-    """The first suggestions of an input's ``<datalist>`` ("value (label)" when they differ)."""
+    """The first suggestions of an input's ``<datalist>`` ("value (label)" when they differ), or the first
+    choices of a ``<select>`` by their text."""
     more_options: int = 0
-    """How many more suggestions the datalist has beyond ``options``."""
+    """How many more suggestions or choices there are beyond ``options``."""
     checked: bool | None = None
     selected: bool | None = None
     disabled: bool = False

@@ -7,6 +7,7 @@ Element line format (the prompts describe it)::
     [5] input type=email placeholder="you@example.com" value="a@b.c"
     [7] link "Cart (2)" href=/shop/cart
     [8] input "Country" options="France|Germany|Italy" +12   (a datalist's first suggestions, how many more)
+    [6] select "Sort by" value=Featured options="Featured|Price: low to high"   (a select's choices)
     [9] checkbox "Remember me" checked
     … 14 more below, 3 above (getElements visible=false lists them)
     … 140 more similar links
@@ -93,7 +94,7 @@ def _short_href(href: str, limit: int) -> str:
 
 
 def _options(el: Element, keep: int) -> str:
-    """A datalist's suggestions as one attribute: options="a|b|c" +N (N more not shown)."""
+    """A datalist's suggestions or a select's choices as one attribute: options="a|b|c" +N (N more not shown)."""
     shown = (el.options or [])[:keep]
     more = el.more_options + len(el.options or []) - len(shown)
     return f"options={_val('|'.join(shown))}" + (f" +{more}" if more else "")

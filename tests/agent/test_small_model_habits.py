@@ -174,6 +174,50 @@ async def test_the_same_search_on_every_reload_is_a_loop(
     assert [v.repeating for v in model.views] == [False, False, False, True, True]  # warned after 2 alike
 
 
+async def test_varied_replies_that_change_only_by_unneeded_or_unrun_actions_are_a_loop(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    """The demo's next habit (a recorded run at 0389f22): each reply re-selects values already selected, in a
+    different mix, clicks Search (same page again), and adds actions that never run because the page changed.
+    What happened is the same each step: only the Search click did anything."""
+    replies = 0
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        nonlocal replies
+        replies += 1
+        els = view.observation.elements
+        colour = next(e.index for e in els if e.name == "Colour")
+        sort = next(e.index for e in els if e.name == "Sort by")
+        search = next(e.index for e in els if e.tag == "button" and e.name == "Search")
+        if replies == 1:
+            return [
+                {"action": "select", "index": colour, "value": "Blue"},
+                {"action": "click", "index": search},
+            ]
+        if replies % 2 == 0:
+            return [
+                {"action": "select", "index": colour, "value": "Blue"},
+                {"action": "select", "index": sort, "value": "Featured"},
+                {"action": "click", "index": search},
+                {"action": "click", "index": search},
+                {"action": "click", "index": search},
+            ]
+        return [
+            {"action": "select", "index": sort, "value": "Featured"},
+            {"action": "click", "index": search},
+            {"action": "select", "index": colour, "value": "Blue"},
+        ]
+
+    model = FunctionModel(fn)
+    config = kite_config(**{"llm.model": "", "agent.loop_warn": 2, "agent.loop_stop": 4})
+    result = await Agent(config, model=model, context=ctx_session).run(
+        "Find the cheapest blue mug", start_url=sites.url("/shop/")
+    )
+    # step 1 filters from the start page; steps 2-5 each only click Search again on the results page
+    assert result.stop_reason == "loop_detected" and result.steps == 5, (result.message, result.steps)
+    assert [v.repeating for v in model.views] == [False, False, False, True, True]
+
+
 GENERATE = """<!doctype html><title>Generate</title>
 <p>Click Generate until the number is 7.</p><p>Number: <span id="n">0</span></p>
 <button onclick="document.getElementById('n').textContent = String(Number(document.getElementById('n').textContent) + 1)">Generate</button>"""

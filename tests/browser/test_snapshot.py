@@ -41,7 +41,10 @@ async def test_lists_visible_controls_with_exact_lines(page: Page, base: str) ->
         f'[{ids["email"]}] input "Email" type=email placeholder=you@example.com value=a@b.c'
     )
     assert line_of(text, ids["remember"]) == f'[{ids["remember"]}] checkbox "Remember me" checked'
-    assert line_of(text, ids["country"]) == f'[{ids["country"]}] select "Country" value=Spain'
+    assert (
+        line_of(text, ids["country"])
+        == f'[{ids["country"]}] select "Country" value=Spain options=France|Spain'
+    )
     assert line_of(text, ids["notes"]) == f'[{ids["notes"]}] textarea "Notes field" value="some notes"'
     assert line_of(text, ids["off"]).endswith("disabled")
     assert line_of(text, ids["menu"]).endswith('"Menu" collapsed')

@@ -109,4 +109,7 @@ async def test_a_multiple_select_shows_every_chosen_option(page: Page, pages_ser
     </select><select id="one"><option>A</option><option selected>B</option></select>"""
     await page.goto(pages_server.add("/multi.html", html))
     lines = by_id(await Snapshotter().snapshot(page))
-    assert lines["m"] == 'select id=m value="Red, Blue"' and lines["one"] == "select id=one value=B"
+    assert (
+        lines["m"] == 'select id=m value="Red, Blue" options=Red|Green|Blue'
+        and lines["one"] == "select id=one value=B options=A|B"
+    )

@@ -50,3 +50,24 @@ async def test_a_modal_dialog_in_a_shadow_root_makes_the_page_inert(page: Page, 
         await page.goto(sites.url(f"/test/modal-shadow.html?kind={kind}"))
         obs = await Snapshotter().snapshot(page, include_all=True)
         assert {"behind", "behind-link", "far", "In frame"} <= listed(obs), kind
+
+
+SELECTS = {
+    "sort": 'select "Sort by" value=Featured options="Featured|Price: low to high|Price: high to low"',
+    # the first eight choices and how many more; the selected one is the value
+    "year": 'select "Year" value=2020 options=2000|2001|2002|2003|2004|2005|2006|2007 +22',
+    # disabled choices, empty ones and whitespace are not offered; an optgroup's choices are
+    "size": 'select "Size" value="Choose a size" options=Small|Large|xl',
+    "only": 'select "Only" value=One',  # a single choice is no choice: nothing to add
+    "toppings": 'select "Toppings" value=Cheese options=Cheese|Olives',
+}
+
+
+async def test_a_selects_choices_are_shown_capped(page: Page, sites: SitesServer) -> None:
+    """The demo's first step (a recorded run at 0389f22): the 1.5B model chose "Sort by" = "Featured", the value
+    it could see, because the line did not show the choices; it also guessed "Blue" for "Colour"."""
+    await page.goto(sites.url("/test/selects.html"))
+    obs = await Snapshotter().snapshot(page)
+    assert by_id(obs) == SELECTS
+    lean = render_elements(obs.elements, budget_tokens=110)
+    assert "options=2000|2001|2002|2003 +26" in lean
