@@ -60,13 +60,28 @@ def achieved(history: Sequence[PastAction], urls: Mapping[int, str], current_url
     return done
 
 
-def offers(task: str, obs: Observation) -> list[Element]:
-    """The current page's elements whose names share the most words with the task (page order among equals)."""
+def _used(history: Sequence[PastAction]) -> set[tuple[str, str]]:
+    """(role word, name) of every element an action of the run changed or clicked successfully."""
+    return {
+        (role_word(p.element), p.element.name)
+        for p in history
+        if p.ok and p.element is not None and p.name not in OBSERVE_ONLY
+    }
+
+
+def offers(task: str, obs: Observation, history: Sequence[PastAction] = ()) -> list[Element]:
+    """The current page's elements whose names share the most words with the task (page order among equals),
+    leaving out those the run already used (a recorded demo run: after "Add to cart" worked, the product page
+    listed "Add to cart" again as named like the task, and the 1.5B model added the mug four more times).
+    What is done is in ``achieved``; this says what the page offers that is not done yet."""
     wanted = words(task)
     if not wanted:
         return []
+    used = _used(history)
     scored = []
     for pos, el in enumerate(obs.elements):
+        if (role_word(el), el.name) in used:
+            continue
         hits = len(wanted & words(f"{el.name} {el.placeholder or ''}"))
         if hits:
             scored.append((-hits, pos, el))
@@ -83,5 +98,5 @@ def recap(
         return {"done": [], "offers": []}
     return {
         "done": [defuse(line) for line in achieved(history, urls, obs.url)],
-        "offers": [defuse(f'[{e.index}] {role_word(e)} "{e.name[:50]}"') for e in offers(task, obs)],
+        "offers": [defuse(f'[{e.index}] {role_word(e)} "{e.name[:50]}"') for e in offers(task, obs, history)],
     }

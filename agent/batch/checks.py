@@ -169,15 +169,20 @@ async def _state_failures(check: Check, ctx: Any, base: str) -> list[str]:
         data = await response.json()
     except Exception as exc:
         return [f"state: could not fetch {endpoint}: {str(exc).splitlines()[0][:200]}"]
+    return state_failures(check.state or {}, data, endpoint)
+
+
+def state_failures(expected: dict[str, Any], data: Any, where: str) -> list[str]:
+    """One line per dotted key of ``expected`` whose value in the state ``data`` (read from ``where``) differs."""
     failures = []
-    for key, expected in (check.state or {}).items():
+    for key, want in expected.items():
         try:
             actual = dotted(data, key)
         except (KeyError, IndexError):
-            failures.append(f"state: {key} missing in {endpoint}")
+            failures.append(f"state: {key} missing in {where}")
             continue
-        if actual != expected:
+        if actual != want:
             failures.append(
-                f"state: {key} = {json.dumps(actual, ensure_ascii=False)[:200]}, expected {json.dumps(expected, ensure_ascii=False)}"
+                f"state: {key} = {_json(actual)}, expected {json.dumps(want, ensure_ascii=False)}"
             )
     return failures

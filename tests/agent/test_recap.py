@@ -85,3 +85,33 @@ def test_an_effects_counts_read_as_words() -> None:
     assert describe_result(one) == "ok; 1 element added, 2 removed; 1 element came into view"
     many = ActionResult(action="scroll", ok=True, effects=Effects(new_in_view=3, added=2))
     assert describe_result(many) == "ok; 2 elements added, 0 removed; 3 elements came into view"
+
+
+PRODUCT = """<!doctype html><title>Mug</title><p>Sky Blue Espresso Mug $7.25</p>
+<form><input type="hidden" name="added" value="1"><button>Add to cart</button></form>
+<a href="/cart.html">View cart</a>"""
+
+
+async def test_an_element_already_used_is_not_offered_again(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, pages_server: Any
+) -> None:
+    """A recorded demo run (0389f22 + d17e737): after "Add to cart" worked, the product page (same product,
+    ?added=1) listed "Add to cart" as named like the task, and the model added the mug four more times. What
+    was done is recapped as done; what the page offers toward the task is what is not done yet."""
+    seen: dict[str, int | None] = {}
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        if view.step == 1:
+            return {"action": "click", "index": find_index(view, "Add to cart")}
+        seen["view"] = find_index(view, "View cart")
+        return {"action": "done", "success": True, "answer": "ok"}
+
+    model = FunctionModel(fn)
+    result = await Agent(kite_config(**{"llm.model": ""}), model=model, context=ctx_session).run(
+        "Add the mug to the cart, then view the cart", start_url=pages_server.add("/mug.html", PRODUCT)
+    )
+    assert result.success, result
+    progress = prompt_text(model.messages[1]).split("# Progress", 1)[1].split("# ", 1)[0]
+    assert 'Done on earlier pages: click button "Add to cart"' in progress
+    offered = progress.split("named like the task:", 1)[1]
+    assert f'[{seen["view"]}] link "View cart"' in offered and "Add to cart" not in offered
