@@ -1,0 +1,52 @@
+"""``kite demo`` (the main job of ``make demo``): its default task is scored on the shop's own state and the
+answer, never on the model's claim. Driven end to end (the real sites, Chromium, the loop) with a test model
+that follows a plan by element names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kite_browser.agent.cli import main
+from tests.agent.plan_model import install
+
+FIND_AND_OPEN: list[tuple[str, str | None, dict[str, Any]]] = [
+    ("type", "Search", {"text": "espresso"}),
+    ("pressKey", None, {"key": "Enter"}),
+    ("click", "Sky Blue Espresso Mug", {}),
+    ("click", "Add to cart", {}),
+]
+REPORT = ("done", None, {"success": True, "answer": "The cart holds 1 × Sky Blue Espresso Mug ($7.25)."})
+
+
+def test_the_demo_passes_when_the_cart_holds_the_mug(capsys: pytest.CaptureFixture[str]) -> None:
+    install([*FIND_AND_OPEN, ("click", "View cart", {}), REPORT])
+    code = main(["demo", "--model", "kite/plan", "--no-vision"])
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert code == 0, text[-2000:]
+    assert "checked on the shop: the cart holds 1 × Sky Blue Espresso Mug" in text
+
+
+@pytest.mark.parametrize(
+    ("plan", "miss"),
+    [
+        # the claim is success, but the mug went in twice
+        ([*FIND_AND_OPEN, ("click", "Add to cart", {}), REPORT], "state: cart_count = 2, expected 1"),
+        # the cart is right, but the answer does not say what it holds
+        (
+            [*FIND_AND_OPEN, ("done", None, {"success": True, "answer": "Done."})],
+            "does not name the Sky Blue Espresso Mug",
+        ),
+    ],
+)
+def test_the_demo_fails_on_the_shops_state_not_the_claim(
+    capsys: pytest.CaptureFixture[str], plan: list[tuple[str, str | None, dict[str, Any]]], miss: str
+) -> None:
+    install(plan)
+    code = main(["demo", "--model", "kite/plan", "--no-vision"])
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert code == 1, text[-2000:]
+    assert "checked on the shop: not done" in text and miss in text, text[-2000:]
