@@ -31,7 +31,12 @@ from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.extractor_call import call_extractor
-from kite_browser.agent.browser.fingerprint import drag_ends, element_index, take_fingerprint
+from kite_browser.agent.browser.fingerprint import (
+    FINGERPRINT_JS,
+    drag_ends,
+    element_index,
+    fingerprint_from,
+)
 from kite_browser.agent.browser.observation import (
     ActionResult,
     DialogInfo,
@@ -45,7 +50,6 @@ from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.browser.watchdog import PageUnresponsiveError, guard
 from kite_browser.agent.config import BrowserConfig, KiteConfig
-from kite_browser.agent.errors import KiteError
 from kite_browser.safety.confirm import BY_CONFIG, NO_CONFIRMER, BatchConfirmer, Confirmer, Gate, GateResult
 from kite_browser.safety.domains import DomainPolicy
 from kite_browser.safety.policy import SafetyPolicy
@@ -358,13 +362,23 @@ class BrowserEnv:
     async def fingerprint(self, index: int) -> Fingerprint | None:
         """The fingerprint of the element behind ``index`` in the active tab (agent/browser/fingerprint.py);
         None when that index is no longer in the page."""
+        return (await self.fingerprints([index])).get(index)
+
+    async def fingerprints(self, indexes: list[int]) -> dict[int, Fingerprint]:
+        """``fingerprint`` of each of ``indexes`` in one call per frame (a replay's candidates): the indexes
+        whose element is gone, or that the tab did not answer for in time, are left out."""
+        page = self.ctx.page
         try:
-            resolved = await self._briefly(self.snapshotter.resolve(self.ctx.page, index))
-        except (KiteError, PlaywrightError):
-            return None
-        if resolved is None:
-            return None
-        return await self._briefly(take_fingerprint(resolved.handle, resolved.element))
+            got = await self._briefly(self.snapshotter.read_each(page, indexes, FINGERPRINT_JS))
+        except PlaywrightError:
+            return {}
+        out: dict[int, Fingerprint] = {}
+        for index, raw in (got or {}).items():
+            element = self.snapshotter.element(page, index)
+            fp = fingerprint_from(raw, element) if element is not None else None
+            if fp is not None:
+                out[index] = fp
+        return out
 
     # ------------------------------------------------------------------ act
     async def act(

@@ -440,6 +440,43 @@ class Snapshotter:
             raise resolved
         return resolved, None if isinstance(got, BaseException) else got
 
+    async def read_each(self, page: Page, indexes: list[int], js: str) -> dict[int, Any]:
+        """``js`` (a read-only function expression of an element) run on the element behind each of
+        ``indexes``, in one call per frame (the frames asked at once): its answer per index. An index not in
+        a live frame, whose element is gone, or on which ``js`` threw, is left out; a frame that refused
+        leaves out its indexes."""
+        state = self._state(page)
+        by_frame: dict[Frame, list[tuple[int, str, int]]] = {}
+        for index in indexes:
+            entry = state.by_index.get(index)
+            if entry is not None and not entry[0].is_detached():
+                by_frame.setdefault(entry[0], []).append((index, entry[1], entry[2]))
+        call = (
+            f"(reqs) => {{ const get = ({self.script.stub});"
+            " return reqs.map(([token, id]) => { const el = get({fn: 'get', id, token});"
+            f" if (!el || el.nodeType !== 1) return null; try {{ return ({js})(el); }} catch (e) {{ return null; }} }}); }}"
+        )
+
+        async def ask(frame: Frame, entries: list[tuple[int, str, int]]) -> list[Any]:
+            try:
+                got = await frame.evaluate(call, [[token, local] for _, token, local in entries])
+            except PlaywrightError:
+                return []
+            return got if isinstance(got, list) else []
+
+        frames = list(by_frame)
+        answers = await asyncio.gather(*(ask(f, by_frame[f]) for f in frames))
+        out: dict[int, Any] = {}
+        for frame, got in zip(frames, answers, strict=True):
+            for (index, _, _), value in zip(by_frame[frame], got, strict=False):
+                if value is not None:
+                    out[index] = value
+        return out
+
+    def element(self, page: Page, index: int) -> Element | None:
+        """The element behind ``index`` as last observed (None when the page never had it)."""
+        return self._state(page).known.get(index)
+
     def reread_call(self, page: Page, index: int) -> tuple[Frame, str, dict[str, Any]] | None:
         """What ``reread`` asks the page, for a caller that asks it inside a call of its own (one round trip
         fewer): the frame, a function expression of the request answering the extractor's JSON (a string; not

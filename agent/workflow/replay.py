@@ -580,9 +580,9 @@ class Replayer:
         els = [e for e in obs.elements if worth_a_look(want, e)] or [
             e for e in obs.elements if e.tag == want.tag or (want.role and e.role == want.role)
         ]
-        els = els[:MAX_CANDIDATES]  # their fingerprints asked for at once: the page answers them in a row
-        fps = await asyncio.gather(*(self.env.fingerprint(el.index) for el in els))
-        candidates = [(el.index, fp) for el, fp in zip(els, fps, strict=True) if fp is not None]
+        els = els[:MAX_CANDIDATES]  # their fingerprints read in one call per frame
+        fps = await self.env.fingerprints([el.index for el in els])
+        candidates = [(el.index, fps[el.index]) for el in els if el.index in fps]
         match = pick(want, candidates)
         if at_once and not as_recorded(want, match):
             raise _NotYet

@@ -11,6 +11,7 @@ import pytest
 
 from kite_browser.agent.browser.actions import parse_action
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
+from kite_browser.agent.browser.fingerprint import take_fingerprint
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.config import KiteConfig
 from tests.fixtures.browser import PagesServer
@@ -88,3 +89,31 @@ async def test_a_checked_click_says_what_the_box_is_now(env: BrowserEnv, pages_s
         acted = await env.act(parse_action({"action": "click", "index": box.index}), obs)
         assert acted.result.ok and acted.result.message.endswith(expected), acted.result.message
         assert await env.ctx.page.locator("#box").is_checked() is (expected == ": now checked")
+
+
+# Two buttons in the page and one in an iframe (another frame's call); one button is removed after the look.
+_MANY = """<!doctype html><body><h2>Top</h2><button id="one" name="one">One</button>
+<button id="two">Two</button><iframe srcdoc="<h3>Inner</h3><button id='three'>Three</button>"></iframe></body>"""
+
+
+async def test_fingerprints_of_many_in_one_call_per_frame_as_one_by_one(
+    env: BrowserEnv, pages_server: PagesServer
+) -> None:
+    page = env.ctx.page
+    await page.goto(pages_server.add("/env-fps.html", _MANY))
+    await page.frame_locator("iframe").locator("#three").wait_for()
+    obs = await env.observe()
+    by_name = {el.name: el for el in obs.elements}
+    indexes = [by_name[n].index for n in ("One", "Two", "Three")]
+    one_by_one = {}
+    for index in indexes:
+        resolved = await env.snapshotter.resolve(page, index)
+        one_by_one[index] = await take_fingerprint(resolved.handle, resolved.element)
+    many = await env.fingerprints([*indexes, 999])
+    assert many == one_by_one  # the unknown index left out
+    assert many[by_name["Three"].index].heading == "Inner" and many[by_name["Three"].index].frame == "0"
+    await page.evaluate("document.getElementById('two').remove()")
+    now = await env.fingerprints(indexes)
+    assert set(now) == {by_name["One"].index, by_name["Three"].index}  # the removed one left out
+    assert await env.fingerprint(by_name["Two"].index) is None
+    assert await env.fingerprint(by_name["One"].index) == one_by_one[by_name["One"].index]
