@@ -220,6 +220,31 @@ async def test_a_look_sent_with_the_move_reads_the_page_after_the_move(ctx_sessi
     assert await elsewhere == "Pay now"
 
 
+async def test_go_answers_a_look_whose_event_came_without_waiting_for_the_task_after(
+    ctx_session, pages_server
+):
+    """After a press Chromium draws the next frame before it runs any other task of the page's, so the task
+    after the press's event comes up to a frame late; the press's answer already says its handlers ran, and
+    "go" then answers the look waiting for that task at once (in the same call, before any task)."""
+    page = ctx_session.page
+    await page.goto(pages_server.add("/checkout/go", POINT_PAGE))
+    button = await page.query_selector("#hover")
+    assert button is not None
+    after = guard.op_call("after", "['down', seen.down, x, y]")
+    js = f"""async (el) => {{
+      const r = el.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+      const seen = {guard.op_call("seen")};
+      let answered = false;
+      {after}.then(() => {{ answered = true; }});
+      el.dispatchEvent(new PointerEvent('pointerdown', {{clientX: x, clientY: y, bubbles: true}}));
+      const due = answered;  // the event came: answered in the task after it, not before
+      {guard.op_call("go")};
+      await Promise.resolve(); await Promise.resolve();
+      return [due, answered];
+    }}"""
+    assert await button.evaluate(js) == [False, True]
+
+
 STOPPED_PAGE = """<!doctype html><title>Review</title><script>window.log = [];
 for (const t of ['pointermove', 'pointerdown']) addEventListener(t, (e) => e.stopImmediatePropagation(), true);
 </script>

@@ -10,8 +10,8 @@
 // every later one of the input are cancelled (preventDefault + stopImmediatePropagation: the page's own handlers never
 // see them, so no click, no activation, no submit). "disarm" ends the input and answers what tripped, if
 // anything. "seen" counts the mouse moves and presses dispatched in the document; "after" [kind, count, x, y]
-// answers (a promise) in the task after the one that dispatched a move or press at (x, y) past that count, or when
-// "go" is called (the caller knows the input was handled). Never throws into the page.
+// answers (a promise) in the task after the one that dispatched a move or press at (x, y) past that count, or at
+// once when "go" is called (the caller knows the input was handled: its answer came). Never throws into the page.
 (el, [op, KEY, arg]) => {
   let g = window[KEY];
   if (!g) {
@@ -94,9 +94,11 @@
     const waiting = new Set();
     const Channel = window.MessageChannel;
     const later = (f) => { try { const c = new Channel(); c.port1.onmessage = () => f(); c.port2.postMessage(0); } catch (err) { f(); } };
-    const release = (w) => { waiting.delete(w); later(w.done); };
+    // a look is answered in the task after its event's, or by "go" if that comes first (kept in `waiting` until then)
+    const finish = (w) => { if (waiting.delete(w)) w.done(); };
+    const release = (w) => { w.due = true; later(() => finish(w)); };
     const near = (w) => Math.abs(at[w.kind][0] - w.x) <= 1 && Math.abs(at[w.kind][1] - w.y) <= 1;
-    const due = () => { for (const w of waiting) if (seen[w.kind] > w.base && near(w)) release(w); };
+    const due = () => { for (const w of waiting) if (!w.due && seen[w.kind] > w.base && near(w)) release(w); };
     // pointermove and pointerdown: dispatched for every mouse move and press, in the same task as the mouse
     // events that follow them (which a page's preventDefault can suppress)
     for (const [t, k] of [["pointermove", "move"], ["pointerdown", "down"]])
@@ -107,7 +109,7 @@
       disarm() { const out = { tripped: state.tripped, events: state.events }; state.el = null; state.tripped = null; state.events = []; return out; },
       seen() { return { ...seen }; },
       after([kind, base, x, y]) { return new Promise((done) => { waiting.add({ kind, base, x, y, done }); due(); }); },
-      go() { for (const w of waiting) release(w); return true; },
+      go() { for (const w of waiting) finish(w); return true; },  // the input was handled: answered now
     };
     try { Object.defineProperty(window, KEY, { value: g, configurable: false, enumerable: false, writable: false }); }
     catch (err) { window[KEY] = g; }

@@ -12,7 +12,9 @@ has that event and the rest of the input cancelled, and the action is refused th
 Each look goes out with the input it follows (the move, the press) and waits in the page until that input was
 dispatched and its handlers ran (``guard.js``'s ``after``), then reads where the pointer lands, arms the guard
 and reads the target for the policy in one call: the page is read at the same moment as by a look sent after
-the input's answer, one round trip sooner. The next input is sent only once the look was judged.
+the input's answer, one round trip sooner; a look after a press is let go as soon as the press's answer came
+(``guard.go``: after discrete input Chromium draws the next frame before the page's next task, which would hold
+the look up to a frame). The next input is sent only once the look was judged.
 """
 
 from __future__ import annotations
@@ -173,9 +175,11 @@ _AFTER_LOOK_JS = f"""async (el, [x, y, kind, base, arm, req]) => {{
   return {{other, rec, seen}};
 }}"""
 GO_AFTER_S = 0.25
-"""How long after the input's answer a look still waiting in the page is let wait for its event (it follows
-the input's task at once) before ``guard.go`` answers it (the page stopped the event before the guard saw it;
-without a count before the input, at once)."""
+"""How long after a move's answer a look still waiting in the page is let wait for its event (it follows the
+input's task at once) before ``guard.go`` answers it (the page stopped the event before the guard saw it;
+without a count before the input, at once). After a press, at once: a press is discrete input, after which
+Chromium draws the next frame before it runs any other task of the page's, so the task after the press comes up
+to a frame (16.7 ms) after its answer, which already says its handlers ran."""
 _NONE_SEEN = 2**52
 """The count a look waits past when the one before the input is not known: only ``guard.go`` answers it."""
 
@@ -202,7 +206,7 @@ async def _input_and_look(
     js = _AFTER_LOOK_JS.replace("{stub}", call[1] if req is not None and call is not None else "null")
     sent = asyncio.ensure_future(input_)
     look = asyncio.ensure_future(target.handle.evaluate(js, [*pr.local, kind, base, arm, req]))
-    await _answered(sent, look, target, GO_AFTER_S if base != _NONE_SEEN else 0)
+    await _answered(sent, look, target, GO_AFTER_S if base != _NONE_SEEN and kind == "move" else 0)
     try:
         got = await look
     except PlaywrightError:
