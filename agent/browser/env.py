@@ -320,11 +320,12 @@ class BrowserEnv:
         except TimeoutError:
             return None
 
-    async def quiet(self) -> None:
-        """Wait for the active tab's own loading (``Settler.quiet``), under the step deadline and the hang
-        watchdog: what an ``effect_only`` action left."""
+    async def quiet(self, fresh: bool = True) -> None:
+        """Wait for the active tab's own loading (``Settler.quiet``; ``fresh``: its document is one a
+        navigation opened), under the step deadline and the hang watchdog: what an ``effect_only`` action
+        left."""
         page = self.ctx.page
-        await self.guarded(self.executor.settler.quiet(page), what="the page's loading")
+        await self.guarded(self.executor.settler.quiet(page, fresh), what="the page's loading")
 
     async def reach(self, matches: Callable[[str], bool]) -> bool:
         """Wait (up to ``waits.settle_cap_ms``) for the active tab to load a URL that ``matches``, then for

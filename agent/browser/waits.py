@@ -165,13 +165,14 @@ class Settler:
             answers.get("quiet"),
         )
 
-    async def quiet(self, page: Page) -> SettleReport:
+    async def quiet(self, page: Page, fresh: bool = True) -> SettleReport:
         """Wait for the page's own loading, which an ``effect_only`` settle left: its requests answered, its
-        followed timers run, its DOM quiet (as after a navigation: since its last mutation), up to
+        followed timers run, its DOM quiet (``fresh``, a document a navigation opened: since its last mutation,
+        as after a navigation; else as after an action: a frame drawn with no mutation), up to
         ``settle_cap_ms``."""
         tr = self.tracker(page)
         t0 = time.monotonic()
-        dom = await self._mark_frames(page, fresh=True)
+        dom = await self._mark_frames(page, fresh=fresh)
         mark = PageMark(
             page.url, tr.started_total, tr.main_navigations, dom, t0, frozenset(page.context.pages)
         )

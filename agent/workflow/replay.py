@@ -225,8 +225,8 @@ class Replayer:
                 if not await self._one(i, step):
                     break
                 self.out.done = i
-            if self.out.takeover is None:
-                await self.env.quiet()  # the page as loaded as an agent's step leaves it
+            if self.out.takeover is None:  # the page as loaded as an agent's step leaves it
+                await self.env.quiet(fresh=self._opened_a_document())
         except ReplayError as exc:
             self.out.error = exc
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -280,6 +280,14 @@ class Replayer:
             raise ReplayStepFailedError(
                 f"the start URL {self.start} could not be opened: {result.message}", step=0
             )
+
+    def _opened_a_document(self) -> bool:
+        """The last step replayed (or the start URL, with none) opened a new document: its own loading is
+        waited for as a new document's; else as after an action (the document's loading was over by then)."""
+        if not self.out.by or self.out.by[-1] != "replayed" or not self.out.results:
+            return True  # nothing replayed yet, or a model's step: its actions are not known here
+        last = self.out.results[-1]
+        return last.effects.navigated or bool(last.effects.new_tabs)
 
     def _record(self, record: StepRecord) -> None:
         if self.recorder is not None:

@@ -60,3 +60,20 @@ async def test_settle_is_capped_by_per_action_override(kite: Kite, sites: SitesS
     res = await k.act(action="executeJS", code="fetch('/test/hang-resource').catch(() => 0); 1")
     # The 300 ms per-action cap ended the wait, long before the default cap (3 s) or the stall (10 s).
     assert res.ok and 250 <= res.data["settle_ms"] < 2500
+
+
+async def test_quiet_of_a_loaded_document_waits_for_the_requests_begun_before_it(
+    kite: Kite, sites: SitesServer
+) -> None:
+    """``quiet(fresh=False)`` (what a replay waits for after a last step that opened no document): a fetch
+    the page began before the wait, and what the page draws with its answer, are waited for."""
+    assert (await kite.act(action="navigate", url=sites.url("/test/counter.html"))).ok
+    page = kite.page
+    await page.evaluate(
+        """() => { fetch('/api/dynamic/items?delay=0.4').then((r) => r.json()).then((d) => {
+          const p = document.createElement('p'); p.id = 'got'; p.textContent = 'items ' + d.items.length;
+          document.body.append(p); }); }"""
+    )
+    rep = await kite.ex.settler.quiet(page, fresh=False)
+    assert not rep.timed_out, rep
+    assert await page.locator("#got").count() == 1, rep
