@@ -43,6 +43,7 @@ from kite_browser.agent.llm.reply_json import (
     spend_repair,
     strict_candidates,
 )
+from kite_browser.agent.llm.reply_schema import TARGET, target_index
 from kite_browser.agent.llm.reply_text import CUT_OFF, REASONING_ONLY, was_cut_off
 from kite_browser.agent.llm.schemas import SINGLE_TOOL_NAME
 
@@ -141,6 +142,8 @@ def _as_object(raw: Any, what: str, example: str = EXAMPLE) -> dict[str, Any]:
 
 def _validate(flat: dict[str, Any], position: int) -> tuple[Action, str]:
     """The action, and a note on what was repaired ("" if nothing); else a ParseError with one example."""
+    if "index" not in flat and (index := target_index(flat.get(TARGET))) is not None:
+        flat = {**{k: v for k, v in flat.items() if k != TARGET}, "index": index}  # the reply schema's form
     name = flat["action"]
     forgiven = forgive(flat)
     if forgiven.action is not None:

@@ -4,13 +4,16 @@ Servers that decode under a JSON schema (llama.cpp's server, vLLM, Ollama, LM St
 ``response_format`` ``json_schema`` form) get, every step, a schema built from the enabled actions and this
 step's observation::
 
-    {"thought": "<one or two short sentences>", "actions": [{"action": "click", "index": 12}, ...]}
+    {"thought": "<one or two short sentences>", "actions": [{"action": "click", "target": "Submit (button) [12]"}]}
 
 ``thought`` comes first, so the model writes its reading of the page (and any comparison) before it acts.
 Each action is one of the enabled actions with its fields as the action registry defines them
 (``agent.llm.schemas.action_schema``: generated from the pydantic models, never written twice), narrowed to
-what this page allows: ``index`` is an enum of the indexes present in the observation that this action can
-act on (``type`` text fields and editable elements, ``select`` selects and listboxes, ``uploadFile`` file
+what this page allows: the element is a ``target``, an enum of the elements present in the observation that
+this action can act on, each written name first — ``"GDKkQ (radio) [2]"`` — so that the model picks an element
+by the name it read, and once it has written the name the grammar leaves only that element's index to follow
+(the bundled 1.5B model, writing a bare index, clicked ``[1] radio "USa"`` right after reasoning about
+"GDKkQ"; ``parsing`` reads the index back from the trailing ``[N]``). The elements it can act on (``type`` text fields and editable elements, ``select`` selects and listboxes, ``uploadFile`` file
 inputs, ``switchTab`` the open tabs), ``key`` one of the named keys or a single character. An action with
 nothing to act on is left out. The parser reads the reply as it reads any JSON reply
 (``agent.llm.parsing``), so the schema narrows what a model can write but never what Kite accepts.
@@ -18,14 +21,20 @@ nothing to act on is left out. The parser reads the reply as it reads any JSON r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, KEY_NAMES
 from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.browser.render import role_word
 from kite_browser.agent.llm.schemas import action_schema
 
 SCHEMA_NAME = "kite_step"
+TARGET = "target"
+"""The reply field that names an element as ``name (role) [N]`` (read back as ``index`` N)."""
+TARGET_INDEX = re.compile(r"\[(\d{1,9})\]\s*$")
+TARGET_NAME_CHARS = 50
 THOUGHT_CHARS = 300
 """Longest ``thought`` the schema allows: one or two short sentences."""
 _NOT_TEXT = frozenset(
@@ -59,6 +68,22 @@ def targets(action: str, observation: Observation) -> list[int]:
     """The indexes of this observation that ``action`` can act on, in page order."""
     fits = _TARGETS.get(action)
     return [e.index for e in observation.elements if fits is None or fits(e)]
+
+
+def target_label(el: Element) -> str:
+    """An element as a reply names it: its name (or placeholder, or name/id attribute), its role, its index:
+    ``GDKkQ (radio) [2]``, ``Search products (input) [5]``, ``(button) [9]``."""
+    name = el.name or el.placeholder or el.attrs.get("name") or el.attrs.get("id") or ""
+    name = " ".join(name.split())
+    if len(name) > TARGET_NAME_CHARS:
+        name = name[: TARGET_NAME_CHARS - 1] + "…"
+    return f"{name} ({role_word(el)}) [{el.index}]".lstrip()
+
+
+def target_index(value: object) -> int | None:
+    """The index a ``target`` names (its trailing ``[N]``), or None."""
+    m = TARGET_INDEX.search(value) if isinstance(value, str) else None
+    return int(m.group(1)) if m else None
 
 
 def _lean(node: Any) -> Any:
@@ -95,16 +120,18 @@ def _variant(  # noqa: C901  (landed beside the C90 rule; to split by action kin
         props = {"index": {"type": "integer", "enum": tabs}}
         required = ["index"]
     elif "index" in props:
-        allowed = targets(name, obs)
+        allowed = set(targets(name, obs))
         needs_index = _element_targeted(name) and not vision
+        index_required = "index" in required
+        props.pop("index")
+        required = [r for r in required if r != "index"]
         if allowed:
-            props["index"] = {"type": "integer", "enum": allowed}
-            if needs_index and "index" not in required:
-                required.insert(0, "index")
+            labels = [target_label(e) for e in obs.elements if e.index in allowed]
+            props = {TARGET: {"type": "string", "enum": labels}, **props}
+            if needs_index or index_required:
+                required.insert(0, TARGET)
         elif needs_index:
             return None
-        else:
-            props.pop("index")
     if name == "getElementDetails":
         if not all_indexes:
             return None

@@ -41,8 +41,27 @@ def variants(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {v["properties"]["action"]["const"]: v for v in items}
 
 
-def index_enum(variant: dict[str, Any]) -> set[int]:
-    return set(variant["properties"]["index"]["enum"])
+_TARGET = re.compile(r"^(.*) \((\S+)\) \[(\d+)\]$")
+
+
+def target_enum(variant: dict[str, Any], elements: dict[int, str]) -> set[int]:
+    """The indexes the variant's ``target`` enum names, each checked against the page: written name first,
+    then the role, then the index of an element of this page with that role and name."""
+    out = set()
+    for label in variant["properties"]["target"]["enum"]:
+        m = _TARGET.match(label)
+        assert m, label
+        name, role, index = m.group(1), m.group(2), int(m.group(3))
+        assert index in elements and elements[index].startswith(role), (label, elements.get(index))
+        assert f'"{name}"' in elements[index] or name in elements[index], (label, elements[index])
+        out.add(index)
+    return out
+
+
+def target_of(variant: dict[str, Any], index: int) -> str:
+    """The enum value naming ``index`` (what a server decoding under the schema would write)."""
+    [label] = [v for v in variant["properties"]["target"]["enum"] if v.endswith(f"[{index}]")]
+    return str(label)
 
 
 def by_name(elements: dict[int, str], word: str) -> int:
@@ -61,18 +80,21 @@ class SchemaChecker:
         self.seen.append((elements, actions))
         assert set(actions) <= set(ACTION_NAMES), actions.keys()
         for name, variant in actions.items():
-            if "index" in variant["properties"] and name != "switchTab":
-                assert index_enum(variant) <= set(elements), (name, index_enum(variant), elements)
+            assert "index" not in variant["properties"] or name in ("switchTab",), name
+            if "target" in variant["properties"]:
+                assert target_enum(variant, elements) <= set(elements), (name, elements)
         if len(self.seen) == 1:  # the order form: every kind of field
             name, notes = by_name(elements, '"Name"'), by_name(elements, '"Notes"')
             colour, photo = by_name(elements, '"Colour"'), by_name(elements, '"Photo"')
-            assert index_enum(actions["type"]) == {name, notes}, elements
-            assert index_enum(actions["select"]) == {colour}, elements
-            assert index_enum(actions["uploadFile"]) == {photo}, elements
-            assert index_enum(actions["click"]) == set(elements)
+            assert target_enum(actions["type"], elements) == {name, notes}, elements
+            assert target_enum(actions["select"], elements) == {colour}, elements
+            assert target_enum(actions["uploadFile"], elements) == {photo}, elements
+            assert target_enum(actions["click"], elements) == set(elements)
             assert (
-                "index" in actions["click"]["required"] and "selector" not in actions["click"]["properties"]
+                "target" in actions["click"]["required"] and "selector" not in actions["click"]["properties"]
             )
+            # the target is written before the action's other fields
+            assert list(actions["type"]["properties"])[:2] == ["action", "target"]
             assert "switchTab" not in actions  # one tab: nothing to switch to
             key = actions["pressKey"]["properties"]["key"]["anyOf"][0]["enum"]
             assert "Enter" in key and "Escape" in key
@@ -80,14 +102,17 @@ class SchemaChecker:
             reply = {
                 "thought": "I fill the name, then open the next page.",
                 "actions": [
-                    {"action": "type", "index": name, "text": "Ada"},
-                    {"action": "click", "index": by_name(elements, '"Next page"')},
+                    {"action": "type", "target": target_of(actions["type"], name), "text": "Ada"},
+                    {
+                        "action": "click",
+                        "target": target_of(actions["click"], by_name(elements, '"Next page"')),
+                    },
                 ],
             }
         else:  # the next page: no field, so no type, select or upload; only its own indexes
             assert not {"type", "select", "uploadFile"} & set(actions), actions.keys()
             first_page = set(self.seen[0][0])
-            assert index_enum(actions["click"]) == set(elements)
+            assert target_enum(actions["click"], elements) == set(elements)
             assert set(elements) - first_page, "the next page's elements are new ones"
             reply = {
                 "thought": "The order page is behind me.",
