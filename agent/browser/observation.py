@@ -249,3 +249,26 @@ class ActionResult(_Model):
     def page_changed(self) -> bool:
         e = self.effects
         return e.navigated or bool(e.new_tabs) or e.added > 0 or e.removed > 0 or e.dialog is not None
+
+
+def role_word(el: Element) -> str:
+    """The ARIA role if any, else a kind word (button, link, input, textarea, select, checkbox, radio, image)."""
+    if el.role:
+        return el.role
+    tag = el.tag
+    if tag in ("a", "area"):
+        return "link"
+    if tag in ("button", "summary"):
+        return "button"
+    if tag == "input" or (tag == "label" and el.type):  # a label standing in for a hidden input
+        t = el.type or "text"
+        if t in ("checkbox", "radio"):
+            return t
+        return "button" if t in ("button", "submit", "reset", "image") else "input"
+    if tag in ("select", "textarea"):
+        return tag
+    if tag == "img":
+        return "image"
+    if el.editable:
+        return "textbox"
+    return tag

@@ -21,7 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from kite_browser.agent.browser.observation import Element, ElementDetails, Observation, PageSummary
+from kite_browser.agent.browser.observation import (
+    Element,
+    ElementDetails,
+    Observation,
+    PageSummary,
+    role_word,
+)
 from kite_browser.agent.browser.tokens import count_tokens
 
 __all__ = [
@@ -47,29 +53,6 @@ _NEVER_COLLAPSE = {
     "switch",
 }
 _BARE = re.compile(r'^[^\s"\']+$')
-
-
-def role_word(el: Element) -> str:
-    """The ARIA role if any, else a kind word (button, link, input, textarea, select, checkbox, radio, image)."""
-    if el.role:
-        return el.role
-    tag = el.tag
-    if tag in ("a", "area"):
-        return "link"
-    if tag in ("button", "summary"):
-        return "button"
-    if tag == "input" or (tag == "label" and el.type):  # a label standing in for a hidden input
-        t = el.type or "text"
-        if t in ("checkbox", "radio"):
-            return t
-        return "button" if t in ("button", "submit", "reset", "image") else "input"
-    if tag in ("select", "textarea"):
-        return tag
-    if tag == "img":
-        return "image"
-    if el.editable:
-        return "textbox"
-    return tag
 
 
 def _quote(text: str) -> str:

@@ -26,8 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, KEY_NAMES
-from kite_browser.agent.browser.observation import Element, Observation
-from kite_browser.agent.browser.render import role_word
+from kite_browser.agent.browser.observation import Element, Observation, role_word
 from kite_browser.agent.llm.schemas import action_schema
 
 SCHEMA_NAME = "kite_step"
