@@ -4,16 +4,18 @@ Servers that decode under a JSON schema (llama.cpp's server, vLLM, Ollama, LM St
 ``response_format`` ``json_schema`` form) get, every step, a schema built from the enabled actions and this
 step's observation::
 
-    {"thought": "<one or two short sentences>", "actions": [{"action": "click", "target": "Submit (button) [12]"}]}
+    {"thought": "<one or two short sentences>", "actions": [{"action": "click", "target": "button: Submit [12]"}]}
 
 ``thought`` comes first, so the model writes its reading of the page (and any comparison) before it acts.
 Each action is one of the enabled actions with its fields as the action registry defines them
 (``agent.llm.schemas.action_schema``: generated from the pydantic models, never written twice), narrowed to
 what this page allows: the element is a ``target``, an enum of the elements present in the observation that
-this action can act on, each written name first — ``"GDKkQ (radio) [2]"`` — so that the model picks an element
-by the name it read, and once it has written the name the grammar leaves only that element's index to follow
-(the bundled 1.5B model, writing a bare index, clicked ``[1] radio "USa"`` right after reasoning about
-"GDKkQ"; ``parsing`` reads the index back from the trailing ``[N]``). The elements it can act on (``type`` text fields and editable elements, ``select`` selects and listboxes, ``uploadFile`` file
+this action can act on, each written role and name first — ``"radio: GDKkQ [2]"`` — so that the model picks an
+element by the name it read, and once it has written the name the grammar leaves only that element's index to
+follow (the bundled 1.5B model, writing a bare index, clicked ``[1] radio "USa"`` right after reasoning about
+"GDKkQ"; ``parsing`` reads the index back from the trailing ``[N]``). The role comes before the name: with the
+name first, "Close" ran on into a dialog named "Close Donec …" instead of the button "Close". The elements it can
+act on (``type`` text fields and editable elements, ``select`` selects and listboxes, ``uploadFile`` file
 inputs, ``switchTab`` the open tabs), ``key`` one of the named keys or a single character. An action with
 nothing to act on is left out. The parser reads the reply as it reads any JSON reply
 (``agent.llm.parsing``), so the schema narrows what a model can write but never what Kite accepts.
@@ -31,7 +33,7 @@ from kite_browser.agent.llm.schemas import action_schema
 
 SCHEMA_NAME = "kite_step"
 TARGET = "target"
-"""The reply field that names an element as ``name (role) [N]`` (read back as ``index`` N)."""
+"""The reply field that names an element as ``role: name [N]`` (read back as ``index`` N)."""
 TARGET_INDEX = re.compile(r"\[(\d{1,9})\]\s*$")
 TARGET_NAME_CHARS = 50
 THOUGHT_CHARS = 300
@@ -70,13 +72,13 @@ def targets(action: str, observation: Observation) -> list[int]:
 
 
 def target_label(el: Element) -> str:
-    """An element as a reply names it: its name (or placeholder, or name/id attribute), its role, its index:
-    ``GDKkQ (radio) [2]``, ``Search products (input) [5]``, ``(button) [9]``."""
+    """An element as a reply names it: its role, its name (or placeholder, or name/id attribute), its index:
+    ``radio: GDKkQ [2]``, ``input: Search products [5]``, ``button [9]``."""
     name = el.name or el.placeholder or el.attrs.get("name") or el.attrs.get("id") or ""
     name = " ".join(name.split())
     if len(name) > TARGET_NAME_CHARS:
         name = name[: TARGET_NAME_CHARS - 1] + "…"
-    return f"{name} ({role_word(el)}) [{el.index}]".lstrip()
+    return f"{role_word(el)}: {name} [{el.index}]" if name else f"{role_word(el)} [{el.index}]"
 
 
 def target_index(value: object) -> int | None:

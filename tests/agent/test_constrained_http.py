@@ -41,17 +41,17 @@ def variants(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {v["properties"]["action"]["const"]: v for v in items}
 
 
-_TARGET = re.compile(r"^(.*) \((\S+)\) \[(\d+)\]$")
+_TARGET = re.compile(r"^(\S+?)(?:: (.*))? \[(\d+)\]$")
 
 
 def target_enum(variant: dict[str, Any], elements: dict[int, str]) -> set[int]:
-    """The indexes the variant's ``target`` enum names, each checked against the page: written name first,
-    then the role, then the index of an element of this page with that role and name."""
+    """The indexes the variant's ``target`` enum names, each checked against the page: the role, the name,
+    then the index of an element of this page with that role and name."""
     out = set()
     for label in variant["properties"]["target"]["enum"]:
         m = _TARGET.match(label)
         assert m, label
-        name, role, index = m.group(1), m.group(2), int(m.group(3))
+        role, name, index = m.group(1), m.group(2) or "", int(m.group(3))
         assert index in elements and elements[index].startswith(role), (label, elements.get(index))
         assert f'"{name}"' in elements[index] or name in elements[index], (label, elements[index])
         out.add(index)
