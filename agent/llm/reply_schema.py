@@ -72,9 +72,11 @@ def targets(action: str, observation: Observation) -> list[int]:
 
 
 def target_label(el: Element) -> str:
-    """An element as a reply names it: its role, its name (or placeholder, or name/id attribute), its index:
-    ``radio: GDKkQ [2]``, ``input: Search products [5]``, ``button [9]``."""
-    name = el.name or el.placeholder or el.attrs.get("name") or el.attrs.get("id") or ""
+    """An element as a reply names it: its role, its name (or placeholder), its index: ``radio: GDKkQ [2]``,
+    ``input: Search products [5]``, ``input [9]``. Not its id or name attribute: two nameless password fields
+    with ids "password" and "verify" read as names, and the model typed twice into "input: password" because
+    the task said "password" (MiniWoB enter-password at f87fe35); a nameless element is chosen by its index."""
+    name = el.name or el.placeholder or ""
     name = " ".join(name.split())
     if len(name) > TARGET_NAME_CHARS:
         name = name[: TARGET_NAME_CHARS - 1] + "…"
