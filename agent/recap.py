@@ -10,7 +10,8 @@ nothing tuned to a task.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from urllib.parse import urljoin, urlsplit
 
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
 from kite_browser.agent.browser.observation import Element, Observation
@@ -69,18 +70,29 @@ def _used(history: Sequence[PastAction]) -> set[tuple[str, str]]:
     }
 
 
-def offers(task: str, obs: Observation, history: Sequence[PastAction] = ()) -> list[Element]:
+def _where(url: str) -> str:
+    """A URL as a place: its path and query (an element's href is written origin-relative)."""
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def offers(
+    task: str, obs: Observation, history: Sequence[PastAction] = (), visited: Iterable[str] = ()
+) -> list[Element]:
     """The current page's elements whose names share the most words with the task (page order among equals),
     leaving out those the run already used (a recorded demo run: after "Add to cart" worked, the product page
     listed "Add to cart" again as named like the task, and the 1.5B model added the mug four more times).
-    What is done is in ``achieved``; this says what the page offers that is not done yet."""
+    What is done is in ``achieved``; this says what the page offers that is not done yet. Links back to a
+    page the run has already been on are left out too: the same demo run, offered "Kite Shop" (the start page)
+    first, clicked it before "View cart"."""
     wanted = words(task)
     if not wanted:
         return []
     used = _used(history)
+    been = {_where(url) for url in visited}
     scored = []
     for pos, el in enumerate(obs.elements):
-        if (role_word(el), el.name) in used:
+        if (role_word(el), el.name) in used or (el.href and _where(urljoin(obs.url, el.href)) in been):
             continue
         hits = len(wanted & words(f"{el.name} {el.placeholder or ''}"))
         if hits:
@@ -98,5 +110,8 @@ def recap(
         return {"done": [], "offers": []}
     return {
         "done": [defuse(line) for line in achieved(history, urls, obs.url)],
-        "offers": [defuse(f'[{e.index}] {role_word(e)} "{e.name[:50]}"') for e in offers(task, obs, history)],
+        "offers": [
+            defuse(f'[{e.index}] {role_word(e)} "{e.name[:50]}"')
+            for e in offers(task, obs, history, visited=urls.values())
+        ],
     }

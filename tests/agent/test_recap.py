@@ -89,7 +89,7 @@ def test_an_effects_counts_read_as_words() -> None:
 
 PRODUCT = """<!doctype html><title>Mug</title><p>Sky Blue Espresso Mug $7.25</p>
 <form><input type="hidden" name="added" value="1"><button>Add to cart</button></form>
-<a href="/cart.html">View cart</a>"""
+<a href="/cart.html">View cart</a> <a href="/mug.html">Back to the mug</a>"""
 
 
 async def test_an_element_already_used_is_not_offered_again(
@@ -97,7 +97,8 @@ async def test_an_element_already_used_is_not_offered_again(
 ) -> None:
     """A recorded demo run (0389f22 + d17e737): after "Add to cart" worked, the product page (same product,
     ?added=1) listed "Add to cart" as named like the task, and the model added the mug four more times. What
-    was done is recapped as done; what the page offers toward the task is what is not done yet."""
+    was done is recapped as done; what the page offers toward the task is what is not done yet, and not a way
+    back to a page the run has been on (the next recorded run clicked "Kite Shop", offered first)."""
     seen: dict[str, int | None] = {}
 
     def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
@@ -115,3 +116,4 @@ async def test_an_element_already_used_is_not_offered_again(
     assert 'Done on earlier pages: click button "Add to cart"' in progress
     offered = progress.split("named like the task:", 1)[1]
     assert f'[{seen["view"]}] link "View cart"' in offered and "Add to cart" not in offered
+    assert "Back to the mug" not in offered  # a link to a page the run has been on (the start page)
