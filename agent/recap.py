@@ -70,6 +70,17 @@ def _used(history: Sequence[PastAction]) -> set[tuple[str, str]]:
     }
 
 
+def _covered(history: Sequence[PastAction]) -> set[str]:
+    """The task words the run's successful actions already took care of: the names of the elements they acted
+    on and the text they typed or chose."""
+    out: set[str] = set()
+    for p in history:
+        if p.ok and p.name not in OBSERVE_ONLY and p.name != "done":
+            said = " ".join(str(p.action.get(k, "")) for k in ("text", "value"))
+            out |= words(f"{p.element.name if p.element is not None else ''} {said}")
+    return out
+
+
 def _where(url: str) -> str:
     """A URL as a place: its path and query (an element's href is written origin-relative)."""
     parts = urlsplit(url)
@@ -84,12 +95,14 @@ def offers(
     listed "Add to cart" again as named like the task, and the 1.5B model added the mug four more times).
     What is done is in ``achieved``; this says what the page offers that is not done yet. Links back to a
     page the run has already been on are left out too: the same demo run, offered "Kite Shop" (the start page)
-    first, clicked it before "View cart"."""
-    wanted = words(task)
+    first, clicked it before "View cart". And an element is offered for the task words it names that no
+    successful action has covered yet: on the cart page, "Quantity Sky Blue Espresso Mug" (espresso and mug
+    were searched, opened and added) drew the model into raising the quantity step after step."""
+    wanted = words(task) - _covered(history)
     if not wanted:
         return []
     used = _used(history)
-    been = {_where(url) for url in visited}
+    been = {_where(url) for url in (*visited, obs.url)}
     scored = []
     for pos, el in enumerate(obs.elements):
         if (role_word(el), el.name) in used or (el.href and _where(urljoin(obs.url, el.href)) in been):
