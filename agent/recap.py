@@ -98,8 +98,9 @@ def offers(
     first, clicked it before "View cart". And an element is offered for the task words it names that no
     successful action has covered yet: on the cart page, "Quantity Sky Blue Espresso Mug" (espresso and mug
     were searched, opened and added) drew the model into raising the quantity step after step."""
-    wanted = words(task) - _covered(history)
-    if not wanted:
+    wanted = words(task)
+    fresh = wanted - _covered(history)
+    if not fresh:
         return []
     used = _used(history)
     been = {_where(url) for url in (*visited, obs.url)}
@@ -107,8 +108,9 @@ def offers(
     for pos, el in enumerate(obs.elements):
         if (role_word(el), el.name) in used or (el.href and _where(urljoin(obs.url, el.href)) in been):
             continue
-        hits = len(wanted & words(f"{el.name} {el.placeholder or ''}"))
-        if hits:
+        named = wanted & words(f"{el.name} {el.placeholder or ''}")
+        hits = len(named)
+        if named & fresh:  # ranked by every task word it names, offered for one not yet taken care of
             scored.append((-hits, pos, el))
     return [el for _, _, el in sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_OFFERS]]
 
