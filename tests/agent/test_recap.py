@@ -118,3 +118,36 @@ async def test_an_element_already_used_is_not_offered_again(
     assert f'[{seen["view"]}] link "View cart"' in offered and "Add to cart" not in offered
     assert "Back to the mug" not in offered  # a link to a page the run has been on (the start page)
     assert "Cart (1)" not in offered  # its only task word, "cart", was taken care of by "Add to cart"
+
+
+SEARCH = """<!doctype html><title>Shop</title>
+<form action="/found.html"><label>Search <input name="q"></label></form>"""
+FOUND = """<!doctype html><title>Found</title>
+<a href="/basket.html">Cart (0)</a> <p>1 product</p> <a href="/espresso.html">Sky Blue Espresso Mug</a>"""
+
+
+async def test_offers_rank_by_every_task_word_an_element_names(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, pages_server: Any
+) -> None:
+    """After searching "espresso", the product named "… Espresso Mug" names two task words (one already taken
+    care of) and the cart link one: the product comes first. Ranked by the words not yet taken care of alone,
+    the two tied and the cart link, first on the page, led (a recorded demo run then searched again)."""
+    pages_server.add("/found.html", FOUND)
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        if view.step == 1:
+            return [
+                {"action": "type", "index": find_index(view, "Search"), "text": "espresso"},
+                {"action": "pressKey", "key": "Enter"},
+            ]
+        return {"action": "done", "success": True, "answer": "ok"}
+
+    model = FunctionModel(fn)
+    result = await Agent(kite_config(**{"llm.model": ""}), model=model, context=ctx_session).run(
+        'Search the shop for "espresso", open the mug and put it in the cart',
+        start_url=pages_server.add("/search.html", SEARCH),
+    )
+    assert result.success, result
+    progress = prompt_text(model.messages[1]).split("# Progress", 1)[1].split("# ", 1)[0]
+    offered = progress.split("named like the task:", 1)[1]
+    assert offered.index("Sky Blue Espresso Mug") < offered.index("Cart (0)"), offered
