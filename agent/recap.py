@@ -95,13 +95,11 @@ def offers(
     listed "Add to cart" again as named like the task, and the 1.5B model added the mug four more times).
     What is done is in ``achieved``; this says what the page offers that is not done yet. Links back to a
     page the run has already been on are left out too: the same demo run, offered "Kite Shop" (the start page)
-    first, clicked it before "View cart". And an element is offered for the task words it names that no
+    first, clicked it before "View cart". And a field or a button is offered only for a task word that no
     successful action has covered yet: on the cart page, "Quantity Sky Blue Espresso Mug" (espresso and mug
     were searched, opened and added) drew the model into raising the quantity step after step."""
     wanted = words(task)
     fresh = wanted - _covered(history)
-    if not fresh:
-        return []
     used = _used(history)
     been = {_where(url) for url in (*visited, obs.url)}
     scored = []
@@ -110,7 +108,9 @@ def offers(
             continue
         named = wanted & words(f"{el.name} {el.placeholder or ''}")
         hits = len(named)
-        if named & fresh:  # ranked by every task word it names, offered for one not yet taken care of
+        # ranked by every task word it names; a field or button only for a word not yet taken care of (a link
+        # to a page not yet seen is a step forward whatever it names: "View cart" after "Add to cart")
+        if named and (el.href or named & fresh):
             scored.append((-hits, pos, el))
     return [el for _, _, el in sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_OFFERS]]
 
