@@ -283,39 +283,32 @@
       return u.href;
     };
 
-    // The suggestions of an input's <datalist>: what a person sees drop down when typing. The first few values
-    // (with the label when it differs) and how many more, so a model knows the expected values.
+    // The first few options of a list, as ``text(o)`` reads them (disabled and empty ones left out), and how
+    // many more; set only when there are at least ``least``.
     const SUGGEST = 8;
-    const suggestions = (list, r) => {
+    const listOptions = (options, text, least, r) => {
       const shown = [];
       let total = 0;
-      for (const o of list.options) {
+      for (const o of options) {
         if (o.disabled) continue;
-        const v = norm(o.value), l = norm(o.label);
-        if (!v) continue;
-        if (++total <= SUGGEST) shown.push(cut(l && l !== v ? `${v} (${l})` : v, 40));
-      }
-      if (total) {
-        r.options = shown;
-        if (total > shown.length) r.moreOptions = total - shown.length;
-      }
-    };
-    // A <select>'s choices by their text (what `select` takes), so a model picks one it has seen rather than
-    // guessing ("Sort by": Featured | Price: low to high | ...). Disabled and empty options are not choices.
-    const choices = (el, r) => {
-      const shown = [];
-      let total = 0;
-      for (const o of el.options) {
-        if (o.disabled) continue;
-        const t = norm(o.textContent) || norm(o.value);
+        const t = text(o);
         if (!t) continue;
         if (++total <= SUGGEST) shown.push(cut(t, 40));
       }
-      if (total > 1) {
+      if (total >= least) {
         r.options = shown;
         if (total > shown.length) r.moreOptions = total - shown.length;
       }
     };
+    // The suggestions of an input's <datalist>: what a person sees drop down when typing. The values (with the
+    // label when it differs), so a model knows the expected values.
+    const suggestions = (list, r) => listOptions(list.options, (o) => {
+      const v = norm(o.value), l = norm(o.label);
+      return v && (l && l !== v ? `${v} (${l})` : v);
+    }, 1, r);
+    // A <select>'s choices by their text (what `select` takes), so a model picks one it has seen rather than
+    // guessing ("Sort by": Featured | Price: low to high | ...). A single choice is no choice.
+    const choices = (el, r) => listOptions(el.options, (o) => norm(o.textContent) || norm(o.value), 2, r);
 
     // A nameless button or link: the tooltip a person sees on hover is its name; else its icon says what it
     // does, named by the sprite symbol (<use href="#icon-cart">), the icon font class (fa-trash, bi-bell), the

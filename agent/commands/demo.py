@@ -71,7 +71,7 @@ async def run(args: argparse.Namespace) -> int:
             for line in checked:
                 console.print(f"  {escape(line)}")
         else:
-            console.print("[green bold]checked on the shop:[/] the cart holds 1 × Sky Blue Espresso Mug")
+            console.print(f"[green bold]checked on the shop:[/] the cart holds 1 × {DEMO_ANSWER}")
     return 0 if result.success and not checked else 1
 
 
