@@ -33,6 +33,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "agent.fence",
         "agent.jsonschema",
         "agent.httpserve",
+        "agent.toolset",
     ),
     "browser": ("agent.browser",),
     "llm": ("agent.llm",),

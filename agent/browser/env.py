@@ -392,6 +392,7 @@ class BrowserEnv:
         confirmer: Confirmer | None = None,
         timer: StepTimer | None = None,
         effect_only: bool = False,
+        judged: GateResult | None = None,
     ) -> Acted:
         """Judge ``action`` (on ``observation``, the page the caller saw), then run it with the second look
         at its target; a refused action is not run. ``decided`` and ``veto``: see their types;
@@ -400,10 +401,11 @@ class BrowserEnv:
         it set off, not for the page's own loading (a workflow's replay: ``ActionExecutor.execute``). The
         result keeps its target's fingerprint, taken right before the action ran (what a workflow's replay
         finds it again by); a refused action's and a drag's ends' too (a workflow keeps a refused step,
-        replayed through the gate again)."""
+        replayed through the gate again). ``judged``: the gate's verdict on this action, already given (a
+        gated toolset's call, ``safety/toolset.py``): not judged again."""
         timer = timer or StepTimer()
         with timer.phase("gate"):
-            gate = await self.gate.check(action, observation, confirmer)
+            gate = judged or await self.gate.check(action, observation, confirmer)
         if decided is not None:
             await decided(action, observation, gate)
         if gate.refused is not None:

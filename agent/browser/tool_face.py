@@ -10,23 +10,32 @@ an action defined with a face is offered by every face.
 
 from __future__ import annotations
 
+import copy
+import functools
 import types
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
 from kite_browser.agent.browser.actions import ACTION_SPECS, ActionModel, ActionSpec
-from kite_browser.agent.browser.exec.spec import ActKind, FaceParam, ToolFace
+from kite_browser.agent.browser.exec.spec import ActKind, Capability, FaceParam, ToolFace
+from kite_browser.agent.toolset import ACTS, LOADS, READS, JsonObject, ToolDef, ToolHints
 
 __all__ = [
+    "HINTS",
     "ActKind",
     "FaceArgs",
     "FaceParam",
+    "FaceTool",
     "ToolFace",
     "act_kinds",
+    "args_schema",
     "face_action",
     "face_model",
+    "face_tool",
+    "face_tools",
     "kind_action",
     "offered",
     "source_field",
@@ -37,6 +46,10 @@ class FaceArgs(BaseModel):
     """Base of every tool argument model: an argument the tool does not have is refused."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+HINTS: dict[Capability, ToolHints] = {"reads": READS, "loads": LOADS, "acts": ACTS}
+"""The tool hints of each capability an action's face declares."""
 
 
 def offered(specs: dict[str, ActionSpec] = ACTION_SPECS) -> dict[str, ActionSpec]:
@@ -142,3 +155,42 @@ def _face(spec: ActionSpec) -> ToolFace:
     if spec.face is None:
         raise ValueError(f"action {spec.name!r} is not offered to tool callers (it has no face)")
     return spec.face
+
+
+def args_schema(model: type[BaseModel]) -> JsonObject:
+    """A tool's argument model as the JSON schema sent to tool callers (no titles), a fresh copy."""
+    return copy.deepcopy(_args_schema(model))
+
+
+@functools.cache
+def _args_schema(model: type[BaseModel]) -> JsonObject:
+    """Made once per model (pydantic takes milliseconds per model, on the event loop)."""
+    schema: JsonObject = model.model_json_schema()
+    schema.pop("title", None)
+    properties = schema.get("properties")
+    for prop in properties.values() if isinstance(properties, dict) else ():
+        if isinstance(prop, dict):
+            prop.pop("title", None)
+    return schema
+
+
+@dataclass(frozen=True)
+class FaceTool:
+    """An action offered as a tool: the action, its tool's argument model, and its tool's definition."""
+
+    spec: ActionSpec
+    args: type[FaceArgs]
+    definition: ToolDef
+
+
+def face_tool(spec: ActionSpec) -> FaceTool:
+    face, args = _face(spec), face_model(spec)
+    return FaceTool(
+        spec, args, ToolDef(face.name, face.description, args_schema(args), HINTS[face.capability])
+    )
+
+
+@functools.cache
+def face_tools() -> dict[str, FaceTool]:
+    """The registry's actions offered as tools, by tool name, in the model's menu order (made once)."""
+    return {name: face_tool(spec) for name, spec in offered().items()}

@@ -20,7 +20,6 @@ from kite_browser.agent.browser import actions as A
 from kite_browser.agent.browser.actions import ActionSpec
 from kite_browser.agent.browser.observation import ActionResult
 from kite_browser.agent.browser.snapshot import OFF_LOOP_ELEMENTS
-from kite_browser.agent.browser.tool_face import face_action
 from kite_browser.agent.errors import StaleElementError
 from kite_browser.agent.fence import defuse, fence
 from kite_browser.agent.levels import ConfirmLevel
@@ -30,7 +29,9 @@ from kite_browser.agent.mcp.confirm import CANNOT_ASK, close_round, input_pendin
 from kite_browser.agent.mcp.hub import BrowserHub, ClientState
 from kite_browser.agent.mcp.image import fitted_screenshot
 from kite_browser.agent.mcp.record import Record
-from kite_browser.safety.confirm import GateResult
+from kite_browser.agent.modules.action_tools import ActionToolset
+from kite_browser.agent.toolset import JsonObject
+from kite_browser.safety.toolset import CallRefusedError, GatedToolset, Verdict
 
 Content = list[types.ContentBlock]
 
@@ -67,41 +68,39 @@ class Calls:
 
     # ------------------------------------------------------------ gated page actions
 
-    async def act(self, state: ClientState, action: Any, tool: str, client: str) -> Content:
-        """One page action through the client's env: its gate (the decision recorded), its executor with the
-        second look at the target; a refusal or a failure is a typed ``ToolFailure``."""
-        env = state.env
-        obs = await env.latest()
-        index = getattr(action, "index", None)
-        if isinstance(index, int) and obs.element(index) is None:  # a ref of an older page? say so now,
-            await env.snapshotter.resolve(state.ctx.page, index)  # before anyone is asked about it
+    async def act(self, state: ClientState, tool: str, args: JsonObject, client: str) -> Content:
+        """One page action through the client's env, as a gated toolset's call (``safety/toolset.py``): the
+        gate (the decision recorded), then the executor with the second look at the target; a refusal or a
+        failure is a typed ``ToolFailure``."""
 
-        async def decided(action: Any, obs: Any, gate: GateResult) -> None:
+        async def decided(name: str, verdict: Verdict) -> None:
             if input_pending():  # 2026-07-28: the question goes back to the client; nothing runs this round
                 raise ToolFailure({"error": "input_required", "message": "asked the user"})
             close_round()
-            level = gate.decision.level
-            if level is not ConfirmLevel.AUTO:
+            gate, obs, action = verdict.gate, verdict.plan.observation, verdict.plan.action
+            if gate.decision.level is not ConfirmLevel.AUTO and action is not None:
                 self.record.write(
                     "decision",
                     client=client,
                     tool=tool,
                     action=action.to_json(),
                     url=obs.url if obs is not None else "",
-                    level=str(level),
+                    level=str(gate.decision.level),
                     reasons=gate.decision.reasons,
                     allowed=gate.allowed,
                     answer=gate.answer.reason if gate.answer else None,
                 )
 
-        acted = await env.act(action, obs, decided=decided)
-        result = acted.result
-        if acted.refused:
-            kind, message = acted.refused, acted.gate.message
-            answer = acted.gate.answer
+        gated = GatedToolset(ActionToolset(state.env), state.env.gate, decided=decided)
+        try:
+            acted = await gated.call(tool, args)
+        except CallRefusedError as exc:
+            kind, gate = exc.refused, exc.verdict.gate
+            message, answer = gate.message, gate.answer
             if answer is not None and answer.reason.startswith(CANNOT_ASK):
                 kind, message = "refused", answer.reason  # nobody was asked, so nobody declined
-            raise ToolFailure({"error": kind, "message": message, "reasons": acted.gate.decision.reasons})
+            raise ToolFailure({"error": kind, "message": message, "reasons": gate.decision.reasons}) from None
+        result = acted.result
         if not result.ok and result.error is not None:
             raise ToolFailure(result.error.model_dump())  # a domain block during it is named (env.act)
         update = await self._update(state, result)
@@ -143,7 +142,7 @@ class Calls:
     async def action(self, s: ClientState, spec: ActionSpec, a: BaseModel, client: str) -> Content:
         """A tool derived from the action registry: its arguments made into the action, then ``act``."""
         assert spec.face is not None
-        return await self.act(s, face_action(spec, a), spec.face.name, client)
+        return await self.act(s, spec.face.name, a.model_dump(mode="json"), client)
 
     async def snapshot(self, s: ClientState, a: T.SnapshotArgs, client: str) -> Content:
         whole = not a.visible_only  # the whole page, its text in reading order too

@@ -41,9 +41,10 @@ from kite_browser.agent.mcp.confirm import (
 )
 from kite_browser.agent.mcp.hub import SHARED, BrowserHub
 from kite_browser.agent.mcp.record import Record
-from kite_browser.agent.mcp.tools import TOOLS, mcp_annotations
-from kite_browser.agent.modules.base import CallContext, ToolHints, is_error
+from kite_browser.agent.mcp.tools import TOOLS, mcp_tool
+from kite_browser.agent.modules.base import CallContext, is_error
 from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.agent.toolset import JsonObject, ToolDef
 from kite_browser.safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
 
 log = logging.getLogger("kite.mcp")
@@ -143,30 +144,16 @@ class KiteMCP:
             instructions=INSTRUCTIONS,
         )
 
-    def module_tools(self) -> list[types.Tool]:
-        """The enabled modules' tools with the hints their modules declare (a name Kite's own tools use is
-        left out)."""
+    def definitions(self) -> list[ToolDef]:
+        """Every tool this server offers: its own (the page actions derived from the action registry, then
+        snapshot, tabs ...) and the enabled modules' (a name Kite's own tools use is left out)."""
+        own = [spec.definition for spec in TOOLS.values()]
         if self.modules is None:
-            return []
-        out = []
-        hints = self.modules.tool_hints()
-        for definition in self.modules.tool_definitions():
-            fn = definition["function"]
-            if fn["name"] in TOOLS:
-                continue
-            schema = fn.get("parameters") or {"type": "object", "properties": {}}
-            out.append(
-                types.Tool(
-                    name=fn["name"],
-                    description=fn.get("description", ""),
-                    input_schema=schema,
-                    annotations=mcp_annotations(hints.get(fn["name"], ToolHints())),
-                )
-            )
-        return out
+            return own
+        return own + [d for d in self.modules.definitions() if d.name not in TOOLS]
 
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[spec.tool() for spec in TOOLS.values()] + self.module_tools())
+        return types.ListToolsResult(tools=[mcp_tool(d) for d in self.definitions()])
 
     async def _module_call(self, name: str, raw: dict[str, Any], client: str) -> list[types.ContentBlock]:
         assert self.modules is not None
@@ -205,7 +192,7 @@ class KiteMCP:
     ) -> tuple[list[types.ContentBlock], dict[str, Any] | None, str]:
         """The call's content, or its typed error (and the page text sent after it, if any)."""
         try:
-            return await self._dispatch(ctx, name, raw), None, ""
+            return await self.call(name, raw, client_key=_client_key(ctx)), None, ""
         except ToolFailure as exc:
             return [], exc.error, exc.page
         except KiteError as exc:
@@ -232,12 +219,16 @@ class KiteMCP:
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
     def _names(self) -> list[str]:
-        return [*TOOLS, *(t.name for t in self.module_tools())]
+        return [d.name for d in self.definitions()]
 
-    async def _dispatch(self, ctx: Any, name: str, raw: dict[str, Any]) -> list[types.ContentBlock]:
+    async def call(
+        self, name: str, raw: JsonObject, /, client_key: str | None = None
+    ) -> list[types.ContentBlock]:
+        """One tool call of the client session ``client_key`` (None: the shared one): the server's tools as
+        a toolset (``agent/toolset.py``), answering content blocks or raising a typed failure."""
         spec = TOOLS.get(name)
         if spec is None and self.modules is not None and self.modules.owner(name) is not None:
-            return await self._module_call(name, raw, _client_key(ctx) or SHARED)
+            return await self._module_call(name, raw, client_key or SHARED)
         if spec is None:
             raise ToolFailure(
                 {
@@ -250,13 +241,13 @@ class KiteMCP:
         except ValidationError as exc:
             raise ToolFailure(_invalid(name, exc)) from None
         note = await self.hub.ensure_browser()
-        state = await self.hub.client(_client_key(ctx))
+        state = await self.hub.client(client_key)
         async with state.lock:
             try:
                 if spec.action is not None:
-                    content = await self.calls.action(state, spec.action, args, _client_key(ctx) or SHARED)
+                    content = await self.calls.action(state, spec.action, args, client_key or SHARED)
                 else:
-                    content = await getattr(self.calls, name)(state, args, _client_key(ctx) or SHARED)
+                    content = await getattr(self.calls, name)(state, args, client_key or SHARED)
             except StaleElementError as exc:
                 raise await self.calls.stale(state, exc.to_dict()) from None
             except ToolFailure as exc:

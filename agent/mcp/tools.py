@@ -18,16 +18,16 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp_types import Tool, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.actions import ActionSpec
-from kite_browser.agent.browser.exec.spec import REF_WORDS, Capability
-from kite_browser.agent.browser.tool_face import FaceArgs, face_model, offered
+from kite_browser.agent.browser.exec.spec import REF_WORDS
+from kite_browser.agent.browser.tool_face import FaceArgs, FaceTool, args_schema, face_tool, face_tools
 from kite_browser.agent.mcp.render import MAX_TEXT_CHARS, TEXT_CHARS
-from kite_browser.agent.modules.base import READS, ToolHints
+from kite_browser.agent.toolset import LOADS, READS, ToolDef, ToolHints
 
 Ref = Annotated[int, Field(ge=0, description=REF_WORDS)]
 
@@ -79,6 +79,16 @@ def mcp_annotations(h: ToolHints) -> ToolAnnotations:
     )
 
 
+def mcp_tool(definition: ToolDef) -> Tool:
+    """A tool's definition (any source: ``agent/toolset.py``) as the MCP tool clients list."""
+    return Tool(
+        name=definition.name,
+        description=definition.description,
+        input_schema=copy.deepcopy(definition.parameters),
+        annotations=mcp_annotations(definition.hints),
+    )
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
@@ -89,29 +99,13 @@ class ToolSpec:
     """The action this tool runs (a tool derived from the action registry); None: one of the server's own."""
 
     @cached_property
-    def schema(self) -> dict[str, Any]:
-        """The arguments' JSON schema, made once (pydantic takes milliseconds per model, on the event loop,
-        and clients list the tools often)."""
-        schema = self.args.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-        return schema
+    def definition(self) -> ToolDef:
+        """The tool as a toolset lists it (its JSON schema made once: clients list the tools often)."""
+        return ToolDef(self.name, self.description, args_schema(self.args), self.hints)
 
     def tool(self) -> Tool:
-        return Tool(
-            name=self.name,
-            description=self.description,
-            input_schema=copy.deepcopy(self.schema),
-            annotations=mcp_annotations(self.hints),
-        )
+        return mcp_tool(self.definition)
 
-
-LOADS = ToolHints(destructive=False)
-"""Changes the page (requests may leave) but submits, sends or deletes nothing by itself."""
-ACTS = ToolHints()
-"""Can submit a form, send data or delete something (a click can press "Delete account")."""
-HINTS: dict[Capability, ToolHints] = {"reads": READS, "loads": LOADS, "acts": ACTS}
 
 NOT_OFFERED: dict[str, str] = {
     "screenshot": "the screenshot tool sends the image itself (the action saves a file for the run's record)",
@@ -127,10 +121,10 @@ NOT_OFFERED: dict[str, str] = {
 """The registry's actions the MCP server offers no tool for, and why."""
 
 
-def _action_tool(spec: ActionSpec) -> ToolSpec:
-    assert spec.face is not None
-    face = spec.face
-    return ToolSpec(face.name, face_model(spec), face.description, HINTS[face.capability], spec)
+def _action_tool(spec: ActionSpec, made: FaceTool | None = None) -> ToolSpec:
+    made = made or face_tool(spec)
+    d = made.definition
+    return ToolSpec(d.name, made.args, d.description, d.hints, spec)
 
 
 _OWN = (
@@ -143,5 +137,5 @@ _OWN = (
              ToolHints(destructive=False, open_world=False, idempotent=True)),
 )  # fmt: skip
 TOOLS: dict[str, ToolSpec] = {
-    s.name: s for s in (*(_action_tool(spec) for spec in offered().values()), *_OWN)
+    s.name: s for s in (*(_action_tool(t.spec, t) for t in face_tools().values()), *_OWN)
 }

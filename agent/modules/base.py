@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.jsonschema import flat_schema
 from kite_browser.agent.levels import LevelName
+from kite_browser.agent.toolset import ToolDef, ToolHints
 
 if TYPE_CHECKING:
     from kite_browser.agent.browser.pool import BrowserPool
@@ -213,24 +214,6 @@ Handler = Callable[[CallContext, Any], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
-class ToolHints:
-    """What a call of a tool can do, declared next to it (the MCP tool annotations ``kite mcp`` sends).
-
-    The defaults are the MCP spec's own, the cautious reading: it may change things (``read_only`` false),
-    destroy or send data (``destructive``) and reach beyond Kite (``open_world``: the web, other processes).
-    A tool says less only when that is true of every call."""
-
-    read_only: bool = False
-    destructive: bool = True
-    open_world: bool = True
-    idempotent: bool = False
-
-
-READS = ToolHints(read_only=True, destructive=False, open_world=False, idempotent=True)
-"""Only reads state Kite already holds (a loaded page, a tab list): no request leaves, nothing changes."""
-
-
-@dataclass(frozen=True)
 class Tool:
     """One tool: its name, one-line description, parameter model and handler ``async (ctx, params) -> dict``.
 
@@ -242,17 +225,13 @@ class Tool:
     params: type[BaseModel]
     handler: Handler
     safety: SafetyLevel = "auto"
-    hints: ToolHints = ToolHints()
+    hints: ToolHints = field(default_factory=ToolHints)
+
+    def tool_def(self) -> ToolDef:
+        return ToolDef(self.name, self.description, parameters_schema(self.params), self.hints)
 
     def definition(self) -> dict[str, Any]:
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": parameters_schema(self.params),
-            },
-        }
+        return self.tool_def().function()
 
 
 def validation_error(tool: str, exc: ValidationError) -> ToolError:
@@ -297,8 +276,12 @@ class ToolModule:
     async def init(self, runtime: ModuleRuntime) -> None:
         self.runtime = runtime
 
+    def definitions(self) -> list[ToolDef]:
+        """The module's tools as a toolset lists them (``agent/toolset.py``)."""
+        return [t.tool_def() for t in self._tool_map().values()]
+
     def tool_definitions(self) -> list[dict[str, Any]]:
-        return [t.definition() for t in self._tool_map().values()]
+        return [d.function() for d in self.definitions()]
 
     def tool(self, name: str) -> Tool | None:
         return self._tool_map().get(name)

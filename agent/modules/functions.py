@@ -25,11 +25,12 @@ from kite_browser.agent.modules.base import (
     SafetyLevel,
     Tool,
     ToolError,
-    ToolHints,
     ToolModule,
     validate_args,
 )
-from kite_browser.agent.modules.gate import check_level
+from kite_browser.agent.modules.gate import refusal
+from kite_browser.agent.toolset import JsonObject, ToolHints
+from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, Verdict
 
 USER_MODULE = "user_tools"
 
@@ -135,13 +136,31 @@ class FunctionModule(ToolModule):
         return self._tools
 
     async def execute(self, ctx: CallContext, tool_name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A call through the safety wrapper: judged at its declared level (the caller's confirmer asked),
+        then run; a refusal is a typed ``blocked`` / ``declined`` ToolError."""
+        gated = GatedToolset(self, self.gate, ctx.confirmer)
+        try:
+            return await gated.call(tool_name, args)
+        except CallRefusedError as exc:
+            raise refusal(tool_name, exc.verdict.gate) from None
+
+    def _found(self, tool_name: str) -> Tool:
         found = self.tool(tool_name)
         if found is None:
             raise ToolError("unknown_tool", f"no tool {tool_name!r}", tool=tool_name)
+        return found
+
+    async def plan(self, tool_name: str, args: JsonObject, /) -> CallPlan:
+        """A user's tool is no browser action: judged at its declared level, on its checked arguments."""
+        found = self._found(tool_name)
         params = validate_args(tool_name, found.params, args)
-        await check_level(self.gate, ctx, tool_name, found.safety, params.model_dump(mode="json"))
+        return CallPlan(level=found.safety, args=params.model_dump(mode="json"))
+
+    async def run(self, tool_name: str, args: JsonObject, verdict: Verdict, /) -> dict[str, Any]:
+        found = self._found(tool_name)
+        params = validate_args(tool_name, found.params, args)
         try:
-            return await found.handler(ctx, params)
+            return await found.handler(CallContext(confirmer=verdict.confirmer), params)
         except ToolError:
             raise
         except Exception as exc:

@@ -4,7 +4,7 @@ refusals as the tools' typed errors.
 A module maps a call to the browser action it amounts to (``chrome_evaluate`` is an ``executeJS``,
 ``chrome_navigate`` a ``navigate``) and asks ``check_action``; the policy decides the level from config
 (``config/safety.yaml`` + the user's rules). Calls with no action equivalent (a user's own tool) go through
-``check_level`` with their declared level. ``block`` raises ``ToolError("blocked")``; ``confirm`` asks the
+the safety wrapper (``safety/toolset.py``) with their declared level. ``block`` raises ``ToolError("blocked")``; ``confirm`` asks the
 caller's confirmer (``CallContext.confirmer``, else the gate's, which follows ``safety.approve``) and a refusal
 raises ``ToolError("declined")``; ``notify`` tells the confirmer and runs. Clicks and typing of the browser
 modules go through a ``BrowserEnv`` instead (the gate plus the second look at the target). Allowed/blocked
@@ -17,7 +17,7 @@ from typing import Any
 
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.observation import Observation
-from kite_browser.agent.modules.base import CallContext, SafetyLevel, ToolError
+from kite_browser.agent.modules.base import CallContext, ToolError
 from kite_browser.safety.confirm import Gate, GateResult
 from kite_browser.safety.domains import host_of
 from kite_browser.safety.rules import Decision
@@ -63,16 +63,6 @@ async def check_action(
     page the call acts on when there is no observation (shown to the person asked)."""
     about = {"tool": tool, **({"args": args} if args else {})}
     result = await gate.check(action, observation, ctx.confirmer, about=about, url=url)
-    if not result.allowed:
-        raise refusal(tool, result)
-    return result.decision
-
-
-async def check_level(
-    gate: Gate, ctx: CallContext, tool: str, level: SafetyLevel, args: dict[str, Any], url: str = ""
-) -> Decision:
-    """Apply a declared level to a call that is not a browser action (a user's own tool)."""
-    result = await gate.check_level(tool, level, args, url=url, confirmer=ctx.confirmer)
     if not result.allowed:
         raise refusal(tool, result)
     return result.decision

@@ -31,11 +31,11 @@ from kite_browser.agent.modules.base import (
     ModuleState,
     ToolDefinition,
     ToolError,
-    ToolHints,
     WebComponent,
     interface_problems,
     tool_error,
 )
+from kite_browser.agent.toolset import ToolDef, ToolHints
 from kite_browser.safety.confirm import Gate
 
 log = logging.getLogger("kite.modules")
@@ -178,6 +178,17 @@ class ModuleRegistry:
         """Merged definitions, one per tool name; ``only`` keeps those names (in the registry's order)."""
         keep = None if only is None else set(only)
         return [d for name, d in self._defs.items() if keep is None or name in keep]
+
+    def definitions(self) -> list[ToolDef]:
+        """Every enabled module's tools, one per name, with the hints their modules declare: the modules as
+        one toolset (``agent/toolset.py``), whose ``call`` answers a JSON object."""
+        hints = self.tool_hints()
+        out = []
+        for name, d in self._defs.items():
+            fn = d["function"]
+            schema = fn.get("parameters") or {"type": "object", "properties": {}}
+            out.append(ToolDef(name, fn.get("description", ""), schema, hints[name]))
+        return out
 
     def tool_hints(self) -> dict[str, ToolHints]:
         """Tool name -> the hints its module declares (``ToolHints()``, the cautious default, when it declares

@@ -20,6 +20,7 @@ from kite_browser.agent.browser.actions import (
 )
 from kite_browser.agent.browser.exec.spec import REF, ActionSpec, ElementTarget
 from kite_browser.agent.browser.tool_face import (
+    HINTS,
     ActKind,
     FaceParam,
     ToolFace,
@@ -50,7 +51,7 @@ def test_every_action_is_offered_by_the_mcp_server_or_listed_with_the_reason() -
         if tool.action is not None:  # the tool's name, words and hints are the action's face
             assert tool.action.face is not None and tool.action.face.name == name
             assert tool.description == tool.action.face.description
-            assert tool.hints == mcp.HINTS[tool.action.face.capability]
+            assert tool.hints == HINTS[tool.action.face.capability]
 
 
 def test_every_action_is_offered_by_the_browser_modules_act_or_listed_with_the_reason() -> None:

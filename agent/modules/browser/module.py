@@ -31,12 +31,12 @@ from kite_browser.agent.modules.base import (
     Params,
     Tool,
     ToolError,
-    ToolHints,
     ToolModule,
     WebComponent,
 )
 from kite_browser.agent.modules.chrome.pages import check_url
 from kite_browser.agent.modules.gate import check_domain
+from kite_browser.agent.toolset import ToolHints
 from kite_browser.safety.secrets import SecretStore
 
 KINDS = act_kinds()

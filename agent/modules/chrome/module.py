@@ -20,12 +20,10 @@ from kite_browser.agent.browser.actions import Action, Click, ExecuteJS, Navigat
 from kite_browser.agent.browser.observation import ActionResult
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import (
-    READS,
     CallContext,
     ModuleRuntime,
     Tool,
     ToolError,
-    ToolHints,
     ToolModule,
     WebComponent,
     validate_args,
@@ -34,6 +32,7 @@ from kite_browser.agent.modules.chrome import interact, pages
 from kite_browser.agent.modules.chrome import params as p
 from kite_browser.agent.modules.chrome.manager import BrowserManager
 from kite_browser.agent.modules.gate import check_action, check_domain
+from kite_browser.agent.toolset import ACTS, LOADS, READS, ToolHints
 
 ActionFor = Callable[[int | None], Action]
 """The action for the target: by its index in the observation, or (None: not listed) by the selector."""
@@ -69,12 +68,8 @@ NOT_OFFERED: dict[str, str] = {
 """The registry's actions no chrome tool runs, and why."""
 LOCAL = ToolHints(destructive=False, open_world=False)
 """Starts a local browser: no page loaded, nothing of the user's touched."""
-LOADS = ToolHints(destructive=False)
-"""Loads or edits a page (requests leave), submits and deletes nothing by itself."""
 ENDS = ToolHints(open_world=False)
 """Closes a browser or tab: its pages and unsaved state are lost."""
-ACTS = ToolHints()
-"""A click or script on a live page: it can submit, send or delete."""
 UNWATCHED = frozenset({"chrome_evaluate", "chrome_close_tab"})
 """Tools on a tab not run under its hang watchdog (see ``ChromeModule.execute``)."""
 

@@ -33,7 +33,6 @@ from kite_browser.agent.modules.base import (
     Params,
     Tool,
     ToolError,
-    ToolHints,
     ToolModule,
 )
 from kite_browser.agent.modules.gate import check_action
@@ -44,6 +43,7 @@ from kite_browser.agent.modules.javascript.sandbox import (
     Sandbox,
     SandboxCrashed,
 )
+from kite_browser.agent.toolset import ToolHints
 
 DESCRIPTION = (
     "Run JavaScript in an isolated headless browser page and return its JSON result. `code` is the body of "

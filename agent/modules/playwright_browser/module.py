@@ -25,7 +25,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from kite_browser.agent.browser.actions import Click, Navigate, Type
 from kite_browser.agent.browser.env import EnvSafety
 from kite_browser.agent.errors import KiteError
-from kite_browser.agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolHints, ToolModule
+from kite_browser.agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolModule
 from kite_browser.agent.modules.chrome.pages import check_url
 from kite_browser.agent.modules.gate import check_action, check_domain
 from kite_browser.agent.modules.playwright_browser import files
@@ -34,6 +34,7 @@ from kite_browser.agent.modules.playwright_browser.params import (
     PlaywrightBrowserParams,
     PlaywrightBrowserResult,
 )
+from kite_browser.agent.toolset import ToolHints
 from kite_browser.safety.secrets import SecretStore
 
 DESCRIPTION = (

@@ -1,0 +1,59 @@
+"""The page actions offered to tool callers, as a toolset acting through one environment.
+
+The tools are the action registry's faces (``agent/browser/tool_face.py``: ``click``, ``type``, ``navigate``
+...). ``ActionToolset`` is a ``JudgedToolset`` (``safety/toolset.py``): it says which action a call amounts to
+and on which page; ``GatedToolset(ActionToolset(env), env.gate)`` is then the toolset a caller uses, each call
+judged by the gate before it runs and its target looked at again right before the input lands
+(``BrowserEnv.act``). ``kite mcp`` runs its page-action tools this way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kite_browser.agent.browser.actions import Action
+from kite_browser.agent.browser.env import Acted, BrowserEnv
+from kite_browser.agent.browser.tool_face import FaceTool, face_action, face_tools
+from kite_browser.agent.modules.base import ToolError
+from kite_browser.agent.toolset import JsonObject, ToolDef
+from kite_browser.safety.toolset import CallPlan, Verdict
+
+
+class ActionToolset:
+    """``tools``: the actions offered (default: every action with a face, by tool name)."""
+
+    def __init__(self, env: BrowserEnv, tools: Mapping[str, FaceTool] | None = None) -> None:
+        self.env = env
+        self.tools = face_tools() if tools is None else tools
+
+    def definitions(self) -> list[ToolDef]:
+        return [tool.definition for tool in self.tools.values()]
+
+    def action(self, name: str, args: JsonObject) -> Action:
+        """The action a call makes (pydantic's ValidationError for bad arguments)."""
+        tool = self.tools.get(name)
+        if tool is None:
+            raise ToolError("unknown_tool", f"no page action is offered as {name!r}", tool=name)
+        return face_action(tool.spec, tool.args.model_validate(args))
+
+    async def plan(self, name: str, args: JsonObject, /) -> CallPlan:
+        return await self.plan_action(self.action(name, args))
+
+    async def plan_action(self, action: Action) -> CallPlan:
+        """``action`` on the page the caller saw last (a ref of an older page is a typed ``stale_element``
+        now, before anyone is asked about it)."""
+        env = self.env
+        obs = await env.latest()
+        index = action.target_index
+        if index is not None and obs.element(index) is None:
+            await env.snapshotter.resolve(env.ctx.page, index)
+        return CallPlan(action=action, observation=obs)
+
+    async def run(self, name: str, args: JsonObject, verdict: Verdict, /) -> Acted:
+        """The judged action through the env (its executor, with the gate's second look at the target)."""
+        action = verdict.plan.action
+        if action is None:
+            raise ToolError("invalid_plan", f"{name}: the call was judged as no action", tool=name)
+        return await self.env.act(
+            action, verdict.plan.observation, judged=verdict.gate, confirmer=verdict.confirmer
+        )
