@@ -49,7 +49,7 @@ from kite_browser.agent.llm.reply_schema import reply_schema
 from kite_browser.agent.llm.resolve import resolve_model
 from kite_browser.agent.memory import Memory, add_note, describe_action, describe_result
 from kite_browser.agent.model_setup import IMAGE_TOKENS, ModelSetup
-from kite_browser.agent.modules.planner import PlannerTools
+from kite_browser.agent.modules.planner import module_toolset
 from kite_browser.agent.outcome import build_result, current_url
 from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.prompt import PromptBuilder, kite_notices, page_text
@@ -59,6 +59,7 @@ from kite_browser.agent.refusals import Refusals
 from kite_browser.agent.result import StopReason
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
 from kite_browser.agent.stop import Stop, StopWhen
+from kite_browser.agent.tool_calls import ToolCalls
 from kite_browser.agent.totals import Totals, ms_since
 from kite_browser.safety.confirm import Confirmer, GateResult
 from kite_browser.safety.output import redact_model, redacting_logs, redacting_sink
@@ -105,7 +106,7 @@ class Agent:
         self.safety = env.safety if env is not None else EnvSafety.from_config(config, confirmer, secrets)
         self.on_event = redacting_sink(self.safety.secrets, on_event)  # what leaves the run is redacted
         self.llm: Model = resolve_model(model, config.llm)
-        self.tools = PlannerTools(config, self.safety.gate.confirmer, tools)
+        self.tools = ToolCalls(module_toolset(config, self.safety.gate.confirmer, tools))
         self._fresh_run()
 
     def _fresh_run(self) -> None:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from kite_browser.agent.browser.observation import ActionResult, Observation
 from kite_browser.agent.levels import ConfirmLevel
 from kite_browser.agent.llm.client import LLMReply, Usage
+from kite_browser.agent.toolset import JsonObject
 
 
 class PageDigest(BaseModel):
@@ -45,6 +46,16 @@ class ActionOutcome(BaseModel):
     result: ActionResult
 
 
+class ToolCallRecord(BaseModel):
+    """A call to a module tool or the user's own tool (``agent.module_tools``, ``Agent(tools=[fn])``)."""
+
+    tool: str
+    arguments: str
+    """The arguments as the model wrote them (JSON text)."""
+    result: JsonObject
+    """The tool's JSON result, or its typed error."""
+
+
 class StepRecord(BaseModel):
     """A step; only the fields the step reached are written (a step whose model call failed has no actions)."""
 
@@ -69,8 +80,8 @@ class StepRecord(BaseModel):
     usage: Usage | None = None
     thought: str | None = None
     actions: list[ActionOutcome] = Field(default_factory=list)
-    tools: list[dict[str, Any]] = Field(default_factory=list)
-    """Calls to module tools and the user's own tools: tool, arguments, result (``agent.module_tools``)."""
+    tools: list[ToolCallRecord] = Field(default_factory=list)
+    """Calls to module tools and the user's own tools (``agent.module_tools``)."""
     error: dict[str, Any] | None = None
     """The model call failed (the run stops)."""
     parse_error: dict[str, Any] | None = None

@@ -15,7 +15,7 @@ what a call amounts to before the call runs, so a refused call never runs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeGuard, TypeVar
 
 from pydantic import JsonValue
 
@@ -76,3 +76,18 @@ class Toolset(Protocol[R_co]):
     def definitions(self) -> list[ToolDef]: ...
 
     async def call(self, name: str, args: JsonObject, /) -> R_co: ...
+
+
+class ManagedToolset(Toolset[R_co], Protocol):
+    """A toolset started before its first call and closed after its last (modules load, browsers end)."""
+
+    async def start(self) -> list[str]:
+        """Get ready; returns warnings (a tool asked for that no source offers)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def is_error(result: object) -> TypeGuard[JsonObject]:
+    """A call's result that is a typed error: ``{"error": "<snake_case>", "message": ..., ...context}``."""
+    return isinstance(result, dict) and isinstance(result.get("error"), str) and "message" in result

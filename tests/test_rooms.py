@@ -53,6 +53,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "agent.outcome",
         "agent.totals",
         "agent.recap",
+        "agent.tool_calls",
     ),
     "batch": ("agent.batch",),
     "workflow": ("agent.workflow",),
@@ -87,9 +88,13 @@ ASSEMBLY = {"agent.browser.env": {"safety"}, "agent.browser.pool": {"safety"}}
 """Modules that may import more than their room: the environment assembles the safety gate with the browser,
 the pool holds every browser to the domain and dialog policy."""
 
-WAITING = "module tools offered to the agent: one toolset interface (issue 28, item 4)"
 KNOWN: dict[tuple[str, str], str] = {
-    ("agent.loop", "agent.modules.planner"): WAITING,
+    (
+        "agent.loop",
+        "agent.modules.planner",
+    ): "the default module toolset (agent.module_tools, Agent(tools=[fn])): only its factory; the loop "
+    "calls the tools through agent/toolset.py. Gone when every face that makes an Agent (tui, batch incl. "
+    "Ray workers, workflow) is handed the toolset, or the table lets the loop import modules",
     (
         "safety.confirm",
         "agent.browser.render",

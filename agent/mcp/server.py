@@ -42,9 +42,9 @@ from kite_browser.agent.mcp.confirm import (
 from kite_browser.agent.mcp.hub import SHARED, BrowserHub
 from kite_browser.agent.mcp.record import Record
 from kite_browser.agent.mcp.tools import TOOLS, mcp_tool
-from kite_browser.agent.modules.base import CallContext, is_error
+from kite_browser.agent.modules.base import CallContext
 from kite_browser.agent.modules.registry import ModuleRegistry
-from kite_browser.agent.toolset import JsonObject, ToolDef
+from kite_browser.agent.toolset import JsonObject, ToolDef, is_error
 from kite_browser.safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
 
 log = logging.getLogger("kite.mcp")

@@ -61,10 +61,6 @@ def tool_error(error: str, message: str, **context: Any) -> dict[str, Any]:
     return {"error": error, "message": message, **context}
 
 
-def is_error(result: Any) -> bool:
-    return isinstance(result, dict) and isinstance(result.get("error"), str) and "message" in result
-
-
 # ----------------------------------------------------------------------------- data the system passes around
 
 

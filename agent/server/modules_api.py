@@ -15,7 +15,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from kite_browser.agent.modules.base import CallContext, ModuleState, WebComponent, is_error
+from kite_browser.agent.modules.base import CallContext, ModuleState, WebComponent
 from kite_browser.agent.modules.registry import ModuleRegistry
 from kite_browser.agent.server.confirm import HttpConfirmer, answer_or_raise
 from kite_browser.agent.server.errors import ApiError, responses
@@ -24,6 +24,7 @@ from kite_browser.agent.server.run_models import (
     ConfirmationList,
     ConfirmationResult,
 )
+from kite_browser.agent.toolset import is_error
 
 
 class ModuleInfo(ModuleState):
