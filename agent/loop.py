@@ -86,7 +86,7 @@ class Agent:
         on_event: EventSink | None = None,
         label: str | None = None,
         stop_when: StopWhen | None = None,
-        tools: Sequence[Callable[..., Any]] = (),
+        tools: Sequence[Callable[..., object]] = (),
         output_type: OutputType = None,
     ) -> None:
         """``tools``: your own typed functions, offered to the model next to ``agent.module_tools``.

@@ -15,10 +15,11 @@ Without an output type, ``data`` is free-form JSON and passed through as given.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import JsonValue, TypeAdapter, ValidationError
 from typing_extensions import TypeForm
 
 from kite_browser.agent.browser.actions import Action, Done
@@ -27,6 +28,10 @@ from kite_browser.agent.errors import UsageError
 from kite_browser.agent.jsonschema import flat_schema
 from kite_browser.agent.result import StopReason
 from kite_browser.agent.stop import Stop
+from kite_browser.agent.toolset import JsonObject
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 INVALID_DATA = "invalid_data"
 """The action error of a ``done`` whose data does not match the output schema."""
@@ -34,7 +39,7 @@ MAX_ERRORS = 6
 """Validation errors shown to the model per rejected ``done``."""
 
 
-def load_schema(path: str | Path, what: str = "--output-schema") -> dict[str, Any]:
+def load_schema(path: str | Path, what: str = "--output-schema") -> JsonObject:
     """A JSON schema read from a JSON file and checked; a one-line ``UsageError`` when it is not one."""
     p = Path(path).expanduser()
     try:
@@ -50,7 +55,7 @@ def load_schema(path: str | Path, what: str = "--output-schema") -> dict[str, An
     return check_schema(schema, f"{what} {p}")
 
 
-def check_schema(schema: Any, what: str = "output schema") -> dict[str, Any]:
+def check_schema(schema: object, what: str = "output schema") -> JsonObject:
     """``schema`` when it is a valid JSON schema (any draft jsonschema knows), else a one-line UsageError."""
     from jsonschema.exceptions import SchemaError
     from jsonschema.validators import validator_for
@@ -67,11 +72,11 @@ def check_schema(schema: Any, what: str = "output schema") -> dict[str, Any]:
     return schema
 
 
-def _where(path: Any) -> str:
+def _where(path: Iterable[object]) -> str:
     return ".".join(str(p) for p in path) or "(data)"
 
 
-OutputType: TypeAlias = TypeForm[Any] | dict[str, Any] | None
+OutputType: TypeAlias = TypeForm[object] | JsonObject | None
 """What ``Agent(output_type=...)`` takes: any type pydantic validates (a model, ``list[Mug]``, ``Mug | None``,
 a ``Literal``: a type form, PEP 747), or a JSON schema (a dict); None: no output type."""
 
@@ -81,12 +86,12 @@ class OutputSpec:
 
     def __init__(self, output_type: OutputType = None, retries: int = 2) -> None:
         self.retries, self.rejected = retries, 0
-        self.value: Any = None
+        self.value: JsonValue = None
         """The validated JSON of the last accepted ``done``."""
-        self.schema: dict[str, Any] | None = None
+        self.schema: JsonObject | None = None
         """The JSON schema the model is shown (None: no output type)."""
-        self._adapter: TypeAdapter[Any] | None = None
-        self._validator: Any = None
+        self._adapter: TypeAdapter[object] | None = None
+        self._validator: Validator | None = None
         self.errors = ""
         """The validation errors of the last rejected ``done``."""
         if output_type is None:
@@ -118,7 +123,7 @@ class OutputSpec:
         """The schema as the step prompt shows it (compact JSON), or None."""
         return None if self.schema is None else json.dumps(self.schema, ensure_ascii=False)
 
-    def validate(self, data: Any) -> tuple[Any, list[str]]:
+    def validate(self, data: JsonValue) -> tuple[JsonValue, list[str]]:
         """(the validated JSON, []) or (None, the errors as ``path: message`` lines)."""
         if self._adapter is not None:
             try:
@@ -132,7 +137,7 @@ class OutputSpec:
                 return None, [f"{_where(e.path)}: {e.message}" for e in found]
         return data, []
 
-    def instance(self, data: Any) -> Any:
+    def instance(self, data: JsonValue) -> object:
         """The Python value of validated JSON: the pydantic type's instance, or the JSON itself."""
         if self._adapter is None or data is None:
             return data

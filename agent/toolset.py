@@ -45,7 +45,8 @@ ACTS = ToolHints()
 """Can submit a form, send data or delete something (a click can press "Delete account")."""
 
 
-def _no_arguments() -> JsonObject:
+def no_arguments() -> JsonObject:
+    """The JSON schema of a tool that takes no arguments."""
     return {"type": "object", "properties": {}}
 
 
@@ -55,7 +56,7 @@ class ToolDef:
 
     name: str
     description: str = ""
-    parameters: JsonObject = field(default_factory=_no_arguments)
+    parameters: JsonObject = field(default_factory=no_arguments)
     """The JSON schema of its arguments (an object)."""
     hints: ToolHints = ToolHints()
 

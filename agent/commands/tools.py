@@ -66,7 +66,7 @@ async def list_tools(args: argparse.Namespace) -> int:
             out = {"modules": [s.model_dump() for s in states], "tools": tb.tool_definitions()}
             print(json.dumps(out, ensure_ascii=False, indent=2))
             return 0
-        descriptions = {d["function"]["name"]: d["function"]["description"] for d in tb.tool_definitions()}
+        descriptions = {d.name: d.description for d in tb.definitions()}
         for state in states:
             extra = f" ({state.error['error']}: {state.error['message']})" if state.error else ""
             print(f"{state.name} [{state.status}] {state.tool_count} tool(s){extra}")

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.jsonschema import flat_schema
 from kite_browser.agent.levels import LevelName
-from kite_browser.agent.toolset import ToolDef, ToolHints
+from kite_browser.agent.toolset import JsonObject, ToolDef, ToolHints, no_arguments
 
 if TYPE_CHECKING:
     from kite_browser.agent.browser.pool import BrowserPool
@@ -52,11 +52,11 @@ class ToolError(KiteError):
         super().__init__(message, **context)
         self.error = error
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"error": self.error, "message": self.message, **self.context}
 
 
-def tool_error(error: str, message: str, **context: Any) -> dict[str, Any]:
+def tool_error(error: str, message: str, **context: Any) -> JsonObject:
     """The wire form of a typed tool error (for code that returns rather than raises)."""
     return {"error": error, "message": message, **context}
 
@@ -76,7 +76,7 @@ class ModuleRuntime:
     """Where modules write files they hand back (screenshots, canvases, saved pages)."""
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("kite.modules"))
 
-    def settings(self, module: str) -> dict[str, Any]:
+    def settings(self, module: str) -> JsonObject:
         """This module's settings: ``module_settings.<name>`` (third-party: ``module_settings.extra.<name>``)."""
         ms = self.config.module_settings
         section = getattr(ms, module, None)
@@ -114,7 +114,7 @@ class FunctionDef(BaseModel):
     model_config = ConfigDict(extra="allow")
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
     description: str = ""
-    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    parameters: JsonObject = Field(default_factory=no_arguments)
 
 
 class ToolDefinition(BaseModel):
@@ -133,7 +133,7 @@ class ModuleState(BaseModel):
     source: Literal["builtin", "entry_point", "given"] = "builtin"
     loaded_at: str | None = None
     """ISO time the module object was created."""
-    error: dict[str, Any] | None = None
+    error: JsonObject | None = None
     """The typed error that put it in ``error`` (module_not_found, invalid_module_interface, module_init_failed)."""
     tool_count: int = 0
     tools: list[str] = Field(default_factory=list)
@@ -148,9 +148,9 @@ class KiteModule(Protocol):
 
     async def init(self, runtime: ModuleRuntime) -> None: ...
 
-    def tool_definitions(self) -> list[dict[str, Any]]: ...
+    def tool_definitions(self) -> list[JsonObject]: ...
 
-    async def execute(self, ctx: CallContext, tool_name: str, args: dict[str, Any]) -> dict[str, Any]: ...
+    async def execute(self, ctx: CallContext, tool_name: str, args: JsonObject) -> JsonObject: ...
 
     async def shutdown(self) -> None: ...
 
@@ -184,13 +184,13 @@ def interface_problems(obj: Any) -> list[str]:
 # ----------------------------------------------------------------------------- schemas from pydantic models
 
 
-def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
+def parameters_schema(model: type[BaseModel]) -> JsonObject:
     """The JSON Schema of a parameter model, flattened for the widest LLM provider support."""
     return copy.deepcopy(_schema(model))
 
 
 @functools.cache
-def _schema(model: type[BaseModel]) -> dict[str, Any]:
+def _schema(model: type[BaseModel]) -> JsonObject:
     schema = model.model_json_schema(by_alias=True)
     params = flat_schema(schema)
     params.pop("description", None)
@@ -206,7 +206,7 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
-Handler = Callable[[CallContext, Any], Awaitable[dict[str, Any]]]
+Handler = Callable[[CallContext, Any], Awaitable[JsonObject]]
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ class Tool:
     def tool_def(self) -> ToolDef:
         return ToolDef(self.name, self.description, parameters_schema(self.params), self.hints)
 
-    def definition(self) -> dict[str, Any]:
+    def definition(self) -> JsonObject:
         return self.tool_def().function()
 
 
@@ -276,7 +276,7 @@ class ToolModule:
         """The module's tools as a toolset lists them (``agent/toolset.py``)."""
         return [t.tool_def() for t in self._tool_map().values()]
 
-    def tool_definitions(self) -> list[dict[str, Any]]:
+    def tool_definitions(self) -> list[JsonObject]:
         return [d.function() for d in self.definitions()]
 
     def tool(self, name: str) -> Tool | None:
@@ -286,7 +286,7 @@ class ToolModule:
         """Each tool's declared hints (optional module member; ``kite mcp`` turns them into annotations)."""
         return {t.name: t.hints for t in self._tool_map().values()}
 
-    async def execute(self, ctx: CallContext, tool_name: str, args: dict[str, Any]) -> dict[str, Any]:
+    async def execute(self, ctx: CallContext, tool_name: str, args: JsonObject) -> JsonObject:
         tool = self._tool_map().get(tool_name)
         if tool is None:
             raise ToolError("unknown_tool", f"module {self.name} has no tool {tool_name!r}", tool=tool_name)

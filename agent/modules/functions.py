@@ -103,7 +103,7 @@ def function_tool(fn: Callable[..., Any]) -> Tool:
     level: SafetyLevel = meta.get("safety", "confirm")
     is_async = inspect.iscoroutinefunction(fn)
 
-    async def run(ctx: CallContext, params: BaseModel) -> dict[str, Any]:
+    async def run(ctx: CallContext, params: BaseModel) -> JsonObject:
         kwargs = (
             {arg_name: params} if arg_name else {k: getattr(params, k) for k in type(params).model_fields}
         )
@@ -135,7 +135,7 @@ class FunctionModule(ToolModule):
     def tools(self) -> Sequence[Tool]:
         return self._tools
 
-    async def execute(self, ctx: CallContext, tool_name: str, args: dict[str, Any]) -> dict[str, Any]:
+    async def execute(self, ctx: CallContext, tool_name: str, args: JsonObject) -> JsonObject:
         """A call through the safety wrapper: judged at its declared level (the caller's confirmer asked),
         then run; a refusal is a typed ``blocked`` / ``declined`` ToolError."""
         gated = GatedToolset(self, self.gate, ctx.confirmer)
@@ -156,7 +156,7 @@ class FunctionModule(ToolModule):
         params = validate_args(tool_name, found.params, args)
         return CallPlan(level=found.safety, args=params.model_dump(mode="json"))
 
-    async def run(self, tool_name: str, args: JsonObject, verdict: Verdict, /) -> dict[str, Any]:
+    async def run(self, tool_name: str, args: JsonObject, verdict: Verdict, /) -> JsonObject:
         found = self._found(tool_name)
         params = validate_args(tool_name, found.params, args)
         try:

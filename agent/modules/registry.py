@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -35,8 +35,11 @@ from kite_browser.agent.modules.base import (
     interface_problems,
     tool_error,
 )
-from kite_browser.agent.toolset import ToolDef, ToolHints
+from kite_browser.agent.toolset import JsonObject, ToolDef, ToolHints, no_arguments
 from kite_browser.safety.confirm import Gate
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
 
 log = logging.getLogger("kite.modules")
 SHUTDOWN_TIMEOUT_S = 15.0
@@ -70,7 +73,7 @@ class ModuleRegistry:
         self._modules: dict[str, KiteModule] = {}
         self._states: dict[str, ModuleState] = {}
         self._tools: dict[str, str] = {}
-        self._defs: dict[str, dict[str, Any]] = {}
+        self._defs: dict[str, ToolDefinition] = {}
         self.warnings: list[str] = []
         self._loaded = False
 
@@ -130,7 +133,7 @@ class ModuleRegistry:
                 await asyncio.wait_for(module.shutdown(), SHUTDOWN_TIMEOUT_S)
             return self._fail(state, err)
         try:
-            defs = [ToolDefinition.model_validate(d).model_dump() for d in module.tool_definitions()]
+            defs = [ToolDefinition.model_validate(d) for d in module.tool_definitions()]
         except (ValidationError, TypeError, Exception) as exc:
             msg = f"module {name!r} returned invalid tool definitions: {str(exc).splitlines()[0]}"
             with contextlib.suppress(Exception):
@@ -138,10 +141,10 @@ class ModuleRegistry:
             return self._fail(state, ToolError("invalid_module_interface", msg, module=name))
         self._modules[name] = module
         state.status = "initialized"
-        state.tools = [d["function"]["name"] for d in defs]
+        state.tools = [d.function.name for d in defs]
         state.tool_count = len(state.tools)
         for d in defs:
-            tool = d["function"]["name"]
+            tool = d.function.name
             previous = self._tools.get(tool)
             if previous is not None and previous != name:
                 warning = (
@@ -174,10 +177,14 @@ class ModuleRegistry:
     def tool_names(self) -> list[str]:
         return list(self._tools)
 
-    def tool_definitions(self, only: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    def tool_models(self, only: Iterable[str] | None = None) -> list[ToolDefinition]:
         """Merged definitions, one per tool name; ``only`` keeps those names (in the registry's order)."""
         keep = None if only is None else set(only)
         return [d for name, d in self._defs.items() if keep is None or name in keep]
+
+    def tool_definitions(self, only: Iterable[str] | None = None) -> list[JsonObject]:
+        """``tool_models`` in their JSON form (OpenAI-style function definitions)."""
+        return [d.model_dump() for d in self.tool_models(only)]
 
     def definitions(self) -> list[ToolDef]:
         """Every enabled module's tools, one per name, with the hints their modules declare: the modules as
@@ -185,9 +192,9 @@ class ModuleRegistry:
         hints = self.tool_hints()
         out = []
         for name, d in self._defs.items():
-            fn = d["function"]
-            schema = fn.get("parameters") or {"type": "object", "properties": {}}
-            out.append(ToolDef(name, fn.get("description", ""), schema, hints[name]))
+            fn = d.function
+            schema = fn.parameters or no_arguments()
+            out.append(ToolDef(name, fn.description, schema, hints[name]))
         return out
 
     def tool_hints(self) -> dict[str, ToolHints]:
@@ -223,9 +230,9 @@ class ModuleRegistry:
                 out.append(comp if isinstance(comp, WebComponent) else WebComponent.model_validate(comp))
         return out
 
-    def http_routers(self) -> dict[str, Any]:
+    def http_routers(self) -> dict[str, APIRouter]:
         """Module name -> its HTTP router (mounted by the server at /api/modules/<name>)."""
-        out = {}
+        out: dict[str, APIRouter] = {}
         for name, module in self._modules.items():
             fn = getattr(module, "http_router", None)
             router = fn() if fn is not None else None
@@ -235,8 +242,13 @@ class ModuleRegistry:
 
     # ------------------------------------------------------------------ calls
     async def call(
-        self, tool: str, args: Any = None, ctx: CallContext | None = None, *, timeout_s: float | None = None
-    ) -> dict[str, Any]:
+        self,
+        tool: str,
+        args: object = None,
+        ctx: CallContext | None = None,
+        *,
+        timeout_s: float | None = None,
+    ) -> JsonObject:
         """Route one call to its module; always a dict (the result, or a typed error)."""
         ctx = ctx or CallContext()
         owner = self._tools.get(tool)

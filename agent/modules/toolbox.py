@@ -15,14 +15,17 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any
+
+from pydantic import JsonValue
 
 from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.modules.base import CallContext, ModuleState
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule
 from kite_browser.agent.modules.registry import ModuleRegistry
+from kite_browser.agent.toolset import JsonObject, ToolDef
 from kite_browser.safety.confirm import Confirmer, Gate
 
 _open: set[ModuleRegistry] = set()
@@ -69,7 +72,7 @@ class Toolbox:
         *,
         modules: Iterable[str] | None = None,
         confirmer: Confirmer | None = None,
-        tools: Iterable[Callable[..., Any]] = (),
+        tools: Iterable[Callable[..., object]] = (),
         handle_signals: bool = True,
     ) -> None:
         """``modules`` overrides ``config.modules``; ``confirmer`` answers calls the safety policy puts at
@@ -108,7 +111,11 @@ class Toolbox:
         finally:
             _open.discard(self.registry)
 
-    def tool_definitions(self, only: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    def definitions(self) -> list[ToolDef]:
+        """Every enabled tool as a toolset lists it (``agent/toolset.py``)."""
+        return self.registry.definitions()
+
+    def tool_definitions(self, only: Iterable[str] | None = None) -> list[JsonObject]:
         return self.registry.tool_definitions(only)
 
     def states(self) -> list[ModuleState]:
@@ -117,10 +124,10 @@ class Toolbox:
     async def call(
         self,
         tool: str,
-        args: dict[str, Any] | None = None,
+        args: Mapping[str, JsonValue] | None = None,
         *,
         confirmer: Confirmer | None = None,
         caller: str = "python",
-    ) -> dict[str, Any]:
+    ) -> JsonObject:
         """Call one tool; always returns a dict (the result, or a typed error ``{"error", "message", ...}``)."""
         return await self.registry.call(tool, args, CallContext(caller=caller, confirmer=confirmer))

@@ -15,7 +15,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from kite_browser.agent.modules.base import CallContext, ModuleState, WebComponent
+from kite_browser.agent.modules.base import CallContext, ModuleState, ToolDefinition, WebComponent
 from kite_browser.agent.modules.registry import ModuleRegistry
 from kite_browser.agent.server.confirm import HttpConfirmer, answer_or_raise
 from kite_browser.agent.server.errors import ApiError, responses
@@ -39,13 +39,13 @@ class ModuleList(BaseModel):
 
 
 class ModuleDetail(ModuleInfo):
-    definitions: list[dict[str, Any]] = Field(default_factory=list)
+    definitions: list[ToolDefinition] = Field(default_factory=list)
     """The module's tools as OpenAI-style function definitions (name, description, JSON Schema parameters)."""
 
 
 class ToolInfo(BaseModel):
     module: str
-    definition: dict[str, Any]
+    definition: ToolDefinition
 
 
 class ToolList(BaseModel):
@@ -103,7 +103,7 @@ def router() -> APIRouter:
     async def module(name: str, request: Request) -> ModuleDetail:
         registry = registry_of(request)
         state = _known(registry, name)
-        defs = registry.tool_definitions(state.tools)
+        defs = registry.tool_models(state.tools)
         return ModuleDetail(**_info(registry, state).model_dump(), definitions=defs)
 
     @api.get("/modules/{name}/web-component", summary="The module's web panel (HTML, CSS, JS)")
@@ -119,8 +119,8 @@ def router() -> APIRouter:
     async def tools(request: Request) -> ToolList:
         registry = registry_of(request)
         out = []
-        for definition in registry.tool_definitions():
-            name = definition["function"]["name"]
+        for definition in registry.tool_models():
+            name = definition.function.name
             out.append(ToolInfo(module=registry.owner(name) or "", definition=definition))
         return ToolList(tools=out)
 

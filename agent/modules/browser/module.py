@@ -36,7 +36,7 @@ from kite_browser.agent.modules.base import (
 )
 from kite_browser.agent.modules.chrome.pages import check_url
 from kite_browser.agent.modules.gate import check_domain
-from kite_browser.agent.toolset import ToolHints
+from kite_browser.agent.toolset import JsonObject, ToolHints
 from kite_browser.safety.secrets import SecretStore
 
 KINDS = act_kinds()
@@ -204,7 +204,7 @@ class BrowserModule(ToolModule):
         return self.env
 
     # ------------------------------------------------------------------ the tool
-    async def run(self, ctx: CallContext, a: BrowserToolParams) -> dict[str, Any]:
+    async def run(self, ctx: CallContext, a: BrowserToolParams) -> JsonObject:
         async with self._lock:  # one browser, one caller at a time: calls are applied in order
             if a.action == "status":
                 return await self._status()
@@ -223,7 +223,7 @@ class BrowserModule(ToolModule):
             assert a.request is not None
             return await self._act(ctx, a.request)
 
-    async def _status(self) -> dict[str, Any]:
+    async def _status(self) -> JsonObject:
         if not self.running or self.env is None:
             return {"running": False, "profile": self.profile}
         tabs = await self.env.ctx.tabs()
@@ -240,7 +240,7 @@ class BrowserModule(ToolModule):
         assert self.env is not None
         return await self.env.observe()
 
-    def _render(self, obs: Observation) -> dict[str, Any]:
+    def _render(self, obs: Observation) -> JsonObject:
         assert self.runtime is not None
         text = render_observation(obs, budget_tokens=self.runtime.config.snapshot.token_budget)
         return {
@@ -251,15 +251,15 @@ class BrowserModule(ToolModule):
             "tokens": count_tokens(text),
         }
 
-    async def _rendered(self, obs: Observation) -> dict[str, Any]:
+    async def _rendered(self, obs: Observation) -> JsonObject:
         """``_render`` in a thread: fitting the token budget counts tokens (CPU work), which on the event loop
         would hold up every other caller of the server meanwhile."""
         return await asyncio.to_thread(self._render, obs)
 
-    async def _snapshot(self) -> dict[str, Any]:
+    async def _snapshot(self) -> JsonObject:
         return await self._rendered(await self._observe())
 
-    async def _navigate(self, ctx: CallContext, url: str) -> dict[str, Any]:
+    async def _navigate(self, ctx: CallContext, url: str) -> JsonObject:
         assert self.runtime is not None
         url = check_url(url, self.runtime.config.browser)
         check_domain(self.gate, url, "browser")
@@ -277,7 +277,7 @@ class BrowserModule(ToolModule):
             return self.env.snapshotter.last(self.env.ctx.page)
         return None
 
-    async def _act(self, ctx: CallContext, req: ActRequest) -> dict[str, Any]:
+    async def _act(self, ctx: CallContext, req: ActRequest) -> JsonObject:
         env = await self._ensure()
         obs = self._last()
         if req.index is not None and (obs is None or obs.element(req.index) is None):

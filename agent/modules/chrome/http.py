@@ -13,6 +13,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from kite_browser.agent.modules.base import CallContext
+from kite_browser.agent.toolset import JsonObject
 
 if TYPE_CHECKING:
     from kite_browser.agent.modules.chrome.module import ChromeModule
@@ -32,7 +33,7 @@ def router(module: ChromeModule) -> APIRouter:
             return JSONResponse(exc.to_dict(), status_code=status)
 
     @api.get("/browsers")
-    async def browsers() -> dict[str, Any]:
+    async def browsers() -> JsonObject:
         return {"browsers": [b.info() for b in list(module.m.browsers.values())]}
 
     @api.get("/browsers/{browser_id}")

@@ -14,7 +14,6 @@ import contextlib
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
@@ -25,6 +24,7 @@ from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import ToolError
+from kite_browser.agent.toolset import JsonObject
 from kite_browser.safety.confirm import Gate
 from kite_browser.safety.secrets import SecretStore
 
@@ -52,7 +52,7 @@ class TabInstance:
     created_at: str = field(default_factory=_now)
     status: str = "active"
 
-    async def info(self) -> dict[str, Any]:
+    async def info(self) -> JsonObject:
         title = ""
         if not self.page.is_closed():
             with contextlib.suppress(PlaywrightError, TimeoutError):
@@ -85,7 +85,7 @@ class BrowserInstance:
     def context(self) -> BrowserContext:
         return self.env.ctx.context
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> JsonObject:
         return {
             "browserId": self.id,
             "createdAt": self.created_at,

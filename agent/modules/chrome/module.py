@@ -32,7 +32,7 @@ from kite_browser.agent.modules.chrome import interact, pages
 from kite_browser.agent.modules.chrome import params as p
 from kite_browser.agent.modules.chrome.manager import BrowserManager
 from kite_browser.agent.modules.gate import check_action, check_domain
-from kite_browser.agent.toolset import ACTS, LOADS, READS, ToolHints
+from kite_browser.agent.toolset import ACTS, LOADS, READS, JsonObject, ToolHints
 
 ActionFor = Callable[[int | None], Action]
 """The action for the target: by its index in the observation, or (None: not listed) by the selector."""
@@ -92,7 +92,7 @@ class ChromeModule(ToolModule):
             raise RuntimeError("the chrome module was not initialised")
         return self.manager
 
-    async def execute(self, ctx: CallContext, tool_name: str, args: dict[str, Any]) -> dict[str, Any]:
+    async def execute(self, ctx: CallContext, tool_name: str, args: JsonObject) -> JsonObject:
         """A call on a tab runs under that tab's hang watchdog (the env's ``guarded``, the rule the agent's
         own steps run under): a page whose script never yields costs ``browser.hang_timeout_ms``, then the
         tab is closed and the call answers ``page_unresponsive``, instead of holding the call until
@@ -155,15 +155,15 @@ class ChromeModule(ToolModule):
         return router(self)
 
     # ------------------------------------------------------------------ browsers and tabs
-    async def launch(self, ctx: CallContext, a: p.LaunchParams) -> dict[str, Any]:
+    async def launch(self, ctx: CallContext, a: p.LaunchParams) -> JsonObject:
         inst, tab = await self.m.launch(a.headless, a.args)
         return {**inst.info(), "tabId": tab.id}
 
-    async def close(self, ctx: CallContext, a: p.BrowserParams) -> dict[str, Any]:
+    async def close(self, ctx: CallContext, a: p.BrowserParams) -> JsonObject:
         await self.m.close(a.browserId)
         return {"browserId": a.browserId, "closed": True}
 
-    async def new_tab(self, ctx: CallContext, a: p.NewTabParams) -> dict[str, Any]:
+    async def new_tab(self, ctx: CallContext, a: p.NewTabParams) -> JsonObject:
         self.m.browser(a.browserId)
         if a.url:
             url = await self._allowed_url(ctx, "chrome_new_tab", a.url)
@@ -172,11 +172,11 @@ class ChromeModule(ToolModule):
             await pages.navigate(tab.page, url, "load", 30000)
         return await tab.info()
 
-    async def close_tab(self, ctx: CallContext, a: p.TabParams) -> dict[str, Any]:
+    async def close_tab(self, ctx: CallContext, a: p.TabParams) -> JsonObject:
         await self.m.close_tab(a.tabId)
         return {"tabId": a.tabId, "closed": True}
 
-    async def list_tabs(self, ctx: CallContext, a: p.BrowserParams) -> dict[str, Any]:
+    async def list_tabs(self, ctx: CallContext, a: p.BrowserParams) -> JsonObject:
         inst = self.m.browser(a.browserId)
         return {"browserId": inst.id, "tabs": [await t.info() for t in list(inst.tabs.values())]}
 
@@ -191,26 +191,26 @@ class ChromeModule(ToolModule):
         assert self.runtime is not None
         return self.runtime.config.browser
 
-    async def navigate(self, ctx: CallContext, a: p.NavigateParams) -> dict[str, Any]:
+    async def navigate(self, ctx: CallContext, a: p.NavigateParams) -> JsonObject:
         tab = self.m.tab(a.tabId)
         url = await self._allowed_url(ctx, "chrome_navigate", a.url)
         out = await pages.navigate(tab.page, url, a.waitUntil, a.timeoutMs)
         return {"tabId": tab.id, **out}
 
-    async def get_url(self, ctx: CallContext, a: p.TabParams) -> dict[str, Any]:
+    async def get_url(self, ctx: CallContext, a: p.TabParams) -> JsonObject:
         tab = self.m.tab(a.tabId)
         return {"tabId": tab.id, "url": tab.page.url}
 
-    async def screenshot(self, ctx: CallContext, a: p.ScreenshotParams) -> dict[str, Any]:
+    async def screenshot(self, ctx: CallContext, a: p.ScreenshotParams) -> JsonObject:
         tab = self.m.tab(a.tabId)
         png = await pages.screenshot(tab.page, a.fullPage, a.selector)
         return {"tabId": tab.id, "format": "png", "bytes": len(png), "data": pages.b64(png)}
 
-    async def get_content(self, ctx: CallContext, a: p.ContentParams) -> dict[str, Any]:
+    async def get_content(self, ctx: CallContext, a: p.ContentParams) -> JsonObject:
         tab = self.m.tab(a.tabId)
         return {"tabId": tab.id, "html": await pages.content(tab.page, a.selector)}
 
-    async def get_text(self, ctx: CallContext, a: p.ContentParams) -> dict[str, Any]:
+    async def get_text(self, ctx: CallContext, a: p.ContentParams) -> JsonObject:
         tab = self.m.tab(a.tabId)
         return {"tabId": tab.id, "text": await pages.text(tab.page, a.selector)}
 
@@ -235,7 +235,7 @@ class ChromeModule(ToolModule):
             raise ToolError(kind, f"{tool}: {result.error.message}", tool=tool, selector=selector, **extra)
         return tab.page, handle, result
 
-    async def click(self, ctx: CallContext, a: p.ClickParams) -> dict[str, Any]:
+    async def click(self, ctx: CallContext, a: p.ClickParams) -> JsonObject:
         url_before = self.m.tab(a.tabId).page.url
 
         def make(index: int | None) -> Click:
@@ -253,7 +253,7 @@ class ChromeModule(ToolModule):
 
     async def _type(
         self, ctx: CallContext, tool: str, tab_id: str, selector: str, text: str, append: bool
-    ) -> dict[str, Any]:
+    ) -> JsonObject:
         def make(index: int | None) -> Type:
             if index is not None:
                 return Type(index=index, text=text, append=append, repeat=append)
@@ -262,7 +262,7 @@ class ChromeModule(ToolModule):
         _, handle, _ = await self._act(ctx, tool, tab_id, selector, make, pages.ACTION_TIMEOUT_MS)
         return {"tabId": tab_id, "selector": selector, "value": await interact.value_of(handle)}
 
-    async def type(self, ctx: CallContext, a: p.TypeParams) -> dict[str, Any]:
+    async def type(self, ctx: CallContext, a: p.TypeParams) -> JsonObject:
         if a.delay:  # key by key with a pause: the module's own typing, after the same gate's verdict
             tab = self.m.tab(a.tabId)
             handle = await pages.find(tab.page, a.selector, pages.ACTION_TIMEOUT_MS)
@@ -281,17 +281,17 @@ class ChromeModule(ToolModule):
             return {"tabId": a.tabId, "selector": a.selector, "value": value}
         return await self._type(ctx, "chrome_type", a.tabId, a.selector, a.text, append=True)
 
-    async def fill(self, ctx: CallContext, a: p.FillParams) -> dict[str, Any]:
+    async def fill(self, ctx: CallContext, a: p.FillParams) -> JsonObject:
         return await self._type(ctx, "chrome_fill", a.tabId, a.selector, a.value, append=False)
 
-    async def evaluate(self, ctx: CallContext, a: p.EvaluateParams) -> dict[str, Any]:
+    async def evaluate(self, ctx: CallContext, a: p.EvaluateParams) -> JsonObject:
         page = self.m.tab(a.tabId).page
         await check_action(self.gate, ctx, "chrome_evaluate", ExecuteJS(code=a.script), None, url=page.url)
         assert self.runtime is not None
         value = await pages.evaluate(page, a.script, self.runtime.config.browser.js_timeout_ms)
         return {"tabId": a.tabId, "result": value}
 
-    async def wait_for(self, ctx: CallContext, a: p.WaitForParams) -> dict[str, Any]:
+    async def wait_for(self, ctx: CallContext, a: p.WaitForParams) -> JsonObject:
         page = self.m.tab(a.tabId).page
         await pages.wait_for(page, a.selector, a.state, a.timeoutMs)
         return {"tabId": a.tabId, "selector": a.selector, "state": a.state}

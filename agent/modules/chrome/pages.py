@@ -18,6 +18,7 @@ from kite_browser.agent.browser.exec.js import RUN_JS
 from kite_browser.agent.config import BrowserConfig
 from kite_browser.agent.modules.base import ToolError
 from kite_browser.agent.modules.chrome.manager import first_line
+from kite_browser.agent.toolset import JsonObject
 
 MAX_RESULT_CHARS = 1_000_000
 """Largest evaluate result / content handed back (bigger answers result_too_large)."""
@@ -136,7 +137,7 @@ async def _network_idle(page: Page, max_inflight: int, timeout_s: float, infligh
         await asyncio.sleep(0.05)
 
 
-async def navigate(page: Page, url: str, wait_until: str, timeout_ms: int) -> dict[str, Any]:
+async def navigate(page: Page, url: str, wait_until: str, timeout_ms: int) -> JsonObject:
     inflight: set[Any] = set()
 
     def started(req: Any) -> None:

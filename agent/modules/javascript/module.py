@@ -43,7 +43,7 @@ from kite_browser.agent.modules.javascript.sandbox import (
     Sandbox,
     SandboxCrashed,
 )
-from kite_browser.agent.toolset import ToolHints
+from kite_browser.agent.toolset import JsonObject, ToolHints
 
 DESCRIPTION = (
     "Run JavaScript in an isolated headless browser page and return its JSON result. `code` is the body of "
@@ -93,7 +93,7 @@ class JavaScriptModule(ToolModule):
         assert self.runtime is not None
         return self.runtime.config.module_settings.javascript
 
-    async def run(self, ctx: CallContext, a: RunJavaScriptParams) -> dict[str, Any]:
+    async def run(self, ctx: CallContext, a: RunJavaScriptParams) -> JsonObject:
         assert self.sandbox is not None
         timeout_ms = a.timeout_ms or self.settings.timeout_ms
         max_bytes = self.settings.max_result_bytes
@@ -167,7 +167,7 @@ class JavaScriptModule(ToolModule):
             memory_mb=mb,
         )
 
-    def _result(self, raw: dict[str, Any], engine: str) -> dict[str, Any]:
+    def _result(self, raw: dict[str, Any], engine: str) -> JsonObject:
         kind = raw.get("kind")
         if kind == "ok":
             return {"result": json.loads(raw["json"])}

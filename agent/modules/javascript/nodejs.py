@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any
 
 from kite_browser.agent.modules.javascript.sandbox import RUN_JS, ExecutionTimeout
+from kite_browser.agent.toolset import JsonObject
 
 HIDDEN_GLOBALS = (
     "fetch",
@@ -72,7 +73,7 @@ def permission_flag(exe: str) -> str | None:
 
 async def run_in_node(
     node: str, code: str, data: Any, timeout_s: float, max_bytes: int, memory_mb: int = 256
-) -> dict[str, Any]:
+) -> JsonObject:
     exe = shutil.which(node)
     if exe is None:
         raise NodeUnavailable(f"no Node.js executable {node!r} on PATH")

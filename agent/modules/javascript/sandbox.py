@@ -39,6 +39,7 @@ from kite_browser.agent.browser.exec.cdp import cdp_session
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.procs import PROC, descendants, with_env
 from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.toolset import JsonObject
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
 KILL_GRACE_S = 5.0
@@ -387,7 +388,7 @@ class Sandbox:
             self._pool = Pool(self._browser, max_warm, self._background, self.protect)
             return self._pool
 
-    async def run(self, code: str, data: Any, timeout_s: float, max_bytes: int) -> dict[str, Any]:
+    async def run(self, code: str, data: Any, timeout_s: float, max_bytes: int) -> JsonObject:
         """The raw outcome of run.js (kind ok|error|unserialisable|too_large); raises ExecutionTimeout."""
         loop = asyncio.get_running_loop()
         await (

@@ -34,7 +34,7 @@ from kite_browser.agent.modules.playwright_browser.params import (
     PlaywrightBrowserParams,
     PlaywrightBrowserResult,
 )
-from kite_browser.agent.toolset import ToolHints
+from kite_browser.agent.toolset import JsonObject, ToolHints
 from kite_browser.safety.secrets import SecretStore
 
 DESCRIPTION = (
@@ -80,7 +80,7 @@ class PlaywrightBrowserModule(ToolModule):
             await self._close(browser_id)
 
     # ------------------------------------------------------------------ the tool
-    async def run(self, ctx: CallContext, a: PlaywrightBrowserParams) -> dict[str, Any]:
+    async def run(self, ctx: CallContext, a: PlaywrightBrowserParams) -> JsonObject:
         try:
             result = await self._dispatch(ctx, a)
         except ToolError as exc:
