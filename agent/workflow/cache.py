@@ -15,10 +15,10 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, Unpack
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
@@ -30,8 +30,10 @@ from kite_browser.agent.errors import KiteError, UsageError
 from kite_browser.agent.events import EventSink, RunEvent, RunFinished, RunStarted, emit
 from kite_browser.agent.llm.model import Model
 from kite_browser.agent.loop import Agent
+from kite_browser.agent.output import OutputType
 from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.result import RunResult
+from kite_browser.agent.stop import StopWhen
 from kite_browser.agent.workflow.heal import Healer
 from kite_browser.agent.workflow.model import Workflow, dump_workflow, load_workflow
 from kite_browser.agent.workflow.replay import Replayer
@@ -172,6 +174,26 @@ async def _environment(
                 await made.close()
 
 
+class AgentOptions(TypedDict, total=False):
+    """More of ``Agent``'s own options, for the agent's run when there is no cache entry yet."""
+
+    output_type: OutputType
+    stop_when: StopWhen | None
+    tools: Sequence[Callable[..., object]]
+
+
+class CachedRunOptions(AgentOptions, total=False):
+    """What ``run_cached`` passes on to ``CachedRun``."""
+
+    model: Model | None
+    confirmer: Confirmer | None
+    secrets: SecretStore | None
+    on_event: EventSink | None
+    env: BrowserEnv | None
+    context: ContextSession | None
+    label: str | None
+
+
 class CachedRun:
     """Runs tasks through the cache: an entry's workflow replayed (healing with ``model``, default the
     config's) when there is one, else the agent's run, saved as the entry when it succeeds. ``env`` /
@@ -188,7 +210,7 @@ class CachedRun:
         env: BrowserEnv | None = None,
         context: ContextSession | None = None,
         label: str | None = None,
-        **agent_options: Any,
+        **agent_options: Unpack[AgentOptions],
     ) -> None:
         """``agent_options``: more of ``Agent``'s own (``output_type``, ``stop_when``, ``tools``) for the
         agent's run when there is no entry yet."""
@@ -293,7 +315,7 @@ async def run_cached(
     start_url: str | None = None,
     *,
     variables: Mapping[str, str] | None = None,
-    **options: Any,
+    **options: Unpack[CachedRunOptions],
 ) -> RunResult:
     """One task through the cache (``CachedRun(config, **options).run(task, start_url, variables=...)``)."""
     return await CachedRun(config, **options).run(task, start_url, variables=variables)

@@ -24,6 +24,7 @@ from kite_browser.agent.llm.model import Model, PastAction
 from kite_browser.agent.loop import Agent
 from kite_browser.agent.prompt import render
 from kite_browser.agent.result import RunResult, StopReason
+from kite_browser.agent.stop import StopWhen
 from kite_browser.agent.workflow.model import Step, fill
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ class Healer:
     def model_name(self) -> str | None:
         return self.model.name if self.model is not None else self.config.llm.model
 
-    def _agent(self, env: BrowserEnv, max_steps: int, label: str, stop_when: Any = None) -> Agent:
+    def _agent(self, env: BrowserEnv, max_steps: int, label: str, stop_when: StopWhen | None = None) -> Agent:
         config = self.config.model_copy(
             update={"agent": self.config.agent.model_copy(update={"max_steps": max_steps})}
         )

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from kite_browser.agent.browser.observation import Fingerprint
 from kite_browser.agent.cli import main
+from kite_browser.agent.errors import KiteError
 from kite_browser.agent.workflow.errors import (
     WorkflowInvalidError,
     WorkflowMissingVariableError,
@@ -27,7 +28,7 @@ from kite_browser.agent.workflow.model import (
     workflow_schema,
 )
 
-text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
+text = st.text(st.characters(exclude_categories=["Cs"]), max_size=30)
 names = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
 fingerprints = st.builds(
     Fingerprint,
@@ -101,7 +102,7 @@ def test_save_load_save_gives_the_same_file(wf: Workflow) -> None:
     ],
 )
 def test_a_file_that_cannot_be_used_is_one_typed_line(
-    source: str, error: type[Exception], words: str
+    source: str, error: type[KiteError], words: str
 ) -> None:
     with pytest.raises(error) as caught:
         parse_workflow(source, "wf.yaml")
