@@ -115,16 +115,90 @@ def offers(
     return [el for _, _, el in sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_OFFERS]]
 
 
+_SPLIT = re.compile(
+    r"\s*(?:[,;，；。]|\.\s|(?:\band\s+)?\bthen\b)\s*(?:and\s+)?(?:then\s+|然后)?", re.IGNORECASE
+)
+_AND = re.compile(r"\s+and\s+(?=(?:then\s+)?(\w+))", re.IGNORECASE)
+_VERBS = frozenset(
+    "add open report tell click go put type enter select choose press search find read return say give check "
+    "submit log sign fill remove delete buy sort filter view show list write send save download upload visit "
+    "navigate scroll set pick mark answer count compare look book order pay apply close accept".split()
+)
+
+
+def task_parts(task: str) -> list[str]:
+    """The task cut where a new instruction starts: at commas, semicolons, sentence ends and "then", and at
+    "and" when a verb follows it ("open the cart and report what it holds", not "blue and red mugs"). Quoted
+    text is never cut. Chinese is cut at its commas, semicolons and full stops ("然后" dropped); "and" is read
+    in English only."""
+    quoted: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        quoted.append(m.group(0))
+        return f"\x00{len(quoted) - 1}\x00"
+
+    text = re.sub(r'"[^"]*"|“[^”]*”|\'[^\']*\'', hide, task.strip().rstrip(".。"))
+    pieces: list[str] = []
+    for chunk in _SPLIT.split(text):
+        start = 0
+        for m in _AND.finditer(chunk):
+            if m.group(1).lower() in _VERBS:
+                pieces.append(chunk[start : m.start()])
+                start = m.end()
+        pieces.append(chunk[start:])
+    restore = re.compile(r"\x00(\d+)\x00")
+    return [restore.sub(lambda m: quoted[int(m.group(1))], p).strip() for p in pieces if p.strip()]
+
+
+def _action_words(p: PastAction) -> set[str]:
+    said = " ".join(str(p.action.get(k, "")) for k in ("text", "value", "url"))
+    return words(f"{p.element.name if p.element is not None else ''} {said}")
+
+
+def progress(task: str, history: Sequence[PastAction]) -> tuple[list[str], str | None]:
+    """The task's parts the run's successful actions have done, in order, and the part that comes next.
+
+    A part is done by the first later action whose element name, or the text it typed, chose or opened, holds
+    at least half of the part's content words (type "espresso" into "Search" does "Search the shop for
+    "espresso""; a click on "Add to cart" does "add it to the cart"). Parts are matched in order and the
+    matching stops at the first part not done, or with no content word to judge it by: nothing after it is
+    claimed. The 1.5B model, on the cart page with the answer in view, kept on adding items ("we need to add
+    more items to the cart"): the list of actions done did not tell it which part of the task was left.
+    """
+    parts = task_parts(task)
+    if len(parts) < 2:
+        return [], None
+    acts = [_action_words(p) for p in history if p.ok and p.name not in OBSERVE_ONLY and p.name != "done"]
+    done: list[str] = []
+    at = 0
+    for part in parts:
+        wanted = words(part)
+        if not wanted:
+            break
+        hit = next((i for i in range(at, len(acts)) if 2 * len(wanted & acts[i]) >= len(wanted)), None)
+        if hit is None:
+            break
+        done.append(part)
+        at = hit + 1
+    if not done:
+        return [], None
+    return done, (parts[len(done)] if len(done) < len(parts) else None)
+
+
 def recap(
     task: str, history: Sequence[PastAction], urls: Mapping[int, str], obs: Observation
 ) -> dict[str, list[str]]:
-    """``done``: what worked on earlier pages; ``offers``: this page's elements named like the task. Both empty
-    while the run has not left a page (the steps shown say it all). Page words in them are defused (they stand
+    """``done``: what worked on earlier pages; ``parts``: the task's parts done so far and ``next`` the part
+    that comes next (see ``progress``); ``offers``: this page's elements named like the task. All empty while
+    the run has not left a page (the steps shown say it all). Page words in them are defused (they stand
     outside the page's fence, as the history's element names do)."""
     if all(url == obs.url for url in urls.values()):
-        return {"done": [], "offers": []}
+        return {"done": [], "parts": [], "next": [], "offers": []}
+    parts, nxt = progress(task, history)
     return {
         "done": [defuse(line) for line in achieved(history, urls, obs.url)],
+        "parts": parts,
+        "next": [nxt] if nxt else [],
         "offers": [
             defuse(f'[{e.index}] {role_word(e)} "{e.name[:50]}"')
             for e in offers(task, obs, history, visited=urls.values())

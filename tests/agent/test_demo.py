@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kite_browser.agent.cli import main
-from tests.agent.plan_model import install
+from tests.agent.plan_model import install, prompt_text
 
 FIND_AND_OPEN: list[tuple[str, str | None, dict[str, Any]]] = [
     ("type", "Search", {"text": "espresso"}),
@@ -21,12 +21,21 @@ REPORT = ("done", None, {"success": True, "answer": "The cart holds 1 × Sky Blu
 
 
 def test_the_demo_passes_when_the_cart_holds_the_mug(capsys: pytest.CaptureFixture[str]) -> None:
-    install([*FIND_AND_OPEN, ("click", "View cart", {}), REPORT])
+    model = install([*FIND_AND_OPEN, ("click", "View cart", {}), REPORT])
     code = main(["demo", "--model", "kite/plan", "--no-vision"])
     out = capsys.readouterr()
     text = out.out + out.err
     assert code == 0, text[-2000:]
     assert "checked on the shop: the cart holds 1 × Sky Blue Espresso Mug" in text
+    # on the cart page the prompt says which parts of the task are done and that the report is what is left
+    # (the 1.5B model, with only the list of actions done, kept on adding mugs there)
+    on_cart = prompt_text(model.received[-1]["messages"]).split("# Progress", 1)[1].split("# ", 1)[0]
+    assert (
+        'Parts of the task done: Search the shop for "espresso"; open the mug you find; add it to the cart; '
+        "open the cart\nNext part of the task: report what it holds"
+    ) in on_cart, on_cart
+    on_product = prompt_text(model.received[-2]["messages"]).split("# Progress", 1)[1].split("# ", 1)[0]
+    assert "Next part of the task: open the cart\n" in on_product, on_product
 
 
 @pytest.mark.parametrize(

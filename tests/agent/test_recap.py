@@ -8,9 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 from kite_browser.agent import Agent, FunctionModel, ModelView
+from kite_browser.agent.browser.observation import Element, Rect
 from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.memory import Memory
-from kite_browser.agent.recap import words
+from kite_browser.agent.recap import progress, task_parts, words
 from tests.agent.plan_model import find_index, prompt_text
 
 FORM = """<!doctype html><title>Form</title>
@@ -152,3 +154,48 @@ async def test_offers_rank_by_every_task_word_an_element_names(
     progress = prompt_text(model.messages[1]).split("# Progress", 1)[1].split("# ", 1)[0]
     offered = progress.split("named like the task:", 1)[1]
     assert offered.index("Sky Blue Espresso Mug") < offered.index("Cart (0)"), offered
+
+
+def test_a_task_is_cut_where_a_new_instruction_starts() -> None:
+    assert task_parts(
+        'Search the shop for "espresso, or tea", open the mug you find, add it to the cart, then open the cart '
+        "and report what it holds."
+    ) == [
+        'Search the shop for "espresso, or tea"',
+        "open the mug you find",
+        "add it to the cart",
+        "open the cart",
+        "report what it holds",
+    ]
+    assert task_parts("Log in as alice and then add two mugs to the cart. Report the total.") == [
+        "Log in as alice",
+        "add two mugs to the cart",
+        "Report the total",
+    ]
+    assert task_parts("Filter by blue and red mugs") == ["Filter by blue and red mugs"]  # no verb after "and"
+    assert task_parts("搜索“咖啡”，然后打开购物车") == ["搜索“咖啡”", "打开购物车"]
+
+
+def _did(step: int, action: str, name: str, ok: bool = True, **more: str) -> PastAction:
+    el = Element(index=step, tag="a", name=name, rect=Rect(x=0, y=0, width=1, height=1))
+    return PastAction(step=step, action={"action": action, "index": step, **more}, ok=ok, element=el)
+
+
+def test_progress_claims_only_the_parts_done_in_order() -> None:
+    task = 'Search the shop for "espresso", open the mug you find, add it to the cart and report its price'
+    search = _did(1, "type", "Search", text="espresso")
+    mug = _did(2, "click", "Sky Blue Espresso Mug")
+    add = _did(3, "click", "Add to cart")
+    assert progress(task, [search, mug, add]) == (
+        ['Search the shop for "espresso"', "open the mug you find", "add it to the cart"],
+        "report its price",
+    )
+    # an action that failed did nothing; a later part done before an earlier one is not claimed
+    assert progress(task, [search, _did(2, "click", "Sky Blue Espresso Mug", ok=False), add]) == (
+        ['Search the shop for "espresso"'],
+        "open the mug you find",
+    )
+    assert progress(task, [add, mug]) == ([], None)  # nothing claimed until the first part is done
+    # a part with no word to judge it by ends the claims there ("one" is a stop word)
+    assert progress("Click button ONE, then click button TWO", [_did(1, "click", "ONE")]) == ([], None)
+    assert progress("Add it to the cart", [add]) == ([], None)  # one part: the steps say it all
