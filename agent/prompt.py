@@ -122,7 +122,7 @@ class PromptBuilder:
                 results=results,
                 warnings=warnings,
                 page=page,
-                recap=recap or {"done": [], "parts": [], "next": [], "offers": []},
+                recap=recap or {"done": [], "parts": [], "next": [], "answer": [], "offers": []},
             )
         )
 

@@ -124,6 +124,16 @@ _VERBS = frozenset(
     "submit log sign fill remove delete buy sort filter view show list write send save download upload visit "
     "navigate scroll set pick mark answer count compare look book order pay apply close accept".split()
 )
+_ASKS = frozenset("report tell say answer return give state name what which how who when where why".split())
+_ASKS_ZH = ("报告", "告诉", "回答", "说出", "给出", "列出")
+
+
+def asks_answer(part: str) -> bool:
+    """Whether a part of the task asks for an answer (report, tell, what ...) rather than an action on the
+    page: such a part is done by ``done`` with the answer, which the 1.5B model did not see (on the cart page
+    with "report what it holds" next, it ran ``read`` again and again)."""
+    first = part.split(maxsplit=1)[0].lower() if part.split() else ""
+    return first in _ASKS or part.startswith(_ASKS_ZH)
 
 
 def task_parts(task: str) -> list[str]:
@@ -189,16 +199,17 @@ def recap(
     task: str, history: Sequence[PastAction], urls: Mapping[int, str], obs: Observation
 ) -> dict[str, list[str]]:
     """``done``: what worked on earlier pages; ``parts``: the task's parts done so far and ``next`` the part
-    that comes next (see ``progress``); ``offers``: this page's elements named like the task. All empty while
+    that comes next (see ``progress``), also in ``answer`` when it asks for an answer (``asks_answer``); ``offers``: this page's elements named like the task. All empty while
     the run has not left a page (the steps shown say it all). Page words in them are defused (they stand
     outside the page's fence, as the history's element names do)."""
     if all(url == obs.url for url in urls.values()):
-        return {"done": [], "parts": [], "next": [], "offers": []}
+        return {"done": [], "parts": [], "next": [], "answer": [], "offers": []}
     parts, nxt = progress(task, history)
     return {
         "done": [defuse(line) for line in achieved(history, urls, obs.url)],
         "parts": parts,
         "next": [nxt] if nxt else [],
+        "answer": [nxt] if nxt and asks_answer(nxt) else [],
         "offers": [
             defuse(f'[{e.index}] {role_word(e)} "{e.name[:50]}"')
             for e in offers(task, obs, history, visited=urls.values())

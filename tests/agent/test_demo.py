@@ -32,7 +32,8 @@ def test_the_demo_passes_when_the_cart_holds_the_mug(capsys: pytest.CaptureFixtu
     on_cart = prompt_text(model.received[-1]["messages"]).split("# Progress", 1)[1].split("# ", 1)[0]
     assert (
         'Parts of the task done: Search the shop for "espresso"; open the mug you find; add it to the cart; '
-        "open the cart\nNext part of the task: report what it holds"
+        "open the cart\nNext part of the task: report what it holds (an answer: once the current page shows it, "
+        "call done with it)"
     ) in on_cart, on_cart
     on_product = prompt_text(model.received[-2]["messages"]).split("# Progress", 1)[1].split("# ", 1)[0]
     assert "Next part of the task: open the cart\n" in on_product, on_product

@@ -12,7 +12,7 @@ from kite_browser.agent.browser.observation import Element, Rect
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.memory import Memory
-from kite_browser.agent.recap import progress, task_parts, words
+from kite_browser.agent.recap import asks_answer, progress, task_parts, words
 from tests.agent.plan_model import find_index, prompt_text
 
 FORM = """<!doctype html><title>Form</title>
@@ -199,3 +199,9 @@ def test_progress_claims_only_the_parts_done_in_order() -> None:
     # a part with no word to judge it by ends the claims there ("one" is a stop word)
     assert progress("Click button ONE, then click button TWO", [_did(1, "click", "ONE")]) == ([], None)
     assert progress("Add it to the cart", [add]) == ([], None)  # one part: the steps say it all
+
+
+def test_a_part_that_asks_for_an_answer_is_told_apart_from_an_action() -> None:
+    assert asks_answer("report what it holds") and asks_answer("Tell me the total")
+    assert asks_answer("how many reviews does it have") and asks_answer("告诉我总价")
+    assert not asks_answer("open the cart") and not asks_answer("add two mugs to the cart")
