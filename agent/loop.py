@@ -385,6 +385,7 @@ class Agent:
             vision=self.model.vision,
             max_actions=MAX_ACTIONS_PER_REPLY,
             output_schema=self.output.schema,
+            task=self.prompt.task,
         )
 
     async def _act(

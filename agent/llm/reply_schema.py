@@ -44,6 +44,14 @@ _NOT_TEXT = frozenset(
 _TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 _SELECT_ROLES = frozenset({"listbox", "combobox"})
 _DROPPED = ("description", "default", "title", "examples")
+_ASKED_FOR = {
+    "double": re.compile(r"double|dbl|双击", re.IGNORECASE),
+    "mouse_button": re.compile(r"\bright\b|\bmiddle\b|context menu|右键|中键", re.IGNORECASE),
+}
+"""A click's modifiers, offered only when the task's words ask for them. The 1.5B model set ``double: true``
+on clicks that had changed nothing (recorded: click-collapsible-2 double-clicked its three sections five
+steps running, each double click opening and closing a section; the demo double-clicked "Add to cart"):
+a double click is two clicks, which toggles a control back."""
 
 
 def can_type(el: Element) -> bool:
@@ -105,13 +113,17 @@ def _element_targeted(name: str) -> bool:
 
 
 def _variant(  # noqa: C901  (landed beside the C90 rule; to split by action kind)
-    name: str, obs: Observation, vision: bool, output_schema: dict[str, Any] | None
+    name: str, obs: Observation, vision: bool, output_schema: dict[str, Any] | None, task: str
 ) -> dict[str, Any] | None:
     """One action's object schema for this page, or None when the page gives it nothing to act on."""
     params = _lean(action_schema(name))
     props: dict[str, Any] = params["properties"]
     required: list[str] = list(params.get("required", []))
     props.pop("selector", None)  # a selector is for an element without an index: none is listed without one
+    if name == "click":
+        for field, asked in _ASKED_FOR.items():
+            if not asked.search(task):
+                props.pop(field, None)
     if not vision:
         props.pop("x", None)
         props.pop("y", None)
@@ -172,11 +184,13 @@ def reply_schema(
     vision: bool = False,
     max_actions: int = 10,
     output_schema: dict[str, Any] | None = None,
+    task: str = "",
 ) -> dict[str, Any]:
     """The JSON schema of this step's reply: ``thought`` (first), then 1..``max_actions`` actions, each one of
-    ``enabled`` (default: every action) narrowed to this observation."""
+    ``enabled`` (default: every action) narrowed to this observation; a click's ``double`` and
+    ``mouse_button`` only when ``task`` asks for them (``_ASKED_FOR``)."""
     names = [n for n in (ACTION_NAMES if enabled is None else enabled) if n in ACTION_MODELS]
-    variants = [v for n in names if (v := _variant(n, observation, vision, output_schema)) is not None]
+    variants = [v for n in names if (v := _variant(n, observation, vision, output_schema, task)) is not None]
     return {
         "type": "object",
         "properties": {

@@ -96,6 +96,8 @@ class SchemaChecker:
             # the target is written before the action's other fields
             assert list(actions["type"]["properties"])[:2] == ["action", "target"]
             assert "switchTab" not in actions  # one tab: nothing to switch to
+            # a click's double and mouse_button only when the task asks for them ("Fill in the name Ada")
+            assert not {"double", "mouse_button"} & set(actions["click"]["properties"])
             key = actions["pressKey"]["properties"]["key"]["anyOf"][0]["enum"]
             assert "Enter" in key and "Escape" in key
             assert actions["scroll"]["properties"]["direction"]["enum"] == ["up", "down", "left", "right"]
