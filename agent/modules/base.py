@@ -33,11 +33,12 @@ from kite_browser.agent.errors import KiteError
 from kite_browser.agent.jsonschema import flat_schema
 from kite_browser.agent.levels import LevelName
 from kite_browser.agent.toolset import JsonObject, ToolDef, ToolHints, no_arguments
+from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, Verdict
 
 if TYPE_CHECKING:
     from kite_browser.agent.browser.pool import BrowserPool
     from kite_browser.agent.config import KiteConfig
-    from kite_browser.safety.confirm import Confirmer, Gate
+    from kite_browser.safety.confirm import Confirmer, Gate, GateResult
 
 ModuleStatus = Literal["loaded", "initialized", "error", "shutdown"]
 SafetyLevel = LevelName
@@ -207,6 +208,8 @@ class Params(BaseModel):
 
 
 Handler = Callable[[CallContext, Any], Awaitable[JsonObject]]
+Judge = Callable[[CallContext, Any], Awaitable[CallPlan]]
+"""What a call of a tool amounts to for the safety gate: a browser action on a page, or a declared level."""
 
 
 @dataclass(frozen=True)
@@ -222,12 +225,57 @@ class Tool:
     handler: Handler
     safety: SafetyLevel = "auto"
     hints: ToolHints = field(default_factory=ToolHints)
+    judge: Judge | None = None
+    """Given: every call runs through the safety wrapper (``safety/toolset.py``), judged before the handler
+    runs, and a refused call never reaches it. None: the handler judges its own steps (a click through the
+    env, a navigation once its URL is checked)."""
 
     def tool_def(self) -> ToolDef:
         return ToolDef(self.name, self.description, parameters_schema(self.params), self.hints)
 
     def definition(self) -> JsonObject:
         return self.tool_def().function()
+
+
+def refusal(tool: str, result: GateResult) -> ToolError:
+    """The typed error of a call the gate refused."""
+    why = "; ".join(result.decision.reasons) or result.decision.level.value
+    if result.refused == "blocked":
+        return ToolError("blocked", f"{tool}: blocked by the safety policy: {why}", tool=tool, level="block")
+    reason = result.answer.reason if result.answer is not None else ""
+    return ToolError(
+        "declined",
+        f"{tool}: needs confirmation ({why}) and was declined: {reason or 'no reason given'}",
+        tool=tool,
+        level="confirm",
+    )
+
+
+class _OneCall:
+    """One checked call of a tool that declares its ``judge``, as the toolset the safety wrapper wraps."""
+
+    def __init__(self, tool: Tool, ctx: CallContext, params: BaseModel) -> None:
+        self.tool, self.ctx, self.params = tool, ctx, params
+
+    def definitions(self) -> list[ToolDef]:
+        return [self.tool.tool_def()]
+
+    async def plan(self, name: str, args: JsonObject, /) -> CallPlan:
+        assert self.tool.judge is not None
+        return await self.tool.judge(self.ctx, self.params)
+
+    async def run(self, name: str, args: JsonObject, verdict: Verdict, /) -> JsonObject:
+        return await self.tool.handler(self.ctx, self.params)
+
+
+async def judged_call(gate: Gate, ctx: CallContext, tool: Tool, params: BaseModel) -> JsonObject:
+    """A call of a tool with a ``judge`` through the safety wrapper (``safety/toolset.py``): judged (the
+    caller's confirmer asked), then run; a refusal is a typed ``blocked`` / ``declined`` ToolError."""
+    gated = GatedToolset(_OneCall(tool, ctx, params), gate, ctx.confirmer)
+    try:
+        return await gated.call(tool.name, params.model_dump(mode="json"))
+    except CallRefusedError as exc:
+        raise refusal(tool.name, exc.verdict.gate) from None
 
 
 def validation_error(tool: str, exc: ValidationError) -> ToolError:
@@ -291,6 +339,8 @@ class ToolModule:
         if tool is None:
             raise ToolError("unknown_tool", f"module {self.name} has no tool {tool_name!r}", tool=tool_name)
         params = validate_args(tool_name, tool.params, args)
+        if tool.judge is not None:
+            return await judged_call(self.gate, ctx, tool, params)
         return await tool.handler(ctx, params)
 
     async def shutdown(self) -> None:

@@ -26,11 +26,9 @@ from kite_browser.agent.modules.base import (
     Tool,
     ToolError,
     ToolModule,
-    validate_args,
 )
-from kite_browser.agent.modules.gate import refusal
 from kite_browser.agent.toolset import JsonObject, ToolHints
-from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, Verdict
+from kite_browser.safety.toolset import CallPlan
 
 USER_MODULE = "user_tools"
 
@@ -115,6 +113,10 @@ def function_tool(fn: Callable[..., Any]) -> Tool:
             value = value.model_dump(mode="json")
         return value if isinstance(value, dict) else {"result": value}
 
+    async def judge(ctx: CallContext, params: BaseModel) -> CallPlan:
+        """A user's tool is no browser action: judged at its declared level, on its checked arguments."""
+        return CallPlan(level=level, args=params.model_dump(mode="json"))
+
     return Tool(
         name=tool_name,
         description=meta.get("description") or _description(fn),
@@ -122,6 +124,7 @@ def function_tool(fn: Callable[..., Any]) -> Tool:
         handler=run,
         safety=level,
         hints=meta.get("hints") or _default_hints(bool(meta.get("read_only"))),
+        judge=judge,
     )
 
 
@@ -136,31 +139,12 @@ class FunctionModule(ToolModule):
         return self._tools
 
     async def execute(self, ctx: CallContext, tool_name: str, args: JsonObject) -> JsonObject:
-        """A call through the safety wrapper: judged at its declared level (the caller's confirmer asked),
-        then run; a refusal is a typed ``blocked`` / ``declined`` ToolError."""
-        gated = GatedToolset(self, self.gate, ctx.confirmer)
-        try:
-            return await gated.call(tool_name, args)
-        except CallRefusedError as exc:
-            raise refusal(tool_name, exc.verdict.gate) from None
-
-    def _found(self, tool_name: str) -> Tool:
-        found = self.tool(tool_name)
-        if found is None:
+        """A call through the safety wrapper (every function tool declares its level: ``judge``); what the
+        function raises is a typed ``tool_failed``."""
+        if self.tool(tool_name) is None:
             raise ToolError("unknown_tool", f"no tool {tool_name!r}", tool=tool_name)
-        return found
-
-    async def plan(self, tool_name: str, args: JsonObject, /) -> CallPlan:
-        """A user's tool is no browser action: judged at its declared level, on its checked arguments."""
-        found = self._found(tool_name)
-        params = validate_args(tool_name, found.params, args)
-        return CallPlan(level=found.safety, args=params.model_dump(mode="json"))
-
-    async def run(self, tool_name: str, args: JsonObject, verdict: Verdict, /) -> JsonObject:
-        found = self._found(tool_name)
-        params = validate_args(tool_name, found.params, args)
         try:
-            return await found.handler(CallContext(confirmer=verdict.confirmer), params)
+            return await super().execute(ctx, tool_name, args)
         except ToolError:
             raise
         except Exception as exc:

@@ -17,8 +17,8 @@ from typing import Any
 
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.observation import Observation
-from kite_browser.agent.modules.base import CallContext, ToolError
-from kite_browser.safety.confirm import Gate, GateResult
+from kite_browser.agent.modules.base import CallContext, ToolError, refusal
+from kite_browser.safety.confirm import Gate
 from kite_browser.safety.domains import host_of
 from kite_browser.safety.rules import Decision
 
@@ -34,20 +34,6 @@ def check_domain(gate: Gate, url: str, tool: str) -> None:
             url=url,
             level="block",
         )
-
-
-def refusal(tool: str, result: GateResult) -> ToolError:
-    """The typed error of a call the gate refused."""
-    why = "; ".join(result.decision.reasons) or result.decision.level.value
-    if result.refused == "blocked":
-        return ToolError("blocked", f"{tool}: blocked by the safety policy: {why}", tool=tool, level="block")
-    reason = result.answer.reason if result.answer is not None else ""
-    return ToolError(
-        "declined",
-        f"{tool}: needs confirmation ({why}) and was declined: {reason or 'no reason given'}",
-        tool=tool,
-        level="confirm",
-    )
 
 
 async def check_action(

@@ -33,6 +33,7 @@ from kite_browser.agent.modules.chrome import params as p
 from kite_browser.agent.modules.chrome.manager import BrowserManager
 from kite_browser.agent.modules.gate import check_action, check_domain
 from kite_browser.agent.toolset import ACTS, LOADS, READS, JsonObject, ToolHints
+from kite_browser.safety.toolset import CallPlan
 
 ActionFor = Callable[[int | None], Action]
 """The action for the target: by its index in the observation, or (None: not listed) by the selector."""
@@ -128,7 +129,7 @@ class ChromeModule(ToolModule):
             T("chrome_click", "Click an element (CSS selector) with a real mouse click.", p.ClickParams, self.click, hints=ACTS),
             T("chrome_type", "Type text into an element; appends to its current value.", p.TypeParams, self.type, hints=LOADS),
             T("chrome_fill", "Clear an input and fill in a new value.", p.FillParams, self.fill, hints=LOADS),
-            T("chrome_evaluate", "Run JavaScript in the page and return its JSON value.", p.EvaluateParams, self.evaluate, "confirm", hints=ACTS),
+            T("chrome_evaluate", "Run JavaScript in the page and return its JSON value.", p.EvaluateParams, self.evaluate, "confirm", hints=ACTS, judge=self.judge_evaluate),
             T("chrome_wait_for", "Wait until an element is attached, detached, visible or hidden.", p.WaitForParams, self.wait_for, hints=READS),
         ]  # fmt: skip
 
@@ -284,9 +285,13 @@ class ChromeModule(ToolModule):
     async def fill(self, ctx: CallContext, a: p.FillParams) -> JsonObject:
         return await self._type(ctx, "chrome_fill", a.tabId, a.selector, a.value, append=False)
 
+    async def judge_evaluate(self, ctx: CallContext, a: p.EvaluateParams) -> CallPlan:
+        """``chrome_evaluate`` is judged as Kite's ``executeJS`` on its tab's page, before it runs."""
+        page = self.m.tab(a.tabId).page
+        return CallPlan(action=ExecuteJS(code=a.script), url=page.url, about={"tool": "chrome_evaluate"})
+
     async def evaluate(self, ctx: CallContext, a: p.EvaluateParams) -> JsonObject:
         page = self.m.tab(a.tabId).page
-        await check_action(self.gate, ctx, "chrome_evaluate", ExecuteJS(code=a.script), None, url=page.url)
         assert self.runtime is not None
         value = await pages.evaluate(page, a.script, self.runtime.config.browser.js_timeout_ms)
         return {"tabId": a.tabId, "result": value}
