@@ -17,7 +17,7 @@ from typing import Any
 
 from kite_browser.agent.browser.actions import Action, Done, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
-from kite_browser.agent.browser.observation import ActionResult, Observation
+from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.timing import StepTimer
@@ -286,7 +286,7 @@ class Agent:
         try:
             reply = await self._complete(record, messages, obs)
         except LLMError as exc:
-            record.error = exc.to_dict()
+            record.error = ErrorInfo.model_validate(exc.to_dict())
             raise Stop(StopReason.MODEL_ERROR, f"{exc.type}: {exc.message}") from exc
         self.totals.add(reply.usage)
         record.reply, record.usage = reply, reply.usage
@@ -308,7 +308,7 @@ class Agent:
             self.memory.add(f"your reply could not be used: {exc.message}", "reply not understood")
             self.totals.replies_rejected += 1
             await emit(self.on_event, ReplyRejected(step=step, error=exc.type, message=exc.message))
-            record.parse_error = exc.to_dict()
+            record.parse_error = ErrorInfo.model_validate(exc.to_dict())
             return self.guards.step_failed(True)
         actions, any_error, record.thought = parsed.actions, False, parsed.thought
         if parsed.dropped:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from kite_browser.agent.browser.observation import ActionResult, Observation
+from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
 from kite_browser.agent.levels import ConfirmLevel
 from kite_browser.agent.llm.client import LLMReply, Usage
 from kite_browser.agent.toolset import JsonObject
@@ -82,9 +82,9 @@ class StepRecord(BaseModel):
     actions: list[ActionOutcome] = Field(default_factory=list)
     tools: list[ToolCallRecord] = Field(default_factory=list)
     """Calls to module tools and the user's own tools (``agent.module_tools``)."""
-    error: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
     """The model call failed (the run stops)."""
-    parse_error: dict[str, Any] | None = None
+    parse_error: ErrorInfo | None = None
     """The reply could not be used (the model is told why and the run goes on)."""
     by: str | None = None
     """A replay's step: ``replayed`` (no model), ``healed`` (the model did this step only) or ``agent`` (the

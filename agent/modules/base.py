@@ -288,7 +288,7 @@ def validation_error(tool: str, exc: ValidationError) -> ToolError:
     return ToolError("invalid_arguments", f"{tool}: {text}", tool=tool, problems=problems)
 
 
-def validate_args(tool: str, model: type[BaseModel], args: Any) -> Any:
+def validate_args(tool: str, model: type[BaseModel], args: object) -> BaseModel:
     if not isinstance(args, dict):
         raise ToolError(
             "invalid_arguments",
