@@ -4,7 +4,8 @@ The tools are the action registry's faces (``agent/browser/tool_face.py``: ``cli
 ...). ``ActionToolset`` is a ``JudgedToolset`` (``safety/toolset.py``): it says which action a call amounts to
 and on which page; ``GatedToolset(ActionToolset(env), env.gate)`` is then the toolset a caller uses, each call
 judged by the gate before it runs and its target looked at again right before the input lands
-(``BrowserEnv.act``). ``kite mcp`` runs its page-action tools this way.
+(``BrowserEnv.act``). ``kite mcp`` runs its page-action tools this way; ``act_gated`` runs one action a
+module made (the ``browser`` module's ``act``, ``chrome_click``) through the same wrapper.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from collections.abc import Mapping
 
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.env import Acted, BrowserEnv
+from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.tool_face import FaceTool, face_action, face_tools
 from kite_browser.agent.modules.base import ToolError
 from kite_browser.agent.toolset import JsonObject, ToolDef
-from kite_browser.safety.toolset import CallPlan, Verdict
+from kite_browser.safety.confirm import Confirmer
+from kite_browser.safety.toolset import CallPlan, GatedToolset, Verdict
 
 
 class ActionToolset:
@@ -57,3 +60,30 @@ class ActionToolset:
         return await self.env.act(
             action, verdict.plan.observation, judged=verdict.gate, confirmer=verdict.confirmer
         )
+
+
+class ActionCall:
+    """One action already made, on the page the caller observed, as the judged toolset of one call."""
+
+    def __init__(self, env: BrowserEnv, action: Action, observation: Observation | None) -> None:
+        self.env, self.action, self.observation = env, action, observation
+
+    def definitions(self) -> list[ToolDef]:
+        return []  # one call of an action, not offered as a tool of its own
+
+    async def plan(self, name: str, args: JsonObject, /) -> CallPlan:
+        return CallPlan(action=self.action, observation=self.observation)
+
+    async def run(self, name: str, args: JsonObject, verdict: Verdict, /) -> Acted:
+        return await self.env.act(
+            self.action, self.observation, judged=verdict.gate, confirmer=verdict.confirmer
+        )
+
+
+async def act_gated(
+    env: BrowserEnv, action: Action, observation: Observation | None, confirmer: Confirmer | None
+) -> Acted:
+    """``action`` through the safety wrapper: judged by the env's gate (``confirmer`` asked), then run by the
+    env with the second look at its target. A refusal raises ``CallRefusedError`` (nothing ran)."""
+    gated = GatedToolset(ActionCall(env, action, observation), env.gate, confirmer)
+    return await gated.call(action.action, {})

@@ -26,6 +26,7 @@ from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.browser.tokens import count_tokens
 from kite_browser.agent.browser.tool_face import act_kinds, kind_action
 from kite_browser.agent.errors import KiteError
+from kite_browser.agent.modules.action_tools import act_gated
 from kite_browser.agent.modules.base import (
     CallContext,
     Params,
@@ -38,6 +39,7 @@ from kite_browser.agent.modules.chrome.pages import check_url
 from kite_browser.agent.modules.gate import check_domain
 from kite_browser.agent.toolset import JsonObject, ToolHints
 from kite_browser.safety.secrets import SecretStore
+from kite_browser.safety.toolset import CallRefusedError
 
 KINDS = act_kinds()
 """The ``act`` kinds, derived from the action registry (each action's ``ToolFace``), in the model's menu order."""
@@ -264,7 +266,10 @@ class BrowserModule(ToolModule):
         url = check_url(url, self.runtime.config.browser)
         check_domain(self.gate, url, "browser")
         env = await self._ensure()
-        acted = await env.act(Navigate(url=url), self._last(), confirmer=ctx.confirmer)
+        try:
+            acted = await act_gated(env, Navigate(url=url), self._last(), ctx.confirmer)
+        except CallRefusedError as exc:
+            raise ToolError(exc.refused, f"browser: {exc.verdict.gate.message}", url=url) from None
         result = acted.result
         if not result.ok and result.error is not None:
             raise ToolError(result.error.error, f"browser: {result.error.message}", url=url)
@@ -288,13 +293,12 @@ class BrowserModule(ToolModule):
                 target_id=str(req.index),
                 **(await self._rendered(fresh)),
             )
-        acted = await env.act(to_action(req), obs, confirmer=ctx.confirmer)
+        try:
+            acted = await act_gated(env, to_action(req), obs, ctx.confirmer)
+        except CallRefusedError as exc:
+            gate = exc.verdict.gate
+            raise ToolError(exc.refused, f"browser: {gate.message}", level=str(gate.decision.level)) from None
         result = acted.result
-        if acted.refused:
-            assert result.error is not None
-            raise ToolError(
-                acted.refused, f"browser: {result.error.message}", level=str(acted.gate.decision.level)
-            )
         if not result.ok and result.error is not None:
             info = result.error.model_dump()
             extra = {k: v for k, v in info.items() if k not in ("error", "message")}

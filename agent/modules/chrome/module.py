@@ -19,6 +19,7 @@ from playwright.async_api import ElementHandle, Page
 from kite_browser.agent.browser.actions import Action, Click, ExecuteJS, Navigate, Type
 from kite_browser.agent.browser.observation import ActionResult
 from kite_browser.agent.errors import KiteError
+from kite_browser.agent.modules.action_tools import act_gated
 from kite_browser.agent.modules.base import (
     CallContext,
     ModuleRuntime,
@@ -33,7 +34,7 @@ from kite_browser.agent.modules.chrome import params as p
 from kite_browser.agent.modules.chrome.manager import BrowserManager
 from kite_browser.agent.modules.gate import check_action, check_domain
 from kite_browser.agent.toolset import ACTS, LOADS, READS, JsonObject, ToolHints
-from kite_browser.safety.toolset import CallPlan
+from kite_browser.safety.toolset import CallPlan, CallRefusedError
 
 ActionFor = Callable[[int | None], Action]
 """The action for the target: by its index in the observation, or (None: not listed) by the selector."""
@@ -227,13 +228,20 @@ class ChromeModule(ToolModule):
         env = self.m.env_of(tab)
         obs = await env.observe()
         index = await env.index_of(handle)
-        acted = await env.act(make(index), obs, confirmer=ctx.confirmer)
+        try:
+            acted = await act_gated(env, make(index), obs, ctx.confirmer)
+        except CallRefusedError as exc:
+            gate = exc.verdict.gate
+            level = str(gate.decision.level)
+            kind = CHROME_ERRORS.get(exc.refused, exc.refused)
+            raise ToolError(
+                kind, f"{tool}: {gate.message}", tool=tool, selector=selector, level=level
+            ) from None
         result = acted.result
-        if acted.refused or not result.ok:
+        if not result.ok:
             assert result.error is not None
-            extra = {"level": str(acted.gate.decision.level)} if acted.refused else {}
             kind = CHROME_ERRORS.get(result.error.error, result.error.error)
-            raise ToolError(kind, f"{tool}: {result.error.message}", tool=tool, selector=selector, **extra)
+            raise ToolError(kind, f"{tool}: {result.error.message}", tool=tool, selector=selector)
         return tab.page, handle, result
 
     async def click(self, ctx: CallContext, a: p.ClickParams) -> JsonObject:
