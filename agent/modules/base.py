@@ -339,6 +339,10 @@ class ToolModule:
         if tool is None:
             raise ToolError("unknown_tool", f"module {self.name} has no tool {tool_name!r}", tool=tool_name)
         params = validate_args(tool_name, tool.params, args)
+        return await self.run_tool(ctx, tool, params)
+
+    async def run_tool(self, ctx: CallContext, tool: Tool, params: BaseModel) -> JsonObject:
+        """One checked call: through the safety wrapper when the tool declares its ``judge``."""
         if tool.judge is not None:
             return await judged_call(self.gate, ctx, tool, params)
         return await tool.handler(ctx, params)

@@ -1,14 +1,15 @@
-"""The safety gate applied to tool calls: the same ``safety.confirm.Gate`` as the agent's actions, with its
-refusals as the tools' typed errors.
+"""The safety gate applied to tool calls, with its refusals as the tools' typed errors: the same
+``safety.confirm.Gate`` as the agent's actions.
 
-A module maps a call to the browser action it amounts to (``chrome_evaluate`` is an ``executeJS``,
-``chrome_navigate`` a ``navigate``) and asks ``check_action``; the policy decides the level from config
-(``config/safety.yaml`` + the user's rules). Calls with no action equivalent (a user's own tool) go through
-the safety wrapper (``safety/toolset.py``) with their declared level. ``block`` raises ``ToolError("blocked")``; ``confirm`` asks the
-caller's confirmer (``CallContext.confirmer``, else the gate's, which follows ``safety.approve``) and a refusal
-raises ``ToolError("declined")``; ``notify`` tells the confirmer and runs. Clicks and typing of the browser
-modules go through a ``BrowserEnv`` instead (the gate plus the second look at the target). Allowed/blocked
-domains are enforced on every context by the pool's rules and checked before a navigation (``check_domain``).
+Most tools are judged through the one wrapper (``safety/toolset.py``): a ``Tool`` that declares its ``judge``
+(``chrome_evaluate`` as ``executeJS``, ``chrome_navigate`` as ``navigate``, a user's tool at its declared level)
+is judged before its handler runs, and clicks and typing act through a ``BrowserEnv`` (``act_gated``: the
+gate plus the second look at the target). ``check_action`` is for a step judged in the middle of a handler
+(``playwright_browser``'s actions, ``run_javascript``'s Node.js fallback). ``block`` raises
+``ToolError("blocked")``; ``confirm`` asks the caller's confirmer (``CallContext.confirmer``, else the gate's,
+which follows ``safety.approve``) and a refusal raises ``ToolError("declined")``; ``notify`` tells the
+confirmer and runs. Allowed/blocked domains are enforced on every context by the pool's rules and checked
+before a navigation (``check_domain``).
 """
 
 from __future__ import annotations

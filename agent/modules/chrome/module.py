@@ -32,7 +32,7 @@ from kite_browser.agent.modules.base import (
 from kite_browser.agent.modules.chrome import interact, pages
 from kite_browser.agent.modules.chrome import params as p
 from kite_browser.agent.modules.chrome.manager import BrowserManager
-from kite_browser.agent.modules.gate import check_action, check_domain
+from kite_browser.agent.modules.gate import check_domain
 from kite_browser.agent.toolset import ACTS, LOADS, READS, JsonObject, ToolHints
 from kite_browser.safety.toolset import CallPlan, CallRefusedError
 
@@ -108,7 +108,7 @@ class ChromeModule(ToolModule):
         env = self.m.env_of(self.m.tab(tab_id))
         deadline = self.runtime.config.module_settings.call_timeout_s if self.runtime else None
         try:
-            return await env.guarded(tool.handler(ctx, params), what=tool_name, deadline_s=deadline)
+            return await env.guarded(self.run_tool(ctx, tool, params), what=tool_name, deadline_s=deadline)
         except ToolError:
             raise
         except KiteError as exc:
@@ -119,10 +119,10 @@ class ChromeModule(ToolModule):
         return [
             T("chrome_launch", "Start a new headless Chrome browser; returns its browserId and first tabId.", p.LaunchParams, self.launch, hints=LOCAL),
             T("chrome_close", "Close a browser instance and all its tabs.", p.BrowserParams, self.close, hints=ENDS),
-            T("chrome_new_tab", "Open a new tab in a browser (optionally at a URL).", p.NewTabParams, self.new_tab, hints=LOADS),
+            T("chrome_new_tab", "Open a new tab in a browser (optionally at a URL).", p.NewTabParams, self.new_tab, hints=LOADS, judge=self.judge_new_tab),
             T("chrome_close_tab", "Close a tab.", p.TabParams, self.close_tab, hints=ENDS),
             T("chrome_list_tabs", "List the tabs of a browser.", p.BrowserParams, self.list_tabs, hints=READS),
-            T("chrome_navigate", "Open a URL in a tab and wait for it to load.", p.NavigateParams, self.navigate, hints=LOADS),
+            T("chrome_navigate", "Open a URL in a tab and wait for it to load.", p.NavigateParams, self.navigate, hints=LOADS, judge=self.judge_navigate),
             T("chrome_get_url", "The current URL of a tab.", p.TabParams, self.get_url, hints=READS),
             T("chrome_screenshot", "A PNG screenshot (base64) of a tab, the full page or one element.", p.ScreenshotParams, self.screenshot, hints=READS),
             T("chrome_get_content", "The HTML of the page or of one element.", p.ContentParams, self.get_content, hints=READS),
@@ -165,13 +165,14 @@ class ChromeModule(ToolModule):
         await self.m.close(a.browserId)
         return {"browserId": a.browserId, "closed": True}
 
-    async def new_tab(self, ctx: CallContext, a: p.NewTabParams) -> JsonObject:
+    async def judge_new_tab(self, ctx: CallContext, a: p.NewTabParams) -> CallPlan:
         self.m.browser(a.browserId)
-        if a.url:
-            url = await self._allowed_url(ctx, "chrome_new_tab", a.url)
+        return self._navigation("chrome_new_tab", a.url) if a.url else CallPlan()
+
+    async def new_tab(self, ctx: CallContext, a: p.NewTabParams) -> JsonObject:
         tab = await self.m.new_tab(a.browserId)
         if a.url:
-            await pages.navigate(tab.page, url, "load", 30000)
+            await pages.navigate(tab.page, pages.check_url(a.url, self.gate_config()), "load", 30000)
         return await tab.info()
 
     async def close_tab(self, ctx: CallContext, a: p.TabParams) -> JsonObject:
@@ -183,19 +184,24 @@ class ChromeModule(ToolModule):
         return {"browserId": inst.id, "tabs": [await t.info() for t in list(inst.tabs.values())]}
 
     # ------------------------------------------------------------------ navigation and reading
-    async def _allowed_url(self, ctx: CallContext, tool: str, url: str) -> str:
+    def _navigation(self, tool: str, url: str) -> CallPlan:
+        """A navigation judged as Kite's ``navigate`` (a URL outside the domain policy refused before the gate
+        is asked)."""
         url = pages.check_url(url, self.gate_config())
         check_domain(self.gate, url, tool)
-        await check_action(self.gate, ctx, tool, Navigate(url=url), None, {"url": url})
-        return url
+        return CallPlan(action=Navigate(url=url), about={"tool": tool, "args": {"url": url}})
 
     def gate_config(self) -> Any:
         assert self.runtime is not None
         return self.runtime.config.browser
 
+    async def judge_navigate(self, ctx: CallContext, a: p.NavigateParams) -> CallPlan:
+        self.m.tab(a.tabId)
+        return self._navigation("chrome_navigate", a.url)
+
     async def navigate(self, ctx: CallContext, a: p.NavigateParams) -> JsonObject:
         tab = self.m.tab(a.tabId)
-        url = await self._allowed_url(ctx, "chrome_navigate", a.url)
+        url = pages.check_url(a.url, self.gate_config())
         out = await pages.navigate(tab.page, url, a.waitUntil, a.timeoutMs)
         return {"tabId": tab.id, **out}
 
