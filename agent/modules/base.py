@@ -32,7 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.jsonschema import flat_schema
 from kite_browser.agent.levels import LevelName
+from kite_browser.agent.toolset import READS as READS  # where module authors found them before
 from kite_browser.agent.toolset import JsonObject, ToolDef, ToolHints, no_arguments
+from kite_browser.agent.toolset import is_error as is_error
 from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, Verdict
 
 if TYPE_CHECKING:
