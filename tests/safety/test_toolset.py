@@ -17,13 +17,14 @@ import pytest
 
 from kite_browser.agent.browser.env import Acted, BrowserEnv, EnvSafety
 from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.levels import LevelName
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.modules.action_tools import ActionToolset
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule, tool
 from kite_browser.agent.modules.registry import ModuleRegistry
-from kite_browser.agent.toolset import READS, Toolset
-from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest
-from kite_browser.safety.toolset import CallRefusedError, GatedToolset
+from kite_browser.agent.toolset import READS, JsonObject, ToolDef, Toolset
+from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest, Gate
+from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, Verdict
 from tests.fixtures.browser import PagesServer
 
 PAGE = """<!doctype html><meta charset=utf-8><title>Checkout</title>
@@ -127,3 +128,49 @@ async def test_a_button_relabelled_before_the_click_is_judged_again_through_the_
     shown = await tools.call("click", {"ref": buttons["plain"]})
     assert shown.result.ok
     assert re.fullmatch(r"\s*SHOWN\s*", await env.ctx.page.inner_text("#log"))
+
+
+class Levels:
+    """A toolset of calls that are no browser action, each at the level its name says; remembers what ran."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+
+    LEVELS: dict[str, LevelName] = {
+        "auto": "auto",
+        "notify": "notify",
+        "confirm": "confirm",
+        "block": "block",
+    }
+
+    def definitions(self) -> list[ToolDef]:
+        return [ToolDef(name) for name in self.LEVELS]
+
+    async def plan(self, name: str, args: JsonObject, /) -> CallPlan:
+        return CallPlan(level=self.LEVELS[name])
+
+    async def run(self, name: str, args: JsonObject, verdict: Verdict, /) -> str:
+        self.ran.append(name)
+        return name
+
+
+class Approves(Declines):
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        self.asked.append(request)
+        return ConfirmAnswer(approved=True)
+
+
+async def test_the_wrapper_runs_only_what_the_gate_allows(kite_config: Any) -> None:
+    gate = Gate.from_config(kite_config().safety)
+    inner = Levels()
+    declines = GatedToolset(inner, gate, Declines())
+    assert await declines.call("auto", {}) == "auto" and await declines.call("notify", {}) == "notify"
+    for level, refused in (("confirm", "declined"), ("block", "blocked")):
+        with pytest.raises(CallRefusedError) as caught:
+            await declines.call(level, {"x": 1})
+        assert caught.value.refused == refused
+    assert inner.ran == ["auto", "notify"]  # the refused calls never ran
+    person = Approves()
+    assert await GatedToolset(inner, gate, person).call("confirm", {"x": 1}) == "confirm"
+    assert [r.action for r in person.asked] == [{"action": "confirm", "tool": "confirm", "args": {"x": 1}}]
+    await gate.flush()
