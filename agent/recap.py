@@ -139,7 +139,7 @@ def asks_answer(part: str) -> bool:
 def task_parts(task: str) -> list[str]:
     """The task cut where a new instruction starts: at commas, semicolons, sentence ends and "then", and at
     "and" when a verb follows it ("open the cart and report what it holds", not "blue and red mugs"). Quoted
-    text is never cut. Chinese is cut at its commas, semicolons and full stops ("然后" dropped); "and" is read
+    text and text in brackets are never cut. Chinese is cut at its commas, semicolons and full stops ("然后" dropped); "and" is read
     in English only."""
     quoted: list[str] = []
 
@@ -147,7 +147,7 @@ def task_parts(task: str) -> list[str]:
         quoted.append(m.group(0))
         return f"\x00{len(quoted) - 1}\x00"
 
-    text = re.sub(r'"[^"]*"|“[^”]*”|\'[^\']*\'', hide, task.strip().rstrip(".。"))
+    text = re.sub(r'"[^"]*"|“[^”]*”|\'[^\']*\'|\([^()]*\)|（[^（）]*）', hide, task.strip().rstrip(".。"))
     pieces: list[str] = []
     for chunk in _SPLIT.split(text):
         start = 0

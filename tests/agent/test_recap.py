@@ -172,6 +172,10 @@ def test_a_task_is_cut_where_a_new_instruction_starts() -> None:
         "add two mugs to the cart",
         "Report the total",
     ]
+    assert task_parts("Fill in the form (name Ada, email a@b.c), then submit it") == [
+        "Fill in the form (name Ada, email a@b.c)",
+        "submit it",
+    ]
     assert task_parts("Filter by blue and red mugs") == ["Filter by blue and red mugs"]  # no verb after "and"
     assert task_parts("搜索“咖啡”，然后打开购物车") == ["搜索“咖啡”", "打开购物车"]
 
