@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from kite_browser.agent.browser.actions import Action
+from kite_browser.agent.browser.actions import OBSERVE_ONLY, Action
 from kite_browser.agent.browser.exec.base import NO_EFFECT
 from kite_browser.agent.browser.observation import ActionResult, Element, Observation
 from kite_browser.agent.config import AgentConfig
@@ -21,6 +21,10 @@ class Guards:
     def __init__(self, limits: AgentConfig) -> None:
         self.limits = limits
         self.failures, self.repeats, self._last_key, self._key_before = 0, 0, "", ""
+        self.withheld: frozenset[str] = frozenset()
+        """Observation-only actions (read, getElements ...) the last steps repeated to no end: a constrained
+        reply leaves them out for the next step. Recorded: the demo run on the cart page read the same two
+        passages four steps running, through three warnings, then ended with no answer."""
 
     def step_failed(self, failed: bool) -> None:
         self.failures = self.failures + 1 if failed else 0
@@ -40,6 +44,9 @@ class Guards:
         # click changes its state, so no two steps in a row are alike) is a loop too.
         self.repeats = self.repeats + 1 if key in (self._last_key, self._key_before) else 1
         self._last_key, self._key_before = key, self._last_key
+        names = {action.action for action in _effective(ran)} - {"done"}
+        warned = self.repeats >= self.limits.loop_warn
+        self.withheld = frozenset(names) if warned and names and names <= OBSERVE_ONLY else frozenset()
         if self.repeats >= self.limits.loop_stop:
             raise Stop(
                 StopReason.LOOP_DETECTED,

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kite_browser.agent.browser.actions import Action, Done, Navigate
+from kite_browser.agent.browser.actions import ACTION_NAMES, Action, Done, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
 from kite_browser.agent.browser.pool import BrowserPool
@@ -382,6 +382,7 @@ class Agent:
             return None
         return reply_schema(
             obs,
+            [name for name in ACTION_NAMES if name not in self.guards.withheld],
             vision=self.model.vision,
             max_actions=MAX_ACTIONS_PER_REPLY,
             output_schema=self.output.schema,

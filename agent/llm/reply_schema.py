@@ -168,6 +168,10 @@ def _variant(  # noqa: C901  (landed beside the C90 rule; to split by action kin
             props.pop("data", None)
         else:
             props["data"] = _lean(output_schema)
+        # an answer always, if only a word: the 1.5B model ended a "report what it holds" run with
+        # {"action": "done", "success": true} and the cart's contents unsaid
+        props["answer"] = {"type": "string", "minLength": 1}
+        required.append("answer")
     required = [r for r in required if r in props]
     return {
         "type": "object",

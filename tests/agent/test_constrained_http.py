@@ -177,3 +177,34 @@ async def test_on_keeps_the_schema_error(
     result = await Agent(config).run("look", start_url=sites.url("/test/reply-next.html"))
     assert result.stop_reason == "model_error" and "llm_bad_request" in result.message, result
     assert len(openai_server.requests) == 1
+
+
+async def test_a_read_repeated_to_no_end_is_left_out_of_the_next_schema(
+    kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    """The recorded demo run read the same passages four steps running on the cart page, through the loop
+    warnings, then ended with ``done`` and no answer. After the warning the next schema has no ``read``, and
+    ``done`` always needs an answer."""
+    offered: list[set[str]] = []
+
+    def reply(body: dict[str, Any]) -> Reply:
+        actions = variants(body)
+        offered.append(set(actions))
+        done = actions["done"]
+        assert done["required"] == ["action", "success", "answer"], done
+        assert done["properties"]["answer"]["minLength"] == 1
+        if "read" in actions:
+            act: dict[str, Any] = {"action": "read", "query": "order"}
+        else:
+            act = {"action": "done", "success": True, "answer": "the order page"}
+        return Reply(content=json.dumps({"thought": "I read the page.", "actions": [act]}))
+
+    openai_server.fallback = Respond(reply)
+    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
+    result = await Agent(config).run(
+        "Say what the page is about", start_url=sites.url("/test/reply-next.html")
+    )
+    assert not openai_server.errors, openai_server.errors
+    assert ["read" in names for names in offered] == [True, True, False], offered
+    assert "click" in offered[2]  # only the repeated action is withheld
+    assert result.stop_reason == "done" and result.answer == "the order page", result
