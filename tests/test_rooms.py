@@ -69,7 +69,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "browser": set(),
     "llm": set(),  # and the action and observation models of the browser room: PARTS below
     "safety": set(),  # the same
-    "loop": {"browser", "llm", "safety"},
+    "loop": {"browser", "llm", "safety", "modules"},  # the agent's module toolset (Agent(tools=[fn]))
     "batch": {"loop", "safety", "workflow"},
     "workflow": {"loop", "safety"},
     "modules": {"browser", "safety"},
@@ -89,12 +89,6 @@ ASSEMBLY = {"agent.browser.env": {"safety"}, "agent.browser.pool": {"safety"}}
 the pool holds every browser to the domain and dialog policy."""
 
 KNOWN: dict[tuple[str, str], str] = {
-    (
-        "agent.loop",
-        "agent.modules.planner",
-    ): "the default module toolset (agent.module_tools, Agent(tools=[fn])): only its factory; the loop "
-    "calls the tools through agent/toolset.py. Gone when every face that makes an Agent (tui, batch incl. "
-    "Ray workers, workflow) is handed the toolset, or the table lets the loop import modules",
     (
         "safety.confirm",
         "agent.browser.render",
