@@ -53,7 +53,7 @@ from kite_browser.agent.modules.planner import module_toolset
 from kite_browser.agent.outcome import build_result, current_url
 from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.prompt import PromptBuilder, kite_notices, page_text
-from kite_browser.agent.recap import recap
+from kite_browser.agent.recap import answer_next, recap
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
 from kite_browser.agent.result import StopReason
@@ -380,9 +380,15 @@ class Agent:
         """This step's reply schema when replies are constrained (the enabled actions on this page)."""
         if not self.model.constrained:
             return None
+        withheld = self.guards.withheld
+        enabled = [name for name in ACTION_NAMES if name not in withheld]
+        if withheld and answer_next(self.prompt.task, self.history):
+            # read the same twice, every part done but the answer: the next reply is the answer (recorded:
+            # the demo's model, warned, clicked "Update" and "Proceed to checkout" instead, then read again)
+            enabled = ["done"]
         return reply_schema(
             obs,
-            [name for name in ACTION_NAMES if name not in self.guards.withheld],
+            enabled,
             vision=self.model.vision,
             max_actions=MAX_ACTIONS_PER_REPLY,
             output_schema=self.output.schema,

@@ -195,6 +195,12 @@ def progress(task: str, history: Sequence[PastAction]) -> tuple[list[str], str |
     return done, (parts[len(done)] if len(done) < len(parts) else None)
 
 
+def answer_next(task: str, history: Sequence[PastAction]) -> bool:
+    """Whether the run has done every part of the task before one that asks for an answer."""
+    _, nxt = progress(task, history)
+    return nxt is not None and asks_answer(nxt)
+
+
 def recap(
     task: str, history: Sequence[PastAction], urls: Mapping[int, str], obs: Observation
 ) -> dict[str, list[str]]:

@@ -208,3 +208,36 @@ async def test_a_read_repeated_to_no_end_is_left_out_of_the_next_schema(
     assert ["read" in names for names in offered] == [True, True, False], offered
     assert "click" in offered[2]  # only the repeated action is withheld
     assert result.stop_reason == "done" and result.answer == "the order page", result
+
+
+async def test_every_part_done_but_the_answer_and_a_read_repeated_leaves_only_done(
+    kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    """The recorded demo run, warned after reading the cart twice, clicked "Update" and "Proceed to checkout"
+    and read again: when every part of the task but an answer is done and a read repeats, the next schema
+    offers ``done`` alone. Before the parts are done, a repeated read only loses ``read``."""
+    offered: list[set[str]] = []
+
+    def reply(body: dict[str, Any]) -> Reply:
+        actions, elements = variants(body), page_elements(body)
+        offered.append(set(actions))
+        if len(offered) == 1:
+            act: dict[str, Any] = {
+                "action": "click",
+                "target": target_of(actions["click"], by_name(elements, '"Next page"')),
+            }
+        elif "read" in actions:
+            act = {"action": "read", "query": "order"}
+        else:
+            act = {"action": "done", "success": True, "answer": "an order"}
+        return Reply(content=json.dumps({"thought": "On it.", "actions": [act]}))
+
+    openai_server.fallback = Respond(reply)
+    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
+    result = await Agent(config).run(
+        "Open the next page, then report what it says", start_url=sites.url("/test/reply-form.html")
+    )
+    assert not openai_server.errors, openai_server.errors
+    assert ["read" in names for names in offered] == [True, True, True, False], offered
+    assert offered[3] == {"done"}, offered
+    assert result.stop_reason == "done" and result.answer == "an order", result
