@@ -69,6 +69,17 @@ class Guards:
             raise Stop(StopReason.MAX_COST, f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
 
 
+def answer_now(repeats: int) -> str:
+    """The warning when a read repeats and every part of the task but its answer is done. The plain loop
+    warning ("do the next part of the task (another element), or call done") drew, from the 1.5B model offered
+    ``done`` alone, "success: false — the page has not changed, I need to find another element"."""
+    return (
+        f"You have read the same {repeats} times: what it says is in the results above. Every part of the task "
+        "but the answer is done: call done now with the answer, taken from what you read (exact names, prices, "
+        "numbers)."
+    )
+
+
 def _effective(ran: Sequence[tuple[Action, ActionResult | None]]) -> list[Action]:
     """The actions that count in a step's loop key: a change that was not needed (a select of the option
     already selected, typing what a field already holds: ``no_effect`` in its data) is left out, so "select Blue, sort Featured, click

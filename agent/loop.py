@@ -39,7 +39,7 @@ from kite_browser.agent.events import (
     emit,
 )
 from kite_browser.agent.fence import defuse
-from kite_browser.agent.guards import Guards
+from kite_browser.agent.guards import Guards, answer_now
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.errors import ContextWindowError, LLMError
 from kite_browser.agent.llm.model import Model, ModelView, PastAction
@@ -339,6 +339,8 @@ class Agent:
                 break
         ran = [(action, o.result) for action, o in zip(actions, record.actions, strict=False)]
         if warning := self.guards.check_loop(ran, obs):
+            if self.guards.withheld and answer_next(self.prompt.task, self.history):
+                warning = answer_now(self.guards.repeats)  # the next schema offers done alone
             self.warnings.append(warning)
         self.guards.step_failed(any_error)
 

@@ -240,4 +240,7 @@ async def test_every_part_done_but_the_answer_and_a_read_repeated_leaves_only_do
     assert not openai_server.errors, openai_server.errors
     assert ["read" in names for names in offered] == [True, True, True, False], offered
     assert offered[3] == {"done"}, offered
+    last_prompt = openai_server.requests[3]["messages"][-1]["content"]
+    assert "Every part of the task but the answer is done: call done now" in last_prompt
+    assert "(another element)" not in last_prompt  # not the plain loop warning
     assert result.stop_reason == "done" and result.answer == "an order", result
