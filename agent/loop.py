@@ -337,12 +337,17 @@ class Agent:
                     f"the page changed, so the remaining {len(actions) - 1 - i} action(s) were not run"
                 )
                 break
-        ran = [(action, o.result) for action, o in zip(actions, record.actions, strict=False)]
+        self._check_loop(
+            [(action, o.result) for action, o in zip(actions, record.actions, strict=False)], obs
+        )
+        self.guards.step_failed(any_error)
+
+    def _check_loop(self, ran: list[tuple[Action, ActionResult | None]], obs: Observation) -> None:
+        """The loop guard on the actions that ran; its warning for the next prompt."""
         if warning := self.guards.check_loop(ran, obs):
             if self.guards.withheld and answer_next(self.prompt.task, self.history):
                 warning = answer_now(self.guards.repeats)  # the next schema offers done alone
             self.warnings.append(warning)
-        self.guards.step_failed(any_error)
 
     async def _complete(
         self, record: StepRecord, messages: list[dict[str, Any]], obs: Observation
