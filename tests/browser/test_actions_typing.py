@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from kite_browser.agent.browser.exec.base import NO_EFFECT
 from kite_browser.agent.errors import KiteError
 from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
@@ -77,10 +78,18 @@ async def test_select_multi(kite: Kite, sites: SitesServer) -> None:
     labels = await kite.page.locator("#interests option").evaluate_all("os => os.map(o => o.label)")
     res = await kite.act(action="select", selector="#interests", value=labels[:2])
     assert res.ok
-    chosen = await kite.page.locator("#interests").evaluate(
-        "s => Array.from(s.selectedOptions).map(o => o.label)"
-    )
+    read = "s => Array.from(s.selectedOptions).map(o => o.label)"
+    chosen = await kite.page.locator("#interests").evaluate(read)
     assert chosen == labels[:2]
+    # one value more adds to the selection, as a ctrl-click would (recorded: MiniWoB click-scroll-list,
+    # told to select two names, selected each in turn and the second replaced the first)
+    more = await kite.act(action="select", selector="#interests", value=labels[3])
+    assert more.ok and "added to" in more.message and "a list of values replaces" in more.message
+    assert await kite.page.locator("#interests").evaluate(read) == [*labels[:2], labels[3]]
+    again = await kite.act(action="select", selector="#interests", value=labels[3])
+    assert again.ok and again.data.get(NO_EFFECT)  # already among them: nothing changed
+    only = await kite.act(action="select", selector="#interests", value=[labels[1]])
+    assert only.ok and await kite.page.locator("#interests").evaluate(read) == [labels[1]]
 
 
 async def test_select_custom_dropdown_by_text(kite: Kite, sites: SitesServer) -> None:
@@ -166,3 +175,48 @@ async def test_a_field_that_drops_keys_is_filled_and_the_fill_is_in_the_effects(
     assert res.ok and res.method == "fill" and res.effects.value == "Ada", res
     assert res.effects.added == 1 and res.effects.changed, res.effects
     assert await kite.page.evaluate("document.querySelector('button').textContent") == "Saved Ada"
+
+
+_WHEN_PAGE = """<!doctype html><body>
+<label for="d">Day</label><input id="d" type="date">
+<label for="t">Time</label><input id="t" type="time">
+<label for="m">Month</label><input id="m" type="month">
+<label for="w">Week</label><input id="w" type="week">
+<label for="dt">When</label><input id="dt" type="datetime-local">
+<script>window.changes = 0; document.body.addEventListener('change', () => { window.changes += 1; });</script>
+</body>"""
+
+
+async def test_date_and_time_inputs_take_dates_as_people_write_them(
+    kite: Kite, pages_server: PagesServer
+) -> None:
+    """A date input refuses "05/20/2010" as such (recorded: the model typed it three steps running and the
+    run failed): ``type`` sets the same date in the input's format and says so."""
+    await kite.goto(pages_server.add("/when.html", _WHEN_PAGE))
+    cases = [
+        ("#d", "05/20/2010", "2010-05-20"),
+        ("#d", "2011-10-11", "2011-10-11"),  # already the input's format: set as written
+        ("#t", "9:37 PM", "21:37"),
+        ("#m", "May 2010", "2010-05"),
+        ("#w", "May 20, 2010", "2010-W20"),
+        ("#dt", "05/20/2010 9:37 PM", "2010-05-20T21:37"),
+    ]
+    for selector, text, value in cases:
+        res = await kite.act(action="type", selector=selector, text=text)
+        assert res.ok and res.effects.value == value, (selector, text, res.message)
+        assert await kite.page.input_value(selector) == value
+        if value != text:
+            assert repr(value) in res.message and repr(text) in res.message
+    assert await kite.page.evaluate("window.changes") == len(cases)
+
+
+async def test_a_date_input_refuses_what_is_no_date_and_keeps_its_value(
+    kite: Kite, pages_server: PagesServer
+) -> None:
+    await kite.goto(pages_server.add("/when.html", _WHEN_PAGE))
+    assert (await kite.act(action="type", selector="#d", text="2010-05-20")).ok
+    for selector, text in [("#d", "next tuesday-ish"), ("#d", "9:37 PM"), ("#t", "05/20/2010")]:
+        res = await kite.act(action="type", selector=selector, text=text)
+        assert res.error is not None and res.error.error == "not_interactable", res.message
+        assert "YYYY-MM-DD" in res.message or "HH:MM" in res.message
+    assert await kite.page.input_value("#d") == "2010-05-20" and await kite.page.input_value("#t") == ""

@@ -30,6 +30,7 @@ from kite_browser.agent.browser.exec.targets import Target, resolve_element
 class Select(ElementTarget):
     """Choose an option of a dropdown by its text (or value)."""
 
+    # on a multi-select one value adds to the selection, a list replaces it (the result says which)
     action: Literal["select"] = "select"
     value: str | list[str] = Field(description="Option value or visible label; a list for multi-selects.")
 
@@ -49,6 +50,9 @@ _MATCH_JS = """(el, wanted) => {
   return {found, missing, multiple: el.multiple, options: opts.slice(0, 30).map((o) => o.label.trim() || o.value)};
 }"""
 _READ_JS = "el => Array.from(el.selectedOptions).map(o => o.label.trim() || o.value).join(', ')"
+_CHOSEN_JS = "el => Array.from(el.options).flatMap((o, i) => o.selected ? [i] : [])"
+"""A multi-select's chosen options: one value given adds to them (recorded: MiniWoB click-scroll-list, told to
+select two names, selected each in turn and the second replaced the first)."""
 
 # Radios, checkboxes and switches: the one to tick — the radio of the same group whose value or label is the
 # wanted one, else any radio or checkbox of the same form (or page) labelled so (a model names the option it
@@ -125,7 +129,10 @@ async def select(ec: ExecContext, action: Select) -> Outcome:
     if len(match["found"]) > 1 and not match["multiple"]:
         raise OptionNotFoundError(f"{target.label} is a single-choice select; give one value")
     before = await target.handle.evaluate(_READ_JS)
-    await target.handle.select_option(index=match["found"], timeout=2000)
+    found: list[int] = match["found"]
+    if match["multiple"] and isinstance(action.value, str):  # one more option, as a ctrl-click adds it
+        found = sorted({*await target.handle.evaluate(_CHOSEN_JS), *found})
+    await target.handle.select_option(index=found, timeout=2000)
     value = await target.handle.evaluate(_READ_JS)
     if value == before:  # the executor adds "nothing changed": say why, so the model moves on
         return Outcome(
@@ -134,6 +141,10 @@ async def select(ec: ExecContext, action: Select) -> Outcome:
             value=value,
             data={NO_EFFECT: True},
         )
+    if match["multiple"]:
+        how = "added to" if isinstance(action.value, str) else "set as the selection of"
+        said = f"{how} {target.label}: now selected {value!r} (a list of values replaces the selection)"
+        return Outcome("select_option", said, value=value)
     return Outcome("select_option", f"selected {value!r} in {target.label}", value=value)
 
 

@@ -12,6 +12,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from kite_browser.agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
 from kite_browser.agent.browser.exec.cdp import type_keys
+from kite_browser.agent.browser.exec.dates import input_format, input_value
 from kite_browser.agent.browser.exec.hit import probe
 from kite_browser.agent.browser.exec.recheck import guarded, look_again, look_again_at
 from kite_browser.agent.browser.exec.spec import (
@@ -159,10 +160,7 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
     await ec.ready()
     prep = await target.handle.evaluate(_SET_OR_PREPARE_JS, [text, action.clear])
     if (typeless := prep.get("typeless")) is not None:
-        if not typeless["ok"]:  # typed key by key it would have emptied the field and looked fine
-            msg = f"cannot type into {target.label}: {text!r} is not a valid {typeless['type']} value"
-            raise NotInteractableError(msg, tag="input")
-        return Outcome("fill", f"set the value of {target.label}", value=text)
+        return await _set_typeless(target, text, typeless)
     if not prep["ok"]:
         why = (
             "it is read-only or disabled"
@@ -203,6 +201,22 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
     if value != expected and method == "keyboard":
         msg += " (the page changed or limited the input)"
     return Outcome(method, msg, value=shown, data={NO_EFFECT: True} if unchanged else {})
+
+
+async def _set_typeless(target: Target, text: str, typeless: dict[str, Any]) -> Outcome:
+    """A date/time input: its value set as written, or else as the same date or time in the input's format
+    (the input refuses "05/20/2010"); typed key by key it would have emptied the field and looked fine."""
+    kind = typeless["type"]
+    if typeless["ok"]:
+        return Outcome("fill", f"set the value of {target.label}", value=text)
+    value = input_value(kind, text)
+    if value is not None and value != text:
+        again = await target.handle.evaluate(_TYPELESS_JS, value)
+        if again is not None and again["ok"]:
+            msg = f"set the value of {target.label} to {value!r} ({text!r} in the {kind} input's format)"
+            return Outcome("fill", msg, value=value)
+    msg = f"cannot type into {target.label}: {text!r} is not a {kind}; this input takes {input_format(kind)}"
+    raise NotInteractableError(msg, tag="input")
 
 
 async def press_key(ec: ExecContext, action: PressKey) -> Outcome:
