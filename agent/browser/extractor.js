@@ -123,12 +123,21 @@
       return s;
     };
 
+    // A <label> right before a field, bound to nothing (no `for`, no control inside): the field's visible
+    // label on pages that never bound it (`<label>Last name:</label><input>`), as a person reads it.
+    const looseLabel = (el, limit) => {
+      const prev = el.previousElementSibling;
+      return prev && prev.tagName === "LABEL" && !prev.hasAttribute("for") && !prev.control
+        ? textOf(prev, limit).replace(/\s*[:：]$/, "") : "";
+    };
+
     const nameOf = (el, tag, type, limit, field) => {
       let s = el.hasAttribute("aria-labelledby") ? byIds(el, "aria-labelledby") : "";
       if (!s) s = norm(el.getAttribute("aria-label"));
       if (!s && (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA")) {
         if (tag === "INPUT" && BUTTON_TYPES.has(type)) s = norm(type === "image" ? el.alt : el.value) || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
         else if (el.labels && el.labels.length) s = norm([...el.labels].map((l) => textOf(l, limit)).join(" "));
+        else s = looseLabel(el, limit);
       } else if (!s && (tag === "IMG" || tag === "AREA")) s = norm(el.alt);
       else if (!s && field) s = fieldLabel(el, limit);
       else if (!s) {
