@@ -25,6 +25,12 @@ class Guards:
         """Observation-only actions (read, getElements ...) the last steps repeated to no end: a constrained
         reply leaves them out for the next step. Recorded: the demo run on the cart page read the same two
         passages four steps running, through three warnings, then ended with no answer."""
+        self.futile: frozenset[tuple[str, int | None]] = frozenset()
+        """(action, element index or None) pairs the repeated steps ran to no effect (typing what a field
+        held, clicking a chosen radio or tab, scrolling at the end): a constrained reply does not offer that
+        action on that element (or, with no element, at all) for the next step. Recorded: MiniWoB
+        form-sequence-2 clicked its chosen radio and retyped the field's value ten steps running and never
+        pressed Submit; click-tab-2-hard clicked the open tab and scrolled a page that could not move."""
 
     def step_failed(self, failed: bool) -> None:
         self.failures = self.failures + 1 if failed else 0
@@ -47,6 +53,15 @@ class Guards:
         names = {action.action for action in _effective(ran)} - {"done"}
         warned = self.repeats >= self.limits.loop_warn
         self.withheld = frozenset(names) if warned and names and names <= OBSERVE_ONLY else frozenset()
+        self.futile = frozenset(
+            (action.action, action.target_index)
+            for action, result in ran
+            if warned
+            and result is not None
+            and result.ok
+            and said_no_effect(result)
+            and action.action != "done"
+        )
         if self.repeats >= self.limits.loop_stop:
             raise Stop(
                 StopReason.LOOP_DETECTED,

@@ -388,7 +388,9 @@ class Agent:
         if not self.model.constrained:
             return None
         withheld = self.guards.withheld
-        enabled = [name for name in ACTION_NAMES if name not in withheld]
+        futile = self.guards.futile
+        everywhere = {name for name, index in futile if index is None}
+        enabled = [name for name in ACTION_NAMES if name not in withheld and name not in everywhere]
         if withheld and answer_next(self.prompt.task, self.history):
             # read the same twice, every part done but the answer: the next reply is the answer (recorded:
             # the demo's model, warned, clicked "Update" and "Proceed to checkout" instead, then read again)
@@ -400,6 +402,7 @@ class Agent:
             max_actions=MAX_ACTIONS_PER_REPLY,
             output_schema=self.output.schema,
             task=self.prompt.task,
+            exclude=[(name, index) for name, index in futile if index is not None],
         )
 
     async def _act(

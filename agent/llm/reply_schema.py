@@ -113,7 +113,12 @@ def _element_targeted(name: str) -> bool:
 
 
 def _variant(  # noqa: C901  (landed beside the C90 rule; to split by action kind)
-    name: str, obs: Observation, vision: bool, output_schema: dict[str, Any] | None, task: str
+    name: str,
+    obs: Observation,
+    vision: bool,
+    output_schema: dict[str, Any] | None,
+    task: str,
+    off: set[int],
 ) -> dict[str, Any] | None:
     """One action's object schema for this page, or None when the page gives it nothing to act on."""
     params = _lean(action_schema(name))
@@ -135,7 +140,7 @@ def _variant(  # noqa: C901  (landed beside the C90 rule; to split by action kin
         props = {"index": {"type": "integer", "enum": tabs}}
         required = ["index"]
     elif "index" in props:
-        allowed = set(targets(name, obs))
+        allowed = set(targets(name, obs)) - off
         needs_index = _element_targeted(name) and not vision
         index_required = "index" in required
         props.pop("index")
@@ -189,12 +194,21 @@ def reply_schema(
     max_actions: int = 10,
     output_schema: dict[str, Any] | None = None,
     task: str = "",
+    exclude: Iterable[tuple[str, int]] = (),
 ) -> dict[str, Any]:
     """The JSON schema of this step's reply: ``thought`` (first), then 1..``max_actions`` actions, each one of
     ``enabled`` (default: every action) narrowed to this observation; a click's ``double`` and
-    ``mouse_button`` only when ``task`` asks for them (``_ASKED_FOR``)."""
+    ``mouse_button`` only when ``task`` asks for them (``_ASKED_FOR``); no (action, element) pair of
+    ``exclude`` (the loop guard's ``futile`` ones)."""
     names = [n for n in (ACTION_NAMES if enabled is None else enabled) if n in ACTION_MODELS]
-    variants = [v for n in names if (v := _variant(n, observation, vision, output_schema, task)) is not None]
+    off: dict[str, set[int]] = {}
+    for name, index in exclude:
+        off.setdefault(name, set()).add(index)
+    variants = [
+        v
+        for n in names
+        if (v := _variant(n, observation, vision, output_schema, task, off.get(n, set()))) is not None
+    ]
     return {
         "type": "object",
         "properties": {

@@ -244,3 +244,40 @@ async def test_every_part_done_but_the_answer_and_a_read_repeated_leaves_only_do
     assert "Every part of the task but the answer is done: call done now" in last_prompt
     assert "(another element)" not in last_prompt  # not the plain loop warning
     assert result.stop_reason == "done" and result.answer == "an order", result
+
+
+async def test_an_action_repeated_to_no_effect_is_not_offered_on_that_element_again(
+    kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    """Recorded (MiniWoB form-sequence-2): the model retyped a field's value and clicked its chosen radio ten
+    steps running and never pressed Submit. Once the loop guard warns, the next schema does not offer that
+    action on that element; other fields, and other actions on it, stay offered."""
+    typeable: list[set[int]] = []
+    clickable: list[set[int]] = []
+
+    def reply(body: dict[str, Any]) -> Reply:
+        actions, elements = variants(body), page_elements(body)
+        if "Send order" not in " ".join(elements.values()):
+            act: dict[str, Any] = {"action": "done", "success": True, "answer": "sent"}
+            return Reply(content=json.dumps({"thought": "Sent.", "actions": [act]}))
+        name = by_name(elements, '"Name"')
+        typeable.append(target_enum(actions["type"], elements))
+        clickable.append(target_enum(actions["click"], elements))
+        if name in typeable[-1]:
+            act = {"action": "type", "target": target_of(actions["type"], name), "text": "Ann"}
+        else:
+            act = {
+                "action": "click",
+                "target": target_of(actions["click"], by_name(elements, '"Send order"')),
+            }
+        return Reply(content=json.dumps({"thought": "The form.", "actions": [act]}))
+
+    openai_server.fallback = Respond(reply)
+    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
+    result = await Agent(config).run("Order as Ann", start_url=sites.url("/test/reply-form.html"))
+    assert not openai_server.errors, openai_server.errors
+    assert len(typeable) == 4, typeable  # typed (a change), typed again twice (nothing changed), then no more
+    names = [len(t) for t in typeable]
+    assert names[0] == names[1] == names[2] == names[3] + 1, typeable  # only the Name field left the enum
+    assert typeable[3] < typeable[2] and clickable[3] == clickable[2]  # and only from ``type``
+    assert result.stop_reason == "done" and result.answer == "sent", result

@@ -4,6 +4,7 @@ pressing Enter where nothing happens, typing the same text twice, CSS the page d
 
 from __future__ import annotations
 
+from kite_browser.agent.browser.exec.base import NO_EFFECT
 from kite_browser.agent.browser.render import element_line, role_word
 from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
@@ -94,10 +95,13 @@ async def test_a_click_on_a_checkbox_says_whether_it_is_now_checked(kite: Kite, 
     assert not await kite.page.is_checked("#subscribe")
     radio = await kite.index_of("#contact-email")
     await kite.snap.snapshot(kite.page)
-    for said in (": now checked", ": still checked"):
+    for said, unneeded in ((": now checked", False), (": still checked", True)):
         res = await kite.act(action="click", index=radio)
         assert res.ok and res.message.endswith(said), res.message
+        # a radio already chosen, clicked again, changed nothing: the loop guard is told so
+        assert bool(res.data.get(NO_EFFECT)) is unneeded
         await kite.snap.snapshot(kite.page)
+    assert not first.data.get(NO_EFFECT) and not second.data.get(NO_EFFECT)
 
 
 async def test_an_invalid_selector_says_use_the_index(kite: Kite, sites: SitesServer) -> None:

@@ -8,7 +8,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from kite_browser.agent.browser.exec.base import ExecContext, NotInteractableError, Outcome
+from kite_browser.agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
 from kite_browser.agent.browser.exec.cdp import mouse_click, mouse_moves
 from kite_browser.agent.browser.exec.hit import (
     Probe,
@@ -107,13 +107,16 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
             else:  # move, look again, press, look again, release: the page may relabel it on the way
                 checked = await checked_click(ec, page, target, pr, action.mouse_button, count)
         past = f" through a transparent <{pr.through}> over it" if pr.through else ""
-        said = f"{verb}ed {target.label}{past}{await _box_state(target, checked)}"
-        return Outcome("mouse", said, data={"x": round(pr.x), "y": round(pr.y)})
+        state = await _box_state(target, checked)
+        data: dict[str, object] = {"x": round(pr.x), "y": round(pr.y)}
+        return Outcome("mouse", f"{verb}ed {target.label}{past}{state}", data=data | _unneeded(state))
     if pr.visible and pr.hit == "other":
         raise_covered(ec, page, target, pr, verb)
     await look_again(ec, page, target, "before the click")
     outcome = await _click_ladder(target, action, pr, verb)
-    outcome.message += await _box_state(target)
+    state = await _box_state(target)
+    outcome.message += state
+    outcome.data.update(_unneeded(state))
     return outcome
 
 
@@ -128,6 +131,7 @@ async def _resolve_probe(
     return target, await probe(target)
 
 
+_STILL_CHECKED = ": still checked"
 _CHECKED_NOW_JS = """el => el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true'"""
 
 
@@ -143,8 +147,15 @@ async def _box_state(target: Target, now: bool | None = None) -> str:
     except PlaywrightError:  # the click took the element away (a navigation, a re-render)
         return ""
     if now == was:
-        return f": still {'checked' if now else 'unchecked'}"
+        return _STILL_CHECKED if now else ": still unchecked"
     return ": now checked" if now else ": now unchecked (it was checked: this click unticked it)"
+
+
+def _unneeded(state: str) -> dict[str, object]:
+    """A click on a box that was checked and still is (a radio already chosen) changed nothing: said so in
+    the result's data, so the loop guard sees a model that clicks it step after step (recorded: MiniWoB
+    form-sequence-2 clicked its chosen radio and retyped a field's value ten steps running, never warned)."""
+    return {NO_EFFECT: True} if state == _STILL_CHECKED else {}
 
 
 async def _click_ladder(target: Target, action: Click, pr: Probe, verb: str) -> Outcome:
