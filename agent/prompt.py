@@ -122,7 +122,8 @@ class PromptBuilder:
                 results=results,
                 warnings=warnings,
                 page=page,
-                recap=recap or {"done": [], "parts": [], "next": [], "answer": [], "offers": []},
+                recap=recap
+                or {"done": [], "parts": [], "next": [], "all_done": [], "answer": [], "offers": []},
             )
         )
 

@@ -124,8 +124,12 @@ _VERBS = frozenset(
     "submit log sign fill remove delete buy sort filter view show list write send save download upload visit "
     "navigate scroll set pick mark answer count compare look book order pay apply close accept".split()
 )
-_ASKS = frozenset("report tell say answer return give state name what which how who when where why".split())
-_ASKS_ZH = ("报告", "告诉", "回答", "说出", "给出", "列出")
+_ASKS = frozenset(
+    "report tell say answer return give state name what which how who when where why show list".split()
+)
+"""A part that starts so asks the user to be told something ("show the results": the 1.5B model, with the
+results in view, clicked Search four times more, then opened a product and added it to the cart)."""
+_ASKS_ZH = ("报告", "告诉", "回答", "说出", "给出", "列出", "显示")
 
 
 def asks_answer(part: str) -> bool:
@@ -205,16 +209,17 @@ def recap(
     task: str, history: Sequence[PastAction], urls: Mapping[int, str], obs: Observation
 ) -> dict[str, list[str]]:
     """``done``: what worked on earlier pages; ``parts``: the task's parts done so far and ``next`` the part
-    that comes next (see ``progress``), also in ``answer`` when it asks for an answer (``asks_answer``); ``offers``: this page's elements named like the task. All empty while
+    that comes next (see ``progress``), ``all_done`` when every part is, also in ``answer`` when it asks for an answer (``asks_answer``); ``offers``: this page's elements named like the task. All empty while
     the run has not left a page (the steps shown say it all). Page words in them are defused (they stand
     outside the page's fence, as the history's element names do)."""
     if all(url == obs.url for url in urls.values()):
-        return {"done": [], "parts": [], "next": [], "answer": [], "offers": []}
+        return {"done": [], "parts": [], "next": [], "all_done": [], "answer": [], "offers": []}
     parts, nxt = progress(task, history)
     return {
         "done": [defuse(line) for line in achieved(history, urls, obs.url)],
         "parts": parts,
         "next": [nxt] if nxt else [],
+        "all_done": ["yes"] if parts and nxt is None else [],
         "answer": [nxt] if nxt and asks_answer(nxt) else [],
         "offers": [
             defuse(f'[{e.index}] {role_word(e)} "{e.name[:50]}"')

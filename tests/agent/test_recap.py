@@ -8,11 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from kite_browser.agent import Agent, FunctionModel, ModelView
-from kite_browser.agent.browser.observation import Element, Rect
+from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.memory import Memory
-from kite_browser.agent.recap import asks_answer, progress, task_parts, words
+from kite_browser.agent.prompt import render, strings
+from kite_browser.agent.recap import asks_answer, progress, recap, task_parts, words
 from tests.agent.plan_model import find_index, prompt_text
 
 FORM = """<!doctype html><title>Form</title>
@@ -209,3 +210,31 @@ def test_a_part_that_asks_for_an_answer_is_told_apart_from_an_action() -> None:
     assert asks_answer("report what it holds") and asks_answer("Tell me the total")
     assert asks_answer("how many reviews does it have") and asks_answer("告诉我总价")
     assert not asks_answer("open the cart") and not asks_answer("add two mugs to the cart")
+    # "show the results": the results are the answer (recorded: with them in view the 1.5B model clicked
+    # Search four more times, then opened a product and put it in the cart)
+    assert asks_answer("show the results") and asks_answer("list the red products")
+    assert progress(
+        'Search the shop for "mug" and show the results', [_did(1, "type", "Search", text="mug")]
+    ) == (
+        ['Search the shop for "mug"'],
+        "show the results",
+    )
+
+
+def test_every_part_done_tells_the_model_to_finish() -> None:
+    """When the steps have done every part, the prompt says so (and says nothing of it before)."""
+    task = 'Search the shop for "espresso", then open the mug you find'
+    search = _did(1, "type", "Search", text="espresso")
+    mug = _did(2, "click", "Sky Blue Espresso Mug")
+    obs = Observation(summary=PageSummary(url="http://shop.test/p/mug", title="Mug"))
+    urls = {1: "http://shop.test/", 2: "http://shop.test/?q=espresso"}
+    done = recap(task, [search, mug], urls, obs)
+    assert done["all_done"] == ["yes"] and done["next"] == []
+    assert recap(task, [search], urls, obs)["all_done"] == []
+    for language, said in (("en", "Every part of the task looks done"), ("zh", "任务的每一部分看来都已完成")):
+        text = render("observation.j2", t=strings(language), task=task, output_schema=None, step=3, max_steps=9, history=[],
+                      results=[], warnings=[], page="", recap=done)  # fmt: skip
+        assert said in text
+        assert said not in render("observation.j2", t=strings(language), task=task, step=3, max_steps=9,
+                                  history=[], results=[], warnings=[], page="",
+                                  recap=recap(task, [search], urls, obs), output_schema=None)  # fmt: skip
