@@ -220,3 +220,30 @@ async def test_a_date_input_refuses_what_is_no_date_and_keeps_its_value(
         assert res.error is not None and res.error.error == "not_interactable", res.message
         assert "YYYY-MM-DD" in res.message or "HH:MM" in res.message
     assert await kite.page.input_value("#d") == "2010-05-20" and await kite.page.input_value("#t") == ""
+
+
+_POPUP_PAGE = """<!doctype html><body><div id="area" style="position:relative;width:300px">
+<p>Username <input id="u"></p><p>Password <input id="p" type="password"></p>
+<script>
+document.getElementById('u').addEventListener('focus', () => {
+  if (document.getElementById('popup')) return;
+  for (const id of ['u', 'p']) document.getElementById(id).disabled = true;
+  const pop = document.createElement('div');
+  pop.id = 'popup';
+  pop.style = 'position:absolute;top:0;left:0;width:300px;height:120px;background:#fff';
+  pop.innerHTML = '<p>Your session is timing out soon.</p><button>OK</button> <button>Cancel</button>';
+  document.getElementById('area').appendChild(pop);
+});
+</script></div></body>"""
+
+
+async def test_a_popup_that_opens_as_a_field_is_typed_into_is_named_not_a_playwright_timeout(
+    kite: Kite, pages_server: PagesServer
+) -> None:
+    """Recorded (MiniWoB login-user-popup): focusing the field opened a popup over the form and disabled it;
+    the model was shown "ElementHandle.fill: Timeout 1000ms exceeded". The result now names what covers it."""
+    await kite.goto(pages_server.add("/popup.html", _POPUP_PAGE))
+    res = await kite.act(action="type", index=await kite.index_of("#u"), text="vina")
+    assert res.error is not None and res.error.error == "element_covered", res.message
+    assert "Timeout" not in res.message and "session is timing out" in res.message
+    assert "close or dismiss it first" in res.message

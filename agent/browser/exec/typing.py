@@ -13,7 +13,7 @@ from pydantic.json_schema import SkipJsonSchema
 from kite_browser.agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
 from kite_browser.agent.browser.exec.cdp import type_keys
 from kite_browser.agent.browser.exec.dates import input_format, input_value
-from kite_browser.agent.browser.exec.hit import probe
+from kite_browser.agent.browser.exec.hit import probe, raise_covered
 from kite_browser.agent.browser.exec.recheck import guarded, look_again, look_again_at
 from kite_browser.agent.browser.exec.spec import (
     ActionModel,
@@ -190,7 +190,7 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
     expected = text if action.clear else (before or "") + text
     if value != expected and prep["textual"] and action.clear:
         await ec.input_again()  # the settle begun is over; the executor settles again after the fill
-        await target.handle.fill(text, timeout=1000)  # masked or reformatting inputs: set it directly
+        await _fill(ec, target, text)  # masked or reformatting inputs: set it directly
         value, method = await target.handle.evaluate(_READ_JS), "fill"
     shown = "•" * len(value) if prep.get("password") else value
     verb = "replaced the value of" if action.clear else "typed into"
@@ -201,6 +201,20 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
     if value != expected and method == "keyboard":
         msg += " (the page changed or limited the input)"
     return Outcome(method, msg, value=shown, data={NO_EFFECT: True} if unchanged else {})
+
+
+async def _fill(ec: ExecContext, target: Target, text: str) -> None:
+    """Set the field's value directly; when that cannot be done, say why in the model's terms (recorded:
+    MiniWoB login-user-popup opened a popup over the form as the name was typed, and the model was shown
+    "ElementHandle.fill: Timeout 1000ms exceeded")."""
+    try:
+        await target.handle.fill(text, timeout=1000)
+    except PlaywrightError as exc:
+        pr = await probe(target)
+        if pr.visible and pr.hit == "other":  # something opened over it as it was typed into
+            raise_covered(ec, ec.page, target, pr, "type into")
+        why = "it is no longer visible" if not pr.visible else "it became disabled or read-only as it was typed into"
+        raise NotInteractableError(f"cannot type into {target.label}: {why}; see the page", tag="input") from exc
 
 
 async def _set_typeless(target: Target, text: str, typeless: dict[str, Any]) -> Outcome:
