@@ -281,3 +281,34 @@ async def test_an_action_repeated_to_no_effect_is_not_offered_on_that_element_ag
     assert names[0] == names[1] == names[2] == names[3] + 1, typeable  # only the Name field left the enum
     assert typeable[3] < typeable[2] and clickable[3] == clickable[2]  # and only from ``type``
     assert result.stop_reason == "done" and result.answer == "sent", result
+
+
+async def test_a_control_toggled_on_and_off_again_is_not_offered_for_the_next_step(
+    kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    """Recorded (MiniWoB click-collapsible-2): the model opened and closed the same section nine times. Each
+    click changes the page, but the steps come back to where they were: after the warning, the next schema
+    does not offer a click on that control."""
+    clickable: list[set[int]] = []
+
+    def reply(body: dict[str, Any]) -> Reply:
+        actions, elements = variants(body), page_elements(body)
+        if "Send order" not in " ".join(elements.values()):
+            act: dict[str, Any] = {"action": "done", "success": True, "answer": "sent"}
+            return Reply(content=json.dumps({"thought": "Sent.", "actions": [act]}))
+        gift = by_name(elements, "checkbox")
+        clickable.append(target_enum(actions["click"], elements))
+        chosen = gift if gift in clickable[-1] else by_name(elements, '"Send order"')
+        act = {"action": "click", "target": target_of(actions["click"], chosen)}
+        return Reply(content=json.dumps({"thought": "The form.", "actions": [act]}))
+
+    openai_server.fallback = Respond(reply)
+    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
+    result = await Agent(config).run("Order a gift", start_url=sites.url("/test/reply-form.html"))
+    assert not openai_server.errors, openai_server.errors
+    # on, off, on, off: the fourth step comes back to the second (the first began with nothing focused),
+    # the warning; then the box is not offered, and every other control is
+    assert len(clickable) == 5, clickable
+    assert clickable[0] == clickable[1] == clickable[2] == clickable[3]
+    assert len(clickable[4]) == len(clickable[3]) - 1 and clickable[4] < clickable[3]
+    assert result.stop_reason == "done" and result.answer == "sent", result

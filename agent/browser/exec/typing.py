@@ -213,8 +213,14 @@ async def _fill(ec: ExecContext, target: Target, text: str) -> None:
         pr = await probe(target)
         if pr.visible and pr.hit == "other":  # something opened over it as it was typed into
             raise_covered(ec, ec.page, target, pr, "type into")
-        why = "it is no longer visible" if not pr.visible else "it became disabled or read-only as it was typed into"
-        raise NotInteractableError(f"cannot type into {target.label}: {why}; see the page", tag="input") from exc
+        why = (
+            "it is no longer visible"
+            if not pr.visible
+            else "it became disabled or read-only as it was typed into"
+        )
+        raise NotInteractableError(
+            f"cannot type into {target.label}: {why}; see the page", tag="input"
+        ) from exc
 
 
 async def _set_typeless(target: Target, text: str, typeless: dict[str, Any]) -> Outcome:
