@@ -73,6 +73,25 @@ class CallRefusedError(KiteError):
         return self.verdict.gate.refused or "declined"
 
 
+class OneCall(Generic[R]):
+    """One call whose plan its caller makes (given, or made when the wrapper asks), as the judged toolset the
+    wrapper wraps; ``run`` is given the verdict (an action's executor takes the second look from it)."""
+
+    def __init__(
+        self, plan: CallPlan | Callable[[], Awaitable[CallPlan]], run: Callable[[Verdict], Awaitable[R]]
+    ) -> None:
+        self._plan, self._run = plan, run
+
+    def definitions(self) -> list[ToolDef]:
+        return []  # one call, not offered as a tool of its own
+
+    async def plan(self, name: str, args: JsonObject, /) -> CallPlan:
+        return self._plan if isinstance(self._plan, CallPlan) else await self._plan()
+
+    async def run(self, name: str, args: JsonObject, verdict: Verdict, /) -> R:
+        return await self._run(verdict)
+
+
 Decided = Callable[[str, Verdict], Awaitable[None]]
 """Told each verdict before anything runs (a face records it, or stops the call by raising)."""
 

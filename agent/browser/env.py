@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from playwright.async_api import ElementHandle
+from playwright.async_api import Browser, ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.actions import Action
@@ -198,6 +198,15 @@ class BrowserEnv:
         downloads = downloads_dir or (run_dir / "downloads" if run_dir is not None else None)
         ctx = await pool.context(safety.rules(), downloads_dir=downloads, default=default)
         return cls(config, ctx, safety, run_dir=run_dir, owns_context=not default, rules_applied=True)
+
+    @classmethod
+    async def on_raw(
+        cls, pool: BrowserPool, browser: Browser, config: KiteConfig, safety: EnvSafety
+    ) -> BrowserEnv:
+        """An env on a new context of a raw browser (``pool.launch``: a tool module's own Chromium), held to
+        the safety's rules; ``close()`` closes that context (the browser is left to its owner)."""
+        ctx = await pool.raw_context(browser, safety.rules())
+        return cls(config, ctx, safety, owns_context=True, rules_applied=True)
 
     @classmethod
     async def open_browser(

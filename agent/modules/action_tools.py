@@ -5,12 +5,17 @@ The tools are the action registry's faces (``agent/browser/tool_face.py``: ``cli
 and on which page; ``GatedToolset(ActionToolset(env), env.gate)`` is then the toolset a caller uses, each call
 judged by the gate before it runs and its target looked at again right before the input lands
 (``BrowserEnv.act``). ``kite mcp`` runs its page-action tools this way; ``act_gated`` runs one action a
-module made (the ``browser`` module's ``act``, ``chrome_click``) through the same wrapper.
+module made (the ``browser`` module's ``act``, ``chrome_click``/``chrome_type``/``chrome_fill``) through the
+same wrapper, and ``act_judged`` runs one a tool's ``judge`` planned (``playwright_browser``'s click and typing,
+``aimed_at`` the element its selector found).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
+
+from playwright.async_api import ElementHandle
 
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.env import Acted, BrowserEnv
@@ -19,7 +24,7 @@ from kite_browser.agent.browser.tool_face import FaceTool, face_action, face_too
 from kite_browser.agent.modules.base import ToolError
 from kite_browser.agent.toolset import JsonObject, ToolDef
 from kite_browser.safety.confirm import Confirmer
-from kite_browser.safety.toolset import CallPlan, GatedToolset, Verdict
+from kite_browser.safety.toolset import CallPlan, GatedToolset, OneCall, Verdict
 
 
 class ActionToolset:
@@ -53,31 +58,28 @@ class ActionToolset:
         return CallPlan(action=action, observation=obs)
 
     async def run(self, name: str, args: JsonObject, verdict: Verdict, /) -> Acted:
-        """The judged action through the env (its executor, with the gate's second look at the target)."""
-        action = verdict.plan.action
-        if action is None:
-            raise ToolError("invalid_plan", f"{name}: the call was judged as no action", tool=name)
-        return await self.env.act(
-            action, verdict.plan.observation, judged=verdict.gate, confirmer=verdict.confirmer
-        )
+        return await act_judged(self.env, verdict)
 
 
-class ActionCall:
-    """One action already made, on the page the caller observed, as the judged toolset of one call."""
+ActionFor = Callable[[int | None], Action]
+"""The action for a face's target: by its index in the observation, or (None: not listed) by its selector."""
 
-    def __init__(self, env: BrowserEnv, action: Action, observation: Observation | None) -> None:
-        self.env, self.action, self.observation = env, action, observation
 
-    def definitions(self) -> list[ToolDef]:
-        return []  # one call of an action, not offered as a tool of its own
+async def aimed_at(env: BrowserEnv, handle: ElementHandle, make: ActionFor) -> tuple[Action, Observation]:
+    """The action ``make`` makes for the element behind ``handle`` (a face found it by a selector), and the
+    page observed now: by the element's index when the observation lists it (then the executor takes the
+    second look at it), else by the selector ``make`` was given."""
+    obs = await env.observe()
+    return make(await env.index_of(handle)), obs
 
-    async def plan(self, name: str, args: JsonObject, /) -> CallPlan:
-        return CallPlan(action=self.action, observation=self.observation)
 
-    async def run(self, name: str, args: JsonObject, verdict: Verdict, /) -> Acted:
-        return await self.env.act(
-            self.action, self.observation, judged=verdict.gate, confirmer=verdict.confirmer
-        )
+async def act_judged(env: BrowserEnv, verdict: Verdict) -> Acted:
+    """The action the wrapper judged, through the env (its executor, with the gate's second look at the
+    target; not judged again)."""
+    action = verdict.plan.action
+    if action is None:
+        raise ToolError("invalid_plan", "the call was judged as no action")
+    return await env.act(action, verdict.plan.observation, judged=verdict.gate, confirmer=verdict.confirmer)
 
 
 async def act_gated(
@@ -85,5 +87,6 @@ async def act_gated(
 ) -> Acted:
     """``action`` through the safety wrapper: judged by the env's gate (``confirmer`` asked), then run by the
     env with the second look at its target. A refusal raises ``CallRefusedError`` (nothing ran)."""
-    gated = GatedToolset(ActionCall(env, action, observation), env.gate, confirmer)
+    plan = CallPlan(action=action, observation=observation)
+    gated = GatedToolset(OneCall(plan, partial(act_judged, env)), env.gate, confirmer)
     return await gated.call(action.action, {})

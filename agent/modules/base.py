@@ -19,6 +19,7 @@ generated definitions, argument validation and dispatch for free.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import inspect
 import logging
@@ -35,7 +36,7 @@ from kite_browser.agent.levels import LevelName
 from kite_browser.agent.toolset import READS as READS  # where module authors found them before
 from kite_browser.agent.toolset import JsonObject, ToolDef, ToolHints, no_arguments
 from kite_browser.agent.toolset import is_error as is_error
-from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, Verdict
+from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, OneCall, Verdict
 
 if TYPE_CHECKING:
     from kite_browser.agent.browser.pool import BrowserPool
@@ -98,6 +99,9 @@ class CallContext:
     confirmer: Confirmer | None = None
     message_id: str | None = None
     agent_id: str | None = None
+    verdict: Verdict | None = None
+    """The safety wrapper's verdict on this call (a tool that declares its ``judge``): a handler that acts
+    through a ``BrowserEnv`` hands it on, so the env does not ask again and takes the second look."""
 
 
 class WebComponent(BaseModel):
@@ -229,8 +233,9 @@ class Tool:
     hints: ToolHints = field(default_factory=ToolHints)
     judge: Judge | None = None
     """Given: every call runs through the safety wrapper (``safety/toolset.py``), judged before the handler
-    runs, and a refused call never reaches it. None: the handler judges its own steps (a click through the
-    env, a navigation once its URL is checked)."""
+    runs, and a refused call never reaches it; the handler finds the verdict in ``ctx.verdict``. None: the
+    handler's steps are judged through the wrapper as it takes them (``act_gated``: a click through the env
+    on the page it observed)."""
 
     def tool_def(self) -> ToolDef:
         return ToolDef(self.name, self.description, parameters_schema(self.params), self.hints)
@@ -253,27 +258,16 @@ def refusal(tool: str, result: GateResult) -> ToolError:
     )
 
 
-class _OneCall:
-    """One checked call of a tool that declares its ``judge``, as the toolset the safety wrapper wraps."""
-
-    def __init__(self, tool: Tool, ctx: CallContext, params: BaseModel) -> None:
-        self.tool, self.ctx, self.params = tool, ctx, params
-
-    def definitions(self) -> list[ToolDef]:
-        return [self.tool.tool_def()]
-
-    async def plan(self, name: str, args: JsonObject, /) -> CallPlan:
-        assert self.tool.judge is not None
-        return await self.tool.judge(self.ctx, self.params)
-
-    async def run(self, name: str, args: JsonObject, verdict: Verdict, /) -> JsonObject:
-        return await self.tool.handler(self.ctx, self.params)
-
-
 async def judged_call(gate: Gate, ctx: CallContext, tool: Tool, params: BaseModel) -> JsonObject:
     """A call of a tool with a ``judge`` through the safety wrapper (``safety/toolset.py``): judged (the
     caller's confirmer asked), then run; a refusal is a typed ``blocked`` / ``declined`` ToolError."""
-    gated = GatedToolset(_OneCall(tool, ctx, params), gate, ctx.confirmer)
+    assert tool.judge is not None
+    judge = tool.judge
+
+    async def run(verdict: Verdict) -> JsonObject:
+        return await tool.handler(dataclasses.replace(ctx, verdict=verdict), params)
+
+    gated = GatedToolset(OneCall(functools.partial(judge, ctx, params), run), gate, ctx.confirmer)
     try:
         return await gated.call(tool.name, params.model_dump(mode="json"))
     except CallRefusedError as exc:

@@ -123,13 +123,12 @@ class BrowserManager:
             msg = exc.message if isinstance(exc, KiteError) else first_line(exc)
             raise ToolError("browser_launch_failed", f"Chromium did not start: {msg}", reason=msg) from exc
         try:
-            session = await self.pool.raw_context(browser, self.safety.rules())
+            env = await BrowserEnv.on_raw(self.pool, browser, self.config, self.safety)
         except PlaywrightError as exc:
             with contextlib.suppress(PlaywrightError):
                 await browser.close()
             raise ToolError("browser_launch_failed", f"no browser context: {first_line(exc)}") from exc
-        env = BrowserEnv(self.config, session, self.safety, owns_context=True, rules_applied=True)
-        context = session.context
+        context = env.ctx.context
         inst = BrowserInstance(_new_id("browser"), browser, env, headless)
         self.browsers[inst.id] = inst
         browser.on("disconnected", lambda _b: self._forget_browser(inst.id))
