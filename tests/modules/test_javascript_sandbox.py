@@ -145,3 +145,28 @@ def test_the_node_fallback_asks_first_and_is_confined(harness_factory: Any) -> N
     for name, code in ESCAPES.items():
         err = h.call("run_javascript", {"code": code})
         assert err["error"] == "js_execution_failed", (name, err)
+
+
+def test_the_node_fallback_is_judged_before_it_runs(harness_factory: Any, tmp_path: Path) -> None:
+    """Where the code will run is settled before the call is judged: with no Chromium, a rule that blocks
+    executeJS refuses the Node.js run with the typed error (nothing asked, nothing run), even with executeJS
+    approved; with a Chromium the same rule leaves the sandbox page (no site, no cookies: ``auto``) alone."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        yaml.safe_dump({"rules": [{"name": "no-code", "when": {"action": "executeJS"}, "level": "block"}]}),
+        encoding="utf-8",
+    )
+    strict = {"safety.rules_file": str(rules), "safety.approve": ["executeJS"]}
+    node: ToolboxHarness = harness_factory(
+        ["javascript"],
+        **strict,
+        **{
+            "browser.chromium_path": "/nonexistent/chromium",
+            "module_settings.javascript.node_fallback": True,
+        },
+    )
+    err = node.call("run_javascript", {"code": "return 1"})
+    assert set(err) >= {"error", "message"} and err["error"] == "blocked", err
+    assert "no-code" in err["message"], err
+    sandbox: ToolboxHarness = harness_factory(["javascript"], **strict)
+    assert sandbox.ok("run_javascript", {"code": "return 6 * 7"})["result"] == 42

@@ -35,7 +35,6 @@ from kite_browser.agent.modules.base import (
     ToolError,
     ToolModule,
 )
-from kite_browser.agent.modules.gate import check_action
 from kite_browser.agent.modules.javascript.nodejs import NodeUnavailable, run_in_node
 from kite_browser.agent.modules.javascript.sandbox import (
     BrowserUnavailable,
@@ -44,6 +43,7 @@ from kite_browser.agent.modules.javascript.sandbox import (
     SandboxCrashed,
 )
 from kite_browser.agent.toolset import JsonObject, ToolHints
+from kite_browser.safety.toolset import CallPlan
 
 DESCRIPTION = (
     "Run JavaScript in an isolated headless browser page and return its JSON result. `code` is the body of "
@@ -52,6 +52,8 @@ DESCRIPTION = (
 )
 
 
+NODE: JsonObject = {"engine": "node"}
+"""What the person asked about a Node.js run is shown besides the code."""
 MAX_TIMEOUT_MS = 60_000
 """The longest time limit a call may ask for (was 600 s)."""
 
@@ -82,7 +84,16 @@ class JavaScriptModule(ToolModule):
 
     def tools(self) -> Sequence[Tool]:
         # hints: the code can fetch() anywhere, and the Node.js fallback runs it with the process's rights
-        return [Tool("run_javascript", DESCRIPTION, RunJavaScriptParams, self.run, hints=ToolHints())]
+        return [
+            Tool(
+                "run_javascript",
+                DESCRIPTION,
+                RunJavaScriptParams,
+                self.run,
+                hints=ToolHints(),
+                judge=self.judge,
+            )
+        ]
 
     async def shutdown(self) -> None:
         if self.sandbox is not None:
@@ -93,21 +104,45 @@ class JavaScriptModule(ToolModule):
         assert self.runtime is not None
         return self.runtime.config.module_settings.javascript
 
+    async def judge(self, ctx: CallContext, a: RunJavaScriptParams) -> CallPlan:
+        """Where the code will run decides what the call amounts to: in the sandbox's own page (its browser
+        started here, if it is not running) it is ``auto``; when no Chromium can start, in Node.js, which is
+        no browser sandbox: judged as ``executeJS`` (it asks first), and only if the fallback is on."""
+        assert self.sandbox is not None
+        try:
+            await self.sandbox.start()
+        except BrowserUnavailable as exc:
+            self.browser_failed = str(exc)
+            if not self.settings.node_fallback:
+                raise ToolError(
+                    "browser_not_available",
+                    f"no Chromium could start: {exc} (the Node.js fallback is off: module_settings.javascript."
+                    "node_fallback)",
+                ) from exc
+            return CallPlan(action=ExecuteJS(code=a.code), about={"tool": "run_javascript", "args": NODE})
+        return CallPlan()
+
     async def run(self, ctx: CallContext, a: RunJavaScriptParams) -> JsonObject:
         assert self.sandbox is not None
         timeout_ms = a.timeout_ms or self.settings.timeout_ms
         max_bytes = self.settings.max_result_bytes
-        engine = "browser"
+        node = ctx.verdict is not None and isinstance(ctx.verdict.plan.action, ExecuteJS)  # as judged
+        engine = "node" if node else "browser"
         try:
-            raw = await self.sandbox.run(a.code, a.input, timeout_ms / 1000, max_bytes)
-        except BrowserUnavailable as exc:
-            raw, engine = await self._fallback(ctx, a, exc, timeout_ms, max_bytes)
+            if node:
+                raw = await self._in_node(a, timeout_ms, max_bytes)
+            else:
+                raw = await self.sandbox.run(a.code, a.input, timeout_ms / 1000, max_bytes)
+        except BrowserUnavailable as exc:  # it stopped since the call was judged: judged again next time
+            raise ToolError(
+                "browser_not_available", f"the sandbox's browser stopped and could not start again: {exc}"
+            ) from exc
         except ExecutionTimeout:
-            raise self._timeout(timeout_ms, "browser") from None
+            raise self._timeout(timeout_ms, engine) from None
         except SandboxCrashed as exc:
             raise self._memory_limit(f"the sandbox page crashed ({exc})") from exc
         out = self._result(raw, engine)
-        if engine == "node":
+        if node:
             out["engine"] = "node"
             out["note"] = (
                 f"no Chromium could start ({self.browser_failed}); the code ran in Node.js (no canvas)"
@@ -116,39 +151,16 @@ class JavaScriptModule(ToolModule):
             out["images"] = [self._export(ctx, raw)]
         return out
 
-    async def _fallback(
-        self,
-        ctx: CallContext,
-        a: RunJavaScriptParams,
-        exc: BrowserUnavailable,
-        timeout_ms: int,
-        max_bytes: int,
-    ) -> tuple[dict[str, Any], str]:
-        self.browser_failed = str(exc)
-        if not self.settings.node_fallback:
-            raise ToolError(
-                "browser_not_available",
-                f"no Chromium could start: {exc} (the Node.js fallback is off: module_settings.javascript."
-                "node_fallback)",
-            ) from exc
-        assert self.runtime is not None  # Node.js is not a browser sandbox: judged as code execution
-        await check_action(
-            self.runtime.gate, ctx, "run_javascript", ExecuteJS(code=a.code), None, {"engine": "node"}
-        )
+    async def _in_node(self, a: RunJavaScriptParams, timeout_ms: int, max_bytes: int) -> dict[str, Any]:
+        settings = self.settings
         try:
-            raw = await run_in_node(
-                self.settings.node_path,
-                a.code,
-                a.input,
-                timeout_ms / 1000,
-                max_bytes,
-                self.settings.memory_mb,
+            return await run_in_node(
+                settings.node_path, a.code, a.input, timeout_ms / 1000, max_bytes, settings.memory_mb
             )
         except NodeUnavailable as nexc:
-            raise ToolError("browser_not_available", f"no Chromium could start ({exc}) and {nexc}") from nexc
-        except ExecutionTimeout:
-            raise self._timeout(timeout_ms, "node") from None
-        return raw, "node"
+            raise ToolError(
+                "browser_not_available", f"no Chromium could start ({self.browser_failed}) and {nexc}"
+            ) from nexc
 
     @staticmethod
     def _timeout(timeout_ms: int, engine: str) -> ToolError:

@@ -388,6 +388,10 @@ class Sandbox:
             self._pool = Pool(self._browser, max_warm, self._background, self.protect)
             return self._pool
 
+    async def start(self) -> None:
+        """Start the sandbox's browser if it is not running (raises ``BrowserUnavailable``)."""
+        await self._ensure()
+
     async def run(self, code: str, data: Any, timeout_s: float, max_bytes: int) -> JsonObject:
         """The raw outcome of run.js (kind ok|error|unserialisable|too_large); raises ExecutionTimeout."""
         loop = asyncio.get_running_loop()
