@@ -1,27 +1,22 @@
-"""The safety gate applied to tool calls, with its refusals as the tools' typed errors: the same
+"""The domain policy and navigations of tool calls, as the safety wrapper judges them: the same
 ``safety.confirm.Gate`` as the agent's actions.
 
-Most tools are judged through the one wrapper (``safety/toolset.py``): a ``Tool`` that declares its ``judge``
-(``chrome_evaluate`` as ``executeJS``, ``chrome_navigate`` as ``navigate``, a user's tool at its declared level)
-is judged before its handler runs, and clicks and typing act through a ``BrowserEnv`` (``act_gated``: the
-gate plus the second look at the target). ``check_action`` is for a step judged in the middle of a handler
-(``playwright_browser``'s actions, ``run_javascript``'s Node.js fallback). ``block`` raises
-``ToolError("blocked")``; ``confirm`` asks the caller's confirmer (``CallContext.confirmer``, else the gate's,
-which follows ``safety.approve``) and a refusal raises ``ToolError("declined")``; ``notify`` tells the
-confirmer and runs. Allowed/blocked domains are enforced on every context by the pool's rules and checked
-before a navigation (``check_domain``).
+Every tool step is judged through the one wrapper (``safety/toolset.py``): a ``Tool`` that declares its ``judge``
+(``chrome_navigate`` and ``playwright_browser``'s navigate as ``navigate``, ``chrome_evaluate`` and
+``run_javascript``'s Node.js fallback as ``executeJS``, a user's tool at its declared level) is judged before its
+handler runs, and clicks and typing act through a ``BrowserEnv`` (``act_gated``: the gate plus the second look
+at the target). A refusal is ``ToolError("blocked")`` or ``ToolError("declined")`` (``refusal``). Allowed and
+blocked domains are enforced on every context by the pool's rules, and checked before a navigation is judged
+(``check_domain``), so the refusal names the domain policy and no request is made.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from kite_browser.agent.browser.actions import Action
-from kite_browser.agent.browser.observation import Observation
-from kite_browser.agent.modules.base import CallContext, ToolError, refusal
+from kite_browser.agent.browser.actions import Navigate
+from kite_browser.agent.modules.base import ToolError
 from kite_browser.safety.confirm import Gate
 from kite_browser.safety.domains import host_of
-from kite_browser.safety.rules import Decision
+from kite_browser.safety.toolset import CallPlan
 
 
 def check_domain(gate: Gate, url: str, tool: str) -> None:
@@ -37,19 +32,8 @@ def check_domain(gate: Gate, url: str, tool: str) -> None:
         )
 
 
-async def check_action(
-    gate: Gate,
-    ctx: CallContext,
-    tool: str,
-    action: Action,
-    observation: Observation | None = None,
-    args: dict[str, Any] | None = None,
-    url: str = "",
-) -> Decision:
-    """Judge ``action`` with the gate, asking the caller's confirmer (raises blocked / declined); ``url``: the
-    page the call acts on when there is no observation (shown to the person asked)."""
-    about = {"tool": tool, **({"args": args} if args else {})}
-    result = await gate.check(action, observation, ctx.confirmer, about=about, url=url)
-    if not result.allowed:
-        raise refusal(tool, result)
-    return result.decision
+def navigation_plan(gate: Gate, tool: str, url: str, page_url: str = "") -> CallPlan:
+    """A tool's navigation to ``url`` (its scheme checked already), judged as Kite's ``navigate``: a URL
+    outside the domain policy is refused before the gate is asked; ``page_url``: the page it leaves."""
+    check_domain(gate, url, tool)
+    return CallPlan(action=Navigate(url=url), url=page_url, about={"tool": tool, "args": {"url": url}})

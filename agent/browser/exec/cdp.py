@@ -68,11 +68,12 @@ def key_events(ch: str) -> list[tuple[str, dict[str, Any]]]:
     return [("Input.dispatchKeyEvent", {**down, "unmodifiedText": ch}), ("Input.dispatchKeyEvent", up)]
 
 
-async def type_keys(page: Page, text: str) -> None:
-    """Type ``text`` into the focused element with real key events (Playwright's keyboard without CDP)."""
-    cdp = await cdp_session(page)
+async def type_keys(page: Page, text: str, delay_ms: int = 0) -> None:
+    """Type ``text`` into the focused element with real key events (Playwright's keyboard without CDP, or
+    with ``delay_ms`` between the keys)."""
+    cdp = await cdp_session(page) if not delay_ms else None
     if cdp is None:
-        await page.keyboard.type(text)
+        await page.keyboard.type(text, delay=delay_ms)
         return
     calls = [call for ch in text for call in key_events(ch)]
     try:

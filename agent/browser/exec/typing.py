@@ -48,6 +48,9 @@ class Type(ActionModel):
     repeat: SkipJsonSchema[bool] = Field(False, exclude=True)
     """Append even when the value already ends with the text. Not offered to models (a small model's habit
     is to append what it already typed); a tool caller's explicit append (``chrome_type``) sets it."""
+    delay: SkipJsonSchema[int] = Field(0, ge=0, le=1000, exclude=True)
+    """Milliseconds between key presses (0: at once). Not offered to models; a tool caller's typing delay
+    (``chrome_type``'s ``delay``) sets it."""
 
     @model_validator(mode="before")
     @classmethod
@@ -151,7 +154,7 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
         await ec.ready()
         if action.clear:
             await page.keyboard.press("ControlOrMeta+a")
-        await type_keys(page, text)
+        await type_keys(page, text, action.delay)
         return Outcome("keyboard", f"typed {len(text)} characters into the focused element")
     if action.index is not None:  # its fingerprint asked for with its handle
         target, _ = await resolve_reading(ec, page, action.index)
@@ -179,7 +182,7 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
         msg = f"{target.label} already ends with this text: not typed again (append would repeat it)"
         return Outcome("none", msg, value=shown, data={NO_EFFECT: True})
     if text:
-        await type_keys(page, text)  # replaces the selection when clearing
+        await type_keys(page, text, action.delay)  # replaces the selection when clearing
     elif action.clear:
         await page.keyboard.press("Delete")
     reading = asyncio.ensure_future(target.handle.evaluate(_READ_JS))

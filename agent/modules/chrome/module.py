@@ -1,25 +1,25 @@
 """The ``chrome`` module: 15 ``chrome_*`` tools over several browsers and tabs (seed 000).
 
 Safety: a navigation is judged as Kite's ``navigate`` (domains, schemes), ``chrome_evaluate`` as ``executeJS``
-(``confirm`` by default). ``chrome_click``, ``chrome_type`` and ``chrome_fill`` are the agent's ``click`` and
-``type`` run through the browser's ``BrowserEnv``: judged by its gate on the page's observation (sensitive
-pages, submit/destructive buttons, password and card fields, labels that lie), run by its executor with the
-second look at the target right before the input lands (a button relabelled "Pay now" meanwhile is asked
-about again).
+(``confirm`` by default). ``chrome_click``, ``chrome_type`` (with a ``delay`` too: the type action's key delay)
+and ``chrome_fill`` are the agent's ``click`` and ``type`` run through the browser's ``BrowserEnv``: judged by
+its gate on the page's observation (sensitive pages, submit/destructive buttons, password and card fields,
+labels that lie), run by its executor with the second look at the target right before the input lands (a
+button relabelled "Pay now" meanwhile is asked about again).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import ElementHandle, Page
 
-from kite_browser.agent.browser.actions import Action, Click, ExecuteJS, Navigate, Type
+from kite_browser.agent.browser.actions import Click, ExecuteJS, Type
 from kite_browser.agent.browser.observation import ActionResult
 from kite_browser.agent.errors import KiteError
-from kite_browser.agent.modules.action_tools import act_gated
+from kite_browser.agent.modules.action_tools import ActionFor, act_gated, aimed_at
 from kite_browser.agent.modules.base import (
     CallContext,
     ModuleRuntime,
@@ -29,15 +29,13 @@ from kite_browser.agent.modules.base import (
     WebComponent,
     validate_args,
 )
-from kite_browser.agent.modules.chrome import interact, pages
+from kite_browser.agent.modules.chrome import pages
 from kite_browser.agent.modules.chrome import params as p
 from kite_browser.agent.modules.chrome.manager import BrowserManager
-from kite_browser.agent.modules.gate import check_domain
+from kite_browser.agent.modules.gate import navigation_plan
 from kite_browser.agent.toolset import ACTS, LOADS, READS, JsonObject, ToolHints
 from kite_browser.safety.toolset import CallPlan, CallRefusedError
 
-ActionFor = Callable[[int | None], Action]
-"""The action for the target: by its index in the observation, or (None: not listed) by the selector."""
 CHROME_ERRORS = {"not_interactable": "element_not_interactable"}
 """The executor's error types under the names the chrome tools have always used (seed 000)."""
 WEB = Path(__file__).with_name("web")
@@ -185,11 +183,7 @@ class ChromeModule(ToolModule):
 
     # ------------------------------------------------------------------ navigation and reading
     def _navigation(self, tool: str, url: str) -> CallPlan:
-        """A navigation judged as Kite's ``navigate`` (a URL outside the domain policy refused before the gate
-        is asked)."""
-        url = pages.check_url(url, self.gate_config())
-        check_domain(self.gate, url, tool)
-        return CallPlan(action=Navigate(url=url), about={"tool": tool, "args": {"url": url}})
+        return navigation_plan(self.gate, tool, pages.check_url(url, self.gate_config()))
 
     def gate_config(self) -> Any:
         assert self.runtime is not None
@@ -232,10 +226,9 @@ class ChromeModule(ToolModule):
         tab = self.m.tab(tab_id)
         handle = await pages.find(tab.page, selector, wait_ms)
         env = self.m.env_of(tab)
-        obs = await env.observe()
-        index = await env.index_of(handle)
+        action, obs = await aimed_at(env, handle, make)
         try:
-            acted = await act_gated(env, make(index), obs, ctx.confirmer)
+            acted = await act_gated(env, action, obs, ctx.confirmer)
         except CallRefusedError as exc:
             gate = exc.verdict.gate
             level = str(gate.decision.level)
@@ -267,34 +260,18 @@ class ChromeModule(ToolModule):
         }
 
     async def _type(
-        self, ctx: CallContext, tool: str, tab_id: str, selector: str, text: str, append: bool
+        self, ctx: CallContext, tool: str, tab_id: str, selector: str, text: str, append: bool, delay: int = 0
     ) -> JsonObject:
         def make(index: int | None) -> Type:
             if index is not None:
-                return Type(index=index, text=text, append=append, repeat=append)
-            return Type(selector=selector, text=text, append=append, repeat=append)
+                return Type(index=index, text=text, append=append, repeat=append, delay=delay)
+            return Type(selector=selector, text=text, append=append, repeat=append, delay=delay)
 
         _, handle, _ = await self._act(ctx, tool, tab_id, selector, make, pages.ACTION_TIMEOUT_MS)
-        return {"tabId": tab_id, "selector": selector, "value": await interact.value_of(handle)}
+        return {"tabId": tab_id, "selector": selector, "value": await pages.value_of(handle)}
 
     async def type(self, ctx: CallContext, a: p.TypeParams) -> JsonObject:
-        if a.delay:  # key by key with a pause: the module's own typing, after the same gate's verdict
-            tab = self.m.tab(a.tabId)
-            handle = await pages.find(tab.page, a.selector, pages.ACTION_TIMEOUT_MS)
-            env = self.m.env_of(tab)
-            obs = await env.observe()
-            index = await env.index_of(handle)
-            target = Type(index=index, text=a.text, append=True) if index is not None else None
-            gate = await env.gate.check(
-                target or Type(selector=a.selector, text=a.text, append=True), obs, ctx.confirmer
-            )
-            if gate.refused is not None:
-                raise ToolError(
-                    gate.refused, f"chrome_type: {gate.message}", tool="chrome_type", selector=a.selector
-                )
-            value = await interact.type_text(tab.page, handle, a.selector, a.text, a.delay)
-            return {"tabId": a.tabId, "selector": a.selector, "value": value}
-        return await self._type(ctx, "chrome_type", a.tabId, a.selector, a.text, append=True)
+        return await self._type(ctx, "chrome_type", a.tabId, a.selector, a.text, append=True, delay=a.delay)
 
     async def fill(self, ctx: CallContext, a: p.FillParams) -> JsonObject:
         return await self._type(ctx, "chrome_fill", a.tabId, a.selector, a.value, append=False)

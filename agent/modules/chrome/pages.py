@@ -78,6 +78,13 @@ async def find(page: Page, selector: str, wait_ms: int = 0) -> ElementHandle:
     return await (wait_element(page, selector, wait_ms) if wait_ms > 0 else query(page, selector))
 
 
+async def value_of(handle: ElementHandle) -> str:
+    """The value an element holds (a field's value, else its text); empty when it cannot be read."""
+    with contextlib.suppress(PlaywrightError):
+        return str(await handle.evaluate("(e) => typeof e.value === 'string' ? e.value : e.innerText"))
+    return ""
+
+
 async def wait_for(page: Page, selector: str, state: str, timeout_ms: int) -> None:
     try:
         await page.wait_for_selector(selector, state=state, timeout=timeout_ms)  # type: ignore[arg-type]

@@ -5,8 +5,15 @@ text, wait_condition, timeout, content_mode, headless}`` answers exactly ``{succ
 output_files}``; a failure is ``success: false`` with ``stderr`` starting with its snake_case type
 (``browser_not_found: ...``, ``element_not_found: ...``). After every action but list and close the page is
 saved (``abstract``: interactive controls with selectors + the page text; ``html``: the HTML) and its path
-returned. Navigations are judged by the safety gate like Kite's ``navigate``; clicks and typing like
-``click``/``type`` on the selector.
+returned.
+
+Safety: each call goes through the one wrapper (``safety/toolset.py``; the tool's ``judge`` says what the step
+amounts to, before it runs): a navigation is judged as Kite's ``navigate`` (the domain policy first); a click
+or typing is the agent's ``click``/``type`` on the element the selector finds, judged on the page's
+observation (sensitive pages, submit buttons, labels that lie) and run through the session's ``BrowserEnv``
+(its executor takes the second look at the target right before the input lands). A step on a session's page
+is judged and run under the session's lock, so the page judged is the page acted on. A refusal is a
+``success: false`` answer (``declined: ...``, ``blocked: ...``).
 """
 
 from __future__ import annotations
@@ -21,13 +28,16 @@ from typing import Any
 from playwright.async_api import Browser, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
+from pydantic import BaseModel
 
 from kite_browser.agent.browser.actions import Click, Navigate, Type
-from kite_browser.agent.browser.env import EnvSafety
+from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
+from kite_browser.agent.browser.exec.targets import selector_engine
 from kite_browser.agent.errors import KiteError
+from kite_browser.agent.modules.action_tools import act_judged, aimed_at
 from kite_browser.agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolModule
 from kite_browser.agent.modules.chrome.pages import check_url
-from kite_browser.agent.modules.gate import check_action, check_domain
+from kite_browser.agent.modules.gate import navigation_plan
 from kite_browser.agent.modules.playwright_browser import files
 from kite_browser.agent.modules.playwright_browser.abstract import page_abstract
 from kite_browser.agent.modules.playwright_browser.params import (
@@ -36,6 +46,7 @@ from kite_browser.agent.modules.playwright_browser.params import (
 )
 from kite_browser.agent.toolset import JsonObject, ToolHints
 from kite_browser.safety.secrets import SecretStore
+from kite_browser.safety.toolset import CallPlan, Verdict
 
 DESCRIPTION = (
     "Drive named Playwright browser sessions: launch, navigate (http/https), click or type (CSS or XPath "
@@ -44,19 +55,25 @@ DESCRIPTION = (
 )
 
 
+TOOL = "playwright_browser"
+ON_PAGE = frozenset({"navigate", "click", "type", "screenshot"})
+"""The actions on a running session's page (judged and run under its lock)."""
+TYPE_ERRORS = {"not_interactable": "not_editable"}
+"""The executor's error types under the names typing has answered with (seed 004)."""
+
+
 @dataclass
 class Session:
     browser: Browser
+    env: BrowserEnv
+    """The session's context with its snapshotter, executor and gate (clicks and typing act through it)."""
     page: Page
     headless: bool
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def locator(page: Page, selector: str) -> Locator:
-    s = selector.strip()
-    if s.startswith(("/", "(/", "(")) and not s.startswith("xpath="):
-        s = "xpath=" + s
-    return page.locator(s).first
+    return page.locator(selector_engine(selector)).first
 
 
 class PlaywrightBrowserModule(ToolModule):
@@ -73,19 +90,45 @@ class PlaywrightBrowserModule(ToolModule):
         self.folder = files.folder_for(configured)
 
     def tools(self) -> Sequence[Tool]:
-        return [Tool("playwright_browser", DESCRIPTION, PlaywrightBrowserParams, self.run, hints=ToolHints())]
+        return [
+            Tool(TOOL, DESCRIPTION, PlaywrightBrowserParams, self.run, hints=ToolHints(), judge=self.judge)
+        ]
 
     async def shutdown(self) -> None:
         for browser_id in list(self.sessions):
             await self._close(browser_id)
 
     # ------------------------------------------------------------------ the tool
-    async def run(self, ctx: CallContext, a: PlaywrightBrowserParams) -> JsonObject:
+    async def run_tool(self, ctx: CallContext, tool: Tool, params: BaseModel) -> JsonObject:
+        """One call through the safety wrapper, a step on a session's page under the session's lock; a
+        refusal or a failure is the seed's ``success: false`` with the typed error in ``stderr``."""
+        assert isinstance(params, PlaywrightBrowserParams)
         try:
-            result = await self._dispatch(ctx, a)
-        except ToolError as exc:
-            result = PlaywrightBrowserResult(success=False, stderr=f"{exc.error}: {exc.message}")
-        return result.model_dump()
+            if params.action not in ON_PAGE:
+                return await super().run_tool(ctx, tool, params)
+            session = self._session(params.browser_id)
+            async with session.lock:  # the page judged is the page acted on
+                return await super().run_tool(ctx, tool, params)
+        except KiteError as exc:  # a ToolError, or the env's own (a tab that stopped answering)
+            error = exc.error if isinstance(exc, ToolError) else exc.type
+            return PlaywrightBrowserResult(success=False, stderr=f"{error}: {exc.message}").model_dump()
+
+    async def judge(self, ctx: CallContext, a: PlaywrightBrowserParams) -> CallPlan:
+        """What the step amounts to for the gate: a navigation to the checked URL; a click or typing on the
+        element the selector finds, on the page observed now; the other actions start, list, close or read
+        a browser of the module's own (``auto``)."""
+        if a.action == "navigate":
+            assert self.runtime is not None and a.url is not None
+            url = check_url(a.url, self.runtime.config.browser)
+            if not url.lower().startswith(("http://", "https://")):
+                raise ToolError("invalid_url", f"{url[:100]!r}: only http:// and https:// URLs can be opened")
+            return navigation_plan(self.gate, TOOL, url, self._session(a.browser_id).page.url)
+        if a.action in ("click", "type"):
+            return await self._aim(self._session(a.browser_id), a)
+        return CallPlan()
+
+    async def run(self, ctx: CallContext, a: PlaywrightBrowserParams) -> JsonObject:
+        return (await self._dispatch(ctx, a)).model_dump()
 
     async def _dispatch(self, ctx: CallContext, a: PlaywrightBrowserParams) -> PlaywrightBrowserResult:
         if a.action == "list":
@@ -102,22 +145,23 @@ class PlaywrightBrowserModule(ToolModule):
             message = f"browser {a.browser_id!r} launched (headless={a.headless})"
             async with session.lock:
                 return await self._saved(session, a, message)
-        session = self._session(a.browser_id)
-        async with session.lock:
-            page = session.page
-            if a.action == "navigate":
-                message = await self._navigate(ctx, page, a)
-            elif a.action == "click":
-                message = await self._click(ctx, page, a)
-            elif a.action == "type":
-                message = await self._type(ctx, page, a)
-            else:
-                png = await self._guard(
-                    page.screenshot(full_page=True, timeout=a.timeout * 1000), "screenshot"
-                )
-                shot = files.save(self.folder, a.browser_id, "screenshot", "png", png)
-                return await self._saved(session, a, f"screenshot of {page.url}", [str(shot)])
-            return await self._saved(session, a, message)
+        session = self._session(a.browser_id)  # its lock is held (run_tool)
+        page = session.page
+        if a.action == "navigate":
+            message = await self._navigate(page, self._judged(ctx).plan, a)
+        elif a.action in ("click", "type"):
+            message = await self._step(session, self._judged(ctx), a)
+        else:
+            png = await self._guard(page.screenshot(full_page=True, timeout=a.timeout * 1000), "screenshot")
+            shot = files.save(self.folder, a.browser_id, "screenshot", "png", png)
+            return await self._saved(session, a, f"screenshot of {page.url}", [str(shot)])
+        return await self._saved(session, a, message)
+
+    @staticmethod
+    def _judged(ctx: CallContext) -> Verdict:
+        if ctx.verdict is None:
+            raise ToolError("not_judged", f"{TOOL}: a step on a page runs only through the safety wrapper")
+        return ctx.verdict
 
     # ------------------------------------------------------------------ sessions
     def _session(self, browser_id: str) -> Session:
@@ -140,16 +184,18 @@ class PlaywrightBrowserModule(ToolModule):
                 safety = EnvSafety.from_config(
                     self.runtime.config, gate.confirmer, SecretStore(), gate.policy
                 )
-                ctx = await pool.raw_context(browser, safety.rules())
-                page = await ctx.open_tab()
+                env = await BrowserEnv.on_raw(pool, browser, self.runtime.config, safety)
+                page = await env.ctx.open_tab()
             except (PlaywrightError, KiteError) as exc:
                 raise ToolError("browser_launch_failed", str(exc).splitlines()[0]) from exc
-            self.sessions[browser_id] = Session(browser, page, headless)
+            self.sessions[browser_id] = Session(browser, env, page, headless)
 
     async def _close(self, browser_id: str) -> bool:
         session = self.sessions.pop(browser_id, None)
         if session is None:
             return False
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(session.env.close(), 15)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(session.browser.close(), 15)
         return True
@@ -185,15 +231,10 @@ class PlaywrightBrowserModule(ToolModule):
         with contextlib.suppress(PlaywrightError):  # network_idle: returns at the latest after `timeout`
             await page.wait_for_load_state("networkidle", timeout=a.timeout * 1000)
 
-    async def _navigate(self, ctx: CallContext, page: Page, a: PlaywrightBrowserParams) -> str:
-        assert self.runtime is not None and a.url is not None
-        url = check_url(a.url, self.runtime.config.browser)
-        if not url.lower().startswith(("http://", "https://")):
-            raise ToolError("invalid_url", f"{url[:100]!r}: only http:// and https:// URLs can be opened")
-        check_domain(self.gate, url, "playwright_browser")
-        await check_action(self.gate, ctx, "playwright_browser", Navigate(url=url), None, {"url": url})
+    async def _navigate(self, page: Page, plan: CallPlan, a: PlaywrightBrowserParams) -> str:
+        assert isinstance(plan.action, Navigate)
         response = await self._guard(
-            page.goto(url, wait_until="domcontentloaded", timeout=a.timeout * 1000), "navigation"
+            page.goto(plan.action.url, wait_until="domcontentloaded", timeout=a.timeout * 1000), "navigation"
         )
         await self._settle(page, a)
         status = f" (HTTP {response.status})" if response is not None else ""
@@ -215,30 +256,38 @@ class PlaywrightBrowserModule(ToolModule):
             ) from exc
         return loc
 
-    async def _click(self, ctx: CallContext, page: Page, a: PlaywrightBrowserParams) -> str:
+    async def _aim(self, session: Session, a: PlaywrightBrowserParams) -> CallPlan:
+        """The click or typing on the element ``a.selector`` finds, on the session's page observed now."""
         assert a.selector is not None
-        loc = await self._element(page, a)
-        await check_action(
-            self.gate, ctx, "playwright_browser", Click(selector=a.selector), None, {"selector": a.selector}
-        )
+        selector, text = a.selector, a.text or ""
+        handle = await self._guard((await self._element(session.page, a)).element_handle(), "element")
+
+        def make(index: int | None) -> Click | Type:
+            if a.action == "click":
+                return Click(index=index) if index is not None else Click(selector=selector)
+            if index is not None:
+                return Type(index=index, text=text)
+            return Type(selector=selector, text=text)
+
+        session.env.ctx.activate(session.page)
+        action, obs = await aimed_at(session.env, handle, make)
+        return CallPlan(action=action, observation=obs, about={"tool": TOOL, "args": {"selector": selector}})
+
+    async def _step(self, session: Session, verdict: Verdict, a: PlaywrightBrowserParams) -> str:
+        """The judged click or typing through the session's env (the second look at the target included)."""
+        page = session.page
         before = page.url
-        await self._guard(loc.click(timeout=a.timeout * 1000), "click")
+        result = (await act_judged(session.env, verdict)).result
+        if not result.ok:
+            error = result.error.error if result.error is not None else f"{a.action}_failed"
+            if a.action == "type":
+                error = TYPE_ERRORS.get(error, error)
+            raise ToolError(error, f"{a.action} {a.selector!r}: {result.message or error}")
+        if a.action == "type":
+            return f"typed {len(a.text or '')} characters into {a.selector!r}"
         await self._settle(page, a)
         moved = f"; now at {page.url}" if page.url != before else ""
         return f"clicked {a.selector!r}{moved}"
-
-    async def _type(self, ctx: CallContext, page: Page, a: PlaywrightBrowserParams) -> str:
-        assert a.selector is not None and a.text is not None
-        loc = await self._element(page, a)
-        action = Type(selector=a.selector, text=a.text)
-        await check_action(self.gate, ctx, "playwright_browser", action, None, {"selector": a.selector})
-        try:
-            await loc.fill(a.text, timeout=a.timeout * 1000)
-        except PlaywrightError as exc:
-            raise ToolError(
-                "not_editable", f"cannot type into {a.selector!r}: {exc.message.splitlines()[0]}"
-            ) from exc
-        return f"typed {len(a.text)} characters into {a.selector!r}"
 
     async def _saved(
         self, session: Session, a: PlaywrightBrowserParams, message: str, extra: list[str] | None = None
