@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types as types
 from playwright.async_api import Error as PlaywrightError
@@ -31,9 +31,18 @@ from kite_browser.agent.mcp.image import fitted_screenshot
 from kite_browser.agent.mcp.record import Record
 from kite_browser.agent.modules.action_tools import ActionToolset
 from kite_browser.agent.toolset import JsonObject
-from kite_browser.safety.toolset import CallRefusedError, GatedToolset, Verdict
+from kite_browser.safety.toolset import (
+    CallPlan,
+    CallRefusedError,
+    Decided,
+    GatedToolset,
+    JudgedToolset,
+    OneCall,
+    Verdict,
+)
 
 Content = list[types.ContentBlock]
+R = TypeVar("R")
 
 
 class ToolFailure(Exception):
@@ -68,10 +77,9 @@ class Calls:
 
     # ------------------------------------------------------------ gated page actions
 
-    async def act(self, state: ClientState, tool: str, args: JsonObject, client: str) -> Content:
-        """One page action through the client's env, as a gated toolset's call (``safety/toolset.py``): the
-        gate (the decision recorded), then the executor with the second look at the target; a refusal or a
-        failure is a typed ``ToolFailure``."""
+    def _decided(self, client: str, tool: str) -> Decided:
+        """What the wrapper is told of each verdict on this client's call, before anything runs: a question
+        that went back to the client stops the call; a decision other than ``auto`` is recorded."""
 
         async def decided(name: str, verdict: Verdict) -> None:
             if input_pending():  # 2026-07-28: the question goes back to the client; nothing runs this round
@@ -91,15 +99,28 @@ class Calls:
                     answer=gate.answer.reason if gate.answer else None,
                 )
 
-        gated = GatedToolset(ActionToolset(state.env), state.env.gate, decided=decided)
+        return decided
+
+    async def _gated(
+        self, state: ClientState, toolset: JudgedToolset[R], tool: str, args: JsonObject, client: str
+    ) -> R:
+        """One call of ``toolset`` through the safety wrapper on the client's env gate (the decision recorded);
+        a refusal is a typed ``ToolFailure``."""
+        gated = GatedToolset(toolset, state.env.gate, decided=self._decided(client, tool))
         try:
-            acted = await gated.call(tool, args)
+            return await gated.call(tool, args)
         except CallRefusedError as exc:
             kind, gate = exc.refused, exc.verdict.gate
             message, answer = gate.message, gate.answer
             if answer is not None and answer.reason.startswith(CANNOT_ASK):
                 kind, message = "refused", answer.reason  # nobody was asked, so nobody declined
             raise ToolFailure({"error": kind, "message": message, "reasons": gate.decision.reasons}) from None
+
+    async def act(self, state: ClientState, tool: str, args: JsonObject, client: str) -> Content:
+        """One page action through the client's env, as a gated toolset's call (``safety/toolset.py``): the
+        gate (the decision recorded), then the executor with the second look at the target; a refusal or a
+        failure is a typed ``ToolFailure``."""
+        acted = await self._gated(state, ActionToolset(state.env), tool, args, client)
         result = acted.result
         if not result.ok and result.error is not None:
             raise ToolFailure(result.error.model_dump())  # a domain block during it is named (env.act)
@@ -171,23 +192,12 @@ class Calls:
                 raise ToolFailure({"error": "invalid_arguments", "message": "close needs the tab index"})
             await ctx.close_tab(a.index)
         elif a.action == "new":
-            if a.url:
-                obs = await s.env.latest()
-                gate = await s.env.gate.check(A.Navigate(url=a.url), obs)
-                if input_pending():
-                    raise ToolFailure({"error": "input_required", "message": "asked the user"})
-                if not gate.allowed:
-                    self.record.write(
-                        "decision",
-                        client=client,
-                        tool="tabs",
-                        url=a.url,
-                        allowed=False,
-                        level=str(gate.decision.level),
-                        reasons=gate.decision.reasons,
-                    )
-                    raise ToolFailure({"error": gate.refused, "message": gate.message})
-            await ctx.open_tab(a.url)
+            if a.url:  # judged as a navigation from the page the client saw, as the navigate tool is
+                plan = CallPlan(action=A.Navigate(url=a.url), observation=await s.env.latest())
+                opened = OneCall(plan, lambda _: ctx.open_tab(a.url))
+                await self._gated(s, opened, "tabs", a.model_dump(mode="json"), client)
+            else:
+                await ctx.open_tab(None)
         listing = "\n".join(
             f"{t.index}{'*' if t.active else ' '} {t.title[:60]!r} {t.url}" for t in await ctx.tabs()
         )
