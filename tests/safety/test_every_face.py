@@ -1,6 +1,8 @@
 """Every face judges a click the same way, because every face acts through one BrowserEnv (its gate and its
 second look): the agent, an MCP ``click`` (the real MCP SDK client), the ``browser`` module's ``act``,
-``chrome_click``, and ``POST /api/tools/chrome_click`` (real HTTP through the server's app).
+``chrome_click``, ``playwright_browser``'s click, and ``POST /api/tools/chrome_click`` (real HTTP through the
+server's app). ``chrome_type`` with a key delay types through the same gate, and the MCP ``tabs`` tool's new tab
+at a URL is judged as the ``navigate`` tool is.
 
 The page is a checkout whose "Pay now" button calls itself "Continue" (``aria-label``): each face has it
 confirmed, and with nobody to approve it is declined and never runs. And the page's own ``confirm()`` with a
@@ -10,6 +12,7 @@ destructive message is judged by the same gate on every face: asked, and dismiss
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,15 @@ PAGE = """<!doctype html><meta charset=utf-8><title>Checkout</title>
 <button id=tidy onclick="if (confirm('Are you sure you want to delete this item?'))
   document.getElementById('log').textContent += 'DELETED '">Tidy up</button>
 <p id=log></p>"""
+RELABELS = """<!doctype html><meta charset=utf-8><title>Checkout</title>
+<h1>Checkout</h1><p>Order total: $500.00, card ending 4242.</p>
+<button id=hover onmouseover="this.textContent = 'Pay now'"
+  onclick="document.getElementById('log').textContent += 'HOVERPAID '">Continue</button>
+<label>Card number <input id=card autocomplete=cc-number></label>
+<label>Note <input id=note></label>
+<p id=log></p>"""
+"""A checkout whose "Continue" turns into "Pay now" when the pointer reaches it (between the snapshot and the
+click), with a card field and a plain one."""
 DIALOG = {"action": "dialog", "type": "confirm", "message": "Are you sure you want to delete this item?"}
 
 
@@ -159,3 +171,84 @@ def test_post_api_tools(browser_config: BrowserConfig, tmp_path: Path, pages_ser
         )
         text = api.post("/api/tools/chrome_get_text", json={"tabId": tab, "selector": "#log"}).json()
         assert text["text"] == "", text
+
+
+def test_playwright_browser(harness: Any, pages_server: PagesServer) -> None:
+    """A step of playwright_browser is judged through the one wrapper on the page it acts on: the disguised
+    "Pay now" is confirmed and, declined, never runs (a ``success: false`` answer); the page's confirm() is
+    dismissed by the same gate; a button relabelled "Pay now" as the pointer reaches it is stopped by the
+    executor's second look."""
+    h = harness(["playwright_browser"])
+
+    def step(confirmer: Any = None, **args: Any) -> dict[str, Any]:
+        return h.call("playwright_browser", args, confirmer=confirmer)
+
+    assert step(action="launch")["success"]
+    assert step(action="navigate", url=pages_server.add("/checkout/pw", PAGE))["success"]
+    asked = Declines()
+    refused = step(asked, action="click", selector="#pay")
+    assert refused["success"] is False and refused["stderr"].startswith("declined: "), refused
+    assert _asked_about_pay(asked.asked), asked.asked
+    tidy = step(asked, action="click", selector="#tidy")
+    assert tidy["success"], tidy
+    assert "PAID" not in Path(tidy["output_files"][-1]).read_text()
+    assert step(action="navigate", url=pages_server.add("/checkout/pw-relabel", RELABELS))["success"]
+    relabelled = Declines()
+    moved = step(relabelled, action="click", selector="#hover")
+    assert moved["success"] is False and moved["stderr"].startswith("target_changed: "), moved
+    assert [r.element.name for r in relabelled.asked if r.element is not None] == ["Pay now"]
+    saved = step(action="screenshot")  # the page saved as its abstract: controls and text
+    assert "PAID" not in Path(saved["output_files"][-1]).read_text(), saved
+
+
+def test_chrome_type_with_a_delay(harness: Any, pages_server: PagesServer) -> None:
+    """chrome_type with a key delay is the agent's type through the tab's env: a card number is confirmed
+    and, declined, never typed; plain text is typed key by key, the delay between the keys."""
+    h = harness(["chrome"])
+    tab = h.ok("chrome_launch", {})["tabId"]
+    h.ok("chrome_navigate", {"tabId": tab, "url": pages_server.add("/checkout/delay", RELABELS)})
+    asked = Declines()
+    card = {"tabId": tab, "selector": "#card", "text": "4242 4242 4242 4242", "delay": 20}
+    refused = h.call("chrome_type", card, confirmer=asked)
+    assert refused.get("error") == "declined", refused
+    assert [r.action.get("action") for r in asked.asked] == ["type"], asked.asked
+    assert h.ok("chrome_evaluate", {"tabId": tab, "script": "return document.querySelector('#card').value"},
+                confirmer=Approves())["result"] == ""  # fmt: skip
+    t0 = time.monotonic()
+    typed = h.ok("chrome_type", {"tabId": tab, "selector": "#note", "text": "gift", "delay": 60})
+    assert typed["value"] == "gift" and time.monotonic() - t0 >= 3 * 0.06, typed
+
+
+class Approves(Declines):
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        self.asked.append(request)
+        return ConfirmAnswer(approved=True)
+
+
+async def test_an_mcp_new_tab_at_a_url(kite_config: Any, pages_server: PagesServer, tmp_path: Path) -> None:
+    """The MCP tabs tool's new tab at a URL is judged as a navigation through the same wrapper as a click:
+    a blocked domain is refused, a navigation the rules want confirmed is refused with nobody to ask (as a
+    click is), each decision recorded, and no tab is opened for either."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "rules:\n  - name: ask-before-opening\n    when: {action: navigate, target_domain: [ask.test]}\n"
+        "    level: confirm\n",
+        encoding="utf-8",
+    )
+    config = kite_config(
+        modules=[],
+        **{"safety.blocked_domains": ["blocked.test"], "safety.rules_file": str(rules),
+           "mcp.runs_dir": str(tmp_path / "mcp")},
+    )  # fmt: skip
+    async with kite_mcp(config) as kite, Client(kite.server) as c:
+        text_of(await c.call_tool("navigate", {"url": pages_server.add("/checkout/tabs", PAGE)}))
+        blocked = error_of(await c.call_tool("tabs", {"action": "new", "url": "http://blocked.test/"}))
+        assert blocked["error"] == "blocked", blocked
+        asks = error_of(await c.call_tool("tabs", {"action": "new", "url": "http://ask.test/"}))
+        assert asks["error"] == "refused" and "--approve" in asks["message"], asks
+        listing = text_of(await c.call_tool("tabs", {"action": "list"}))
+        assert listing.count("\n") == 1 and "blocked.test" not in listing, listing  # the first tab alone
+    decisions = [
+        (r["tool"], r["level"], r["allowed"]) for r in kite.record.read() if r["event"] == "decision"
+    ]
+    assert decisions == [("tabs", "block", False), ("tabs", "confirm", False)], decisions
