@@ -17,12 +17,15 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import litellm
 import pytest
 
+from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.local import ensure_local_server, local_status, stop_local_server
 from kite_browser.agent.llm.local_watchdog import alive
+from kite_browser.agent.llm.reply_schema import reply_schema, response_format, target_index
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.local_llm, pytest.mark.timeout(170)]
@@ -48,6 +51,34 @@ def _action(reply: Any) -> dict[str, Any]:
     if "name" in data and isinstance(data.get("arguments"), dict):  # {"name": "click", "arguments": {...}}
         data = {"action": data["name"], **data["arguments"]}
     return data
+
+
+async def _constrained_call(model: str, api_base: str, api_key: str) -> None:
+    """One reply decoded under a step's reply schema by the real server: it is that schema's JSON (thought
+    first; an action of the enabled set; the element one of this page's, named role and name first)."""
+    elements = [
+        Element(index=i, tag=tag, role=role, name=name, rect=Rect(x=0, y=20 * i, width=80, height=18))
+        for i, tag, role, name in [
+            (1, "a", "link", "Home"), (2, "input", "searchbox", "Search"),
+            (3, "button", "button", "Add to cart"), (4, "a", "link", "Cart (0)"),
+        ]
+    ]  # fmt: skip
+    obs = Observation(summary=PageSummary(url="http://shop.test/p/mug", title="Mug"), elements=elements)
+    schema = reply_schema(obs, ["click", "type", "done"], max_actions=3, task="add the product to the cart")
+    reply = await litellm.acompletion(
+        model=model, api_base=api_base, api_key=api_key, temperature=0, max_tokens=120,
+        messages=[{"role": "user", "content": PROMPT.split("Reply only")[0] + "Reply with JSON."}],
+        response_format=response_format(schema),
+    )  # fmt: skip
+    data = json.loads(reply.choices[0].message.content)
+    jsonschema.validate(data, schema)
+    assert list(data) == ["thought", "actions"], data
+    for act in data["actions"]:
+        assert act["action"] in ("click", "type", "done"), act
+        if "target" in act:
+            assert target_index(act["target"]) in {1, 2, 3, 4}, act
+            if act["action"] == "type":
+                assert target_index(act["target"]) == 2, act  # the only text field
 
 
 def _wait_gone(pid: int, timeout_s: float = 20.0) -> bool:
@@ -82,6 +113,8 @@ async def test_start_call_reuse_stop(local_config: KiteConfig) -> None:
     action = _action(reply)
     assert action.get("action") == "click", action
     assert isinstance(action.get("index"), int), action
+
+    await _constrained_call(server.model, server.api_base, server.api_key)
 
     refused = urllib.request.Request(f"{server.api_base}/chat/completions", data=b'{"messages": []}')
     with pytest.raises(urllib.error.HTTPError) as info:
