@@ -163,3 +163,15 @@ def test_the_table_names_every_room_once() -> None:
     listed = [name for names in ROOMS.values() for name in names]
     assert len(listed) == len(set(listed))
     assert Path(ROOT / "ARCHITECTURE.md").is_file()
+
+
+def test_one_module_starts_playwright() -> None:
+    """``async_playwright`` is called in one module (the pool's driver), by Kite, its benches and its tests:
+    every other place gets a driver from it (``start_driver`` / ``playwright_driver``)."""
+    callers = set()
+    for pkg in ("agent", "safety", "evals", "tests"):
+        for path in (ROOT / pkg).rglob("*.py"):
+            for node in ast.walk(parse_file(path)):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "async_playwright":
+                    callers.add(str(path.relative_to(ROOT)))
+    assert callers == {"agent/browser/driver.py"}, callers

@@ -6,6 +6,8 @@ Part of the pool's room: ``BrowserPool`` starts the driver of the shared browser
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from playwright.async_api import Playwright, async_playwright
@@ -15,3 +17,13 @@ async def start_driver() -> tuple[Any, Playwright]:
     """Start one Playwright driver: ``(handle, playwright)``; stop it with ``await playwright.stop()``."""
     handle = async_playwright()
     return handle, await handle.start()
+
+
+@asynccontextmanager
+async def playwright_driver() -> AsyncIterator[Playwright]:
+    """A driver for the length of a block (the benches and the tests' own browsers), stopped after it."""
+    _, pw = await start_driver()
+    try:
+        yield pw
+    finally:
+        await pw.stop()

@@ -24,10 +24,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import async_playwright
-
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.context import ContextSession
+from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.config import KiteConfig
@@ -57,7 +56,7 @@ async def run(reps: int) -> dict[str, list[float]]:
     server = SitesServer().start()
     times: dict[str, list[float]] = {}
     try:
-        async with async_playwright() as pw:
+        async with playwright_driver() as pw:
             browser = await pw.chromium.launch(
                 executable_path=require_chromium(), headless=True, args=OFFLINE
             )

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Page
 
 from kite_browser.agent.browser.actions import parse_action
 from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.config import SafetyConfig
@@ -70,7 +71,7 @@ def judge_page(policy: SafetyPolicy, obs: Observation, name: str) -> PageCount:
 async def run(dirs: list[Path], sites: bool) -> list[PageCount]:
     policy = SafetyPolicy.from_config(SafetyConfig())
     rows: list[PageCount] = []
-    async with async_playwright() as pw:
+    async with playwright_driver() as pw:
         browser = await pw.chromium.launch(executable_path=require_chromium(), headless=True, args=[OFFLINE])
         ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
         snap = Snapshotter()

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Frame, Page, async_playwright
+from playwright.async_api import Frame, Page
 
 from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.evals.bench.corpus import OFFLINE, find_corpus, pages_in
 from kite_browser.evals.bench.recall_probe import CHECK_JS, TRUTH_JS
@@ -132,7 +133,7 @@ async def check_page(page: Page, snap: Snapshotter, key: str = "__kiteExtractor"
 
 async def run(dirs: list[Path], sites: bool) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    async with async_playwright() as pw:
+    async with playwright_driver() as pw:
         browser = await pw.chromium.launch(executable_path=require_chromium(), headless=True, args=[OFFLINE])
         ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
         snap = Snapshotter()

@@ -26,10 +26,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.context import ContextSession
+from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.snapshot import Snapshotter
@@ -95,7 +96,7 @@ class _Mode:
 
 async def compare(pages: dict[str, list[str]], reps: int, tmp: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    async with async_playwright() as pw:
+    async with playwright_driver() as pw:
         browser = await pw.chromium.launch(executable_path=require_chromium(), headless=True, args=[OFFLINE])
         modes = {m: await _Mode(m, browser, tmp).start() for m in MODES}
         await asyncio.gather(*(m.visit("about:blank") for m in modes.values()))  # warm up

@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Page
 
 from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.tokens import count_tokens, warm_up
@@ -94,7 +95,7 @@ async def measure(page: Page, snap: Snapshotter, repeat: int) -> dict[str, Any]:
 async def run(corpora: list[tuple[Path, list[str]]], repeat: int) -> list[dict[str, Any]]:
     warm_up()
     rows = []
-    async with async_playwright() as pw:
+    async with playwright_driver() as pw:
         browser = await pw.chromium.launch(executable_path=require_chromium(), headless=True, args=[OFFLINE])
         ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
         snap = Snapshotter()

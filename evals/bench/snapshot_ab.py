@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import CDPSession, Page, async_playwright
+from playwright.async_api import CDPSession, Page
 
 from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.browser.extractor_call import EXTRACTOR, ExtractorScript
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.snapshot import Snapshotter
@@ -175,7 +176,7 @@ async def run_ab(
     other = extractor_at(rev)
     warm_up()
     rows: list[dict[str, Any]] = []
-    async with async_playwright() as pw:
+    async with playwright_driver() as pw:
         browser = await pw.chromium.launch(executable_path=require_chromium(), headless=True, args=[OFFLINE])
         ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
         new_snap, old_snap = Snapshotter(), Snapshotter(script=other)

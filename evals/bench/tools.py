@@ -29,9 +29,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Page
 
 from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.config import load_config
 from kite_browser.agent.modules import Toolbox
 from kite_browser.evals.bench.corpus import OFFLINE, find_corpus, pages_in
@@ -87,7 +88,7 @@ async def side_by_side(reps: int, sites: SitesServer) -> dict[str, dict[str, lis
         env={}, overrides={"modules": ["chrome", "browser"], "browser.block_external_hosts": True}
     )
     times: dict[str, dict[str, list[float]]] = {"plain": {}, "chrome": {}, "browser": {}}
-    async with async_playwright() as pw, Toolbox(config, handle_signals=False) as tb:
+    async with playwright_driver() as pw, Toolbox(config, handle_signals=False) as tb:
         browser = await pw.chromium.launch(executable_path=require_chromium(), headless=True, args=[OFFLINE])
         page = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()
         tab = _check(await tb.call("chrome_launch", {}))["tabId"]
@@ -138,7 +139,7 @@ async def token_parity(directory: Path) -> dict[str, Any]:
     config = load_config(env={}, overrides={"modules": ["browser"], "browser.block_external_hosts": True})
     same, rows = 0, []
     with serve(directory) as base:
-        async with async_playwright() as pw, Toolbox(config, handle_signals=False) as tb:
+        async with playwright_driver() as pw, Toolbox(config, handle_signals=False) as tb:
             browser = await pw.chromium.launch(
                 executable_path=require_chromium(), headless=True, args=[OFFLINE]
             )

@@ -26,9 +26,8 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from playwright.async_api import async_playwright
-
 from kite_browser.agent.browser.chromium import require_chromium
+from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.config import load_config
 from kite_browser.agent.modules import Toolbox
 from kite_browser.agent.modules.javascript.module import JavaScriptModule
@@ -66,7 +65,7 @@ async def javascript_timings(reps: int, think: float = THINK_S) -> dict[str, flo
     tool: list[float] = []
     b2b: list[float] = []
     bursts: dict[tuple[str, float, int], list[float]] = defaultdict(list)
-    async with async_playwright() as pw, Toolbox(config, handle_signals=False) as tb:
+    async with playwright_driver() as pw, Toolbox(config, handle_signals=False) as tb:
         browser = await pw.chromium.launch(executable_path=require_chromium(), headless=True, args=[OFFLINE])
         context = await browser.new_context()
         module = tb.registry.module("javascript")
