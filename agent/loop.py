@@ -403,6 +403,7 @@ class Agent:
             output_schema=self.output.schema,
             task=self.prompt.task,
             exclude=[(name, index) for name, index in futile if index is not None],
+            secrets=self.prompt.secret_names,
         )
 
     async def _act(

@@ -24,7 +24,7 @@ nothing to act on is left out. The parser reads the reply as it reads any JSON r
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, KEY_NAMES
@@ -195,19 +195,22 @@ def reply_schema(
     output_schema: dict[str, Any] | None = None,
     task: str = "",
     exclude: Iterable[tuple[str, int]] = (),
+    secrets: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The JSON schema of this step's reply: ``thought`` (first), then 1..``max_actions`` actions, each one of
     ``enabled`` (default: every action) narrowed to this observation; a click's ``double`` and
     ``mouse_button`` only when ``task`` asks for them (``_ASKED_FOR``); no (action, element) pair of
-    ``exclude`` (the loop guard's ``futile`` ones)."""
+    ``exclude`` (the loop guard's ``futile`` ones); with ``secrets`` (their names), a password field takes
+    only their placeholders (``_password_variants``)."""
     names = [n for n in (ACTION_NAMES if enabled is None else enabled) if n in ACTION_MODELS]
     off: dict[str, set[int]] = {}
     for name, index in exclude:
         off.setdefault(name, set()).add(index)
     variants = [
-        v
+        part
         for n in names
         if (v := _variant(n, observation, vision, output_schema, task, off.get(n, set()))) is not None
+        for part in (_password_variants(v, observation, secrets) if n == "type" else [v])
     ]
     return {
         "type": "object",
@@ -223,6 +226,32 @@ def reply_schema(
         "required": ["thought", "actions"],
         "additionalProperties": False,
     }
+
+
+def _password_variants(
+    variant: dict[str, Any], obs: Observation, secrets: Sequence[str]
+) -> list[dict[str, Any]]:
+    """``type`` split in two when the run was given secrets and the page has password fields: a password
+    field takes only ``<secret>name</secret>``, other fields any text. Recorded (the sites subset, bundled
+    model): told to log in "with the password you were given", it typed the secret's name "demo_password",
+    a made-up "wrongpassword" and the field's own dots "•••••••" — each refused as a plain text typed into a
+    password field — in 4 of 16 tasks."""
+    enum = variant["properties"].get(TARGET, {}).get("enum", [])
+    hidden = {target_label(e) for e in obs.elements if (e.type or "").lower() == "password"}
+    fields = [label for label in enum if label in hidden]
+    if not secrets or not fields:
+        return [variant]
+    out = []
+    if others := [label for label in enum if label not in hidden]:
+        out.append(_with(variant, {TARGET: {"type": "string", "enum": others}}))
+    placeholders = {"type": "string", "enum": [f"<secret>{name}</secret>" for name in secrets]}
+    secret = _with(variant, {TARGET: {"type": "string", "enum": fields}, "text": placeholders})
+    secret["required"] = ["action", TARGET, *(r for r in secret["required"] if r not in ("action", TARGET))]
+    return [*out, secret]
+
+
+def _with(variant: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
+    return {**variant, "properties": {**variant["properties"], **props}}
 
 
 def response_format(schema: dict[str, Any]) -> dict[str, Any]:

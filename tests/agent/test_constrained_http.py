@@ -15,6 +15,7 @@ import pytest
 
 from kite_browser.agent import Agent
 from kite_browser.agent.browser.actions import ACTION_NAMES
+from kite_browser.safety.secrets import SecretStore
 from tests.fixtures.openai_server import FakeOpenAIServer, Reply, Respond, Status
 
 _LINE = re.compile(r"^\s*\*?\[(\d+)\]\s+(\S+)\s*(.*)$")
@@ -312,3 +313,48 @@ async def test_a_control_toggled_on_and_off_again_is_not_offered_for_the_next_st
     assert clickable[0] == clickable[1] == clickable[2] == clickable[3]
     assert len(clickable[4]) == len(clickable[3]) - 1 and clickable[4] < clickable[3]
     assert result.stop_reason == "done" and result.answer == "sent", result
+
+
+async def test_a_password_field_takes_only_the_secrets_the_run_was_given(
+    kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    """Recorded (the sites subset, bundled model): told to log in "with the password you were given", the
+    model typed the secret's name, a made-up password and the field's own dots, each refused as plain text
+    in a password field. With secrets given, the schema's ``type`` on a password field offers only their
+    placeholders; other fields still take any text."""
+    seen: list[list[dict[str, Any]]] = []
+
+    def reply(body: dict[str, Any]) -> Reply:
+        items = body["response_format"]["json_schema"]["schema"]["properties"]["actions"]["items"]["anyOf"]
+        types = [v for v in items if v["properties"]["action"]["const"] == "type"]
+        elements = page_elements(body)
+        if "Log in" not in " ".join(elements.values()) or seen:
+            act: list[dict[str, Any]] = [{"action": "done", "success": True, "answer": "in"}]
+            return Reply(content=json.dumps({"thought": "Done.", "actions": act}))
+        seen.append(types)
+        [secret] = [v for v in types if "enum" in v["properties"]["text"]]
+        [plain] = [v for v in types if "enum" not in v["properties"]["text"]]
+        assert secret["properties"]["text"]["enum"] == ["<secret>demo_password</secret>"]
+        assert secret["required"][:3] == ["action", "target", "text"]
+        password = target_of(secret, by_name(elements, '"Password"'))
+        email = target_of(plain, by_name(elements, '"Email"'))
+        assert all("Password" not in label for label in plain["properties"]["target"]["enum"])
+        act = [
+            {"action": "type", "target": email, "text": "demo@kite.test"},
+            {"action": "type", "target": password, "text": "<secret>demo_password</secret>"},
+            {
+                "action": "click",
+                "target": target_of(variants(body)["click"], by_name(elements, 'button "Log in"')),
+            },
+        ]
+        return Reply(content=json.dumps({"thought": "The login form.", "actions": act}))
+
+    openai_server.fallback = Respond(reply)
+    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
+    store = SecretStore.from_sources(config.safety, cli=["demo_password=kite123"])
+    result = await Agent(config, secrets=store).run(
+        "Log in as demo@kite.test with the password you were given", start_url=sites.url("/account/login")
+    )
+    assert not openai_server.errors, openai_server.errors
+    assert len(seen) == 1 and result.stop_reason == "done", result
+    assert "demo@kite.test" in [state.get("user") for state in sites.states().values()]
