@@ -90,6 +90,11 @@ async def test_select_multi(kite: Kite, sites: SitesServer) -> None:
     assert again.ok and again.data.get(NO_EFFECT)  # already among them: nothing changed
     only = await kite.act(action="select", selector="#interests", value=[labels[1]])
     assert only.ok and await kite.page.locator("#interests").evaluate(read) == [labels[1]]
+    # several values written as the page listing shows options (recorded: the model sent "Reading|Music")
+    piped = await kite.act(action="select", selector="#interests", value=f"{labels[1]}|{labels[3]}")
+    assert piped.ok and await kite.page.locator("#interests").evaluate(read) == [labels[1], labels[3]]
+    bad = await kite.act(action="select", selector="#interests", value=f"{labels[1]}|Skydiving")
+    assert bad.error is not None and bad.error.error == "option_not_found" and "Skydiving" in bad.message
 
 
 async def test_select_custom_dropdown_by_text(kite: Kite, sites: SitesServer) -> None:

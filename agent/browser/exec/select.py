@@ -121,6 +121,12 @@ async def select(ec: ExecContext, action: Select) -> Outcome:
                 f"{target.label} is a text field, not a dropdown: use type to put text in it", tag="input"
             )
         return await _custom_select(ec, target, wanted)
+    if match["missing"] and match["multiple"] and isinstance(action.value, str) and "|" in action.value:
+        # the options as the page listing writes them ("Reading|Music"): several values, a list
+        action = action.model_copy(
+            update={"value": [v.strip() for v in action.value.split("|") if v.strip()]}
+        )
+        match = await target.handle.evaluate(_MATCH_JS, action.value)
     if match["missing"]:
         raise OptionNotFoundError(
             f"{target.label} has no option {', '.join(map(repr, match['missing']))}; options: {', '.join(match['options'])}",
