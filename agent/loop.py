@@ -17,7 +17,7 @@ from typing import Any
 
 from kite_browser.agent.browser.actions import ACTION_NAMES, Action, Done, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
-from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
+from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation, role_word
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.timing import StepTimer
@@ -40,6 +40,7 @@ from kite_browser.agent.events import (
 )
 from kite_browser.agent.fence import defuse
 from kite_browser.agent.guards import Guards, answer_now
+from kite_browser.agent.levels import ConfirmLevel
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.errors import ContextWindowError, LLMError
 from kite_browser.agent.llm.model import Model, ModelView, PastAction
@@ -56,6 +57,7 @@ from kite_browser.agent.prompt import PromptBuilder, kite_notices, page_text
 from kite_browser.agent.recap import answer_next, recap
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
+from kite_browser.agent.repeats import REPEATED, Repeats
 from kite_browser.agent.result import StopReason
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
 from kite_browser.agent.stop import Stop, StopWhen
@@ -116,6 +118,7 @@ class Agent:
         self.totals, self.steps_done, self.guards = Totals(), 0, Guards(self.config.agent)
         self.warnings: list[str] = []
         self.refusals = Refusals()
+        self.repeats = Repeats()
         self.output.rejected = 0
         self.final_url: str | None = None
         self.result: RunResult | None = None
@@ -324,7 +327,7 @@ class Agent:
             record.overhead_ms["act"] = ms_since(t1)
             if isinstance(action, Done):  # ends the run, unless its data goes back to the model to fix
                 self.output.settle(action, result)
-            else:
+            elif result.error is None or result.error.error != REPEATED:  # a held-back repeat is no failure
                 any_error = any_error or not result.ok
             if not result.ok and i < len(actions) - 1:
                 self.memory.add(
@@ -390,6 +393,9 @@ class Agent:
         withheld = self.guards.withheld
         futile = self.guards.futile
         everywhere = {name for name, index in futile if index is None}
+        repeats, no_refresh, _ = self.repeats.withheld(obs)
+        if no_refresh:
+            everywhere.add("refresh")
         enabled = [name for name in ACTION_NAMES if name not in withheld and name not in everywhere]
         if withheld and answer_next(self.prompt.task, self.history):
             # read the same twice, every part done but the answer: the next reply is the answer (recorded:
@@ -402,7 +408,7 @@ class Agent:
             max_actions=MAX_ACTIONS_PER_REPLY,
             output_schema=self.output.schema,
             task=self.prompt.task,
-            exclude=[(name, index) for name, index in futile if index is not None],
+            exclude=[*((name, index) for name, index in futile if index is not None), *repeats],
             secrets=self.prompt.secret_names,
         )
 
@@ -418,11 +424,14 @@ class Agent:
             )
             await emit(self.on_event, ActionDecided(step=step, action=described, **outcome.model_dump()))
 
+        if (held := self.repeats.refusal(action, element, obs.url)) is not None:
+            return await self._held_back(action, element, held, step, described)
         acted = await self.env.act(action, obs, decided=decided, veto=self.output.refuse, timer=self.timer)
         result, gate = acted.result, acted.gate
         decision = GateOutcome(
             level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
         )
+        self.repeats.ran(action, element, result, step)
         add_note(result, repaired)  # what the parser repaired to run it: the model learns the right form
         if result.error is not None and result.error.error in REFUSED_AS_STALE:
             self.totals.actions_refused += 1
@@ -431,6 +440,25 @@ class Agent:
         if refused is None and (late := Refusals.after_run(result)) is not None:
             refused, reason = late
         self.refusals.track(action, element, obs, step, described, refused, reason)
+        return await self._noted(action, element, result, decision, step, described)
+
+    async def _held_back(
+        self, action: Action, element: Element | None, result: ActionResult, step: int, described: str
+    ) -> tuple[ActionResult, GateOutcome]:
+        """An action the repeat rule (``agent/repeats.py``) did not run: neither judged nor run, only noted."""
+        decision = GateOutcome(level=ConfirmLevel.AUTO, reasons=[REPEATED], allowed=False)
+        return await self._noted(action, element, result, decision, step, described)
+
+    async def _noted(
+        self,
+        action: Action,
+        element: Element | None,
+        result: ActionResult,
+        decision: GateOutcome,
+        step: int,
+        described: str,
+    ) -> tuple[ActionResult, GateOutcome]:
+        """``result`` into the memory, the history and the run's events."""
         said = defuse(describe_action(action, element))  # the element's name is the page's words
         line = f"{said} → {describe_result(result, fenced=True)}"
         short = f"{said} → {describe_result(result, full=False, fenced=True)}"
@@ -462,7 +490,8 @@ class Agent:
     ) -> tuple[list[dict[str, Any]], int]:
         system_tokens = estimate_tokens(self.model.model, self.prompt.system())  # cached after the first step
         fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
-        warnings, self.warnings = [defuse(w) for w in (*self.warnings, *kite_notices(obs))], []
+        notices = (*self.warnings, *kite_notices(obs), *self._held_notice(obs))
+        warnings, self.warnings = [defuse(w) for w in notices], []
         layered = self.config.agent.observation == "layered"
         live = {e.index for e in obs.elements}
         urls = {m.step: m.url for m in self.memory.steps if m.lines}
@@ -488,6 +517,17 @@ class Agent:
             if total <= self.model.input_budget:
                 break
         return self.prompt.messages(text, obs.screenshot_b64), total
+
+    def _held_notice(self, obs: Observation) -> list[str]:
+        """The prompt's line on what the repeat rule holds back on this page (``agent/repeats.py``)."""
+        _, refresh, held = self.repeats.withheld(obs)
+        said = [f'click {role_word(el)} "{el.name}"' for el in held[:3]] + (["refresh"] if refresh else [])
+        if not said:
+            return []
+        return [
+            f"Already done, and it led to this page: {'; '.join(said)}. Not again "
+            "until you change something on this page. If the task is complete, call done."
+        ]
 
     def _result(self, stop: Stop, started: float) -> RunResult:
         run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding

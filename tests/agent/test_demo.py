@@ -42,8 +42,12 @@ def test_the_demo_passes_when_the_cart_holds_the_mug(capsys: pytest.CaptureFixtu
 @pytest.mark.parametrize(
     ("plan", "miss"),
     [
-        # the claim is success, but the mug went in twice
-        ([*FIND_AND_OPEN, ("click", "Add to cart", {}), REPORT], "state: cart_count = 2, expected 1"),
+        # the claim is success, but more mugs went in (a second "Add to cart" from the page the first led
+        # to is held back, agent/repeats.py; after the quantity is typed it runs)
+        (
+            [*FIND_AND_OPEN, ("type", "Quantity", {"text": "2"}), ("click", "Add to cart", {}), REPORT],
+            "state: cart_count = 3, expected 1",
+        ),
         # the cart is right, but the answer does not say what it holds
         (
             [*FIND_AND_OPEN, ("done", None, {"success": True, "answer": "Done."})],

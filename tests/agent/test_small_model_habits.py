@@ -154,8 +154,9 @@ async def test_python_literals_and_extras_through_litellm(
 async def test_the_same_search_on_every_reload_is_a_loop(
     kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
 ) -> None:
-    """The demo's habit: select colour Blue and click Search, step after step. Each click reloads the page and
-    the page's elements get new indexes (Kite never reuses one), so the repeat is seen by what the elements are."""
+    """The demo's habit: select colour Blue and click Search, step after step. The search from the results
+    page it led to is held back (``agent/repeats.py``: nothing was changed, Blue was already chosen), so the
+    page is not loaded again, and the held-back steps are a loop all the same."""
 
     def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
         colour = next(e.index for e in view.observation.elements if e.name == "Colour")
@@ -168,10 +169,27 @@ async def test_the_same_search_on_every_reload_is_a_loop(
         "Find the cheapest blue mug", start_url=sites.url("/shop/")
     )
     indexes = [next(e.index for e in v.observation.elements if e.name == "Colour") for v in model.views]
-    assert len(set(indexes)) == len(indexes), "the reloads kept the indexes: the test reproduces nothing"
+    assert len(set(indexes[1:])) == 1, indexes  # held back: the results page was not loaded again
     # step 1 searches from the start page, steps 2-5 repeat it on the results page
     assert result.stop_reason == "loop_detected" and result.steps == 5, (result.message, result.steps)
     assert [v.repeating for v in model.views] == [False, False, False, True, True]  # warned after 2 alike
+
+
+async def test_the_same_page_opened_on_every_step_is_a_loop(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    """Each step opens the same results page again: every load gives the elements new indexes (Kite never
+    reuses one), so the repeat is seen by what the elements are."""
+    url = sites.url("/shop/?q=&category=&colour=blue&sort=")
+    model = FunctionModel(lambda m, v: {"action": "navigate", "url": url})
+    config = kite_config(**{"llm.model": "", "agent.loop_warn": 2, "agent.loop_stop": 4})
+    result = await Agent(config, model=model, context=ctx_session).run(
+        "Find the cheapest blue mug", start_url=sites.url("/shop/")
+    )
+    indexes = [next(e.index for e in v.observation.elements if e.name == "Colour") for v in model.views]
+    assert len(set(indexes)) == len(indexes), "the loads kept the indexes: the test reproduces nothing"
+    assert result.stop_reason == "loop_detected" and result.steps == 5, (result.message, result.steps)
+    assert [v.repeating for v in model.views] == [False, False, False, True, True]
 
 
 async def test_varied_replies_that_change_only_by_unneeded_or_unrun_actions_are_a_loop(

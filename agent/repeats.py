@@ -1,0 +1,110 @@
+"""Done once, not again: an action that sent the page somewhere is not run again from the page it led to
+while nothing on it was changed since.
+
+Recorded (the sites subset, bundled 1.5B model, b74e8dd): four of six shop tasks reached their goal in one
+or two steps and then kept doing the last thing. "Put three Red Enamel Mugs in the cart" typed 3, clicked
+"Add to cart" (the page said "Added 3 × Red Enamel Mug to your cart", the cart link "Cart ( 3 )") and clicked
+"Add to cart" thirteen more times: 28 mugs. "Add the Sky Blue Espresso Mug" added 6; "show only the yellow
+products" pressed Search eleven times, then picked a category; "search for mug" pressed Search three times,
+then opened a product. Asked whether the task was complete, the same model said "no" on four of those five
+pages (and "yes" on two pages where it was not), so the model cannot be the judge of it; but the repeat
+itself is plain to see.
+
+The rule: a click, an Enter or a reload that navigated (a form sent, a link followed, a page reloaded) is
+keyed by what it acted on (role, name, and a link's href) and remembered with the URL it led to. From that
+URL, the same action is not offered again (a constrained reply's schema leaves it out) and not run (a reply
+that gives it anyway gets a ``repeated`` error) until something on the page is changed: a field typed or
+chosen, a box ticked, any action that changed the page without leaving it. So "type a new query, then click
+Search" runs; "click Search" again on the results it produced does not. Pagination is untouched: "Next" on
+page 2 is a link to page 3, another href. Actions that do not navigate ("Load more", a stepper's "+") are
+never held back. Like a browser's "confirm form resubmission", it also keeps a model from sending an order
+or a message twice by accident.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kite_browser.agent.browser.actions import OBSERVE_ONLY, Action
+from kite_browser.agent.browser.exec.base import NO_EFFECT
+from kite_browser.agent.browser.exec.typing import PressKey
+from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation, role_word
+
+REPEATED = "repeated"
+"""The error type of an action held back by this rule."""
+_NOT_EDITS = frozenset({"scroll", "hover", "wait", "screenshot", "switchTab", "done", "navigate"})
+"""Actions that change nothing on the page a repeat would be sent from (``navigate`` leaves it)."""
+
+
+@dataclass(frozen=True)
+class _Led:
+    url: str
+    """Where the action led."""
+    edits: int
+    """The run's count of changes made on a page, just after it ran."""
+    step: int
+
+
+def _key(action: Action, element: Element | None) -> str | None:
+    """What makes two actions "the same action" here, or None for actions the rule leaves alone."""
+    name = action.action
+    if name == "refresh":
+        return "refresh"
+    if element is None:
+        return None
+    what = f"{role_word(element)}|{element.name}|{element.href or ''}"
+    if name == "click":
+        return f"click|{what}"
+    if isinstance(action, PressKey) and action.key == "Enter":
+        return f"enter|{what}"
+    return None
+
+
+class Repeats:
+    """The run's navigating actions and where they led; which of them may not run again from here."""
+
+    def __init__(self) -> None:
+        self._led: dict[str, _Led] = {}
+        self.edits = 0
+
+    def ran(self, action: Action, element: Element | None, result: ActionResult, step: int) -> None:
+        """Take note of an action that ran (after its result is known)."""
+        if not result.ok or result.data.get(NO_EFFECT) or action.action in OBSERVE_ONLY:
+            return
+        effects = result.effects
+        key = _key(action, element)
+        if effects.navigated and effects.url_after and key is not None:
+            self._led[key] = _Led(effects.url_after, self.edits, step)
+        elif action.action not in _NOT_EDITS and not effects.navigated and effects.changed is not False:
+            self.edits += 1
+
+    def refusal(self, action: Action, element: Element | None, url: str) -> ActionResult | None:
+        """A ``repeated`` error for ``action`` if it may not run again on the page at ``url``; None to run it."""
+        led = self._held(_key(action, element), url)
+        if led is None:
+            return None
+        message = (
+            f"not run: the same action already ran at step {led.step} and led to this page, and nothing on "
+            "the page was changed since, so it would only do the same again (add again, send again). If the "
+            "task is complete, call done; otherwise do another part of the task."
+        )
+        return ActionResult(action=action.action, ok=False, error=ErrorInfo(error=REPEATED, message=message))
+
+    def withheld(self, obs: Observation) -> tuple[set[tuple[str, int]], bool, list[Element]]:
+        """For a constrained reply on ``obs``: the (action, index) pairs to leave out, whether ``refresh`` is
+        left out, and the elements held back (for the prompt's notice)."""
+        pairs: set[tuple[str, int]] = set()
+        held: list[Element] = []
+        for el in obs.elements:
+            click = self._held(f"click|{role_word(el)}|{el.name}|{el.href or ''}", obs.url)
+            enter = self._held(f"enter|{role_word(el)}|{el.name}|{el.href or ''}", obs.url)
+            if click is not None:
+                pairs.add(("click", el.index))
+                held.append(el)
+            if enter is not None:
+                pairs.add(("pressKey", el.index))
+        return pairs, self._held("refresh", obs.url) is not None, held
+
+    def _held(self, key: str | None, url: str) -> _Led | None:
+        led = self._led.get(key) if key is not None else None
+        return led if led is not None and led.url == url and led.edits == self.edits else None
