@@ -81,6 +81,17 @@ def _covered(history: Sequence[PastAction]) -> set[str]:
     return out
 
 
+def _typed(history: Sequence[PastAction]) -> set[str]:
+    """The words of the text the run's successful actions typed or chose (values given, not places to go)."""
+    said = " ".join(
+        str(p.action.get(k, ""))
+        for p in history
+        if p.ok and p.name in ("type", "select")
+        for k in ("text", "value")
+    )
+    return words(said)
+
+
 def _where(url: str) -> str:
     """A URL as a place: its path and query (an element's href is written origin-relative)."""
     parts = urlsplit(url)
@@ -95,11 +106,13 @@ def offers(
     listed "Add to cart" again as named like the task, and the 1.5B model added the mug four more times).
     What is done is in ``achieved``; this says what the page offers that is not done yet. Links back to a
     page the run has already been on are left out too: the same demo run, offered "Kite Shop" (the start page)
-    first, clicked it before "View cart". And a field or a button is offered only for a task word that no
+    first, clicked it before "View cart". A link is not offered for words the run only typed: logged in as
+    "demo@kite.test", the 1.5B model was offered "Kite Shop" on the account page and left it. And a field or a button is offered only for a task word that no
     successful action has covered yet: on the cart page, "Quantity Sky Blue Espresso Mug" (espresso and mug
     were searched, opened and added) drew the model into raising the quantity step after step."""
     wanted = words(task)
     fresh = wanted - _covered(history)
+    typed = _typed(history)
     used = _used(history)
     been = {_where(url) for url in (*visited, obs.url)}
     scored = []
@@ -110,7 +123,7 @@ def offers(
         hits = len(named)
         # ranked by every task word it names; a field or button only for a word not yet taken care of (a link
         # to a page not yet seen is a step forward whatever it names: "View cart" after "Add to cart")
-        if named and (el.href or named & fresh):
+        if named and ((el.href and named - typed) or named & fresh):
             scored.append((-hits, pos, el))
     return [el for _, _, el in sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_OFFERS]]
 
@@ -221,7 +234,11 @@ def recap(
         "next": [nxt] if nxt else [],
         "all_done": ["yes"] if parts and nxt is None else [],
         "answer": [nxt] if nxt and asks_answer(nxt) else [],
-        "offers": [
+        # no offers when what is left is an answer: it is on this page (recorded: "search for mug and show the
+        # results", offered the products named like the task, opened one and added it to the cart)
+        "offers": []
+        if nxt and asks_answer(nxt)
+        else [
             defuse(f'[{e.index}] {role_word(e)} "{e.name[:50]}"')
             for e in offers(task, obs, history, visited=urls.values())
         ],

@@ -238,3 +238,38 @@ def test_every_part_done_tells_the_model_to_finish() -> None:
         assert said not in render("observation.j2", t=strings(language), task=task, step=3, max_steps=9,
                                   history=[], results=[], warnings=[], page="",
                                   recap=recap(task, [search], urls, obs), output_schema=None)  # fmt: skip
+
+
+def _link(index: int, name: str, href: str) -> Element:
+    return Element(index=index, tag="a", name=name, href=href, rect=Rect(x=0, y=0, width=1, height=1))
+
+
+def test_no_link_is_offered_for_words_the_run_only_typed() -> None:
+    """Recorded (sites subset, account-login): logged in as "demo@kite.test", the account page offered
+    "Kite Shop" as named like the task, and the 1.5B model left the account for the shop."""
+    task = "Log in as demo@kite.test with the password you were given, then open Settings"
+    typed = _did(1, "type", "Email", text="demo@kite.test")
+    obs = Observation(
+        summary=PageSummary(url="http://shop.test/account/", title="Account"),
+        elements=[_link(9, "Kite Shop", "/shop/"), _link(13, "Settings", "/account/settings")],
+    )
+    offered = recap(task, [typed], {1: "http://shop.test/account/login"}, obs)["offers"]
+    assert offered == ['[13] link "Settings"'], offered
+    # the same link is offered when a word it names is not one the run typed
+    shop = recap("Go to the Kite shop", [], {1: "http://shop.test/account/login"}, obs)["offers"]
+    assert shop == ['[9] link "Kite Shop"'], shop
+
+
+def test_nothing_is_offered_when_what_is_left_is_the_answer() -> None:
+    """Recorded: "search the shop for mug and show the results" was offered the products named "… Mug" on the
+    results page, opened one and put it in the cart."""
+    task = 'Search the shop for "mug" and show the results'
+    obs = Observation(
+        summary=PageSummary(url="http://shop.test/?q=mug", title="Shop"),
+        elements=[_link(40, "Classic Blue Mug", "/p/blue"), _link(41, "Red Enamel Mug", "/p/red")],
+    )
+    urls = {1: "http://shop.test/"}
+    done = recap(task, [_did(1, "type", "Search", text="mug")], urls, obs)
+    assert done["answer"] == ["show the results"] and done["offers"] == [], done
+    # before the search is done, the same page offers them
+    assert recap(task, [], urls, obs)["offers"], "the test reproduces nothing"
