@@ -17,7 +17,7 @@ from typing import Any
 
 from kite_browser.agent.browser.actions import ACTION_NAMES, Action, Done, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
-from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation, role_word
+from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.timing import StepTimer
@@ -393,8 +393,8 @@ class Agent:
         withheld = self.guards.withheld
         futile = self.guards.futile
         everywhere = {name for name, index in futile if index is None}
-        repeats, no_refresh, _ = self.repeats.withheld(obs)
-        if no_refresh:
+        held = self.repeats.withheld(obs)
+        if held.refresh:
             everywhere.add("refresh")
         enabled = [name for name in ACTION_NAMES if name not in withheld and name not in everywhere]
         if withheld and answer_next(self.prompt.task, self.history):
@@ -408,7 +408,7 @@ class Agent:
             max_actions=MAX_ACTIONS_PER_REPLY,
             output_schema=self.output.schema,
             task=self.prompt.task,
-            exclude=[*((name, index) for name, index in futile if index is not None), *repeats],
+            exclude=[*((name, index) for name, index in futile if index is not None), *held.pairs],
             secrets=self.prompt.secret_names,
         )
 
@@ -490,7 +490,7 @@ class Agent:
     ) -> tuple[list[dict[str, Any]], int]:
         system_tokens = estimate_tokens(self.model.model, self.prompt.system())  # cached after the first step
         fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
-        notices = (*self.warnings, *kite_notices(obs), *self._held_notice(obs))
+        notices = (*self.warnings, *kite_notices(obs), *self.repeats.withheld(obs).notices)
         warnings, self.warnings = [defuse(w) for w in notices], []
         layered = self.config.agent.observation == "layered"
         live = {e.index for e in obs.elements}
@@ -517,17 +517,6 @@ class Agent:
             if total <= self.model.input_budget:
                 break
         return self.prompt.messages(text, obs.screenshot_b64), total
-
-    def _held_notice(self, obs: Observation) -> list[str]:
-        """The prompt's line on what the repeat rule holds back on this page (``agent/repeats.py``)."""
-        _, refresh, held = self.repeats.withheld(obs)
-        said = [f'click {role_word(el)} "{el.name}"' for el in held[:3]] + (["refresh"] if refresh else [])
-        if not said:
-            return []
-        return [
-            f"Already done, and it led to this page: {'; '.join(said)}. Not again "
-            "until you change something on this page. If the task is complete, call done."
-        ]
 
     def _result(self, stop: Stop, started: float) -> RunResult:
         run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding

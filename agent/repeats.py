@@ -19,11 +19,14 @@ Search" runs; "click Search" again on the results it produced does not. Paginati
 page 2 is a link to page 3, another href. Actions that do not navigate ("Load more", a stepper's "+") are
 never held back. Like a browser's "confirm form resubmission", it also keeps a model from sending an order
 or a message twice by accident.
+
+And a reload is not run while fields filled on the page are unsent: recorded (sort-price), the model chose
+"Price: low to high" and pressed refresh instead of Search, which put the sort back, every step.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kite_browser.agent.browser.actions import OBSERVE_ONLY, Action
 from kite_browser.agent.browser.exec.base import NO_EFFECT
@@ -34,6 +37,30 @@ REPEATED = "repeated"
 """The error type of an action held back by this rule."""
 _NOT_EDITS = frozenset({"scroll", "hover", "wait", "screenshot", "switchTab", "done", "navigate"})
 """Actions that change nothing on the page a repeat would be sent from (``navigate`` leaves it)."""
+
+UNSENT = (
+    "not run: a reload throws away what you typed or chose on this page. To apply it, click the button that "
+    "sends the form (Search, Apply, Submit, Save ...)."
+)
+_BOXES = frozenset({"checkbox", "radio", "switch"})
+
+
+def _fills(action: Action, element: Element | None) -> int:
+    """1 for an action that fills a field (type, select, a file, a box ticked), else 0."""
+    if action.action in ("type", "select", "uploadFile"):
+        return 1
+    boxed = element is not None and ((element.type or "") in _BOXES or (element.role or "") in _BOXES)
+    return int(action.action == "click" and boxed)
+
+
+@dataclass
+class Withheld:
+    """What a constrained reply is not offered on a page: (action, index) pairs and whether ``refresh``."""
+
+    pairs: set[tuple[str, int]] = field(default_factory=set)
+    refresh: bool = False
+    notices: list[str] = field(default_factory=list)
+    """The prompt's lines saying what is held back and why (page words in them: defuse before use)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +93,8 @@ class Repeats:
     def __init__(self) -> None:
         self._led: dict[str, _Led] = {}
         self.edits = 0
+        self.unsent = 0
+        """Fields typed or chosen on this page since it was loaded: a reload would throw them away."""
 
     def ran(self, action: Action, element: Element | None, result: ActionResult, step: int) -> None:
         """Take note of an action that ran (after its result is known)."""
@@ -73,13 +102,19 @@ class Repeats:
             return
         effects = result.effects
         key = _key(action, element)
+        if effects.navigated:
+            self.unsent = 0
         if effects.navigated and effects.url_after and key is not None:
             self._led[key] = _Led(effects.url_after, self.edits, step)
         elif action.action not in _NOT_EDITS and not effects.navigated and effects.changed is not False:
             self.edits += 1
+            self.unsent += _fills(action, element)
 
     def refusal(self, action: Action, element: Element | None, url: str) -> ActionResult | None:
-        """A ``repeated`` error for ``action`` if it may not run again on the page at ``url``; None to run it."""
+        """A ``repeated`` error for ``action`` if it may not run again on the page at ``url`` (or, for a reload,
+        if it would throw away fields filled on this page); None to run it."""
+        if action.action == "refresh" and self.unsent:
+            return ActionResult(action="refresh", ok=False, error=ErrorInfo(error=REPEATED, message=UNSENT))
         led = self._held(_key(action, element), url)
         if led is None:
             return None
@@ -90,20 +125,30 @@ class Repeats:
         )
         return ActionResult(action=action.action, ok=False, error=ErrorInfo(error=REPEATED, message=message))
 
-    def withheld(self, obs: Observation) -> tuple[set[tuple[str, int]], bool, list[Element]]:
-        """For a constrained reply on ``obs``: the (action, index) pairs to leave out, whether ``refresh`` is
-        left out, and the elements held back (for the prompt's notice)."""
-        pairs: set[tuple[str, int]] = set()
-        held: list[Element] = []
+    def withheld(self, obs: Observation) -> Withheld:
+        """What a constrained reply on ``obs`` is not offered, and the prompt's lines saying why."""
+        out = Withheld()
+        said: list[str] = []
         for el in obs.elements:
-            click = self._held(f"click|{role_word(el)}|{el.name}|{el.href or ''}", obs.url)
-            enter = self._held(f"enter|{role_word(el)}|{el.name}|{el.href or ''}", obs.url)
-            if click is not None:
-                pairs.add(("click", el.index))
-                held.append(el)
-            if enter is not None:
-                pairs.add(("pressKey", el.index))
-        return pairs, self._held("refresh", obs.url) is not None, held
+            for verb, action in (("click", "click"), ("enter", "pressKey")):
+                if self._held(f"{verb}|{role_word(el)}|{el.name}|{el.href or ''}", obs.url) is not None:
+                    out.pairs.add((action, el.index))
+                    if verb == "click" and len(said) < 3:
+                        said.append(f'click {role_word(el)} "{el.name}"')
+        if self._held("refresh", obs.url) is not None:
+            said.append("refresh")
+        out.refresh = self.unsent > 0 or "refresh" in said
+        if said:
+            out.notices.append(
+                f"Already done, and it led to this page: {'; '.join(said)}. Not again until you change "
+                "something on this page. If the task is complete, call done."
+            )
+        if self.unsent:
+            out.notices.append(
+                "What you typed or chose on this page is not sent yet: click the button that sends the form "
+                "(a reload would throw it away)."
+            )
+        return out
 
     def _held(self, key: str | None, url: str) -> _Led | None:
         led = self._led.get(key) if key is not None else None

@@ -127,3 +127,32 @@ async def test_typing_a_new_query_then_search_runs(
     assert result.stop_reason == "done", result.message
     assert "q=bag" in (result.final_url or ""), result.final_url
     assert "error repeated" not in prompt_text(model.messages[2])
+
+
+async def test_a_reload_does_not_throw_away_a_choice_not_yet_sent(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    """Recorded (sort-price): the model chose "Price: low to high", then pressed refresh instead of Search,
+    which put the sort back, step after step. The reload is not run; the prompt says the choice is unsent."""
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        sort = next(e.index for e in view.observation.elements if e.name == "Sort by")
+        search = next(e.index for e in view.observation.elements if e.tag == "button" and e.name == "Search")
+        step = len(model.views)
+        if step == 1:
+            return [{"action": "select", "index": sort, "value": "Price: low to high"}, {"action": "refresh"}]
+        if step == 2:
+            return {"action": "click", "index": search}
+        return {"action": "done", "success": True, "answer": "sorted"}
+
+    model = FunctionModel(fn)
+    config = kite_config(**{"llm.model": ""})
+    result = await Agent(config, model=model, context=ctx_session).run(
+        "Sort the products by price, lowest first", start_url=sites.url("/shop/")
+    )
+    assert result.stop_reason == "done", result.message
+    second = prompt_text(model.messages[1])
+    assert "refresh → error repeated: not run: a reload throws away what you typed or chose" in second, second
+    assert "is not sent yet: click the button that sends the form" in second
+    assert "sort=price-asc" in (result.final_url or ""), result.final_url
+    assert "is not sent yet" not in prompt_text(model.messages[2])  # sent: nothing left unsent
