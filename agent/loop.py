@@ -41,6 +41,7 @@ from kite_browser.agent.events import (
 from kite_browser.agent.fence import defuse
 from kite_browser.agent.guards import Guards, answer_now
 from kite_browser.agent.levels import ConfirmLevel
+from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.errors import ContextWindowError, LLMError
 from kite_browser.agent.llm.model import Model, ModelView, PastAction
@@ -283,7 +284,7 @@ class Agent:
             self.recorder.step(record)  # once per step, however it ended
             self._recorded_ms = (time.perf_counter() - t1) * 1000
 
-    async def _answer(self, record: StepRecord, messages: list[dict[str, Any]], obs: Observation) -> None:
+    async def _answer(self, record: StepRecord, messages: list[ChatMessage], obs: Observation) -> None:
         """Ask the model, parse its reply, run its actions; everything that happens goes into ``record``."""
         step = record.step
         try:
@@ -352,9 +353,7 @@ class Agent:
                 warning = answer_now(self.guards.repeats)  # the next schema offers done alone
             self.warnings.append(warning)
 
-    async def _complete(
-        self, record: StepRecord, messages: list[dict[str, Any]], obs: Observation
-    ) -> LLMReply:
+    async def _complete(self, record: StepRecord, messages: list[ChatMessage], obs: Observation) -> LLMReply:
         step, tools, shot = record.step, self.model.tools, obs.screenshot_path
         view = ModelView(
             task=self.prompt.task,
@@ -487,7 +486,7 @@ class Agent:
 
     def _messages(
         self, obs: Observation, step: int, min_compaction: int = 0
-    ) -> tuple[list[dict[str, Any]], int]:
+    ) -> tuple[list[ChatMessage], int]:
         system_tokens = estimate_tokens(self.model.model, self.prompt.system())  # cached after the first step
         fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
         notices = (*self.warnings, *kite_notices(obs), *self.repeats.withheld(obs).notices)

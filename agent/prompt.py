@@ -16,6 +16,7 @@ import yaml
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.render import render_observation, render_summary
 from kite_browser.agent.fence import defuse
+from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.schemas import action_catalog
 from kite_browser.agent.resources import resource_dir, resource_path
 
@@ -127,7 +128,7 @@ class PromptBuilder:
             )
         )
 
-    def messages(self, user_text: str, screenshot_b64: str | None = None) -> list[dict[str, Any]]:
+    def messages(self, user_text: str, screenshot_b64: str | None = None) -> list[ChatMessage]:
         content: Any = user_text
         if screenshot_b64 and self.vision:
             content = [

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.result import RefusedAction, RunResult
 
 Redactor = Callable[[Any], Any]
@@ -108,7 +109,7 @@ class RunRecorder:
         return name
 
     def request(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, image: str | None = None
+        self, messages: list[ChatMessage], tools: list[dict[str, Any]] | None, image: str | None = None
     ) -> dict[str, Any]:
         """What a step sent to the model, for its record: system messages and tools by reference, an image by
         its screenshot file (``image``: the path; else only its size is kept)."""
@@ -125,7 +126,7 @@ class RunRecorder:
             elif isinstance(content, list):
                 out.append({**m, "content": [_image_ref(part, shot) for part in content]})
             else:
-                out.append(m)
+                out.append(dict(m))
         sent = json.dumps(tools, ensure_ascii=False, indent=1) if tools else None
         return {"messages": out, "tools_file": self._stored("tools", sent, "json") if sent else None}
 

@@ -29,6 +29,7 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from pydantic import BaseModel, Field, field_validator
 
+from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.model_names import FAKE_PREFIX, SCRIPTED_MODEL
 from kite_browser.agent.llm.own_models import handler_names, handler_of, register_handler, unregister_model
 
@@ -51,7 +52,9 @@ class FakeReply(BaseModel):
         return [] if value is None else value
 
 
-FakeHandler = Callable[[list[dict], list[dict] | None, dict], FakeReply | str | Awaitable[FakeReply | str]]
+FakeHandler = Callable[
+    [list[ChatMessage], list[dict] | None, dict], FakeReply | str | Awaitable[FakeReply | str]
+]
 ScriptItem = dict[str, Any] | list[dict[str, Any]] | FakeReply | str
 
 
@@ -59,7 +62,7 @@ class FakeCall(BaseModel):
     """What one call to a fake received."""
 
     model: str
-    messages: list[dict[str, Any]]
+    messages: list[ChatMessage]
     tools: list[dict[str, Any]] | None = None
     kwargs: dict[str, Any] = Field(default_factory=dict)
 
@@ -261,7 +264,9 @@ class Script:
     def remaining(self) -> int:
         return len(self.replies) - self.position
 
-    async def __call__(self, messages: list[dict], tools: list[dict] | None, kwargs: dict) -> FakeReply:
+    async def __call__(
+        self, messages: list[ChatMessage], tools: list[dict] | None, kwargs: dict
+    ) -> FakeReply:
         self.received.append(
             FakeCall(
                 model=f"{PROVIDER}/{self.name}",

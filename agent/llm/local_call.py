@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kite_browser.agent.config import LLMConfig, default_data_dir
+from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.local_pins import MODEL_ALIAS
 from kite_browser.agent.llm.pace import Pace
 from kite_browser.agent.llm.progress import current, report
@@ -107,7 +108,7 @@ class LocalCall:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
-    def plan(self, model: str, messages: list[dict[str, Any]]) -> float:
+    def plan(self, model: str, messages: list[ChatMessage]) -> float:
         """The next call's time limit (seconds), from its prompt's size and the server's speed so far."""
         self.prompt_tokens = _count(model, messages)
         reply_cap = self.config.max_output_tokens
@@ -154,7 +155,7 @@ class LocalCall:
         self.pace.learn(getattr(response, "timings", None), completion_tokens)
 
 
-def _count(model: str, messages: list[dict[str, Any]]) -> int:
+def _count(model: str, messages: list[ChatMessage]) -> int:
     from kite_browser.agent.llm.error_map import _import_litellm
 
     try:

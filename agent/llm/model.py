@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.llm.chat import ChatMessage
 
 if TYPE_CHECKING:
     from kite_browser.agent.llm.client import LLMReply
@@ -73,5 +74,5 @@ class Model(Protocol):
     name: str
 
     async def complete(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, *, view: ModelView | None
+        self, messages: list[ChatMessage], tools: list[dict[str, Any]] | None, *, view: ModelView | None
     ) -> LLMReply: ...

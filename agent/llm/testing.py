@@ -8,7 +8,7 @@
 A reply is an ``LLMReply``, text (the model's content), a tool call ``{"name": "click", "arguments": {...}}``,
 an action ``{"action": "click", "index": 3}``, or a list of calls/actions (several actions in one reply)::
 
-    from kite_browser.agent import Agent, load_config
+from kite_browser.agent import Agent, load_config
     from kite_browser.agent.llm.testing import FunctionModel
 
     def fn(messages, view):
@@ -29,12 +29,13 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.client import LLMReply, ToolCall, Usage
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.own_models import register_model, unregister_model
 
 Reply = LLMReply | str | dict[str, Any] | list[dict[str, Any]]
-ModelFunction = Callable[[list[dict[str, Any]], ModelView], Reply | Awaitable[Reply]]
+ModelFunction = Callable[[list[ChatMessage], ModelView], Reply | Awaitable[Reply]]
 
 __all__ = [
     "FunctionModel",
@@ -61,7 +62,7 @@ def _estimate(value: Any) -> int:
     return max(1, len(json.dumps(value, default=str)) // 4)
 
 
-def to_reply(reply: Reply, messages: list[dict[str, Any]], name: str) -> LLMReply:
+def to_reply(reply: Reply, messages: list[ChatMessage], name: str) -> LLMReply:
     """Any accepted reply form → an ``LLMReply`` (usage: about 4 characters a token of what was sent)."""
     if isinstance(reply, LLMReply):
         return reply
@@ -90,11 +91,11 @@ class FunctionModel:
     def __init__(self, fn: ModelFunction, *, name: str = "kite/function") -> None:
         self.fn, self.name = fn, name
         self.views: list[ModelView] = []
-        self.messages: list[list[dict[str, Any]]] = []
+        self.messages: list[list[ChatMessage]] = []
 
     async def complete(
         self,
-        messages: list[dict[str, Any]],
+        messages: list[ChatMessage],
         tools: list[dict[str, Any]] | None = None,
         *,
         view: ModelView | None = None,
@@ -118,7 +119,7 @@ class ScriptedModel(FunctionModel):
 
     async def complete(
         self,
-        messages: list[dict[str, Any]],
+        messages: list[ChatMessage],
         tools: list[dict[str, Any]] | None = None,
         *,
         view: ModelView | None = None,
@@ -132,7 +133,7 @@ class ScriptedModel(FunctionModel):
     def remaining(self) -> int:
         return len(self.replies) - self.position
 
-    def _next(self, messages: list[dict[str, Any]], view: ModelView | None) -> Reply:
+    def _next(self, messages: list[ChatMessage], view: ModelView | None) -> Reply:
         if self.position >= len(self.replies):
             return {"action": "done", "success": False, "answer": "the script has no reply left"}
         self.position += 1

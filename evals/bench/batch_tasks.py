@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from kite_browser.agent.batch.jobs import Job, build_jobs
 from kite_browser.agent.batch.tasks import Check, Task, TaskFile
 from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel, ScriptedModel
@@ -30,7 +30,7 @@ class ScriptsByTask(FunctionModel):
     def add(self, task: str, script: ScriptedModel) -> None:
         self.scripts[task] = script
 
-    async def _answer(self, messages: list[dict[str, Any]], view: ModelView) -> LLMReply:
+    async def _answer(self, messages: list[ChatMessage], view: ModelView) -> LLMReply:
         script = self.scripts.get(view.task)
         if script is None:
             raise LookupError("no script for this task")

@@ -34,6 +34,7 @@ from typing import Any
 
 from kite_browser.agent.browser.timing import PHASES
 from kite_browser.agent.config import load_config
+from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.fakes import FakeReply, register_fake
 from kite_browser.agent.loop import Agent
 from kite_browser.agent.record import RunResult
@@ -60,14 +61,14 @@ WORKLOADS: dict[str, list[dict[str, Any]]] = {
 PATHS = {"shop": "/shop/", "counter": "/test/counter.html", "forms": "/forms/", "dynamic": "/dynamic/"}
 
 
-def _text(message: dict) -> str:
+def _text(message: ChatMessage) -> str:
     content = message.get("content") or ""
     if isinstance(content, list):
         return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return str(content)
 
 
-def _call(action: dict[str, Any], messages: list[dict], selectors: bool) -> dict[str, Any]:
+def _call(action: dict[str, Any], messages: list[ChatMessage], selectors: bool) -> dict[str, Any]:
     """The action as the model sends it: its target by index (found in the latest page) or by selector."""
     args = dict(action["arguments"])
     target = args.pop("target", None)
@@ -84,7 +85,7 @@ def _call(action: dict[str, Any], messages: list[dict], selectors: bool) -> dict
 def _model(actions: list[dict[str, Any]], steps: int, selectors: bool) -> Any:
     state = {"n": 0}
 
-    def handler(messages: list[dict], tools: list[dict] | None, kwargs: dict) -> FakeReply:
+    def handler(messages: list[ChatMessage], tools: list[dict] | None, kwargs: dict) -> FakeReply:
         state["n"] += 1
         if state["n"] > steps:
             return FakeReply(tool_calls=[{"name": "done", "arguments": {"success": True, "answer": "ok"}}])

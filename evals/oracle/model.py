@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import to_reply
@@ -62,7 +63,7 @@ class OracleModel:
 
     async def complete(
         self,
-        messages: list[dict[str, Any]],
+        messages: list[ChatMessage],
         tools: list[dict[str, Any]] | None = None,
         *,
         view: ModelView | None = None,
