@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kite_browser.agent.browser.actions import ACTION_NAMES, Action, Done, Navigate
+from kite_browser.agent.browser.actions import ACTION_NAMES, OBSERVE_ONLY, Action, Done, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation
 from kite_browser.agent.browser.pool import BrowserPool
@@ -69,6 +69,8 @@ from kite_browser.safety.output import redact_model, redacting_logs, redacting_s
 from kite_browser.safety.secrets import SecretStore
 
 MAX_ACTIONS_PER_REPLY = 10
+ANSWERING = OBSERVE_ONLY | {"done", "click", "scroll", "navigate", "goBack", "switchTab"}
+"""What a constrained reply is offered once every part of the task but its answer is done (a click: on links)."""
 REFUSED_AS_STALE = frozenset({"stale_element"})
 """Errors of an action whose target is not on the page (an index from an older page, or made up)."""
 
@@ -396,10 +398,16 @@ class Agent:
         if held.refresh:
             everywhere.add("refresh")
         enabled = [name for name in ACTION_NAMES if name not in withheld and name not in everywhere]
-        if withheld and answer_next(self.prompt.task, self.history):
-            # read the same twice, every part done but the answer: the next reply is the answer (recorded:
-            # the demo's model, warned, clicked "Update" and "Proceed to checkout" instead, then read again)
-            enabled = ["done"]
+        links_only: list[tuple[str, int]] = []
+        if answer_next(self.prompt.task, self.history):
+            # every part done but the answer: what is offered reads, looks, follows links and answers; nothing
+            # that changes the site (recorded: "search the shop for mug and show the results" opened a product
+            # from the results and put it in the cart; the demo, on the cart page, clicked "Update" and
+            # "Proceed to checkout")
+            enabled = [n for n in enabled if n in ANSWERING]
+            links_only = [("click", e.index) for e in obs.elements if not e.href]
+            if withheld:  # read the same twice already: the next reply is the answer
+                enabled = ["done"]
         return reply_schema(
             obs,
             enabled,
@@ -407,7 +415,11 @@ class Agent:
             max_actions=MAX_ACTIONS_PER_REPLY,
             output_schema=self.output.schema,
             task=self.prompt.task,
-            exclude=[*((name, index) for name, index in futile if index is not None), *held.pairs],
+            exclude=[
+                *((name, index) for name, index in futile if index is not None),
+                *held.pairs,
+                *links_only,
+            ],
             secrets=self.prompt.secret_names,
         )
 

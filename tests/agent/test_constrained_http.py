@@ -358,3 +358,39 @@ async def test_a_password_field_takes_only_the_secrets_the_run_was_given(
     assert not openai_server.errors, openai_server.errors
     assert len(seen) == 1 and result.stop_reason == "done", result
     assert "demo@kite.test" in [state.get("user") for state in sites.states().values()]
+
+
+async def test_once_only_the_answer_is_left_nothing_that_changes_the_site_is_offered(
+    kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    """Recorded (sites subset, bundled model): "search the shop for mug and show the results" searched, then
+    opened a product from the results and put it in the cart. Once every part but the answer is done, the
+    schema offers reading, links and ``done``: no typing, no choosing, no button."""
+    seen: list[tuple[dict[int, str], dict[str, dict[str, Any]]]] = []
+
+    def reply(body: dict[str, Any]) -> Reply:
+        elements, actions = page_elements(body), variants(body)
+        seen.append((elements, actions))
+        if len(seen) == 1:
+            assert {"type", "select"} <= set(actions)
+            box = next(i for i, line in elements.items() if line.startswith('input "Search"'))
+            go = next(i for i, line in elements.items() if line.startswith('button "Search"'))
+            acts = [
+                {"action": "type", "target": target_of(actions["type"], box), "text": "mug"},
+                {"action": "click", "target": target_of(actions["click"], go)},
+            ]
+        else:
+            assert not {"type", "select", "refresh", "pressKey", "dragDrop"} & set(actions), sorted(actions)
+            assert {"done", "read", "click"} <= set(actions), sorted(actions)
+            links = {i for i, line in elements.items() if line.startswith("link ")}
+            assert target_enum(actions["click"], elements) == links and links, elements
+            acts = [{"action": "done", "success": True, "answer": "Classic Blue Mug, Red Enamel Mug"}]
+        return Reply(content=json.dumps({"thought": "t", "actions": acts}))
+
+    openai_server.fallback = Respond(reply)
+    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
+    result = await Agent(config).run(
+        'Search the shop for "mug" and show the results', start_url=sites.url("/shop/")
+    )
+    assert not openai_server.errors, openai_server.errors
+    assert result.stop_reason == "done" and len(seen) == 2, result
