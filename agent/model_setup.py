@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from kite_browser.agent.browser.tokens import estimate_tokens
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.capabilities import Capabilities, capabilities_for, select_mode
+from kite_browser.agent.llm.chat import ChatTool
 from kite_browser.agent.llm.schemas import tool_schemas
 from kite_browser.agent.output import OutputSpec
 
@@ -26,7 +26,7 @@ class ModelSetup:
     function_calling: bool
     vision: bool
     input_budget: int
-    tools: list[dict[str, Any]] | None = None
+    tools: list[ChatTool] | None = None
     tools_tokens: int = 0
     constrained: bool = False
     """Each step's reply schema goes to the server (``agent.llm.reply_schema``): JSON replies only."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from pydantic import JsonValue, TypeAdapter, ValidationError
 from typing_extensions import TypeForm
@@ -26,6 +26,7 @@ from kite_browser.agent.browser.actions import Action, Done
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.jsonschema import flat_schema
+from kite_browser.agent.llm.chat import ChatTool
 from kite_browser.agent.result import StopReason
 from kite_browser.agent.stop import Stop
 from kite_browser.agent.toolset import JsonObject
@@ -181,7 +182,7 @@ class OutputSpec:
             return
         raise Stop(StopReason.DONE, success=action.success, answer=action.answer, data=self.value)
 
-    def tools(self, tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    def tools(self, tools: list[ChatTool] | None) -> list[ChatTool] | None:
         """``tools`` with the ``done`` tool's ``data`` parameter described by the schema, or left out without
         one (fewer tokens for every call); the list is copied, never changed in place. The one-tool style
         (``browser_action``, llm.tools: single) has no ``done`` function: its catalogue lists ``data?`` and

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from kite_browser.agent.llm.chat import ChatMessage
+from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.result import RefusedAction, RunResult
 
 Redactor = Callable[[Any], Any]
@@ -109,7 +109,7 @@ class RunRecorder:
         return name
 
     def request(
-        self, messages: list[ChatMessage], tools: list[dict[str, Any]] | None, image: str | None = None
+        self, messages: list[ChatMessage], tools: list[ChatTool] | None, image: str | None = None
     ) -> dict[str, Any]:
         """What a step sent to the model, for its record: system messages and tools by reference, an image by
         its screenshot file (``image``: the path; else only its size is kept)."""

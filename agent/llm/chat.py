@@ -4,7 +4,7 @@ models) receives them. The OpenAI chat form, which litellm takes for every provi
 
 from __future__ import annotations
 
-from typing import Literal, Required
+from typing import Any, Literal, Required
 
 from typing_extensions import TypedDict
 
@@ -48,3 +48,19 @@ class ChatMessage(TypedDict, total=False):
     tool_calls: list[ToolCall]
     tool_call_id: str
     name: str
+
+
+class FunctionDef(TypedDict, total=False):
+    """A tool's function: its name, what it does, its parameters as a JSON schema (free-form by nature)."""
+
+    name: Required[str]
+    description: str
+    parameters: dict[str, Any]
+    strict: bool
+
+
+class ChatTool(TypedDict):
+    """One tool offered to a model (the OpenAI form litellm takes for every provider)."""
+
+    type: Literal["function"]
+    function: FunctionDef

@@ -27,7 +27,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.stop import stop_base
 
 from kite_browser.agent.config import LLMConfig
-from kite_browser.agent.llm.chat import ChatMessage
+from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.error_map import OPENAI_COMPATIBLE, KeyFrom, _import_litellm, map_exception
 from kite_browser.agent.llm.errors import (
     LLMBadRequestError,
@@ -147,7 +147,7 @@ class LiteLLMModel:
         return capabilities_for(self.model, self.config.api_base, self.config)
 
     def _kwargs(
-        self, messages: list[ChatMessage], tools: list[dict] | None, tool_choice: str | None
+        self, messages: list[ChatMessage], tools: list[ChatTool] | None, tool_choice: str | None
     ) -> dict[str, Any]:
         cfg = self.config
         kwargs: dict[str, Any] = {
@@ -237,7 +237,7 @@ class LiteLLMModel:
     async def complete(
         self,
         messages: list[ChatMessage],
-        tools: list[dict] | None = None,
+        tools: list[ChatTool] | None = None,
         *,
         view: ModelView | None = None,
         tool_choice: str | None = None,
@@ -264,7 +264,7 @@ class LiteLLMModel:
     async def _complete(
         self,
         messages: list[ChatMessage],
-        tools: list[dict] | None,
+        tools: list[ChatTool] | None,
         view: ModelView | None,
         tool_choice: str | None,
     ) -> LLMReply:

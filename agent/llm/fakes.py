@@ -29,7 +29,7 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from pydantic import BaseModel, Field, field_validator
 
-from kite_browser.agent.llm.chat import ChatMessage
+from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.model_names import FAKE_PREFIX, SCRIPTED_MODEL
 from kite_browser.agent.llm.own_models import handler_names, handler_of, register_handler, unregister_model
 
@@ -53,7 +53,7 @@ class FakeReply(BaseModel):
 
 
 FakeHandler = Callable[
-    [list[ChatMessage], list[dict] | None, dict], FakeReply | str | Awaitable[FakeReply | str]
+    [list[ChatMessage], list[ChatTool] | None, dict], FakeReply | str | Awaitable[FakeReply | str]
 ]
 ScriptItem = dict[str, Any] | list[dict[str, Any]] | FakeReply | str
 
@@ -63,7 +63,7 @@ class FakeCall(BaseModel):
 
     model: str
     messages: list[ChatMessage]
-    tools: list[dict[str, Any]] | None = None
+    tools: list[ChatTool] | None = None
     kwargs: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -265,7 +265,7 @@ class Script:
         return len(self.replies) - self.position
 
     async def __call__(
-        self, messages: list[ChatMessage], tools: list[dict] | None, kwargs: dict
+        self, messages: list[ChatMessage], tools: list[ChatTool] | None, kwargs: dict
     ) -> FakeReply:
         self.received.append(
             FakeCall(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.observation import Element, Observation
-from kite_browser.agent.llm.chat import ChatMessage
+from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 
 if TYPE_CHECKING:
     from kite_browser.agent.llm.client import LLMReply
@@ -55,7 +55,7 @@ class ModelView(BaseModel):
     max_steps: int = 30
     language: str = "en"
     observation: Observation
-    tools: list[dict[str, Any]] | None = None
+    tools: list[ChatTool] | None = None
     """The tool definitions sent with the call; None when the model gets the JSON fallback instead."""
     history: list[PastAction] = Field(default_factory=list)
     output_schema: dict[str, Any] | None = None
@@ -74,5 +74,5 @@ class Model(Protocol):
     name: str
 
     async def complete(
-        self, messages: list[ChatMessage], tools: list[dict[str, Any]] | None, *, view: ModelView | None
+        self, messages: list[ChatMessage], tools: list[ChatTool] | None, *, view: ModelView | None
     ) -> LLMReply: ...

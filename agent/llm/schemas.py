@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, offered_fields
 from kite_browser.agent.jsonschema import flat_schema
+from kite_browser.agent.llm.chat import ChatTool, FunctionDef
 
 SINGLE_TOOL_NAME = "browser_action"
 ToolStyle = Literal["single", "compact", "full"]
@@ -100,7 +101,7 @@ def action_catalog(vision: bool = False) -> tuple[dict[str, str], ...]:
     )
 
 
-def _compact(name: str, vision: bool) -> dict[str, Any]:
+def _compact(name: str, vision: bool) -> FunctionDef:
     params = action_schema(name)
     hidden = ("selector",) if vision else _POINT
     props = {
@@ -115,7 +116,7 @@ def _compact(name: str, vision: bool) -> dict[str, Any]:
     return {"name": name, "description": doc.split(". ")[0].rstrip("."), "parameters": out}
 
 
-def _single(names: list[str], vision: bool) -> dict[str, Any]:
+def _single(names: list[str], vision: bool) -> FunctionDef:
     lines = [
         f"{a['name']}{a['signature']}: {a['description']}"
         for a in action_catalog(vision)
@@ -138,7 +139,7 @@ def _single(names: list[str], vision: bool) -> dict[str, Any]:
 
 def tool_schemas(
     names: Iterable[str] | None = None, *, style: ToolStyle = "full", vision: bool = False
-) -> list[dict[str, Any]]:
+) -> list[ChatTool]:
     """The tools for ``names`` (default: every action, in ``ACTION_NAMES`` order) in the given style."""
     chosen = list(ACTION_NAMES if names is None else names)
     for name in chosen:

@@ -29,7 +29,7 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from kite_browser.agent.llm.chat import ChatMessage
+from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.client import LLMReply, ToolCall, Usage
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.own_models import register_model, unregister_model
@@ -96,7 +96,7 @@ class FunctionModel:
     async def complete(
         self,
         messages: list[ChatMessage],
-        tools: list[dict[str, Any]] | None = None,
+        tools: list[ChatTool] | None = None,
         *,
         view: ModelView | None = None,
     ) -> LLMReply:
@@ -120,7 +120,7 @@ class ScriptedModel(FunctionModel):
     async def complete(
         self,
         messages: list[ChatMessage],
-        tools: list[dict[str, Any]] | None = None,
+        tools: list[ChatTool] | None = None,
         *,
         view: ModelView | None = None,
     ) -> LLMReply:

@@ -26,7 +26,7 @@ from typing import Any
 from kite_browser.agent.batch.local import LocalBackend
 from kite_browser.agent.batch.runner import BatchRunner
 from kite_browser.agent.config import KiteConfig, load_config
-from kite_browser.agent.llm.chat import ChatMessage
+from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.model import Model, ModelView
 from kite_browser.agent.llm.schemas import TOOL_STYLES
@@ -37,7 +37,7 @@ COUNTER_MODEL = "gpt-4o-mini"
 MODES: tuple[str, ...] = (*(f"tools:{s}" for s in TOOL_STYLES), "json")
 
 
-def count(messages: list[ChatMessage] | None = None, tools: list[dict[str, Any]] | None = None) -> int:
+def count(messages: list[ChatMessage] | None = None, tools: list[ChatTool] | None = None) -> int:
     """Tokens of a request as litellm counts it (the chat format's overhead included)."""
     import litellm
 
@@ -63,7 +63,7 @@ class Recording:
         self.name = self.inner.name
 
     async def complete(
-        self, messages: list[ChatMessage], tools: list[dict[str, Any]] | None, *, view: ModelView | None
+        self, messages: list[ChatMessage], tools: list[ChatTool] | None, *, view: ModelView | None
     ) -> LLMReply:
         total = count(messages, tools)
         self.steps.append(

@@ -30,7 +30,7 @@ import httpx
 
 from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.httpserve import serve_asgi, until_done_or_terminated
-from kite_browser.agent.llm.chat import ChatMessage
+from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.fakes import FakeReply, register_fake
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule, tool
 from kite_browser.agent.modules.registry import ModuleRegistry
@@ -180,7 +180,7 @@ def serve_child(tmp: str, steps: int) -> None:
     """The child: the server with the ``add`` tool and the fake model ``kite/bench_serve``; prints its port."""
     replies = iter([{"name": "click", "arguments": {"selector": "#increment"}}] * steps)
 
-    def model(messages: list[ChatMessage], tools: list[dict] | None, kwargs: dict) -> FakeReply:
+    def model(messages: list[ChatMessage], tools: list[ChatTool] | None, kwargs: dict) -> FakeReply:
         call = next(replies, {"name": "done", "arguments": {"success": True, "answer": "ok"}})
         return FakeReply(tool_calls=[call])
 

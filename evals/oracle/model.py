@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kite_browser.agent.llm.chat import ChatMessage
+from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import to_reply
@@ -34,7 +34,7 @@ def decide(view: OracleView, plan: list[Any] | None) -> dict[str, Any] | list[di
 
 
 def to_reply_parts(
-    actions: dict[str, Any] | list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    actions: dict[str, Any] | list[dict[str, Any]], tools: list[ChatTool] | None
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """(content, tool_calls): tool calls when tools were sent, else one fenced JSON block."""
     items = actions if isinstance(actions, list) else [actions]
@@ -64,7 +64,7 @@ class OracleModel:
     async def complete(
         self,
         messages: list[ChatMessage],
-        tools: list[dict[str, Any]] | None = None,
+        tools: list[ChatTool] | None = None,
         *,
         view: ModelView | None = None,
     ) -> LLMReply:
