@@ -93,6 +93,9 @@ async def test_select_multi(kite: Kite, sites: SitesServer) -> None:
     # several values written as the page listing shows options (recorded: the model sent "Reading|Music")
     piped = await kite.act(action="select", selector="#interests", value=f"{labels[1]}|{labels[3]}")
     assert piped.ok and await kite.page.locator("#interests").evaluate(read) == [labels[1], labels[3]]
+    # and as a result line writes the selection ("Reading, Music": recorded, sent back by the model)
+    commas = await kite.act(action="select", selector="#interests", value=f"{labels[0]}, {labels[4]}")
+    assert commas.ok and await kite.page.locator("#interests").evaluate(read) == [labels[0], labels[4]]
     bad = await kite.act(action="select", selector="#interests", value=f"{labels[1]}|Skydiving")
     assert bad.error is not None and bad.error.error == "option_not_found" and "Skydiving" in bad.message
 

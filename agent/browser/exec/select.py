@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from playwright.async_api import ElementHandle
@@ -49,6 +50,8 @@ _MATCH_JS = """(el, wanted) => {
   }
   return {found, missing, multiple: el.multiple, options: opts.slice(0, 30).map((o) => o.label.trim() || o.value)};
 }"""
+_SEVERAL = re.compile(r"\s*[|,]\s*")
+"""Between values written as one text for a multi-select (tried only when the whole text is no option)."""
 _READ_JS = "el => Array.from(el.selectedOptions).map(o => o.label.trim() || o.value).join(', ')"
 _CHOSEN_JS = "el => Array.from(el.options).flatMap((o, i) => o.selected ? [i] : [])"
 """A multi-select's chosen options: one value given adds to them (recorded: MiniWoB click-scroll-list, told to
@@ -121,10 +124,16 @@ async def select(ec: ExecContext, action: Select) -> Outcome:
                 f"{target.label} is a text field, not a dropdown: use type to put text in it", tag="input"
             )
         return await _custom_select(ec, target, wanted)
-    if match["missing"] and match["multiple"] and isinstance(action.value, str) and "|" in action.value:
-        # the options as the page listing writes them ("Reading|Music"): several values, a list
+    if (
+        match["missing"]
+        and match["multiple"]
+        and isinstance(action.value, str)
+        and _SEVERAL.search(action.value)
+    ):
+        # the options as the page listing writes them ("Reading|Music") or as the result says the selection
+        # ("Reading, Music": recorded, the model sent back what the result of its first select said)
         action = action.model_copy(
-            update={"value": [v.strip() for v in action.value.split("|") if v.strip()]}
+            update={"value": [v.strip() for v in _SEVERAL.split(action.value) if v.strip()]}
         )
         match = await target.handle.evaluate(_MATCH_JS, action.value)
     if match["missing"]:
