@@ -107,9 +107,10 @@ def offers(
     What is done is in ``achieved``; this says what the page offers that is not done yet. Links back to a
     page the run has already been on are left out too: the same demo run, offered "Kite Shop" (the start page)
     first, clicked it before "View cart". A link is not offered for words the run only typed: logged in as
-    "demo@kite.test", the 1.5B model was offered "Kite Shop" on the account page and left it. And a field or a button is offered only for a task word that no
-    successful action has covered yet: on the cart page, "Quantity Sky Blue Espresso Mug" (espresso and mug
-    were searched, opened and added) drew the model into raising the quantity step after step."""
+    "demo@kite.test", the 1.5B model was offered "Kite Shop" on the account page and left it. And a field or a
+    button is offered only for a task word that no successful action has covered yet: on the cart page,
+    "Quantity Sky Blue Espresso Mug" (espresso and mug were searched, opened and added) drew the model into
+    raising the quantity step after step."""
     wanted = words(task)
     fresh = wanted - _covered(history)
     typed = _typed(history)

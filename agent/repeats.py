@@ -49,8 +49,12 @@ def _fills(action: Action, element: Element | None) -> int:
     """1 for an action that fills a field (type, select, a file, a box ticked), else 0."""
     if action.action in ("type", "select", "uploadFile"):
         return 1
-    boxed = element is not None and ((element.type or "") in _BOXES or (element.role or "") in _BOXES)
-    return int(action.action == "click" and boxed)
+    return int(action.action == "click" and element is not None and role_word(element) in _BOXES)
+
+
+def _what(el: Element) -> str:
+    """An element as the rule tells it apart: role, name and a link's href (its index changes on every load)."""
+    return f"{role_word(el)}|{el.name}|{el.href or ''}"
 
 
 @dataclass
@@ -79,11 +83,10 @@ def _key(action: Action, element: Element | None) -> str | None:
         return "refresh"
     if element is None:
         return None
-    what = f"{role_word(element)}|{element.name}|{element.href or ''}"
     if name == "click":
-        return f"click|{what}"
+        return f"click|{_what(element)}"
     if isinstance(action, PressKey) and action.key == "Enter":
-        return f"enter|{what}"
+        return f"enter|{_what(element)}"
     return None
 
 
@@ -95,18 +98,23 @@ class Repeats:
         self.edits = 0
         self.unsent = 0
         """Fields typed or chosen on this page since it was loaded: a reload would throw them away."""
+        self._ran = 0
+        self._last: tuple[Observation, int, Withheld] | None = None
+        """``withheld``'s answer for the last observation, until another action runs (a step asks twice: the
+        prompt's notices, then the reply schema)."""
 
     def ran(self, action: Action, element: Element | None, result: ActionResult, step: int) -> None:
         """Take note of an action that ran (after its result is known)."""
+        self._ran += 1
         if not result.ok or result.data.get(NO_EFFECT) or action.action in OBSERVE_ONLY:
             return
         effects = result.effects
         key = _key(action, element)
         if effects.navigated:
             self.unsent = 0
-        if effects.navigated and effects.url_after and key is not None:
-            self._led[key] = _Led(effects.url_after, self.edits, step)
-        elif action.action not in _NOT_EDITS and not effects.navigated and effects.changed is not False:
+            if effects.url_after and key is not None:
+                self._led[key] = _Led(effects.url_after, self.edits, step)
+        elif action.action not in _NOT_EDITS and effects.changed is not False:
             self.edits += 1
             self.unsent += _fills(action, element)
 
@@ -127,11 +135,13 @@ class Repeats:
 
     def withheld(self, obs: Observation) -> Withheld:
         """What a constrained reply on ``obs`` is not offered, and the prompt's lines saying why."""
+        if self._last is not None and self._last[0] is obs and self._last[1] == self._ran:
+            return self._last[2]
         out = Withheld()
         said: list[str] = []
-        for el in obs.elements:
+        for el in obs.elements if self._led else ():
             for verb, action in (("click", "click"), ("enter", "pressKey")):
-                if self._held(f"{verb}|{role_word(el)}|{el.name}|{el.href or ''}", obs.url) is not None:
+                if self._held(f"{verb}|{_what(el)}", obs.url) is not None:
                     out.pairs.add((action, el.index))
                     if verb == "click" and len(said) < 3:
                         said.append(f'click {role_word(el)} "{el.name}"')
@@ -148,6 +158,7 @@ class Repeats:
                 "What you typed or chose on this page is not sent yet: click the button that sends the form "
                 "(a reload would throw it away)."
             )
+        self._last = (obs, self._ran, out)
         return out
 
     def _held(self, key: str | None, url: str) -> _Led | None:

@@ -10,7 +10,6 @@ from collections.abc import Callable
 
 from kite_browser.agent.events import ActionFinished, EventSink, emit
 from kite_browser.agent.fence import defuse
-from kite_browser.agent.llm.chat import ChatTool, FunctionDef
 from kite_browser.agent.llm.client import LLMReply, ToolCall
 from kite_browser.agent.model_setup import ModelSetup
 from kite_browser.agent.step_record import ToolCallRecord
@@ -35,16 +34,7 @@ class ToolCalls:
         offered = self.toolset.definitions()
         self.names = {d.name for d in offered}
         if setup.tools is not None and offered:
-            setup.tools = [
-                *setup.tools,
-                *(
-                    ChatTool(
-                        type="function",
-                        function=FunctionDef(name=d.name, description=d.description, parameters=d.parameters),
-                    )
-                    for d in offered
-                ),
-            ]
+            setup.tools = [*setup.tools, *(d.function() for d in offered)]
         return warnings
 
     def split(self, reply: LLMReply) -> tuple[list[ToolCall], LLMReply]:

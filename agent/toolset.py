@@ -15,12 +15,31 @@ what a call amounts to before the call runs, so a refused call never runs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, TypeGuard, TypeVar
+from typing import Any, Literal, Protocol, Required, TypeGuard, TypeVar
 
 from pydantic import JsonValue
+from typing_extensions import TypedDict
 
 JsonObject = dict[str, JsonValue]
 """A JSON object: a call's arguments, a tool's JSON result, a JSON schema."""
+
+
+class FunctionDef(TypedDict, total=False):
+    """A tool's function as a model is offered it: its name, what it does, its parameters as a JSON schema
+    (free-form by nature)."""
+
+    name: Required[str]
+    description: str
+    parameters: dict[str, Any]
+    strict: bool
+
+
+class ChatTool(TypedDict):
+    """One tool offered to a model (the OpenAI form litellm takes for every provider): what ``ToolDef.function``
+    gives, and what the action registry's tool schemas are (``agent/llm/schemas.py``)."""
+
+    type: Literal["function"]
+    function: FunctionDef
 
 
 @dataclass(frozen=True)
@@ -60,12 +79,12 @@ class ToolDef:
     """The JSON schema of its arguments (an object)."""
     hints: ToolHints = ToolHints()
 
-    def function(self) -> JsonObject:
+    def function(self) -> ChatTool:
         """The OpenAI-style function definition (``{"type": "function", "function": {...}}``)."""
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
-        }
+        return ChatTool(
+            type="function",
+            function=FunctionDef(name=self.name, description=self.description, parameters=self.parameters),
+        )
 
 
 R_co = TypeVar("R_co", covariant=True)

@@ -4,9 +4,13 @@ models) receives them. The OpenAI chat form, which litellm takes for every provi
 
 from __future__ import annotations
 
-from typing import Any, Literal, Required
+from typing import Literal, Required
 
 from typing_extensions import TypedDict
+
+from kite_browser.agent.toolset import ChatTool, FunctionDef
+
+__all__ = ["ChatMessage", "ChatTool", "ContentPart", "FunctionDef", "ToolCall"]
 
 
 class ImageUrl(TypedDict):
@@ -48,19 +52,3 @@ class ChatMessage(TypedDict, total=False):
     tool_calls: list[ToolCall]
     tool_call_id: str
     name: str
-
-
-class FunctionDef(TypedDict, total=False):
-    """A tool's function: its name, what it does, its parameters as a JSON schema (free-form by nature)."""
-
-    name: Required[str]
-    description: str
-    parameters: dict[str, Any]
-    strict: bool
-
-
-class ChatTool(TypedDict):
-    """One tool offered to a model (the OpenAI form litellm takes for every provider)."""
-
-    type: Literal["function"]
-    function: FunctionDef

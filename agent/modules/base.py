@@ -34,7 +34,7 @@ from kite_browser.agent.errors import KiteError
 from kite_browser.agent.jsonschema import flat_schema
 from kite_browser.agent.levels import LevelName
 from kite_browser.agent.toolset import READS as READS  # where module authors found them before
-from kite_browser.agent.toolset import JsonObject, ToolDef, ToolHints, no_arguments
+from kite_browser.agent.toolset import ChatTool, JsonObject, ToolDef, ToolHints, no_arguments
 from kite_browser.agent.toolset import is_error as is_error
 from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, OneCall, Verdict
 
@@ -240,7 +240,7 @@ class Tool:
     def tool_def(self) -> ToolDef:
         return ToolDef(self.name, self.description, parameters_schema(self.params), self.hints)
 
-    def definition(self) -> JsonObject:
+    def definition(self) -> ChatTool:
         return self.tool_def().function()
 
 
@@ -320,7 +320,7 @@ class ToolModule:
         """The module's tools as a toolset lists them (``agent/toolset.py``)."""
         return [t.tool_def() for t in self._tool_map().values()]
 
-    def tool_definitions(self) -> list[JsonObject]:
+    def tool_definitions(self) -> list[ChatTool]:
         return [d.function() for d in self.definitions()]
 
     def tool(self, name: str) -> Tool | None:
