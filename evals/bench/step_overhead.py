@@ -30,15 +30,17 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kite_browser.agent.browser.timing import PHASES
 from kite_browser.agent.config import load_config
-from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.fakes import FakeReply, register_fake
 from kite_browser.agent.loop import Agent
 from kite_browser.agent.record import RunResult
 from kite_browser.evals.sites.server import SitesServer
+
+if TYPE_CHECKING:  # a name for annotations only: the A/B runs this file against older trees without it
+    from kite_browser.agent.llm.chat import ChatMessage
 
 # (site path, the actions the fake model repeats: none of them navigates away). A target is named by its
 # listed name ("@Increment": the index of the element listed as "Increment"; by its selector when the page the
