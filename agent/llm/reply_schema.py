@@ -38,6 +38,10 @@ TARGET_INDEX = re.compile(r"\[(\d{1,9})\]\s*$")
 TARGET_NAME_CHARS = 50
 THOUGHT_CHARS = 300
 """Longest ``thought`` the schema allows: one or two short sentences."""
+TYPE_CHARS = 300
+"""Longest text one ``type`` takes (longer text goes in several, with ``append``). Recorded (the sites subset,
+bundled model, bd71f89): it typed the "•••••" a password field showed into the shop's Search box until the
+reply hit the output-token limit, and the reply was rejected as cut off."""
 _NOT_TEXT = frozenset(
     {"checkbox", "radio", "file", "submit", "button", "reset", "image", "hidden", "range", "color"}
 )
@@ -165,9 +169,7 @@ def _variant(  # noqa: C901  (landed beside the C90 rule; to split by action kin
             if not vision:
                 point["properties"] = {"index": point["properties"]["index"]}
                 point["required"] = ["index"]
-    if name == "pressKey":
-        named = {"type": "string", "enum": list(KEY_NAMES)}
-        props["key"] = {"anyOf": [named, {"type": "string", "minLength": 1, "maxLength": 1}]}
+    _bound_text(name, props)
     if name == "done":  # ``data`` only where the task gives its schema (free-form JSON invites noise)
         if output_schema is None:
             props.pop("data", None)
@@ -184,6 +186,15 @@ def _variant(  # noqa: C901  (landed beside the C90 rule; to split by action kin
         "required": ["action", *required],
         "additionalProperties": False,
     }
+
+
+def _bound_text(name: str, props: dict[str, Any]) -> None:
+    """A key to the names the executor knows or one character; a typed text to ``TYPE_CHARS``."""
+    if name == "type" and "text" in props:
+        props["text"] = {**props["text"], "maxLength": TYPE_CHARS}
+    if name == "pressKey":
+        named = {"type": "string", "enum": list(KEY_NAMES)}
+        props["key"] = {"anyOf": [named, {"type": "string", "minLength": 1, "maxLength": 1}]}
 
 
 def reply_schema(
