@@ -55,7 +55,7 @@ from kite_browser.agent.modules.planner import module_toolset
 from kite_browser.agent.outcome import build_result, current_url
 from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.prompt import PromptBuilder, kite_notices, page_text
-from kite_browser.agent.recap import answer_next, recap
+from kite_browser.agent.recap import answer_next, named_place, out_of_view, recap, sought
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
 from kite_browser.agent.repeats import REPEATED, Repeats
@@ -64,6 +64,7 @@ from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDiges
 from kite_browser.agent.stop import Stop, StopWhen
 from kite_browser.agent.tool_calls import ToolCalls
 from kite_browser.agent.totals import Totals, ms_since
+from kite_browser.agent.unfilled import UNFILLED, Unfilled
 from kite_browser.safety.confirm import Confirmer, GateResult
 from kite_browser.safety.output import redact_model, redacting_logs, redacting_sink
 from kite_browser.safety.secrets import SecretStore
@@ -122,6 +123,7 @@ class Agent:
         self.warnings: list[str] = []
         self.refusals = Refusals()
         self.repeats = Repeats()
+        self.unfilled = Unfilled()
         self.output.rejected = 0
         self.final_url: str | None = None
         self.result: RunResult | None = None
@@ -258,7 +260,9 @@ class Agent:
         t0 = time.perf_counter()
         shot = self.recorder.screenshots / f"step-{step:03d}.png" if self.config.run.screenshots else None
         with self.timer.phase("observe"):
-            obs, recovered = await self.env.observe_guarded(screenshot_to=shot, want_b64=self.model.vision)
+            obs, recovered = await self.env.observe_guarded(
+                screenshot_to=shot, want_b64=self.model.vision, wanted=sought(self.prompt.task)
+            )
         if recovered:
             self.warnings.append(recovered)
         self.warnings += (blocked := self.blocks.between())  # stopped while no action ran: the page's doing
@@ -330,7 +334,10 @@ class Agent:
             record.overhead_ms["act"] = ms_since(t1)
             if isinstance(action, Done):  # ends the run, unless its data goes back to the model to fix
                 self.output.settle(action, result)
-            elif result.error is None or result.error.error != REPEATED:  # a held-back repeat is no failure
+            elif result.error is None or result.error.error not in (
+                REPEATED,
+                UNFILLED,
+            ):  # held back: no failure
                 any_error = any_error or not result.ok
             if not result.ok and i < len(actions) - 1:
                 self.memory.add(
@@ -435,14 +442,18 @@ class Agent:
             )
             await emit(self.on_event, ActionDecided(step=step, action=described, **outcome.model_dump()))
 
-        if (held := self.repeats.refusal(action, element, obs.url)) is not None:
+        held = self.repeats.refusal(action, element, obs.url) or await self.unfilled.refusal(
+            self.env, action, element, obs.url, self.repeats.edits
+        )
+        if held is not None:
             return await self._held_back(action, element, held, step, described)
         acted = await self.env.act(action, obs, decided=decided, veto=self.output.refuse, timer=self.timer)
         result, gate = acted.result, acted.gate
         decision = GateOutcome(
             level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
         )
-        self.repeats.ran(action, element, result, step)
+        if (times := self.repeats.ran(action, element, result, step)) > 1:
+            result.message = f"{result.message or 'clicked'} ({times} times in this run)"
         add_note(result, repaired)  # what the parser repaired to run it: the model learns the right form
         if result.error is not None and result.error.error in REFUSED_AS_STALE:
             self.totals.actions_refused += 1
@@ -456,8 +467,10 @@ class Agent:
     async def _held_back(
         self, action: Action, element: Element | None, result: ActionResult, step: int, described: str
     ) -> tuple[ActionResult, GateOutcome]:
-        """An action the repeat rule (``agent/repeats.py``) did not run: neither judged nor run, only noted."""
-        decision = GateOutcome(level=ConfirmLevel.AUTO, reasons=[REPEATED], allowed=False)
+        """An action the repeat rule (``agent/repeats.py``) or the unfilled-form rule (``agent/unfilled.py``)
+        did not run: neither judged nor run, only noted."""
+        reason = result.error.error if result.error is not None else REPEATED
+        decision = GateOutcome(level=ConfirmLevel.AUTO, reasons=[reason], allowed=False)
         return await self._noted(action, element, result, decision, step, described)
 
     async def _noted(
@@ -501,11 +514,18 @@ class Agent:
     ) -> tuple[list[ChatMessage], int]:
         system_tokens = estimate_tokens(self.model.model, self.prompt.system())  # cached after the first step
         fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
-        notices = (*self.warnings, *kite_notices(obs), *self.repeats.withheld(obs).notices)
+        urls = {m.step: m.url for m in self.memory.steps if m.lines}
+        task = self.prompt.task
+        ours = [named_place(task, obs.url, urls.values()), out_of_view(task, obs, self.history)]
+        notices = (
+            *self.warnings,
+            *kite_notices(obs),
+            *self.repeats.withheld(obs).notices,
+            *filter(None, ours),
+        )
         warnings, self.warnings = [defuse(w) for w in notices], []
         layered = self.config.agent.observation == "layered"
         live = {e.index for e in obs.elements}
-        urls = {m.step: m.url for m in self.memory.steps if m.lines}
         notes = recap(self.prompt.task, self.history, urls, obs)
         for level in range(min_compaction, 5):
             history, results = self.memory.render(min(level, 3), live)

@@ -49,6 +49,12 @@ def words(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
 
 
+def sought(task: str) -> list[str]:
+    """The task's words worth looking for outside the viewport (``out_of_view``): its content words of three
+    letters or more, numbers of three digits or more, longest first (a page's text holds short ones by chance)."""
+    return sorted((w for w in words(task) if len(w) >= 3), key=lambda w: (-len(w), w))
+
+
 def achieved(history: Sequence[PastAction], urls: Mapping[int, str], current_url: str) -> list[str]:
     """The actions that worked on pages other than the current one, by role and name (oldest first)."""
     done = [
@@ -98,6 +104,30 @@ def _where(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
+_PLACE = re.compile(r"https?://[^\s\"'<>]+|(?<![\w/.:])/[\w\-./]*[\w\-/]")
+"""A URL, or a path that starts with / (not "and/or", not "12/05")."""
+
+
+def named_place(task: str, url: str, visited: Iterable[str] = ()) -> str | None:
+    """A line saying to open the address the task names (a URL, or a path such as /shop/cart) while the run
+    has not been there: recorded (the sites subset, bundled model), told to "go straight to the cart page at
+    /shop/cart, then refresh it", the 1.5B model refreshed the shop's front page, said it was the cart, and
+    went in circles for thirteen steps."""
+
+    def place(u: str) -> tuple[str, str, str]:
+        parts = urlsplit(u)
+        return parts.netloc, parts.path.rstrip("/"), parts.query
+
+    been = {place(u) for u in (*visited, url)}
+    for m in _PLACE.finditer(task):
+        named = m.group(0).rstrip(".,;:!?)")
+        if place(urljoin(url, named)) not in been:
+            return (
+                f"The task names the address {named}, and this page is {_where(url)}: open it with navigate."
+            )
+    return None
+
+
 def offers(
     task: str, obs: Observation, history: Sequence[PastAction] = (), visited: Iterable[str] = ()
 ) -> list[Element]:
@@ -136,7 +166,9 @@ _AND = re.compile(r"\s+and\s+(?=(?:then\s+)?(\w+))", re.IGNORECASE)
 _VERBS = frozenset(
     "add open report tell click go put type enter select choose press search find read return say give check "
     "submit log sign fill remove delete buy sort filter view show list write send save download upload visit "
-    "navigate scroll set pick mark answer count compare look book order pay apply close accept".split()
+    "navigate scroll set pick mark answer count compare look book order pay apply close accept subscribe "
+    "unsubscribe register dismiss refresh reload drag drop hover switch wait try create change update edit "
+    "rename share follow reply copy move print cancel confirm expand collapse increment decrement".split()
 )
 _ASKS = frozenset(
     "report tell say answer return give state name what which how who when where why show list".split()
@@ -180,7 +212,12 @@ def task_parts(task: str) -> list[str]:
 
 def _action_words(p: PastAction) -> set[str]:
     said = " ".join(str(p.action.get(k, "")) for k in ("text", "value", "url"))
-    return words(f"{p.element.name if p.element is not None else ''} {said}")
+    return words(f"{p.name} {p.element.name if p.element is not None else ''} {said}")
+
+
+def _sends(p: PastAction) -> bool:
+    """A click or an Enter: what sends what the actions before it filled in."""
+    return p.name == "click" or (p.name == "pressKey" and p.action.get("key") == "Enter")
 
 
 def progress(task: str, history: Sequence[PastAction]) -> tuple[list[str], str | None]:
@@ -196,14 +233,15 @@ def progress(task: str, history: Sequence[PastAction]) -> tuple[list[str], str |
     parts = task_parts(task)
     if len(parts) < 2:
         return [], None
-    acts = [_action_words(p) for p in history if p.ok and p.name not in OBSERVE_ONLY and p.name != "done"]
+    ok = [p for p in history if p.ok and p.name not in OBSERVE_ONLY and p.name != "done"]
+    acts, sends = [_action_words(p) for p in ok], [_sends(p) for p in ok]
     done: list[str] = []
     at = 0
     for part in parts:
         wanted = words(part)
         if not wanted:
             break
-        hit = next((i for i in range(at, len(acts)) if 2 * len(wanted & acts[i]) >= len(wanted)), None)
+        hit = _hit(wanted, acts, sends, at)
         if hit is None:
             break
         done.append(part)
@@ -211,6 +249,20 @@ def progress(task: str, history: Sequence[PastAction]) -> tuple[list[str], str |
     if not done:
         return [], None
     return done, (parts[len(done)] if len(done) < len(parts) else None)
+
+
+def _hit(wanted: set[str], acts: list[set[str]], sends: list[bool], at: int) -> int | None:
+    """The first action from ``at`` that does a part asking for ``wanted``: one that names at least half of
+    its words, or a click or Enter that sends what the actions since ``at`` named, together, at least half of
+    (recorded: "try logging in as demo@kite.test with the wrong password ..., and report the error message":
+    the email, the password and the click each named a third of the part, and the run, never told the login was
+    tried, typed the password again and again instead of reporting the error in view)."""
+    seen: set[str] = set()
+    for i in range(at, len(acts)):
+        seen |= wanted & acts[i]
+        if 2 * len(wanted & acts[i]) >= len(wanted) or (sends[i] and 2 * len(seen) >= len(wanted)):
+            return i
+    return None
 
 
 def answer_next(task: str, history: Sequence[PastAction]) -> bool:
@@ -223,18 +275,24 @@ def recap(
     task: str, history: Sequence[PastAction], urls: Mapping[int, str], obs: Observation
 ) -> dict[str, list[str]]:
     """``done``: what worked on earlier pages; ``parts``: the task's parts done so far and ``next`` the part
-    that comes next (see ``progress``), ``all_done`` when every part is, also in ``answer`` when it asks for an answer (``asks_answer``); ``offers``: this page's elements named like the task. All empty while
-    the run has not left a page (the steps shown say it all). Page words in them are defused (they stand
-    outside the page's fence, as the history's element names do)."""
-    if all(url == obs.url for url in urls.values()):
-        return {"done": [], "parts": [], "next": [], "all_done": [], "answer": [], "offers": []}
+    that comes next (see ``progress``), ``all_done`` when every part is, also in ``answer`` when it asks for an
+    answer (``asks_answer``); ``offers``: this page's elements named like the task. ``done`` and ``offers``
+    stay empty while the run has not left a page (the steps shown say it all); the parts are said on the first
+    page too (recorded: "open the newsletter modal and subscribe with news@example.com" subscribed at step 4 and
+    opened the modal again, eleven steps, on one page). Page words in them are defused (they stand outside the
+    page's fence, as the history's element names do)."""
     parts, nxt = progress(task, history)
-    return {
-        "done": [defuse(line) for line in achieved(history, urls, obs.url)],
+    said = {
         "parts": parts,
         "next": [nxt] if nxt else [],
         "all_done": ["yes"] if parts and nxt is None else [],
         "answer": [nxt] if nxt and asks_answer(nxt) else [],
+    }
+    if all(url == obs.url for url in urls.values()):
+        return {"done": [], **said, "offers": []}
+    return {
+        "done": [defuse(line) for line in achieved(history, urls, obs.url)],
+        **said,
         # no offers when what is left is an answer: it is on this page (recorded: "search for mug and show the
         # results", offered the products named like the task, opened one and added it to the cart)
         "offers": []
@@ -244,3 +302,19 @@ def recap(
             for e in offers(task, obs, history, visited=urls.values())
         ],
     }
+
+
+def out_of_view(task: str, obs: Observation, history: Sequence[PastAction] = ()) -> str | None:
+    """A line naming the elements outside the viewport whose names share words with the task (``offers``),
+    which the page text lists only as "N more below". Recorded (the sites subset, bundled model): told to
+    "show the alert on the dynamic page", with "Show alert" below the fold, it clicked "Read more", "Reload
+    news" and "Show toast" for fifteen steps; told to choose Mango in the fruit picker, it never saw the
+    picker."""
+    hidden = [e for e in obs.elements if not e.in_viewport]
+    if not hidden:
+        return None
+    found = offers(task, obs.model_copy(update={"elements": hidden}), history)[:3]
+    if not found:
+        return None
+    listed = "; ".join(f'[{e.index}] {role_word(e)} "{e.name[:50]}"' for e in found)
+    return f"Out of view, named like the task: {listed}. Act on it by its index (Kite scrolls to it)."

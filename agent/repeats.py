@@ -26,6 +26,7 @@ And a reload is not run while fields filled on the page are unsent: recorded (so
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from kite_browser.agent.browser.actions import OBSERVE_ONLY, Action
@@ -52,7 +53,7 @@ def _fills(action: Action, element: Element | None) -> int:
     return int(action.action == "click" and element is not None and role_word(element) in _BOXES)
 
 
-def _what(el: Element) -> str:
+def element_key(el: Element) -> str:
     """An element as the rule tells it apart: role, name and a link's href (its index changes on every load)."""
     return f"{role_word(el)}|{el.name}|{el.href or ''}"
 
@@ -84,9 +85,9 @@ def _key(action: Action, element: Element | None) -> str | None:
     if element is None:
         return None
     if name == "click":
-        return f"click|{_what(element)}"
+        return f"click|{element_key(element)}"
     if isinstance(action, PressKey) and action.key == "Enter":
-        return f"enter|{_what(element)}"
+        return f"enter|{element_key(element)}"
     return None
 
 
@@ -99,17 +100,26 @@ class Repeats:
         self.unsent = 0
         """Fields typed or chosen on this page since it was loaded: a reload would throw them away."""
         self._ran = 0
+        self._clicks: Counter[str] = Counter()
+        """Clicks that stayed on their page, by what they clicked: a result says "the 2nd time" (recorded:
+        told to press Increment twice, the 1.5B model pressed it seven times, each result alike)."""
         self._last: tuple[Observation, int, Withheld] | None = None
         """``withheld``'s answer for the last observation, until another action runs (a step asks twice: the
         prompt's notices, then the reply schema)."""
 
-    def ran(self, action: Action, element: Element | None, result: ActionResult, step: int) -> None:
-        """Take note of an action that ran (after its result is known)."""
+    def ran(self, action: Action, element: Element | None, result: ActionResult, step: int) -> int:
+        """Take note of an action that ran (after its result is known). Returns how many times the run has
+        now clicked this element (by role, name and href) with an effect, for a click that stayed on the
+        page; else 0."""
         self._ran += 1
         if not result.ok or result.data.get(NO_EFFECT) or action.action in OBSERVE_ONLY:
-            return
+            return 0
         effects = result.effects
         key = _key(action, element)
+        times = 0
+        if action.action == "click" and key is not None and not effects.navigated:
+            self._clicks[key] += 1
+            times = self._clicks[key]
         if effects.navigated:
             self.unsent = 0
             if effects.url_after and key is not None:
@@ -117,6 +127,7 @@ class Repeats:
         elif action.action not in _NOT_EDITS and effects.changed is not False:
             self.edits += 1
             self.unsent += _fills(action, element)
+        return times
 
     def refusal(self, action: Action, element: Element | None, url: str) -> ActionResult | None:
         """A ``repeated`` error for ``action`` if it may not run again on the page at ``url`` (or, for a reload,
@@ -141,7 +152,7 @@ class Repeats:
         said: list[str] = []
         for el in obs.elements if self._led else ():
             for verb, action in (("click", "click"), ("enter", "pressKey")):
-                if self._held(f"{verb}|{_what(el)}", obs.url) is not None:
+                if self._held(f"{verb}|{element_key(el)}", obs.url) is not None:
                     out.pairs.add((action, el.index))
                     if verb == "click" and len(said) < 3:
                         said.append(f'click {role_word(el)} "{el.name}"')

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -268,14 +268,15 @@ class BrowserEnv:
         include_all: bool = False,
         whole_flow: bool = False,
         flow_chars: int | None = None,
+        wanted: Sequence[str] = (),
     ) -> Observation:
         """The active tab as the model sees it (tabs and the pending dialog filled in), with a screenshot
-        saved to ``screenshot_to`` and/or in the observation as base64; ``include_all``, ``whole_flow`` and
-        ``flow_chars`` as ``Snapshotter.snapshot`` takes them."""
+        saved to ``screenshot_to`` and/or in the observation as base64; ``include_all``, ``whole_flow``,
+        ``flow_chars`` and ``wanted`` as ``Snapshotter.snapshot`` takes them."""
         ctx = self.ctx
         page = ctx.page
         obs = await self.snapshotter.snapshot(
-            page, include_all=include_all, whole_flow=whole_flow, flow_chars=flow_chars
+            page, include_all=include_all, whole_flow=whole_flow, flow_chars=flow_chars, wanted=wanted
         )
         obs.summary.tabs = await ctx.tabs(known={page: obs.summary.title})  # the snapshot read its title
         obs.summary.dialog = ctx.pending_dialog
@@ -289,7 +290,7 @@ class BrowserEnv:
         return obs
 
     async def observe_guarded(
-        self, *, screenshot_to: Path | None = None, want_b64: bool = False
+        self, *, screenshot_to: Path | None = None, want_b64: bool = False, wanted: Sequence[str] = ()
     ) -> tuple[Observation, str | None]:
         """``observe`` under the step deadline and the hang watchdog. A stuck tab is closed and the page now
         active observed instead; the second value then says what happened (for the model). A deadline or a
@@ -297,7 +298,8 @@ class BrowserEnv:
 
         async def once() -> Observation:
             return await self.guarded(
-                self.observe(screenshot_to=screenshot_to, want_b64=want_b64), what="the observation"
+                self.observe(screenshot_to=screenshot_to, want_b64=want_b64, wanted=wanted),
+                what="the observation",
             )
 
         try:
@@ -374,16 +376,22 @@ class BrowserEnv:
         None when that index is no longer in the page."""
         return (await self.fingerprints([index])).get(index)
 
+    async def read_each(self, indexes: list[int], js: str) -> dict[int, object]:
+        """``js`` (a read-only function expression of an element) on the element behind each of ``indexes``
+        in the active tab, one call per frame: its answer per index. Indexes whose element is gone, or that
+        the tab did not answer for in time, are left out."""
+        try:
+            got = await self._briefly(self.snapshotter.read_each(self.ctx.page, indexes, js))
+        except PlaywrightError:
+            return {}
+        return got or {}
+
     async def fingerprints(self, indexes: list[int]) -> dict[int, Fingerprint]:
         """``fingerprint`` of each of ``indexes`` in one call per frame (a replay's candidates): the indexes
         whose element is gone, or that the tab did not answer for in time, are left out."""
         page = self.ctx.page
-        try:
-            got = await self._briefly(self.snapshotter.read_each(page, indexes, FINGERPRINT_JS))
-        except PlaywrightError:
-            return {}
         out: dict[int, Fingerprint] = {}
-        for index, raw in (got or {}).items():
+        for index, raw in (await self.read_each(indexes, FINGERPRINT_JS)).items():
             element = self.snapshotter.element(page, index)
             fp = fingerprint_from(raw, element) if element is not None else None
             if fp is not None:

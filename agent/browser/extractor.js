@@ -726,8 +726,20 @@
     // reading-order text), summary (the visible text, focus). evals/bench/snapshot.py prints them.
     const newPhases = () => ({ walk: 0, geometry: 0, visible: 0, describe: 0, readings: 0, counts: 0, flow: 0, summary: 0 });
     let ph = newPhases();
+    // An element outside the viewport whose text or label holds one of the task's words (``opts.wanted``,
+    // lowercased): listed although the viewport is what is asked for, up to ``opts.wantedCap`` of them.
+    const wantedIn = (el, wanted) => {
+      const a = (n) => el.getAttribute(n) || "";
+      const v = typeof el.value === "string" ? el.value : "";
+      const t = `${(el.textContent || "").slice(0, 300)} ${a("aria-label")} ${a("placeholder")} ${a("title")} ${v}`;
+      const low = t.toLowerCase();
+      return wanted.some((w) => low.includes(w));
+    };
+
     const extract = (opts, withText) => {
       const t0 = _now();
+      const wanted = opts.includeOffscreen ? [] : opts.wanted || [];
+      let wantedLeft = wanted.length ? opts.wantedCap || 0 : 0;
       readText = null;
       ph = newPhases();
       clipCache = new _WeakMap();  // rects of this moment: a scroll since the last call moved them
@@ -853,6 +865,7 @@
         // may show it) and listed with includeOffscreen: nothing vanishes from every view.
         const shows = showing(rect, vw, vh);
         let where;
+        let picked = false;
         try {
           if (shows && hits(c.el, rect, vw, vh)) where = "in";
           else if (shows && rect.left >= 0 && rect.top >= 0 && rect.right <= vw && rect.bottom <= vh) {
@@ -862,10 +875,15 @@
             const k = opts.includeOffscreen ? clipOf(c.el) : null;
             if (k && (rect.right <= k.l || rect.left >= k.r || rect.bottom <= k.t || rect.top >= k.b) && !scrolledOut(c.el, rect)) continue;
             where = rect.bottom <= 0 || (rect.top < 0 && rect.bottom <= vh) ? "above" : "below";
+            if (wantedLeft > 0 && wantedIn(c.el, wanted)) {
+              const q = clipOf(c.el);
+              picked = !(q && (rect.right <= q.l || rect.left >= q.r || rect.bottom <= q.t || rect.top >= q.b) && !scrolledOut(c.el, rect));
+              if (picked) wantedLeft--;
+            }
           }
           if (where === "above") out.above++;
           else if (where === "below") out.below++;
-          if (where !== "in" && !opts.includeOffscreen) continue;
+          if (where !== "in" && !opts.includeOffscreen && !picked) continue;
           const td = _now();
           const r = describe(c.el, c.tag, c.role, rect, opts);
           ph.describe += _now() - td;

@@ -13,6 +13,7 @@ import asyncio
 import json
 import time
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,11 @@ from kite_browser.agent.browser.observation import (
 )
 from kite_browser.agent.config import SnapshotConfig
 from kite_browser.agent.errors import StaleElementError
+
+WANTED_WORDS = 16
+"""At most this many of the task's words are looked for outside the viewport."""
+WANTED_CAP = 8
+"""At most this many elements outside the viewport are listed for holding one of them."""
 
 KEEP_GONE = 2000
 """How many elements that left the page stay known (for the hint of a stale index's error)."""
@@ -137,7 +143,11 @@ class Snapshotter:
         return dict(self._state(page).by_key)
 
     def _opts(
-        self, include_all: bool, whole_flow: bool = False, flow_chars: int | None = None
+        self,
+        include_all: bool,
+        whole_flow: bool = False,
+        flow_chars: int | None = None,
+        wanted: Sequence[str] = (),
     ) -> dict[str, Any]:
         c = self.config
         chars = max(c.flow_chars, flow_chars or 0)
@@ -149,6 +159,8 @@ class Snapshotter:
             "flowChars": chars if whole_flow or not include_all else 0,
             "flowWhole": include_all and whole_flow,
             "includeOffscreen": include_all,
+            "wanted": [w.lower() for w in wanted][:WANTED_WORDS],
+            "wantedCap": WANTED_CAP,
             "timeBudgetMs": int(c.time_cap_ms * 0.6),
         }
 
@@ -159,10 +171,13 @@ class Snapshotter:
         include_all: bool = False,
         whole_flow: bool = False,
         flow_chars: int | None = None,
+        wanted: Sequence[str] = (),
     ) -> Observation:
         """One observation of ``page``. ``include_all`` also lists elements outside the viewport;
         ``whole_flow`` (with it) makes ``flow`` the whole page in reading order, not only the viewport;
-        ``flow_chars`` collects more text for the flow than ``snapshot.flow_chars``.
+        ``flow_chars`` collects more text for the flow than ``snapshot.flow_chars``; ``wanted`` (words, from
+        the task) also lists up to ``WANTED_CAP`` elements outside the viewport whose text or label holds one
+        (``in_viewport`` false, not in the flow: the prompt names them apart).
 
         Never hangs: after ``config.time_cap_ms`` it returns what it has with ``summary.warnings``."""
         t0 = time.perf_counter()
@@ -170,7 +185,7 @@ class Snapshotter:
         warnings: list[str] = []
         await install_listener_tracking(page.context)  # at once when the session set the context up
         infos = _frame_paths(page)
-        req = {"fn": "extract", "opts": self._opts(include_all, whole_flow, flow_chars)}
+        req = {"fn": "extract", "opts": self._opts(include_all, whole_flow, flow_chars, wanted)}
 
         async def extract(info: _FrameInfo) -> None:
             r = {**req, "withSummary": info.path is None}

@@ -299,9 +299,15 @@ async def test_a_control_toggled_on_and_off_again_is_not_offered_for_the_next_st
             return Reply(content=json.dumps({"thought": "Sent.", "actions": [act]}))
         gift = by_name(elements, "checkbox")
         clickable.append(target_enum(actions["click"], elements))
-        chosen = gift if gift in clickable[-1] else by_name(elements, '"Send order"')
-        act = {"action": "click", "target": target_of(actions["click"], chosen)}
-        return Reply(content=json.dumps({"thought": "The form.", "actions": [act]}))
+        if gift in clickable[-1]:
+            acts = [{"action": "click", "target": target_of(actions["click"], gift)}]
+        else:  # a name typed first: a form sent with nothing in it is refused once (agent/unfilled.py)
+            name = by_name(elements, '"Name"')
+            acts = [
+                {"action": "type", "target": target_of(actions["type"], name), "text": "Ada"},
+                {"action": "click", "target": target_of(actions["click"], by_name(elements, '"Send order"'))},
+            ]
+        return Reply(content=json.dumps({"thought": "The form.", "actions": acts}))
 
     openai_server.fallback = Respond(reply)
     config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})

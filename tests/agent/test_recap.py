@@ -13,7 +13,7 @@ from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.memory import Memory
 from kite_browser.agent.prompt import render, strings
-from kite_browser.agent.recap import asks_answer, progress, recap, task_parts, words
+from kite_browser.agent.recap import answer_next, asks_answer, named_place, progress, recap, task_parts, words
 from tests.agent.plan_model import find_index, prompt_text
 
 FORM = """<!doctype html><title>Form</title>
@@ -45,7 +45,10 @@ async def test_after_a_page_change_the_prompt_recaps_by_role_and_name(
     )
     assert result.success, result
     same_page, new_page = prompt_text(model.messages[1]), prompt_text(model.messages[2])
-    assert "# Progress" not in same_page  # nothing to recap while the run stays on its first page
+    # on the first page, only the parts done: no earlier pages, no offers (the page lists it all)
+    first = same_page.split("# Progress", 1)[1].split("# ", 1)[0]
+    assert "Parts of the task done: Type the name Ada" in first and "named like the task" not in first, first
+    assert "Done on earlier pages" not in first
     progress = new_page.split("# Progress", 1)[1].split("# ", 1)[0]
     assert 'Done on earlier pages: type input "Name" text="Ada"; click link "Next page"' in progress
     assert f'On this page, named like the task: [{seen["finish"]}] button "Finish the order"' in progress
@@ -273,3 +276,43 @@ def test_nothing_is_offered_when_what_is_left_is_the_answer() -> None:
     assert done["answer"] == ["show the results"] and done["offers"] == [], done
     # before the search is done, the same page offers them
     assert recap(task, [], urls, obs)["offers"], "the test reproduces nothing"
+
+
+def test_fields_filled_then_sent_together_do_a_part() -> None:
+    """Recorded (login-wrong): the email, the password and the click each named a third of "try logging in as
+    ... with the password you were given"; sent together they do it, so the answer is what is left. Filled but
+    not yet sent, they do not (the form may still need its button)."""
+    task = "Try logging in as demo@kite.test with the password you were given and report the error message"
+    email = _did(1, "type", "Email", text="demo@kite.test")
+    password = _did(2, "type", "Password", text="<secret>attempt</secret>")
+    send = _did(3, "click", "Log in")
+    first = "Try logging in as demo@kite.test with the password you were given"
+    assert progress(task, [email, password, send]) == ([first], "report the error message")
+    assert answer_next(task, [email, password, send])
+    assert progress(task, [email, password]) == ([], None)
+    assert not answer_next(task, [email, password])
+    # a click alone, on nothing the part names, does not do it
+    assert progress(task, [_did(1, "click", "Log in")]) == ([], None)
+
+
+def test_a_refresh_does_a_part_that_asks_for_one() -> None:
+    task = "Go straight to the cart page at /shop/cart, then refresh it"
+    went = PastAction(step=1, action={"action": "navigate", "url": "http://shop.test/shop/cart"}, ok=True)
+    again = PastAction(step=2, action={"action": "refresh"}, ok=True)
+    assert progress(task, [went]) == (["Go straight to the cart page at /shop/cart"], "refresh it")
+    assert progress(task, [went, again]) == (
+        ["Go straight to the cart page at /shop/cart", "refresh it"],
+        None,
+    )
+
+
+def test_an_address_the_task_names_is_pointed_at_until_the_run_is_there() -> None:
+    """Recorded (navigate-cart): told to go to the cart "at /shop/cart", the model refreshed the front page."""
+    task = "Go straight to the cart page at /shop/cart, then refresh it."
+    line = named_place(task, "http://shop.test/shop/")
+    assert line == "The task names the address /shop/cart, and this page is /shop/: open it with navigate."
+    assert named_place(task, "http://shop.test/shop/cart") is None
+    assert named_place(task, "http://shop.test/shop/", ["http://shop.test/shop/cart/"]) is None
+    assert named_place("Compare red and/or blue mugs sold after 12/05", "http://shop.test/") is None
+    other = named_place("Open http://other.test/shop/ and read it", "http://shop.test/shop/")
+    assert other is not None and "http://other.test/shop/" in other

@@ -1,0 +1,90 @@
+"""Nothing typed, nothing chosen: a click or an Enter that would send a form just as the page gave it is not
+run, once, and the reply says which fields to fill first.
+
+Recorded (the sites subset, bundled 1.5B model, bd71f89): told to "log in as demo@kite.test ..., then log out",
+its first action clicked "Log in" on the empty form (the site counted a failed login, and the task's first login
+was that one); told to "search the shop for "mug"", it clicked Search with the box empty, landed on every
+product, and wandered. A form is "unfilled" when it has at least one visible text field, every such field is
+empty, and no box, radio or select in it differs from how the page set it. A filter form whose select was
+changed is not unfilled, nor a form the page filled in.
+
+The rule asks once: the same action on the same page, with nothing changed since it was refused, runs (a
+person may mean to send a form empty: a search for everything, a check of the form's own errors).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from kite_browser.agent.browser.actions import Action
+from kite_browser.agent.browser.exec.typing import PressKey
+from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo
+from kite_browser.agent.fence import defuse
+from kite_browser.agent.repeats import element_key
+
+UNFILLED = "unfilled_form"
+"""The error type of an action held back by this rule."""
+
+UNFILLED_JS = """(el) => {
+  const tag = el.tagName.toLowerCase();
+  const type = (el.getAttribute('type') || '').toLowerCase();
+  const TEXT = ['', 'text', 'email', 'password', 'search', 'tel', 'url', 'number'];
+  const isText = (f) => f.tagName === 'TEXTAREA' ||
+    (f.tagName === 'INPUT' && TEXT.includes((f.getAttribute('type') || '').toLowerCase()));
+  const sends = (tag === 'button' && (type === '' || type === 'submit')) ||
+    (tag === 'input' && (type === 'submit' || type === 'image')) || isText(el);
+  const form = el.form;
+  if (!sends || !form) return null;
+  const fields = [...form.elements].filter((f) => isText(f) && !f.disabled && !f.readOnly &&
+    f.getClientRects().length > 0);
+  if (!fields.length || fields.some((f) => f.value !== '')) return null;
+  for (const f of form.elements) {
+    if (f.tagName === 'SELECT') {
+      if ([...f.options].some((o) => o.defaultSelected)) {
+        if ([...f.options].some((o) => o.selected !== o.defaultSelected)) return null;
+      } else if (f.multiple ? f.selectedOptions.length > 0 : f.selectedIndex > 0) return null;
+    } else if ((f.type === 'checkbox' || f.type === 'radio') && f.checked !== f.defaultChecked) return null;
+  }
+  const name = (f) => ((f.labels && f.labels[0] && f.labels[0].innerText) || f.getAttribute('aria-label') ||
+    f.placeholder || f.name || f.type || 'text').trim().slice(0, 40);
+  return fields.slice(0, 4).map(name);
+}"""
+"""For the element an action would send a form with: the names of the form's empty text fields when the form
+is unfilled, else null."""
+
+
+class Reader(Protocol):
+    async def read_each(self, indexes: list[int], js: str) -> dict[int, object]: ...
+
+
+def _sends(action: Action) -> bool:
+    return action.action == "click" or (isinstance(action, PressKey) and action.key == "Enter")
+
+
+class Unfilled:
+    """The forms this run was told were unfilled, so that the same action asked again runs."""
+
+    def __init__(self) -> None:
+        self._asked: set[tuple[str, str, int]] = set()
+
+    async def refusal(
+        self, env: Reader, action: Action, element: Element | None, url: str, edits: int
+    ) -> ActionResult | None:
+        """An ``unfilled_form`` error for ``action`` if it would send an unfilled form and was not refused
+        already on this page with nothing changed since (``edits``: the run's count of changes made on
+        pages); None to run it."""
+        if element is None or not _sends(action):
+            return None
+        key = (url, f"{action.action}|{element_key(element)}", edits)
+        if key in self._asked:
+            return None
+        got = (await env.read_each([element.index], UNFILLED_JS)).get(element.index)
+        if not isinstance(got, list) or not got:
+            return None
+        self._asked.add(key)
+        fields = ", ".join(f'"{defuse(str(name))}"' for name in got)
+        message = (
+            f"not run: it would send the form empty: nothing is typed in {fields} yet. Type what the task "
+            "gives into those fields first, then send it."
+        )
+        return ActionResult(action=action.action, ok=False, error=ErrorInfo(error=UNFILLED, message=message))
