@@ -72,6 +72,12 @@ from kite_browser.safety.secrets import SecretStore
 MAX_ACTIONS_PER_REPLY = 10
 ANSWERING = OBSERVE_ONLY | {"done", "click", "scroll", "navigate", "goBack", "switchTab"}
 """What a constrained reply is offered once every part of the task but its answer is done (a click: on links)."""
+STAYING = OBSERVE_ONLY | {"done", "scroll"}
+ANSWER_HERE_STEPS = 2
+"""For this many steps once only the answer is left, a constrained reply is offered ``STAYING``: reading,
+scrolling and ``done``, not leaving the page (recorded, sites subset at 180d35a: "search the shop for "mug" and
+show the results" searched in one step, then on the results page clicked "Classic Blue Mug", "Kite Shop",
+"Classic Blue Mug" ... for thirteen steps). Links come back after it, for an answer that is on another page."""
 REFUSED_AS_STALE = frozenset({"stale_element"})
 """Errors of an action whose target is not on the page (an index from an older page, or made up)."""
 
@@ -124,6 +130,8 @@ class Agent:
         self.refusals = Refusals()
         self.repeats = Repeats()
         self.unfilled = Unfilled()
+        self._answering: tuple[Observation | None, int] = (None, 0)
+        """The last observation a reply schema was made for while only the answer was left, and how many."""
         self.output.rejected = 0
         self.final_url: str | None = None
         self.result: RunResult | None = None
@@ -411,7 +419,10 @@ class Agent:
             # that changes the site (recorded: "search the shop for mug and show the results" opened a product
             # from the results and put it in the cart; the demo, on the cart page, clicked "Update" and
             # "Proceed to checkout")
-            enabled = [n for n in enabled if n in ANSWERING]
+            if self._answering[0] is not obs:
+                self._answering = (obs, self._answering[1] + 1)
+            here = self._answering[1] <= ANSWER_HERE_STEPS
+            enabled = [n for n in enabled if n in (STAYING if here else ANSWERING)]
             links_only = [("click", e.index) for e in obs.elements if not e.href]
             if withheld:  # read the same twice already: the next reply is the answer
                 enabled = ["done"]

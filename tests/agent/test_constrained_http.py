@@ -371,7 +371,9 @@ async def test_once_only_the_answer_is_left_nothing_that_changes_the_site_is_off
 ) -> None:
     """Recorded (sites subset, bundled model): "search the shop for mug and show the results" searched, then
     opened a product from the results and put it in the cart. Once every part but the answer is done, the
-    schema offers reading, links and ``done``: no typing, no choosing, no button."""
+    schema offers reading, scrolling and ``done`` for two steps (recorded at 180d35a: the same task then
+    wandered from the results to a product and back for thirteen steps), then links too: no typing, no
+    choosing, no button."""
     seen: list[tuple[dict[int, str], dict[str, dict[str, Any]]]] = []
 
     def reply(body: dict[str, Any]) -> Reply:
@@ -385,6 +387,12 @@ async def test_once_only_the_answer_is_left_nothing_that_changes_the_site_is_off
                 {"action": "type", "target": target_of(actions["type"], box), "text": "mug"},
                 {"action": "click", "target": target_of(actions["click"], go)},
             ]
+        elif len(seen) <= 3:
+            assert not {"type", "select", "click", "navigate", "goBack", "refresh"} & set(actions), sorted(
+                actions
+            )
+            assert {"done", "read", "scroll"} <= set(actions), sorted(actions)
+            acts = [{"action": "scroll", "direction": "down"}]
         else:
             assert not {"type", "select", "refresh", "pressKey", "dragDrop"} & set(actions), sorted(actions)
             assert {"done", "read", "click"} <= set(actions), sorted(actions)
@@ -399,4 +407,4 @@ async def test_once_only_the_answer_is_left_nothing_that_changes_the_site_is_off
         'Search the shop for "mug" and show the results', start_url=sites.url("/shop/")
     )
     assert not openai_server.errors, openai_server.errors
-    assert result.stop_reason == "done" and len(seen) == 2, result
+    assert result.stop_reason == "done" and len(seen) == 4, result

@@ -54,6 +54,21 @@ HIT_JS = """(el) => {
 }"""
 
 
+# Until a piece of the element hit-tests to it (a cover sliding away, a panel still opening), at most ``ms``.
+UNCOVERED_JS = (
+    "(el, ms) => new Promise((done) => { const probe = "
+    + HIT_JS
+    + """; const t0 = performance.now(); const timer = setTimeout(() => done(false), ms);
+  const tick = () => { const p = probe(el);
+    if (p.visible && p.hit === 'self') { clearTimeout(timer); done(true); }
+    else if (performance.now() - t0 < ms) requestAnimationFrame(tick); };
+  tick(); })"""
+)
+UNCOVER_WAIT_MS = 500
+"""How long a covered element is watched for its cover to move away (an animation in progress: an accordion
+panel still opening over the link the next click wants, a toast sliding out) before it is called covered."""
+
+
 # Under a sticky header or a fixed cookie bar, or scrolled out of sight inside a scrollable box: scroll it to the
 # middle of the viewport (and of its box).
 UNBAR_JS = """(el) => {
@@ -211,6 +226,14 @@ def cover_label(ec: ExecContext, page: Page, pr: Probe) -> str:
     text = f' "{cover.get("text")}"' if cover.get("text") else ""
     ident = f"#{cover['id']}" if cover.get("id") else ""
     return f"{cover.get('tag', 'element')}{ident}{text}"
+
+
+async def uncovered_soon(target: Target, ms: int = UNCOVER_WAIT_MS) -> bool:
+    """Whether the covered ``target`` is hit by the pointer again within ``ms`` (a cover on the move)."""
+    try:
+        return bool(await target.handle.evaluate(UNCOVERED_JS, ms))
+    except PlaywrightError:
+        return False
 
 
 def raise_covered(ec: ExecContext, page: Page, target: Target, pr: Probe, verb: str) -> None:

@@ -17,6 +17,7 @@ from kite_browser.agent.browser.exec.hit import (
     raise_covered,
     resolve_probe,
     through_covers,
+    uncovered_soon,
 )
 from kite_browser.agent.browser.exec.recheck import checked_click, checked_point_click, look_again
 from kite_browser.agent.browser.exec.spec import (
@@ -97,6 +98,10 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
             await checked_point_click(ec, page, action.x, action.y, action.mouse_button, count)
         return Outcome("mouse", f"clicked at ({action.x:g}, {action.y:g}){' on ' + what if what else ''}")
     target, pr = await _resolve_probe(ec, page, action.index, action.selector, seen=ec.recheck is not None)
+    if pr.visible and pr.hit == "other" and await uncovered_soon(target):  # the cover was on the move
+        target, pr = await _resolve_probe(
+            ec, page, action.index, action.selector, seen=ec.recheck is not None
+        )
     verb = "double-click" if action.double else "click"
     await ec.ready()
     if pr.visible and pr.hit == "self":
@@ -187,6 +192,8 @@ async def hover(ec: ExecContext, action: Hover) -> Outcome:
         what = await describe_point(page, action.x, action.y)
         return Outcome("mouse", f"mouse over ({action.x:g}, {action.y:g}){' on ' + what if what else ''}")
     target, pr = await _resolve_probe(ec, page, action.index, action.selector)
+    if pr.visible and pr.hit == "other" and await uncovered_soon(target):
+        target, pr = await _resolve_probe(ec, page, action.index, action.selector)
     await ec.ready()
     if pr.visible and pr.hit == "self":
         async with through_covers(target, pr):  # a move onto it, then one within it
