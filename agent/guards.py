@@ -82,14 +82,19 @@ class Guards:
             raise Stop(StopReason.MAX_COST, f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
 
 
-def answer_now(repeats: int) -> str:
-    """The warning when a read repeats and every part of the task but its answer is done. The plain loop
-    warning ("do the next part of the task (another element), or call done") drew, from the 1.5B model offered
-    ``done`` alone, "success: false — the page has not changed, I need to find another element"."""
+def answer_now(repeats: int = 0) -> str:
+    """The warning when a read repeats (``repeats`` times), or a step only read, waited or changed nothing,
+    and every part of the task but its answer is done. The plain loop warning ("do the next part of the task
+    (another element), or call done") drew, from the 1.5B model offered ``done`` alone, "success: false — the
+    page has not changed, I need to find another element"."""
+    said = (
+        f"You have read the same {repeats} times: what it says is in the results above."
+        if repeats > 1
+        else "Your last actions changed nothing: what the task asks for is on this page and in the results above."
+    )
     return (
-        f"You have read the same {repeats} times: what it says is in the results above. Every part of the task "
-        "but the answer is done: call done now with the answer, taken from what you read (exact names, prices, "
-        "numbers)."
+        f"{said} Every part of the task but the answer is done: call done now with the answer, taken from what "
+        "you read (exact names, prices, numbers)."
     )
 
 

@@ -39,7 +39,7 @@ from kite_browser.agent.events import (
     emit,
 )
 from kite_browser.agent.fence import defuse
-from kite_browser.agent.guards import Guards, answer_now
+from kite_browser.agent.guards import Guards, answer_now, said_no_effect
 from kite_browser.agent.levels import ConfirmLevel
 from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.client import LLMReply
@@ -130,6 +130,7 @@ class Agent:
         self.refusals = Refusals()
         self.repeats = Repeats()
         self.unfilled = Unfilled()
+        self._stalled_answer = False
         self._answering: tuple[Observation | None, int] = (None, 0)
         """The last observation a reply schema was made for while only the answer was left, and how many."""
         self.output.rejected = 0
@@ -365,9 +366,18 @@ class Agent:
 
     def _check_loop(self, ran: list[tuple[Action, ActionResult | None]], obs: Observation) -> None:
         """The loop guard on the actions that ran; its warning for the next prompt."""
-        if warning := self.guards.check_loop(ran, obs):
-            if self.guards.withheld and answer_next(self.prompt.task, self.history):
-                warning = answer_now(self.guards.repeats)  # the next schema offers done alone
+        answering = answer_next(self.prompt.task, self.history)
+        # only the answer left, and this step only read, waited or did what changed nothing (a scroll at the
+        # end): the next constrained reply is the answer (recorded at e64da2a: "search the shop for mug and show the results",
+        # on the results, scrolled a page that could not move and waited, fifteen actions in two steps, then
+        # left the results by a link)
+        self._stalled_answer = (
+            answering and bool(ran) and all(a.action in OBSERVE_ONLY or said_no_effect(r) for a, r in ran)
+        )
+        warning = self.guards.check_loop(ran, obs)
+        if ((warning and self.guards.withheld) or self._stalled_answer) and answering:
+            warning = answer_now(self.guards.repeats)  # the next schema offers done alone
+        if warning:
             self.warnings.append(warning)
 
     async def _complete(self, record: StepRecord, messages: list[ChatMessage], obs: Observation) -> LLMReply:
@@ -424,7 +434,7 @@ class Agent:
             here = self._answering[1] <= ANSWER_HERE_STEPS
             enabled = [n for n in enabled if n in (STAYING if here else ANSWERING)]
             links_only = [("click", e.index) for e in obs.elements if not e.href]
-            if withheld:  # read the same twice already: the next reply is the answer
+            if withheld or self._stalled_answer:  # read the same twice, or did nothing: the answer now
                 enabled = ["done"]
         return reply_schema(
             obs,

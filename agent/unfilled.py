@@ -73,8 +73,8 @@ class Unfilled:
         """An ``unfilled_form`` error for ``action`` if it would send an unfilled form and was not refused
         already on this page with nothing changed since (``edits``: the run's count of changes made on
         pages); None to run it."""
-        if element is None or not _sends(action):
-            return None
+        if element is None or not _sends(action) or element.tag not in ("button", "input"):
+            return None  # only a button or an input sends a form (no page call for a link, a tab, a box)
         key = (url, f"{action.action}|{element_key(element)}", edits)
         if key in self._asked:
             return None
