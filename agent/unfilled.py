@@ -1,15 +1,19 @@
-"""Nothing typed, nothing chosen: a click or an Enter that would send a form just as the page gave it is not
-run, once, and the reply says which fields to fill first.
+"""Nothing typed: a click or an Enter that would send a sign-in form (one with a password field) with every
+text field empty is not run, once, and the reply says which fields to fill first.
 
 Recorded (the sites subset, bundled 1.5B model, bd71f89): told to "log in as demo@kite.test ..., then log out",
-its first action clicked "Log in" on the empty form (the site counted a failed login, and the task's first login
-was that one); told to "search the shop for "mug"", it clicked Search with the box empty, landed on every
-product, and wandered. A form is "unfilled" when it has at least one visible text field, every such field is
-empty, and no box, radio or select in it differs from how the page set it. A filter form whose select was
-changed is not unfilled, nor a form the page filled in.
+its first action clicked "Log in" on the empty form; the site counted a failed login (a real site may lock the
+account after a few), and the task's first login was that one. A form is "unfilled" when it has a password
+field, every visible text field in it is empty, and no box, radio or select in it differs from how the page
+set it.
+
+Only sign-in forms: a first version held back any form with empty text fields, and on the sites subset at
+d3bc85cf it did more harm than good: the refusal of an empty search ("Search" on the shop's front page, which
+lists everything) sent the model typing the product's full name into the box, and the refusal of a form whose
+only choice was made in a custom picker (not a form control) sent it typing "Mango" into "Full name".
 
 The rule asks once: the same action on the same page, with nothing changed since it was refused, runs (a
-person may mean to send a form empty: a search for everything, a check of the form's own errors).
+person may mean to send it empty: to see the form's own errors).
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ UNFILLED_JS = """(el) => {
   if (!sends || !form) return null;
   const fields = [...form.elements].filter((f) => isText(f) && !f.disabled && !f.readOnly &&
     f.getClientRects().length > 0);
-  if (!fields.length || fields.some((f) => f.value !== '')) return null;
+  if (!fields.some((f) => (f.getAttribute('type') || '').toLowerCase() === 'password')) return null;
+  if (fields.some((f) => f.value !== '')) return null;
   for (const f of form.elements) {
     if (f.tagName === 'SELECT') {
       if ([...f.options].some((o) => o.defaultSelected)) {
@@ -50,7 +55,7 @@ UNFILLED_JS = """(el) => {
   return fields.slice(0, 4).map(name);
 }"""
 """For the element an action would send a form with: the names of the form's empty text fields when the form
-is unfilled, else null."""
+is an unfilled sign-in form, else null."""
 
 
 class Reader(Protocol):
@@ -84,7 +89,7 @@ class Unfilled:
         self._asked.add(key)
         fields = ", ".join(f'"{defuse(str(name))}"' for name in got)
         message = (
-            f"not run: it would send the form empty: nothing is typed in {fields} yet. Type what the task "
-            "gives into those fields first, then send it."
+            f"not run: it would send this sign-in form with {fields} empty (a sign-in sent empty counts as a "
+            "failed attempt). Fill them in first, then send it."
         )
         return ActionResult(action=action.action, ok=False, error=ErrorInfo(error=UNFILLED, message=message))

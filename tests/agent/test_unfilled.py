@@ -56,33 +56,32 @@ async def test_log_in_on_the_empty_form_is_refused_and_no_login_is_counted(
     assert [a["success"] for a in state["login_attempts"]] == [True]
 
 
-async def test_search_with_the_box_empty_asks_once_and_a_changed_filter_is_no_empty_form(
+async def test_an_empty_search_runs_and_a_sign_in_asked_again_runs(
     kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
 ) -> None:
-    """Search with nothing typed: refused, then run when asked again (a search for everything is a choice a
-    person may make); on the results page, a colour chosen makes the same empty-box form worth sending."""
+    """Search with nothing typed runs (the shop lists everything: the first version of the rule refused it,
+    and the model then typed a product's full name into the box); "Log in" on the empty form is refused, and
+    runs when asked again with nothing changed (a person may mean to see the form's own errors)."""
 
     def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
         step = len(model.views)
-        if step <= 2:
+        if step == 1:
             return {"action": "click", "index": _button(view, "Search")}
-        if step == 3:
-            colour = next(
-                e.index for e in view.observation.elements if e.tag == "select" and e.name == "Colour"
-            )
-            return [
-                {"action": "select", "index": colour, "value": "Yellow"},
-                {"action": "click", "index": _button(view, "Search")},
-            ]
+        if step == 2:
+            return {"action": "navigate", "url": sites.url("/account/login")}
+        if step in (3, 4):
+            return {"action": "click", "index": _button(view, "Log in")}
         return {"action": "done", "success": True, "answer": "ok"}
 
     model = FunctionModel(fn)
     config = kite_config(**{"llm.model": ""})
     result = await Agent(config, model=model, context=ctx_session).run(
-        "Show only the yellow products", start_url=sites.url("/shop/")
+        "Show every product, then try the login form", start_url=sites.url("/shop/")
     )
     assert result.stop_reason == "done", result.message
-    assert "error unfilled_form" in _last_result(model, 1)
-    assert "error unfilled_form" not in _last_result(model, 2)  # asked again, nothing changed: it ran
-    assert "error unfilled_form" not in _last_result(model, 3)
-    assert "colour=yellow" in ctx_session.page.url.lower(), ctx_session.page.url
+    assert "error unfilled_form" not in _last_result(model, 1)
+    assert "q=" in model.views[1].observation.url, model.views[1].observation.url
+    assert "error unfilled_form" in _last_result(model, 3)
+    assert "error unfilled_form" not in _last_result(model, 4)  # asked again, nothing changed: it ran
+    state = await site_state(ctx_session.page, sites)
+    assert [a["success"] for a in state["login_attempts"]] == [False]
