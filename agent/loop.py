@@ -72,6 +72,8 @@ from kite_browser.safety.secrets import SecretStore
 MAX_ACTIONS_PER_REPLY = 10
 ANSWERING = OBSERVE_ONLY | {"done", "click", "scroll", "navigate", "goBack", "switchTab"}
 """What a constrained reply is offered once every part of the task but its answer is done (a click: on links)."""
+HELD_BACK = frozenset({REPEATED, UNFILLED})
+"""Errors of an action a rule of the run did not run (``agent/repeats.py``, ``agent/unfilled.py``): no failure."""
 STAYING = OBSERVE_ONLY | {"done", "scroll"}
 ANSWER_HERE_STEPS = 2
 """For this many steps once only the answer is left, a constrained reply is offered ``STAYING``: reading,
@@ -343,10 +345,7 @@ class Agent:
             record.overhead_ms["act"] = ms_since(t1)
             if isinstance(action, Done):  # ends the run, unless its data goes back to the model to fix
                 self.output.settle(action, result)
-            elif result.error is None or result.error.error not in (
-                REPEATED,
-                UNFILLED,
-            ):  # held back: no failure
+            elif result.error is None or result.error.error not in HELD_BACK:  # held back: no failure
                 any_error = any_error or not result.ok
             if not result.ok and i < len(actions) - 1:
                 self.memory.add(

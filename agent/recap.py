@@ -9,6 +9,7 @@ nothing tuned to a task.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
@@ -49,10 +50,11 @@ def words(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
 
 
-def sought(task: str) -> list[str]:
+@functools.lru_cache(maxsize=32)
+def sought(task: str) -> tuple[str, ...]:
     """The task's words worth looking for outside the viewport (``out_of_view``): its content words of three
     letters or more, numbers of three digits or more, longest first (a page's text holds short ones by chance)."""
-    return sorted((w for w in words(task) if len(w) >= 3), key=lambda w: (-len(w), w))
+    return tuple(sorted((w for w in words(task) if len(w) >= 3), key=lambda w: (-len(w), w)))
 
 
 def achieved(history: Sequence[PastAction], urls: Mapping[int, str], current_url: str) -> list[str]:
