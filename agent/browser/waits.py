@@ -11,7 +11,8 @@ in rounds (at most ``MAX_ROUNDS``) until nothing new happened:
    requests older than ``network_stall_ms``) for ``network_quiet_ms`` -- only when the action started one;
 3. DOM quiet, in every frame at once: no mutation for an adaptive window (``dom_quiet_ms``, stretched to twice
    the largest gap seen between mutation bursts, at most ``QUIET_STRETCH`` x), no pending short timer the
-   action scheduled (``FOLLOW_TIMER_MS``) and no fetch/XHR of the page's awaiting its answer.
+   action scheduled (``FOLLOW_TIMER_MS``), no short interval it started still running (an animation on a timer,
+   ``FOLLOW_INTERVAL_MS`` at most) and no fetch/XHR of the page's awaiting its answer.
 
 A document a navigation opened is watched from its first line (the observer is an init script of the page, see
 ``settle_js.init_js``): the timers it sets while loading are followed, its fetches and XHRs counted until the

@@ -30,6 +30,23 @@ document.getElementById('animate').addEventListener('click', () => {
   requestAnimationFrame(frame);
 });</script></body>"""
 
+# An accordion animated on a 13 ms interval (jQuery 1.x): its first steps round to no change, then the panel
+# grows to its height and its link shows.
+_INTERVAL = """<!doctype html><body><button id="open" type="button">Section 2</button>
+<div id="panel" style="height:0;overflow:hidden"><a href="#x" id="inside">Inside link</a></div><script>
+document.getElementById('open').addEventListener('click', () => {
+  let n = 0;
+  const id = setInterval(() => { n++; const h = Math.max(0, Math.round((n - 5) * 4));
+    document.getElementById('panel').style.height = h + 'px';
+    if (h >= 40) { clearInterval(id); document.getElementById('panel').style.height = ''; } }, 13);
+});</script></body>"""
+# A click that starts a poll which never stops and never changes anything.
+_POLL = """<!doctype html><body><button id="watch" type="button">Watch</button><p id="out">idle</p><script>
+document.getElementById('watch').addEventListener('click', () => {
+  document.getElementById('out').textContent = 'watching';
+  setInterval(() => { window.polls = (window.polls || 0) + 1; }, 50);
+});</script></body>"""
+
 
 async def test_dom_quiet_watches_iframes(kite: Kite, pages_server: PagesServer) -> None:
     pages_server.add("/settle-child.html", _CHILD)
@@ -71,3 +88,35 @@ async def test_toast_and_modal_settle_without_waiting_for_long_timers(kite: Kite
     modal = await kite.act(action="click", selector="#open-modal")
     assert modal.ok and await kite.page.locator("#modal").is_visible()
     assert modal.effects.focused and "modal-email" in modal.effects.focused
+
+
+async def test_an_animation_on_an_interval_is_waited_for_though_its_first_steps_change_nothing(
+    kite: Kite, pages_server: PagesServer
+) -> None:
+    await kite.goto(pages_server.add("/settle-interval.html", _INTERVAL))
+    res = await kite.act(action="click", selector="#open")
+    assert res.ok
+    # Ended after the interval cleared: the panel is open (its inline height removed), not part-way.
+    assert await kite.page.evaluate("document.getElementById('panel').style.height") == ""
+    obs = await kite.snap.snapshot(kite.page)
+    assert any(e.name == "Inside link" for e in obs.elements)
+
+
+async def test_a_poll_the_action_starts_holds_the_settle_only_a_while(
+    kite: Kite, pages_server: PagesServer
+) -> None:
+    await kite.goto(pages_server.add("/settle-poll.html", _POLL))
+    res = await kite.act(action="click", selector="#watch")
+    assert res.ok and await kite.page.locator("#out").text_content() == "watching"
+    polls = await kite.page.evaluate("window.polls")
+    # Followed while it ran (it ran several times before the settle ended), then let go: the settle did not
+    # wait for its cap (3 s) on a poll that never stops.
+    assert polls >= 5
+    assert res.data["settle_ms"] < 2500
+    # The page sees its own setInterval: native, same name and length as a pristine frame's.
+    seen = await kite.page.evaluate(
+        "() => { const f = document.createElement('iframe'); document.body.append(f); const w = f.contentWindow;"
+        " return [String(setInterval) === String(w.setInterval), setInterval.name, setInterval.length === "
+        "w.setInterval.length, String(clearInterval) === String(w.clearInterval)]; }"
+    )
+    assert seen == [True, "setInterval", True, True]

@@ -2,7 +2,8 @@
 
 ``INSTALL_JS`` installs (once per document) and marks: a MutationObserver counting mutations and interactive
 elements added/removed, the largest gap between mutation bursts, short timers the action schedules (a
-``setTimeout`` proxy, so ``setTimeout(() => location = ..., 100)`` is followed), the page's own fetch/XHR
+``setTimeout`` proxy, so ``setTimeout(() => location = ..., 100)`` is followed), a short interval it starts
+(an animation on a timer, while it runs, at most ``FOLLOW_INTERVAL_MS``), the page's own fetch/XHR
 requests until their answer has been handed to the page's code (``fetch`` until it resolved, a body read with
 ``json()``/``text()``/... until it resolved, an XHR until ``loadend``; each a task later, so the reactions
 chained on them have run) and cross-document navigations the page starts (Navigation API ``navigate`` /
@@ -28,6 +29,9 @@ from __future__ import annotations
 FOLLOW_TIMER_MS = 250
 """Timers the action schedules with at most this delay are waited for (longer ones, e.g. a toast's, are not);
 so are timers those timers schedule, up to 8 deep (a polling loop cannot hold the settle forever)."""
+FOLLOW_INTERVAL_MS = 1000
+"""An interval the action starts (delay at most ``FOLLOW_TIMER_MS``) is waited for while it runs, this long at
+most (jQuery's slowest named animation speed is 600 ms)."""
 FRAMES_UNSEEN_MS = 100
 """A frame (not the top document) that got no animation frame this long into the wait is taken as not drawn
 (display:none, an off-screen cross-origin frame the browser throttles): its quiet is counted by the clock."""
@@ -50,13 +54,13 @@ _STATE_JS = """(() => {
 # Creates the observer state of a document (window.__kiteSettle); a no-op where it exists.
 _SETUP_JS = """() => {
   let s = window.__kiteSettle;
-  if (!s || s.v !== 5) {
+  if (!s || s.v !== 6) {
     const SEL = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],' +
       '[role=option],[role=menuitem],[role=tab],[role=combobox],[onclick],[contenteditable=""],[contenteditable=true],[tabindex]';
     const count = (n) => n.nodeType !== 1 ? 0 : (n.matches(SEL) ? 1 : 0) + n.querySelectorAll(SEL).length;
     const st = window.setTimeout, ct = window.clearTimeout;
     const raf = window.requestAnimationFrame.bind(window);
-    s = {v: 5, raf, rafs: 0, opened: 0, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
+    s = {v: 6, raf, rafs: 0, opened: 0, count: 0, markCount: 0, last: 0, maxGap: 0, added: 0, removed: 0,
       timers: new Map(), follow: 0, followMax: 0, nav: false, gapCap: 0, depth: 0, reqs: new Map(), st,
       stall: 2000, fromStart: false, doc: String(Math.random()).slice(2), early: 0, workers: 0, workerLast: 0,
       reqSince: 0};
@@ -98,6 +102,29 @@ _SETUP_JS = """() => {
       id = Reflect.apply(target, window, [wrapped, ...args.slice(1)]);
       s.timers.set(id, performance.now() + delay);
       return id;
+    }});
+    // A short interval the action starts (an animation on a timer: jQuery 1.x steps every 13 ms, and its first
+    // steps may round to no change) is followed while it runs, until cleared or __IVMAX__ ms after it was set
+    // (a poll that never stops holds the settle no longer). Not while a document loads (its own timers).
+    const si = window.setInterval;
+    window.setInterval = new Proxy(si, {apply(target, self, args) {
+      const fn = args[0], delay = Math.max(Number(args[1]) || 0, 4);
+      const follow = !s.early && (performance.now() <= s.follow || (s.depth > 0 && s.depth < MAX_CHAIN));
+      if (typeof fn !== 'function' || delay > s.followMax || !follow) return Reflect.apply(target, window, args);
+      let id = 0;
+      const until = performance.now() + __IVMAX__, timers = s.timers;
+      const wrapped = function () {
+        try { return fn.apply(this, arguments); } finally {
+          const now = performance.now();
+          if (timers.has(id)) { if (now + delay <= until) timers.set(id, now + delay); else timers.delete(id); }
+        }
+      };
+      id = Reflect.apply(target, window, [wrapped, ...args.slice(1)]);
+      s.timers.set(id, performance.now() + delay);
+      return id;
+    }});
+    window.clearInterval = new Proxy(window.clearInterval, {apply(target, self, args) {
+      s.timers.delete(args[0]); return Reflect.apply(target, window, args);
     }});
     // the page's own animation-frame requests are counted (not held): a settle that saw one waits a frame more
     window.requestAnimationFrame = new Proxy(window.requestAnimationFrame, {apply(target, self, args) {
@@ -159,7 +186,7 @@ _SETUP_JS = """() => {
     });
   }
   return s;
-}"""
+}""".replace("__IVMAX__", str(FOLLOW_INTERVAL_MS))
 
 # fresh: the mark of a document a navigation just opened. Its observer may date from the document's start
 # (the init script): the timers it followed while the page loaded and a navigation it announced are kept; an
@@ -199,7 +226,7 @@ def init_js(follow_max: int, gap_cap: int, stall_ms: int, early_ms: int) -> str:
 # off-screen cross-origin frame the browser throttles).
 QUIET_JS = """async ([mark, quiet, maxQuiet, grace, cap, stall, sinceMark]) => {
   const s = window.__kiteSettle;
-  if (!s || s.v !== 5 || s.doc !== mark.doc) return null;  // another document than the mark's: it navigated
+  if (!s || s.v !== 6 || s.doc !== mark.doc) return null;  // another document than the mark's: it navigated
   const t0 = performance.now();
   s.follow = t0 + grace; s.stall = stall; s.reqSince = sinceMark ? (mark.at || 0) : 0;
   const st = s.st;  // the page's own setTimeout: these sleeps are not timers to follow
