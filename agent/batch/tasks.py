@@ -83,8 +83,12 @@ class Check(_Model):
         return self
 
 
-SolutionStep = dict[str, Any] | str
-"""One step of an oracle plan: ``{click: {name: "Add to cart"}}`` or a bare action name (``goBack``)."""
+StepParams = dict[str, Any]
+"""A plan step's parameters: the action's own (``text``, ``direction``…), the spec of its element (``name``,
+``role``…, found in the element list) and the oracle's words (``optional``, ``answer_from``…)."""
+SolutionStep = dict[str, StepParams | None] | str
+"""One step of an oracle plan: ``{click: {name: "Add to cart"}}`` (one action: its parameters) or a bare action
+name (``goBack``)."""
 
 
 class Task(_Model):
@@ -139,10 +143,13 @@ class Task(_Model):
             raise ValueError("use letters, digits and _ . : # - (starting with a letter or digit)")
         return value
 
-    @field_validator("solution")
+    @field_validator("solution", mode="before")
     @classmethod
-    def _solution(cls, steps: list[SolutionStep]) -> list[SolutionStep]:
-        for i, step in enumerate(steps):
+    def _solution(cls, steps: Any) -> Any:
+        """Checked before the steps' type, for these messages (a step not a string or a mapping: the type's)."""
+        for i, step in enumerate(steps if isinstance(steps, list) else []):
+            if not isinstance(step, str | dict):
+                continue
             name = step if isinstance(step, str) else (next(iter(step)) if len(step) == 1 else None)
             if name is None:
                 raise ValueError(f"step {i}: write one action per step, as {{action: {{params}}}}")

@@ -20,6 +20,8 @@ from kite_browser.evals.oracle.view import El
 SPEC_KEYS = frozenset(
     {"name", "role", "nth", "exact", "placeholder", "href", "type", "value", "frame", "checked", "new"}
 )
+ElementSpec = dict[str, Any] | str
+"""A spec (keys of ``SPEC_KEYS``), or a bare string: a name."""
 
 
 SYNONYMS = (
@@ -97,7 +99,7 @@ def _by_name(candidates: list[El], want: str, *, exact: bool) -> list[El]:
     return next((t for t in tiers if t), [])
 
 
-def pick(elements: list[El], spec: dict[str, Any] | str) -> El | None:
+def pick(elements: list[El], spec: ElementSpec) -> El | None:
     """The element a spec designates (a bare string is a name), or None."""
     if isinstance(spec, str):
         spec = {"name": spec}
@@ -108,7 +110,7 @@ def pick(elements: list[El], spec: dict[str, Any] | str) -> El | None:
     return found[nth]
 
 
-def describe(spec: dict[str, Any] | str) -> str:
+def describe(spec: ElementSpec) -> str:
     if isinstance(spec, str):
         return f'"{spec}"'
     return " ".join(f"{k}={v!r}" for k, v in spec.items())

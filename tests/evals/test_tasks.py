@@ -32,6 +32,8 @@ def test_unknown_field_and_unknown_solution_action() -> None:
     assert "'colour'" in _error({"tasks": [{"id": "a", "task": "x", "colour": "red"}]})
     msg = _error({"tasks": [{"id": "a", "task": "x", "solution": [{"clik": {"name": "Go"}}]}]})
     assert "solution" in msg and "unknown action 'clik'" in msg
+    msg = _error({"tasks": [{"id": "a", "task": "x", "solution": [{"click": "Go"}]}]})
+    assert "the parameters of 'click' must be a mapping" in msg  # the plan's words, not the step type's
 
 
 def test_duplicate_ids_and_empty_checks_are_refused() -> None:
