@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from kite_browser.agent.browser.actions import Done
 from kite_browser.evals.miniwob import OVER_TEXT
 from kite_browser.evals.oracle import miniwob_clicks, miniwob_forms
+from kite_browser.evals.oracle.decision import Decision, fail
 from kite_browser.evals.oracle.miniwob_base import SOLVERS
 from kite_browser.evals.oracle.view import OracleView
 
@@ -18,13 +19,13 @@ def task_type(view: OracleView) -> str | None:
     return m.group(1) if m else None
 
 
-def solve_miniwob(view: OracleView) -> dict[str, Any] | list[dict[str, Any]] | None:
+def solve_miniwob(view: OracleView) -> Decision | None:
     kind = task_type(view)
     if kind is None or kind not in SOLVERS:
         return None
     if OVER_TEXT in " ".join(view.text.split()):
-        return {"action": "done", "success": True, "answer": "episode finished"}
+        return Done(success=True, answer="episode finished")
     action = SOLVERS[kind](view)
     if action is None:
-        return {"action": "done", "success": False, "answer": f"oracle: cannot solve this {kind} page"}
+        return fail(f"cannot solve this {kind} page")
     return action

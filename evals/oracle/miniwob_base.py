@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
+from kite_browser.agent.browser.actions import Click, Type
+from kite_browser.evals.oracle.decision import Decision
 from kite_browser.evals.oracle.view import El, OracleView
 
-Solver = Callable[[OracleView], Any]
+Solver = Callable[[OracleView], Decision | None]
 SOLVERS: dict[str, Solver] = {}
 ORDINALS = {
     "1st": 0,
@@ -38,12 +39,12 @@ def solver(*names: str) -> Callable[[Solver], Solver]:
     return deco
 
 
-def click(el: El | None) -> dict[str, Any] | None:
-    return None if el is None else {"action": "click", "index": el.index}
+def click(el: El | None) -> Click | None:
+    return None if el is None else Click(index=el.index)
 
 
-def typed(el: El, text: str) -> dict[str, Any]:
-    return {"action": "type", "index": el.index, "text": text}
+def typed(el: El, text: str) -> Type:
+    return Type(index=el.index, text=text)
 
 
 def quoted(text: str, n: int = 0) -> str:
@@ -61,7 +62,7 @@ def button(view: OracleView, name: str) -> El | None:
     return next((e for e in view.elements if e.role == "button" and e.name.casefold() == want), None)
 
 
-def submit(view: OracleView) -> dict[str, Any] | None:
+def submit(view: OracleView) -> Click | None:
     for name in ("Submit", "submit", "Login", "Search"):
         el = button(view, name) or named(view, name)
         if el is not None:
@@ -86,7 +87,7 @@ def typed_into(view: OracleView, el: El) -> bool:
     return view.acted_on(el, "type")
 
 
-def fill_then_submit(view: OracleView, pairs: list[tuple[El, str]]) -> dict[str, Any] | None:
+def fill_then_submit(view: OracleView, pairs: list[tuple[El, str]]) -> Type | Click | None:
     """Type each value whose field does not show it yet (passwords: not typed yet), then Submit."""
     for el, value in pairs:
         masked = el.attrs.get("type") == "password"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from kite_browser.agent.browser.actions import ActionModel, Click, Hover
+from kite_browser.evals.oracle.decision import Decision
 from kite_browser.evals.oracle.miniwob_base import (
     ORDINALS,
     El,
@@ -22,17 +23,17 @@ from kite_browser.evals.oracle.miniwob_base import (
 
 
 @solver("click-button", "unicode-test")
-def _click_button(v: OracleView) -> dict[str, Any] | None:
+def _click_button(v: OracleView) -> ActionModel | None:
     return click(named(v, quoted(v.task), ("button",)))
 
 
 @solver("click-link")
-def _click_link(v: OracleView) -> dict[str, Any] | None:
+def _click_link(v: OracleView) -> ActionModel | None:
     return click(named(v, quoted(v.task)))
 
 
 @solver("click-button-sequence")
-def _sequence(v: OracleView) -> dict[str, Any] | None:
+def _sequence(v: OracleView) -> ActionModel | None:
     one, two = named(v, "ONE"), named(v, "TWO")
     if one is None or two is None:
         return None
@@ -40,17 +41,17 @@ def _sequence(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("click-test", "click-test-transfer")
-def _click_test(v: OracleView) -> dict[str, Any] | None:
+def _click_test(v: OracleView) -> ActionModel | None:
     return click(next((e for e in v.elements if e.role == "button"), None))
 
 
 @solver("click-test-2")
-def _click_test_2(v: OracleView) -> dict[str, Any] | None:
+def _click_test_2(v: OracleView) -> ActionModel | None:
     return click(named(v, "ONE"))
 
 
 @solver("click-option")
-def _click_option(v: OracleView) -> dict[str, Any] | None:
+def _click_option(v: OracleView) -> ActionModel | None:
     m = re.match(r"Select (.+) and click Submit", v.task)
     el = named(v, m.group(1), ("radio",)) if m else None
     if el is None:
@@ -59,28 +60,30 @@ def _click_option(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("click-checkboxes", "click-checkboxes-large", "click-checkboxes-transfer")
-def _checkboxes(v: OracleView) -> Any:
+def _checkboxes(v: OracleView) -> Decision | None:
     m = re.match(r"Select (.+) and click Submit", v.task)
     if not m:
         return None
     wanted = set() if m.group(1) == "nothing" else {w.strip() for w in m.group(1).split(",")}
-    todo = [click(e) for e in v.elements if e.role == "checkbox" and (e.name in wanted) != e.checked]
+    todo = [
+        Click(index=e.index) for e in v.elements if e.role == "checkbox" and (e.name in wanted) != e.checked
+    ]
     return todo[:10] if todo else submit(v)
 
 
 @solver("click-dialog")
-def _dialog(v: OracleView) -> dict[str, Any] | None:
+def _dialog(v: OracleView) -> ActionModel | None:
     return click(named(v, "Close", ("button",)))
 
 
 @solver("click-dialog-2")
-def _dialog_2(v: OracleView) -> dict[str, Any] | None:
+def _dialog_2(v: OracleView) -> ActionModel | None:
     want = quoted(v.task)
     return click(named(v, "Close" if want == "x" else want, ("button",)))
 
 
 @solver("click-tab")
-def _tab(v: OracleView) -> dict[str, Any] | None:
+def _tab(v: OracleView) -> ActionModel | None:
     m = re.search(r"Tab #(\d)", v.task)
     if not m:
         return None
@@ -101,7 +104,7 @@ def _is_tab(e: El, name: str | None = None) -> bool:
     return (e.role == "tab" or "#tabs-" in e.attrs.get("href", "")) and (name is None or e.name == name)
 
 
-def _reveal(v: OracleView, target: str, openers: list[El]) -> dict[str, Any] | None:
+def _reveal(v: OracleView, target: str, openers: list[El]) -> ActionModel | None:
     """Click the target if shown; else open the next tab/section not opened yet."""
     el = named(v, target)
     if el is not None:
@@ -114,13 +117,13 @@ def _reveal(v: OracleView, target: str, openers: list[El]) -> dict[str, Any] | N
 
 
 @solver("click-tab-2", "click-tab-2-easy", "click-tab-2-medium", "click-tab-2-hard")
-def _tab_2(v: OracleView) -> dict[str, Any] | None:
+def _tab_2(v: OracleView) -> ActionModel | None:
     tabs = [e for e in v.elements if _is_tab(e)]
     return _reveal(v, quoted(v.task), tabs)
 
 
 @solver("click-collapsible")
-def _collapsible(v: OracleView) -> dict[str, Any] | None:
+def _collapsible(v: OracleView) -> ActionModel | None:
     section = next((e for e in v.elements if e.role == "tab" and e.name.startswith("Section")), None)
     if section is not None and "collapsed" in section.flags and not clicked(v, section):
         return click(section)
@@ -128,13 +131,13 @@ def _collapsible(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("click-collapsible-2")
-def _collapsible_2(v: OracleView) -> dict[str, Any] | None:
+def _collapsible_2(v: OracleView) -> ActionModel | None:
     sections = [e for e in v.elements if e.role == "tab" and e.name.startswith("Section")]
     return _reveal(v, quoted(v.task), sections)
 
 
 @solver("click-widget")
-def _widget(v: OracleView) -> dict[str, Any] | None:
+def _widget(v: OracleView) -> ActionModel | None:
     kind = quoted(v.task)
     for el in v.elements:
         role = "text" if el.role == "input" else el.role
@@ -144,13 +147,13 @@ def _widget(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("focus-text")
-def _focus(v: OracleView) -> dict[str, Any] | None:
+def _focus(v: OracleView) -> ActionModel | None:
     fields = inputs(v)
     return click(fields[0]) if fields else None
 
 
 @solver("focus-text-2")
-def _focus_2(v: OracleView) -> dict[str, Any] | None:
+def _focus_2(v: OracleView) -> ActionModel | None:
     m = re.search(r"(\d+(?:st|nd|rd|th))", v.task)
     fields = inputs(v)
     n = ORDINALS.get(m.group(1), -1) if m else -1
@@ -158,7 +161,7 @@ def _focus_2(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("click-menu", "click-menu-2")
-def _menu(v: OracleView) -> dict[str, Any] | None:
+def _menu(v: OracleView) -> ActionModel | None:
     m = re.match(r"Select (.+)$", v.task.strip())
     if not m:
         return None
@@ -167,12 +170,12 @@ def _menu(v: OracleView) -> dict[str, Any] | None:
     for i, el in enumerate(items):
         if el is None:  # open the submenu of the previous item
             prev = items[i - 1] if i else None
-            return {"action": "hover", "index": prev.index} if prev is not None else None
+            return Hover(index=prev.index) if prev is not None else None
     return click(items[-1])
 
 
 @solver("navigate-tree")
-def _tree(v: OracleView) -> dict[str, Any] | None:
+def _tree(v: OracleView) -> ActionModel | None:
     target = quoted(v.task)
     items = [e for e in v.elements if e.role in ("li", "treeitem", "link", "span", "a")]
     exact = [e for e in items if e.name == target] or [e for e in items if e.name.split()[:1] == [target]]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Any
 
+from kite_browser.agent.browser.actions import ActionModel, PressKey, Scroll, Select
+from kite_browser.evals.oracle.decision import Decision
 from kite_browser.evals.oracle.miniwob_base import (
     ORDINALS,
     OracleView,
@@ -25,13 +26,13 @@ from kite_browser.evals.oracle.miniwob_base import (
 
 
 @solver("enter-text", "enter-text-dynamic")
-def _enter_text(v: OracleView) -> dict[str, Any] | None:
+def _enter_text(v: OracleView) -> ActionModel | None:
     fields = inputs(v)
     return fill_then_submit(v, [(fields[0], quoted(v.task))]) if fields else None
 
 
 @solver("enter-text-2")
-def _enter_text_2(v: OracleView) -> dict[str, Any] | None:
+def _enter_text_2(v: OracleView) -> ActionModel | None:
     word = quoted(v.task)
     word = word.upper() if "upper case" in v.task else word.lower()
     fields = inputs(v)
@@ -39,13 +40,13 @@ def _enter_text_2(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("enter-password")
-def _password(v: OracleView) -> dict[str, Any] | None:
+def _password(v: OracleView) -> ActionModel | None:
     pw = quoted(v.task)
     return fill_then_submit(v, [(f, pw) for f in inputs(v)[:2]])
 
 
 @solver("login-user", "login-user-popup")
-def _login(v: OracleView) -> dict[str, Any] | None:
+def _login(v: OracleView) -> ActionModel | None:
     if "Exit to home page?" in v.text:
         return click(named(v, "Cancel", ("button",)))
     user, pw = quoted(v.task, 0), quoted(v.task, 1)
@@ -67,7 +68,7 @@ def _login(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("enter-date")
-def _enter_date(v: OracleView) -> dict[str, Any] | None:
+def _enter_date(v: OracleView) -> ActionModel | None:
     m = re.search(r"(\d\d)/(\d\d)/(\d{4})", v.task)
     fields = inputs(v)
     if not m or not fields:
@@ -77,7 +78,7 @@ def _enter_date(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("enter-time")
-def _enter_time(v: OracleView) -> dict[str, Any] | None:
+def _enter_time(v: OracleView) -> ActionModel | None:
     m = re.search(r"(\d{1,2}):(\d\d) ?([AP]M)", v.task)
     fields = inputs(v)
     if not m or not fields:
@@ -87,7 +88,7 @@ def _enter_time(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("find-word")
-def _find_word(v: OracleView) -> dict[str, Any] | None:
+def _find_word(v: OracleView) -> ActionModel | None:
     m = re.search(r"(\d+(?:st|nd|rd|th)) word", v.task)
     words = page_words(v, v.task).replace("Submit", " ").split()
     n = int(re.sub(r"\D", "", m.group(1))) - 1 if m else -1
@@ -98,7 +99,7 @@ def _find_word(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("simple-arithmetic")
-def _arith(v: OracleView) -> dict[str, Any] | None:
+def _arith(v: OracleView) -> ActionModel | None:
     m = re.search(r"(-?\d+)\s*([-+x*×])\s*(-?\d+)\s*=", page_words(v, v.task))
     fields = inputs(v)
     if not m or not fields:
@@ -109,7 +110,7 @@ def _arith(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("simple-algebra")
-def _algebra(v: OracleView) -> dict[str, Any] | None:
+def _algebra(v: OracleView) -> ActionModel | None:
     text = page_words(v, v.task)
     fields = inputs(v)
     m = re.search(r"(-?\d+)?\s*([-+])?\s*x\s*([-+])?\s*(-?\d+)?\s*=\s*(-?\d+)", text)
@@ -147,7 +148,7 @@ def _table(text: str) -> dict[str, str]:
 
 
 @solver("read-table")
-def _read_table(v: OracleView) -> dict[str, Any] | None:
+def _read_table(v: OracleView) -> ActionModel | None:
     m = re.search(r"value of (.+?) into", v.task)
     body = page_words(v, v.task).split(" Submit")[0]
     value = _table(body).get(m.group(1)) if m else None
@@ -156,7 +157,7 @@ def _read_table(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("read-table-2")
-def _read_table_2(v: OracleView) -> dict[str, Any] | None:
+def _read_table_2(v: OracleView) -> ActionModel | None:
     body = page_words(v, v.task).split(" Submit")[0]
     labels = re.findall(r"(" + "|".join(_TABLE_KEYS) + r"):", body)
     table = _table(body.split(labels[0] + ":")[0]) if labels else {}
@@ -167,7 +168,7 @@ def _read_table_2(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("form-sequence-2")
-def _form_seq_2(v: OracleView) -> dict[str, Any] | None:
+def _form_seq_2(v: OracleView) -> ActionModel | None:
     m = re.search(
         r"Check the (\d\w\w) radio button and enter the number \"(.*?)\" into the (\d\w\w) textbox", v.task
     )
@@ -184,36 +185,36 @@ def _form_seq_2(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("use-spinner")
-def _spinner(v: OracleView) -> dict[str, Any] | None:
+def _spinner(v: OracleView) -> ActionModel | None:
     m = re.search(r"Select (-?\d+)", v.task)
     fields = inputs(v)
     return fill_then_submit(v, [(fields[0], m.group(1))]) if m and fields else None
 
 
 @solver("choose-list")
-def _choose_list(v: OracleView) -> dict[str, Any] | None:
+def _choose_list(v: OracleView) -> ActionModel | None:
     m = re.match(r"Select (.+) from the list", v.task)
     sel = next((e for e in v.elements if e.role in ("select", "combobox", "listbox")), None)
     if not m or sel is None:
         return None
     if sel.value != m.group(1):
-        return {"action": "select", "index": sel.index, "value": m.group(1)}
+        return Select(index=sel.index, value=m.group(1))
     return submit(v)
 
 
 @solver("click-scroll-list")
-def _scroll_list(v: OracleView) -> dict[str, Any] | None:
+def _scroll_list(v: OracleView) -> ActionModel | None:
     m = re.match(r"Select (.+) from the scroll list", v.task)
     sel = next((e for e in v.elements if e.role in ("select", "listbox")), None)
     if not m or sel is None:
         return None
     names = [n.strip() for n in m.group(1).split(",")]
     done = any(h.ok and h.name == "select" for h in v.history)
-    return submit(v) if done else {"action": "select", "index": sel.index, "value": names}
+    return submit(v) if done else Select(index=sel.index, value=names)
 
 
 @solver("odd-or-even")
-def _odd_even(v: OracleView) -> dict[str, Any] | None:
+def _odd_even(v: OracleView) -> ActionModel | None:
     numbers = [int(n) for n in re.findall(r"Odd (-?\d+) Even", page_words(v, v.task))]
     pairs = [e for e in v.elements if e.role == "button" and e.name in ("Odd", "Even")]
     if len(pairs) != 2 * len(numbers) or not numbers:
@@ -226,7 +227,7 @@ def _odd_even(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("guess-number")
-def _guess(v: OracleView) -> dict[str, Any] | None:
+def _guess(v: OracleView) -> ActionModel | None:
     fields = inputs(v)
     if not fields:
         return None
@@ -254,7 +255,7 @@ def _guess(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("generate-number")
-def _generate(v: OracleView) -> dict[str, Any] | None:
+def _generate(v: OracleView) -> ActionModel | None:
     m = re.search(r"number (less|greater|more) than (-?\d+)", v.task)
     parity = re.search(r"an (odd|even) number", v.task)
     shown = re.search(r"(-?\d+) Generate", page_words(v, v.task))
@@ -272,7 +273,7 @@ def _generate(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("find-greatest")
-def _greatest(v: OracleView) -> dict[str, Any] | None:
+def _greatest(v: OracleView) -> ActionModel | None:
     cards = [e for e in v.elements if e.role != "button" and re.fullmatch(r"-?\d+", e.name)]
     if not cards:
         return None
@@ -281,18 +282,18 @@ def _greatest(v: OracleView) -> dict[str, Any] | None:
 
 
 @solver("scroll-text-2")
-def _scroll_text_2(v: OracleView) -> dict[str, Any] | None:
+def _scroll_text_2(v: OracleView) -> ActionModel | None:
     area = next((e for e in v.elements if e.role == "textarea"), None)
     if area is None:
         return None
     if not any(h.ok and h.name == "scroll" for h in v.history):
         direction = "up" if "to the top" in v.task else "down"
-        return {"action": "scroll", "direction": direction, "amount": 5000, "index": area.index}
+        return Scroll(direction=direction, amount=5000, index=area.index)
     return submit(v)
 
 
 @solver("use-slider")
-def _slider(v: OracleView) -> dict[str, Any] | list[dict[str, Any]] | None:
+def _slider(v: OracleView) -> Decision | None:
     m = re.search(r"Select (-?\d+) with the slider", v.task)
     now = re.match(r"\s*(-?\d+)", page_words(v, v.task))
     handle = next((e for e in v.elements if e.role in ("span", "slider")), None)
@@ -303,5 +304,5 @@ def _slider(v: OracleView) -> dict[str, Any] | list[dict[str, Any]] | None:
         return submit(v)
     if v.focused != handle.index:
         return click(handle)
-    key = {"action": "pressKey", "key": "ArrowRight" if want > have else "ArrowLeft"}
+    key = PressKey(key="ArrowRight" if want > have else "ArrowLeft")
     return [key] * min(abs(want - have), 10)

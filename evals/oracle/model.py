@@ -13,18 +13,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kite_browser.agent.batch.tasks import SolutionStep
+from kite_browser.agent.browser.actions import ActionModel
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import to_reply
+from kite_browser.evals.oracle.decision import Decision, fail, flat
 from kite_browser.evals.oracle.miniwob import solve_miniwob
-from kite_browser.evals.oracle.plan import fail, plan_action
+from kite_browser.evals.oracle.plan import plan_action
 from kite_browser.evals.oracle.view import OracleView
 
 ORACLE = "kite/oracle"
 
 
-def decide(view: OracleView, plan: list[Any] | None) -> dict[str, Any] | list[dict[str, Any]]:
+def decide(view: OracleView, plan: list[SolutionStep] | None) -> Decision:
     if plan is not None:
         return plan_action(view, plan)
     action = solve_miniwob(view)
@@ -34,10 +37,10 @@ def decide(view: OracleView, plan: list[Any] | None) -> dict[str, Any] | list[di
 
 
 def to_reply_parts(
-    actions: dict[str, Any] | list[dict[str, Any]], tools: list[ChatTool] | None
+    actions: Decision, tools: list[ChatTool] | None
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """(content, tool_calls): tool calls when tools were sent, else one fenced JSON block."""
-    items = actions if isinstance(actions, list) else [actions]
+    items = [flat(a) for a in ([actions] if isinstance(actions, ActionModel) else actions)]
     names = [t.get("function", {}).get("name") for t in tools or []]
     if not names:
         block = items[0] if len(items) == 1 else items
@@ -58,7 +61,7 @@ class OracleModel:
 
     name = ORACLE
 
-    def __init__(self, plan: list[Any] | None = None) -> None:
+    def __init__(self, plan: list[SolutionStep] | None = None) -> None:
         self.plan = plan
 
     async def complete(

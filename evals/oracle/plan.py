@@ -18,9 +18,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kite_browser.agent.browser.actions import ACTION_MODELS, offered_fields
+from pydantic import ValidationError
+
+from kite_browser.agent.batch.tasks import SolutionStep, StepParams
+from kite_browser.agent.browser.actions import (
+    ACTION_MODELS,
+    ActionModel,
+    Click,
+    Done,
+    Scroll,
+    Wait,
+    offered_fields,
+)
 from kite_browser.agent.llm.model import PastAction
-from kite_browser.evals.oracle.match import SPEC_KEYS, describe, match_elements, pick
+from kite_browser.evals.oracle.decision import fail
+from kite_browser.evals.oracle.match import SPEC_KEYS, ElementSpec, describe, match_elements, pick
 from kite_browser.evals.oracle.view import El, OracleView
 
 MAX_STALLS = 8
@@ -30,14 +42,14 @@ LEAST_CONSENT = re.compile(r"necessary|essential|reject|decline|refuse", re.I)
 NEXT_PAGE = re.compile(r"next( page)?\W*", re.I)
 
 
-def _step_parts(step: Any) -> tuple[str, dict[str, Any]]:
+def _step_parts(step: SolutionStep) -> tuple[str, StepParams]:
     if isinstance(step, str):
         return step, {}
     name, params = next(iter(step.items()))
     return name, dict(params or {})
 
 
-def _spec(name: str, params: dict[str, Any]) -> Any:
+def _spec(name: str, params: StepParams) -> ElementSpec:
     """The element spec of a plan step (``{}`` for a step without a target)."""
     if "in" in params:  # scroll inside an element
         return params["in"]
@@ -47,7 +59,7 @@ def _spec(name: str, params: dict[str, Any]) -> Any:
     }
 
 
-def _counts(entry: PastAction, step: Any) -> bool:
+def _counts(entry: PastAction, step: SolutionStep) -> bool:
     """Whether ``entry`` did plan step ``step``: its action, succeeded (or failed as expected), and on an
     element the step's spec designates (a banner closed or a page turned on the way is not the step)."""
     name, params = _step_parts(step)
@@ -59,7 +71,7 @@ def _counts(entry: PastAction, step: Any) -> bool:
     return bool(match_elements([El.of(entry.element)], spec if isinstance(spec, dict) else {"name": spec}))
 
 
-def progress(view: OracleView, plan: list[Any]) -> tuple[int, int]:
+def progress(view: OracleView, plan: list[SolutionStep]) -> tuple[int, int]:
     """(index of the current plan step, actions since the last progress), replayed from the history."""
     ptr, stalls = 0, 0
     for entry in view.history:
@@ -75,11 +87,7 @@ def progress(view: OracleView, plan: list[Any]) -> tuple[int, int]:
     return ptr, stalls
 
 
-def fail(message: str) -> dict[str, Any]:
-    return {"action": "done", "success": False, "answer": f"oracle: {message}"}
-
-
-def _target(view: OracleView, spec: Any) -> tuple[dict[str, Any] | None, str | None]:
+def _target(view: OracleView, spec: ElementSpec) -> tuple[dict[str, Any] | None, str | None]:
     """``({"index": n}, None)`` or ``(None, why)``; selectors and coordinates pass through."""
     if isinstance(spec, dict) and ("selector" in spec or "x" in spec):
         return {k: spec[k] for k in ("selector", "x", "y") if k in spec}, None
@@ -99,34 +107,34 @@ def _next_page(view: OracleView) -> El | None:
     return next((e for e in view.elements if e.role == "link" and NEXT_PAGE.fullmatch(e.label())), None)
 
 
-def _look_further(view: OracleView, stalls: int) -> dict[str, Any] | None:
+def _look_further(view: OracleView, stalls: int) -> ActionModel | None:
     """For an optional step's element: close a banner over the page, scroll down; None: it is not there."""
     banner = _consent(view)
     if banner is not None and stalls < MAX_STALLS:
-        return {"action": "click", "index": banner.index}
+        return Click(index=banner.index)
     if view.more_below and stalls < MAX_STALLS:
-        return {"action": "scroll", "direction": "down"}
+        return Scroll(direction="down")
     return None
 
 
-def _missing(view: OracleView, why: str, stalls: int) -> dict[str, Any]:
+def _missing(view: OracleView, why: str, stalls: int) -> ActionModel:
     """The target is not in the list: close a cookie banner over the page, scroll for it while there is more
     below, open the next page of a list in pages, then give up."""
     banner = _consent(view)
     if banner is not None and stalls < MAX_STALLS:
-        return {"action": "click", "index": banner.index}
+        return Click(index=banner.index)
     if stalls >= MAX_STALLS:
         return fail(f"{why} (after {stalls} tries) on {view.url}")
     if not view.elements and not view.more_below:  # nothing rendered yet (a slow page): give it a moment
-        return {"action": "wait", "ms": 500}
+        return Wait(ms=500)
     going_up = _scrolled_up(view)
     if view.more_below and not going_up:
-        return {"action": "scroll", "direction": "down"}
+        return Scroll(direction="down")
     turn = _next_page(view) if not going_up else None
     if turn is not None:
-        return {"action": "click", "index": turn.index}
+        return Click(index=turn.index)
     if view.more_above:  # scrolled past it (a section that moved up the page): back up, and on up
-        return {"action": "scroll", "direction": "up"}
+        return Scroll(direction="up")
     return fail(f"{why} on {view.url}")
 
 
@@ -136,15 +144,15 @@ def _scrolled_up(view: OracleView) -> bool:
     return last.get("action") == "scroll" and last.get("direction") == "up"
 
 
-def plan_action(view: OracleView, plan: list[Any]) -> dict[str, Any]:
+def plan_action(view: OracleView, plan: list[SolutionStep]) -> ActionModel:
     """The next action of ``plan`` given the step's view."""
     ptr, stalls = progress(view, plan)
     return _step_action(view, plan, ptr, stalls)
 
 
-def _step_action(view: OracleView, plan: list[Any], ptr: int, stalls: int) -> dict[str, Any]:
+def _step_action(view: OracleView, plan: list[SolutionStep], ptr: int, stalls: int) -> ActionModel:
     if ptr >= len(plan):
-        return {"action": "done", "success": True, "answer": "done"}
+        return Done(success=True, answer="done")
     if stalls >= MAX_STALLS + 2:
         return fail(f"no progress on step {ptr} ({_step_parts(plan[ptr])[0]}) after {stalls} actions")
     name, params = _step_parts(plan[ptr])
@@ -156,11 +164,11 @@ def _step_action(view: OracleView, plan: list[Any], ptr: int, stalls: int) -> di
         return _done(view, params)
     if name == "dragDrop":
         for end in ("from", "to"):
-            target, why = _target(view, params.get(end))
+            target, why = _target(view, params[end])
             if target is None:
                 return _missing(view, f"{end}: {why}", stalls)
             out[end] = target
-        return out
+        return _built(out, ptr)
     if name == "getElementDetails":
         indices = []
         for spec in params.get("targets", []):
@@ -168,7 +176,7 @@ def _step_action(view: OracleView, plan: list[Any], ptr: int, stalls: int) -> di
             if target is None:
                 return _missing(view, str(why), stalls)
             indices.append(target["index"])
-        return {**out, "indices": indices or params.get("indices", [])}
+        return _built({**out, "indices": indices or params.get("indices", [])}, ptr)
     if name == "uploadFile" and "file" in params:
         params["filePath"] = params.pop("file")
     spec = _spec(name, params)
@@ -181,10 +189,21 @@ def _step_action(view: OracleView, plan: list[Any], ptr: int, stalls: int) -> di
         if target is None:
             return _missing(view, str(why), stalls)
         out.update(target)
-    return out
+    return _built(out, ptr)
 
 
-def _done(view: OracleView, params: dict[str, Any]) -> dict[str, Any]:
+def _built(out: dict[str, Any], ptr: int) -> ActionModel:
+    """The registry's model of the action a plan step gives (a step its model refuses fails the task)."""
+    try:
+        return ACTION_MODELS[out["action"]].model_validate(out)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or out['action']}: {e['msg']}" for e in exc.errors()
+        )
+        return fail(f"step {ptr} ({out['action']}) is not a valid action: {problems}")
+
+
+def _done(view: OracleView, params: StepParams) -> Done:
     answer = str(params.get("answer", ""))
     pattern = params.get("answer_from")
     if pattern:
@@ -192,16 +211,16 @@ def _done(view: OracleView, params: dict[str, Any]) -> dict[str, Any]:
         if not m:
             return fail(f"answer_from /{pattern}/ found nothing in the history or on the page")
         answer = m.group(1) if m.groups() else m.group(0)
-    out = {"action": "done", "success": bool(params.get("success", True)), "answer": answer}
-    if "data_rows" in params:
-        rows = _rows(view, params["data_rows"])
-        if not rows:
-            return fail(
-                f"data_rows /{params['data_rows']['pattern']}/ found nothing in the history or on the page"
-            )
-        out["data"] = rows
-        out["answer"] = answer or "; ".join(", ".join(str(v) for v in row.values()) for row in rows)
-    return out
+    success = bool(params.get("success", True))
+    if "data_rows" not in params:
+        return Done(success=success, answer=answer)
+    rows = _rows(view, params["data_rows"])
+    if not rows:
+        return fail(
+            f"data_rows /{params['data_rows']['pattern']}/ found nothing in the history or on the page"
+        )
+    joined = "; ".join(", ".join(str(v) for v in row.values()) for row in rows)
+    return Done(success=success, answer=answer or joined, data=rows)
 
 
 def _rows(view: OracleView, spec: dict[str, Any]) -> list[dict[str, Any]]:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from kite_browser.agent.browser.actions import Click, Done
 from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
 from kite_browser.agent.llm.model import ModelView, PastAction
+from kite_browser.evals.oracle.decision import flat
 from kite_browser.evals.oracle.match import pick
 from kite_browser.evals.oracle.miniwob import solve_miniwob
 from kite_browser.evals.oracle.model import OracleModel, to_reply_parts
@@ -41,6 +43,11 @@ def _done(step: int, action: dict[str, Any], ok: bool = True, line: str = "") ->
     return PastAction(
         step=step, action=action, ok=ok, line=line or f"{action['action']} → {'ok' if ok else 'error'}"
     )
+
+
+def _plan(view: OracleView, plan: list[Any]) -> dict[str, Any]:
+    """The plan's next action in the flat form the oracle sends (only the parameters it set)."""
+    return flat(plan_action(view, plan))
 
 
 def _view(history: list[PastAction] | None = None, **kw: Any) -> OracleView:
@@ -84,37 +91,50 @@ def test_progress_replays_history_and_skips_failures() -> None:
     ]
     view = _view(history)
     assert progress(view, plan) == (1, 0)
-    assert plan_action(view, plan) == {"action": "type", "text": "x", "index": 5}
+    assert _plan(view, plan) == {"action": "type", "text": "x", "index": 5}
 
 
 def test_missing_element_scrolls_then_fails() -> None:
     view = _view()
-    assert plan_action(view, [{"click": {"name": "Place order"}}]) == {
+    assert _plan(view, [{"click": {"name": "Place order"}}]) == {
         "action": "scroll",
         "direction": "down",
     }
     view.more_below, view.more_above = 0, 3  # at the bottom, scrolled past it: back up
     up = {"action": "scroll", "direction": "up"}
-    assert plan_action(view, [{"click": {"name": "Place order"}}]) == up
+    assert _plan(view, [{"click": {"name": "Place order"}}]) == up
     going_up = _view([_done(1, up)])
-    assert going_up.more_below and plan_action(going_up, [{"click": {"name": "Place order"}}]) == up
+    assert going_up.more_below and _plan(going_up, [{"click": {"name": "Place order"}}]) == up
     view.more_above = 0
-    action = plan_action(view, [{"click": {"name": "Place order"}}])
+    action = _plan(view, [{"click": {"name": "Place order"}}])
     assert action["action"] == "done" and not action["success"] and "Place order" in action["answer"]
     view.elements = []  # a page that has not rendered yet: wait for it, then give up
-    assert plan_action(view, [{"click": {"name": "Place order"}}]) == {"action": "wait", "ms": 500}
+    assert _plan(view, [{"click": {"name": "Place order"}}]) == {"action": "wait", "ms": 500}
     stalled = _view([_done(i, {"action": "wait", "ms": 500}) for i in range(1, MAX_STALLS + 1)])
     stalled.elements, stalled.more_below = [], 0
-    assert plan_action(stalled, [{"click": {"name": "Place order"}}])["action"] == "done"
+    assert _plan(stalled, [{"click": {"name": "Place order"}}])["action"] == "done"
 
 
 def test_plan_finished_and_answer_from() -> None:
     view = _view([_done(1, {"action": "executeJS", "code": "1"}, line="executeJS → ok; script returned 42")])
-    assert plan_action(view, [{"executeJS": {"code": "1"}}])["success"] is True
+    assert _plan(view, [{"executeJS": {"code": "1"}}])["success"] is True
     plan = [{"executeJS": {"code": "1"}}, {"done": {"answer_from": r"script returned (\d+)"}}]
-    assert plan_action(view, plan) == {"action": "done", "success": True, "answer": "42"}
+    assert _plan(view, plan) == {"action": "done", "success": True, "answer": "42"}
     price = [{"executeJS": {"code": "1"}}, {"done": {"answer_from": r"Mug (\$[\d.]+)"}}]
-    assert plan_action(view, price)["answer"] == "$12.99"  # from the page when the history has no match
+    assert _plan(view, price)["answer"] == "$12.99"  # from the page when the history has no match
+
+
+def test_done_data_rows_and_an_invalid_step() -> None:
+    view = _view([_done(1, {"action": "read"}, line="read → ok; Mug $12.99; Cup $3.50")])
+    rows = [{"done": {"data_rows": {"pattern": r"(?P<name>\w+) \$(?P<price>[\d.]+)"}}}]
+    assert _plan(view, rows) == {
+        "action": "done",
+        "success": True,
+        "answer": "Mug, 12.99; Cup, 3.50",
+        "data": [{"name": "Mug", "price": "12.99"}, {"name": "Cup", "price": "3.50"}],
+    }
+    failed = _plan(_view(), [{"wait": {"ms": 99999}}])  # the action's model refuses it: the oracle says why
+    assert failed["success"] is False and "step 0 (wait) is not a valid action: ms:" in failed["answer"]
 
 
 def test_miniwob_episode_over_and_solver() -> None:
@@ -122,21 +142,21 @@ def test_miniwob_episode_over_and_solver() -> None:
 
     url = "http://127.0.0.1:1/miniwob/click-button.html"
     over = _view(url=url, text=OVER_TEXT)
-    assert solve_miniwob(over) == {"action": "done", "success": True, "answer": "episode finished"}
+    assert solve_miniwob(over) == Done(success=True, answer="episode finished")
     assert solve_miniwob(_view(url="http://127.0.0.1:1/shop/")) is None
 
 
 def test_reply_forms() -> None:
     tools = [{"type": "function", "function": {"name": "click"}}]
-    assert to_reply_parts({"action": "click", "index": 3}, tools) == (
+    assert to_reply_parts(Click(index=3), tools) == (
         None,
         [{"name": "click", "arguments": {"index": 3}}],
     )
     single = [{"type": "function", "function": {"name": "browser_action"}}]
-    assert to_reply_parts({"action": "click", "index": 3}, single)[1] == [
+    assert to_reply_parts(Click(index=3), single)[1] == [
         {"name": "browser_action", "arguments": {"action": "click", "params": {"index": 3}}}
     ]
-    content, calls = to_reply_parts({"action": "click", "index": 3}, None)
+    content, calls = to_reply_parts(Click(index=3), None)
     assert calls == [] and content is not None and '```json\n{"action": "click", "index": 3}\n```' in content
 
 
@@ -158,8 +178,8 @@ def _page(*elements: Element, below: int = 0) -> OracleView:
 def test_a_label_said_in_other_words_is_found() -> None:
     """A page variant says "Add to basket" where the plan says "Add to cart" (evals/sites/variants.py)."""
     view = _page(_el(3, "button", "Add to basket"), _el(4, "a", "Sign in"))
-    assert plan_action(view, [{"click": {"name": "Add to cart", "role": "button"}}])["index"] == 3
-    assert plan_action(view, [{"click": {"name": "Log in"}}])["index"] == 4
+    assert _plan(view, [{"click": {"name": "Add to cart", "role": "button"}}])["index"] == 3
+    assert _plan(view, [{"click": {"name": "Log in"}}])["index"] == 4
     assert pick(view.elements, {"name": "Add to cart", "exact": True}) is not None
     assert pick(view.elements, {"name": "Add to wishlist"}) is None  # no synonym: no match
 
@@ -167,25 +187,25 @@ def test_a_label_said_in_other_words_is_found() -> None:
 def test_a_cookie_banner_is_closed_first_and_is_not_the_step() -> None:
     banner = [_el(1, "button", "Accept all cookies"), _el(2, "button", "Only necessary cookies")]
     plan = [{"click": {"name": "Sky Blue Espresso Mug", "role": "link"}}]
-    assert plan_action(_page(*banner), plan) == {"action": "click", "index": 2}  # the least consent
+    assert _plan(_page(*banner), plan) == {"action": "click", "index": 2}  # the least consent
     closed = _page(_el(9, "a", "Sky Blue Espresso Mug"))
     closed.history = [PastAction(step=1, action={"action": "click", "index": 2}, ok=True, element=banner[1])]
     assert progress(closed, plan) == (0, 1)  # closing the banner did not do the plan's click
-    assert plan_action(closed, plan) == {"action": "click", "index": 9}
+    assert _plan(closed, plan) == {"action": "click", "index": 9}
 
 
 def test_the_next_page_is_opened_for_a_missing_product() -> None:
     plan = [{"click": {"name": "Black Backpack", "role": "link"}}]
     view = _page(_el(1, "a", "Classic Blue Mug"), _el(2, "a", "Next page"))
-    assert plan_action(view, plan) == {"action": "click", "index": 2}
+    assert _plan(view, plan) == {"action": "click", "index": 2}
     view.more_below = 3  # the rest of this page first
-    assert plan_action(view, plan)["action"] == "scroll"
+    assert _plan(view, plan)["action"] == "scroll"
 
 
 def test_an_optional_step_is_left_out_when_its_element_is_not_there() -> None:
     plan = [{"click": {"name": "Next page", "optional": True}}, {"getElements": {"type": "link"}}]
-    assert plan_action(_page(_el(1, "a", "Classic Blue Mug")), plan)["action"] == "getElements"
-    assert plan_action(_page(_el(1, "a", "Next page")), plan) == {"action": "click", "index": 1}
+    assert _plan(_page(_el(1, "a", "Classic Blue Mug")), plan)["action"] == "getElements"
+    assert _plan(_page(_el(1, "a", "Next page")), plan) == {"action": "click", "index": 1}
     done = _page()
     done.history = [PastAction(step=1, action={"action": "getElements", "type": "link"}, ok=True)]
     assert progress(done, plan) == (2, 0)

@@ -1,0 +1,29 @@
+"""What the oracle decides each step: one action of the registry (``agent/browser/actions.py``), or several.
+
+The actions are the registry's own models (``Click(index=3)``, ``Done(success=False, answer=…)``), built with
+only the parameters the oracle gives; ``flat`` writes one as a model would (``model.py`` turns it into a
+tool call): ``{"action": "click", "index": 3}``, the defaults it did not set left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+from kite_browser.agent.browser.actions import ActionModel, Done
+
+Decision: TypeAlias = ActionModel | Sequence[ActionModel]
+"""One action, or several for one reply (MiniWoB: the checkboxes to tick, the key presses of a slider)."""
+
+
+def fail(message: str) -> Done:
+    """The oracle gives up: the task is reported failed with why (``oracle: …``)."""
+    return Done(success=False, answer=f"oracle: {message}")
+
+
+def flat(action: ActionModel) -> dict[str, Any]:
+    """The action's flat JSON form with the parameters it was given (by their JSON names: ``from``, ``filePath``)."""
+    return {
+        "action": action.action,
+        **action.model_dump(by_alias=True, exclude_unset=True, exclude={"action"}),
+    }
