@@ -11,7 +11,7 @@ in rounds (at most ``MAX_ROUNDS``) until nothing new happened:
    requests older than ``network_stall_ms``) for ``network_quiet_ms`` -- only when the action started one;
 3. DOM quiet, in every frame at once: no mutation for an adaptive window (``dom_quiet_ms``, stretched to twice
    the largest gap seen between mutation bursts, at most ``QUIET_STRETCH`` x), no pending short timer the
-   action scheduled (``FOLLOW_TIMER_MS``), no short interval it started still running (an animation on a timer,
+   action scheduled (``FOLLOW_TIMER_MS``; a hover's up to 500 ms, ``follow_ms``), no short interval it started still running (an animation on a timer,
    ``FOLLOW_INTERVAL_MS`` at most) and no fetch/XHR of the page's awaiting its answer.
 
 A document a navigation opened is watched from its first line (the observer is an init script of the page, see
@@ -53,6 +53,7 @@ from kite_browser.agent.browser.exec.settle_js import (
     FOLLOW_TIMER_MS,
     INSTALL_JS,
     QUIET_JS,
+    follow_ms,
     init_js,
     mark_then,
     quiet_then,
@@ -152,7 +153,12 @@ class Settler:
         answers: dict[str, Any] = {}
         t0 = time.monotonic()  # before the mark call: ``first`` may start requests in it
         dom = await self._mark_frames(
-            page, first=first, answers=answers, cap_ms=self.cap_ms(action), effect_only=effect_only
+            page,
+            first=first,
+            answers=answers,
+            cap_ms=self.cap_ms(action),
+            effect_only=effect_only,
+            follow=follow_ms(action),
         )
         pages = frozenset(page.context.pages)
         return PageMark(
@@ -210,15 +216,17 @@ class Settler:
         answers: dict[str, Any] | None = None,
         cap_ms: int = 0,
         effect_only: bool = False,
+        follow: int = FOLLOW_TIMER_MS,
     ) -> DomMarks:
         """Install the observer in every frame (in parallel) and take each one's mark. ``fresh``: the frames
         hold a document a navigation just opened (the mark keeps what its observer saw while it loaded).
         ``first``: a call made in the top frame's mark call, after the mark; its answer goes to
         ``answers["first"]`` (and its in-page wait's, capped at ``cap_ms``, to ``answers["quiet"]``; held
-        only by the requests begun since the mark when ``effect_only``)."""
+        only by the requests begun since the mark when ``effect_only``). ``follow``: the longest timer the action
+        sets that is waited for (``follow_ms``)."""
         frames = [f for f in page.frames if not f.is_detached()]
         cfg = self.config
-        args = [FOLLOW_TIMER_MS, cfg.dom_quiet_ms * QUIET_STRETCH, fresh, cfg.network_stall_ms]
+        args = [follow, cfg.dom_quiet_ms * QUIET_STRETCH, fresh, cfg.network_stall_ms]
         top = page.main_frame
 
         async def one(frame: Frame) -> dict[str, Any] | None:

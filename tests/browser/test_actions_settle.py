@@ -47,6 +47,15 @@ document.getElementById('watch').addEventListener('click', () => {
   setInterval(() => { window.polls = (window.polls || 0) + 1; }, 50);
 });</script></body>"""
 
+# A menu that opens its submenu 300 ms after the pointer came (jQuery UI's menu delay); a click there sets off a
+# 300 ms timer too, which a click does not wait for.
+_DELAYED_MENU = """<!doctype html><body><ul><li id="people">People<ul id="sub" hidden><li><a href="#ann">Ann</a></li>
+</ul></li></ul><button id="later" type="button">Later</button><p id="note"></p><script>
+document.getElementById('people').addEventListener('mouseenter', () => {
+  setTimeout(() => { document.getElementById('sub').hidden = false; }, 300); });
+document.getElementById('later').addEventListener('click', () => {
+  setTimeout(() => { document.getElementById('note').textContent = 'late'; }, 300); });</script></body>"""
+
 
 async def test_dom_quiet_watches_iframes(kite: Kite, pages_server: PagesServer) -> None:
     pages_server.add("/settle-child.html", _CHILD)
@@ -120,3 +129,18 @@ async def test_a_poll_the_action_starts_holds_the_settle_only_a_while(
         "w.setInterval.length, String(clearInterval) === String(w.clearInterval)]; }"
     )
     assert seen == [True, "setInterval", True, True]
+
+
+async def test_a_hover_waits_for_a_submenu_that_opens_after_a_delay(
+    kite: Kite, pages_server: PagesServer
+) -> None:
+    await kite.goto(pages_server.add("/settle-menu.html", _DELAYED_MENU))
+    res = await kite.act(action="hover", selector="#people")
+    assert res.ok
+    # The submenu opened within the hover's settle: open as the hover answers, and the next look lists it.
+    assert await kite.page.evaluate("document.getElementById('sub').hidden") is False
+    obs = await kite.snap.snapshot(kite.page)
+    assert any(e.name == "Ann" for e in obs.elements)
+    # A click's reaction is followed through shorter timers only: a 300 ms one is left to run on its own.
+    click = await kite.act(action="click", selector="#later")
+    assert click.ok and await kite.page.locator("#note").text_content() == ""

@@ -29,6 +29,9 @@ from __future__ import annotations
 FOLLOW_TIMER_MS = 250
 """Timers the action schedules with at most this delay are waited for (longer ones, e.g. a toast's, are not);
 so are timers those timers schedule, up to 8 deep (a polling loop cannot hold the settle forever)."""
+FOLLOW_ACTION_TIMER_MS = {"hover": 500}
+"""Per action, a longer limit: a hover's reaction is often delayed on purpose (jQuery UI's menu opens a submenu
+300 ms after the pointer came; hover-intent menus wait 100-500 ms)."""
 FOLLOW_INTERVAL_MS = 1000
 """An interval the action starts (delay at most ``FOLLOW_TIMER_MS``) is waited for while it runs, this long at
 most (jQuery's slowest named animation speed is 600 ms)."""
@@ -199,6 +202,12 @@ INSTALL_JS = """([followMax, gapCap, fresh, stall]) => {
   return {count: s.count, added: s.added, removed: s.removed, fromStart: s.fromStart, doc: s.doc, rafs: s.rafs,
           opened: s.opened, at: performance.now()};
 }""".replace("__SETUP__", _SETUP_JS).replace("__STATE__", _STATE_JS)
+
+
+def follow_ms(action: str) -> int:
+    """The longest timer the action's reaction is followed through (``FOLLOW_TIMER_MS`` unless the action has
+    its own)."""
+    return FOLLOW_ACTION_TIMER_MS.get(action, FOLLOW_TIMER_MS)
 
 
 def init_js(follow_max: int, gap_cap: int, stall_ms: int, early_ms: int) -> str:
