@@ -59,9 +59,11 @@ _NOOP_SCRIPT = re.compile(r"^\s*javascript:\s*(?:;|void\s*\(?\s*0\s*\)?;?|//.*|r
 _CARD_RE = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 
 
-def _any_re(patterns: Iterable[str], escape: bool = False) -> re.Pattern[str] | None:
+def _any_re(patterns: Iterable[str], escape: bool = False, folded: bool = False) -> re.Pattern[str] | None:
+    """One pattern for any of ``patterns``. ``folded``: the words and the text searched are both ``fold``ed
+    (casefolded), so the search is exact: ``re.IGNORECASE`` over a page's text made it about 12x slower."""
     parts = [re.escape(p) if escape else f"(?:{p})" for p in patterns]
-    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+    return re.compile("|".join(parts), 0 if folded else re.IGNORECASE) if parts else None
 
 
 def _luhn(digits: str) -> bool:
@@ -119,7 +121,7 @@ class SafetyPolicy:
         self.secret_names = frozenset(secret_names)
         self._url_re = _any_re(rules.url_patterns)
         self._kw_re = _any_re(
-            dict.fromkeys(f(k) for k in rules.keywords for f in (fold, skeleton)), escape=True
+            dict.fromkeys(f(k) for k in rules.keywords for f in (fold, skeleton)), escape=True, folded=True
         )
         self._submit_re = _any_re(rules.submit_texts)
         self._destroy_re = _any_re(rules.destructive_texts)

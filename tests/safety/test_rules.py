@@ -106,3 +106,17 @@ def test_press_key_on_an_index_is_judged_on_that_element() -> None:
             assert pressed.level == click.level, (path, key, pressed, click)
         levels[path] = click.level
     assert levels == {"/shop/checkout": ConfirmLevel.CONFIRM, "/shop/product/mug": ConfirmLevel.AUTO}
+
+
+def test_a_keyword_a_user_writes_in_capitals_is_found_in_any_case(tmp_path: Path) -> None:
+    # The keywords and the page's text are both folded before the (case-exact) search.
+    policy = _policy(tmp_path, "keywords: [Zahlungspflichtig, ÜBERWEISUNG]\n")
+    home = page("home")
+    for text, found in [
+        ("Jetzt ZAHLUNGSPFLICHTIG bestellen", "zahlungspflichtig"),
+        ("Ihre Überweisung", "überweisung"),
+        ("ᴢᴀʜʟᴜɴɢꜱᴘꜰʟɪᴄʜᴛɪɢ", "zahlungspflichtig"),  # small capitals
+    ]:
+        obs = home.model_copy(update={"summary": home.summary.model_copy(update={"visible_text": text})})
+        assert policy.page_sensitivity(obs) == f"the page mentions {found!r}"
+    assert policy.page_sensitivity(home) is None
