@@ -23,7 +23,4 @@ def fail(message: str) -> Done:
 
 def flat(action: ActionModel) -> dict[str, Any]:
     """The action's flat JSON form with the parameters it was given (by their JSON names: ``from``, ``filePath``)."""
-    return {
-        "action": action.action,
-        **action.model_dump(by_alias=True, exclude_unset=True, exclude={"action"}),
-    }
+    return action.to_json(given_only=True)

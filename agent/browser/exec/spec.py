@@ -36,14 +36,17 @@ class ActionModel(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
     action: str
 
-    def params(self) -> dict[str, Any]:
-        """The action's parameters in their JSON form, without the ``action`` tag and unset fields."""
+    def params(self, given_only: bool = False) -> dict[str, Any]:
+        """The action's parameters in their JSON form, without the ``action`` tag and unset fields;
+        ``given_only``: only those the action was built with (the defaults it did not set left out)."""
+        if given_only:
+            return self.model_dump(by_alias=True, exclude_unset=True, exclude={"action"})
         data = self.model_dump(by_alias=True, exclude_none=True, exclude_defaults=False)
         data.pop("action", None)
         return data
 
-    def to_json(self) -> dict[str, Any]:
-        return {"action": self.action, **self.params()}
+    def to_json(self, given_only: bool = False) -> dict[str, Any]:
+        return {"action": self.action, **self.params(given_only)}
 
     @property
     def target_index(self) -> int | None:
