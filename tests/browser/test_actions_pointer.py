@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from playwright.async_api import expect
+
 from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import Kite, kite  # noqa: F401
 
@@ -99,6 +101,9 @@ async def test_hidden_control_falls_back_to_js_click(kite: Kite, sites: SitesSer
 
 async def test_hover_opens_the_hover_menu(kite: Kite, sites: SitesServer) -> None:
     await kite.goto(sites.url("/dynamic/"))
+    # The news above the menu arrives 0.7 s after load and pushes the menu down, from under the mouse: under
+    # load that happened after the hover (a CI rehearsal). Hover once the page's layout is final.
+    await expect(kite.page.locator("#loaded-message")).to_have_text("Loaded 5 items")
     assert not await kite.page.locator("#submenu").is_visible()
     idx = await kite.index_of("#menu-trigger")
     res = await kite.act(action="hover", index=idx)

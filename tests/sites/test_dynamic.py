@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 from playwright.async_api import BrowserContext, Dialog, Page, expect
 
@@ -38,12 +39,21 @@ async def test_dialogs_outcome_shown_and_recorded(page: Page, sites: SitesServer
         else:
             await dialog.accept()
 
+    def recorded(name: str) -> Any:
+        """The page records each outcome with a POST after showing it: read the state once it is answered
+        (under load the state was read before the prompt's POST arrived)."""
+        return page.expect_response(
+            lambda r: r.url.endswith("/api/event") and f'"name":"{name}"' in (r.request.post_data or "")
+        )
+
     page.on("dialog", handle)
     await page.click("#alert-button")
     await expect(page.locator("#dialog-result")).to_have_text("Alert dismissed")
-    await page.click("#confirm-button")
+    async with recorded("confirm"):
+        await page.click("#confirm-button")
     await expect(page.locator("#dialog-result")).to_have_text("Cancelled: item kept")
-    await page.click("#prompt-button")
+    async with recorded("prompt"):
+        await page.click("#prompt-button")
     await expect(page.locator("#dialog-result")).to_have_text("Hello, Ada!")
     assert [t for t, _ in seen] == ["alert", "confirm", "prompt"]
     s = await state(page, sites)

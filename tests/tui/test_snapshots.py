@@ -62,14 +62,20 @@ def test_form_with_missing_task(snap_compare, tmp_path):
     assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=run_without_task)
 
 
-async def push(pilot: Any, *screens: Any) -> None:
+async def push(pilot: Any, *screens: Any, focused: str | None = None) -> None:
+    """Push ``screens`` and wait until their events are fed and, if given, the widget ``#focused`` has the
+    focus: under load the events were fed (CI at load 20), and the modal's button focused (``focus()`` lands
+    from the app's queue; CI at stop 44), after the picture was taken."""
     await steady(pilot)
     for screen in screens:
         await pilot.app.push_screen(screen)
-    for _ in range(200):  # under load the events were fed after the picture was taken (CI at load 20)
-        if all(getattr(s, "fed", True) for s in screens):
+    for _ in range(200):
+        fed = all(getattr(s, "fed", True) for s in screens)
+        if fed and (focused is None or getattr(pilot.app.focused, "id", None) == focused):
             break
         await pilot.pause()
+    else:
+        raise AssertionError(f"screens not fed or #{focused} not focused: {pilot.app.focused!r}")
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
     await pilot.pause()
@@ -98,6 +104,6 @@ def test_run_view_wide(snap_compare, tmp_path):
 
 def test_confirm_modal(snap_compare, tmp_path):
     async def before(pilot: Any) -> None:
-        await push(pilot, fed_run_screen(EVENTS[:5]), ConfirmModal(place_order_request()))
+        await push(pilot, fed_run_screen(EVENTS[:5]), ConfirmModal(place_order_request()), focused="deny")
 
     assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=before)
