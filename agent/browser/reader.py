@@ -8,7 +8,7 @@
 Headings are ``#`` lines, list items ``-``/``1.`` lines, table rows ``| a | b |`` lines, links
 ``[text][#N]`` where ``N`` is the element index the other actions take (links the snapshot has indexed).
 With ``query`` only the passages containing the query's words are returned, each under its nearest heading
-(a find-in-page). Read-only: nothing on the page is changed.
+(a find-in-page); a heading that matches brings the first blocks of its section. Read-only: nothing on the page is changed.
 """
 
 from __future__ import annotations
@@ -134,7 +134,11 @@ def _matching(blocks: list[_Block], query: str) -> list[_Block]:
     best = max((s[0] for s in scored), default=0)
     if best == 0:
         return []
-    keep = [b for hits, _, b in scored if hits == best] if best == len(words) else [b for *_, b in scored]
+    chosen = {i for hits, i, _ in scored if hits == best} if best == len(words) else {i for _, i, _ in scored}
+    for i in sorted(chosen):
+        if blocks[i].kind == "h":
+            chosen.update(_section(blocks, i))
+    keep = [blocks[i] for i in sorted(chosen)]
     out: list[_Block] = []
     shown: str | None = None
     for b in keep:
@@ -143,6 +147,20 @@ def _matching(blocks: list[_Block], query: str) -> list[_Block]:
         shown = b.heading if b.kind != "h" else b.text
         out.append(b)
     return out
+
+
+SECTION_BLOCKS = 4
+"""A matching heading brings the first blocks of its section with it: a query that names a section ("returns")
+finds its heading, and the answer sits in the paragraphs under it (recorded: help-return-days with the bundled
+model read "returns", got two headings and 8 tokens, and never saw "30 days")."""
+
+
+def _section(blocks: list[_Block], i: int) -> range:
+    """The blocks under heading ``i`` up to the next heading, at most ``SECTION_BLOCKS``."""
+    end = i + 1
+    while end < len(blocks) and end - i <= SECTION_BLOCKS and blocks[end].kind != "h":
+        end += 1
+    return range(i + 1, end)
 
 
 def _paginate(lines: list[str], budget: int) -> list[list[str]]:

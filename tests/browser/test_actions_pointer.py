@@ -111,6 +111,34 @@ async def test_hover_opens_the_hover_menu(kite: Kite, sites: SitesServer) -> Non
     assert await kite.page.locator("#submenu").is_visible()
 
 
+async def test_no_js_click_or_hover_on_what_the_page_hides(kite: Kite, sites: SitesServer) -> None:
+    """A link of a closed menu, a button whose section was hidden after the look: refused, typed, nothing fired
+    (a JS click would fire the page's handler behind a person's back); reachable again once opened."""
+    await kite.goto(sites.url("/dynamic/"))
+    await expect(kite.page.locator("#loaded-message")).to_have_text("Loaded 5 items")
+    phones = "#submenu a[data-item=Phones]"
+    for action in ("click", "hover"):
+        res = await kite.act(action=action, selector=phones)
+        assert res.error is not None and res.error.error == "not_interactable", res.message
+        assert "inside a hidden <ul#submenu>" in res.message and "open what holds it" in res.message
+    assert await kite.page.locator("#menu-result").inner_text() == ""
+    assert (await kite.act(action="hover", index=await kite.index_of("#menu-trigger"))).ok
+    res = await kite.act(action="click", selector=phones)
+    assert res.ok and res.method == "mouse", res.message
+    await expect(kite.page.locator("#menu-result")).to_have_text("Menu choice: Phones")
+
+    idx = await kite.index_of("#alert-button")  # listed while shown; its section hidden since
+    await kite.page.evaluate(
+        "document.querySelector('#alert-button').closest('section').style.display = 'none'"
+    )
+    kite.page.on("dialog", lambda d: d.accept())
+    res = await kite.act(action="click", index=idx)
+    assert (
+        res.error is not None and res.error.error == "not_interactable" and "hidden <section>" in res.message
+    )
+    assert await kite.page.locator("#dialog-result").inner_text() == ""
+
+
 async def test_drag_html5_item_to_drop_zone(kite: Kite, sites: SitesServer) -> None:
     await kite.goto(sites.url("/dynamic/"))
     src = await kite.index_of("#task-a")

@@ -43,6 +43,17 @@ async def test_query_returns_only_matching_passages(page: Page, sites: SitesServ
     assert none.matches == 0 and none.markdown == ""
 
 
+async def test_a_query_naming_a_section_brings_its_first_paragraphs(page: Page, sites: SitesServer) -> None:
+    """ "returns" matches the page's title and the Returns heading: the Returns heading comes with the start of
+    its section (the answer), the title, followed at once by another heading, alone."""
+    await page.goto(sites.url("/help/returns"))
+    lines = (await read_page(page, query="returns")).markdown.splitlines()
+    assert lines[0] == "# Shipping and returns policy" and lines[1] == "## Returns", lines
+    assert any(line.startswith("You have 30 days from the day of delivery") for line in lines), lines
+    assert not any("Print the prepaid label" in line for line in lines)  # the section's tail is left out
+    assert not any(line.startswith("## About this policy") for line in lines)
+
+
 async def test_links_carry_the_indexes_actions_take(page: Page, sites: SitesServer) -> None:
     await page.goto(sites.url("/shop/"))
     snap = Snapshotter()

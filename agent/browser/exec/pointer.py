@@ -163,7 +163,44 @@ def _unneeded(state: str) -> dict[str, object]:
     return {NO_EFFECT: True} if state == _STILL_CHECKED else {}
 
 
+# Why an element with no visible box is not shown at all (null: it is rendered, only boxless or clipped, or a
+# hidden checkbox, radio or file input, which a person reaches through its label or styled stand-in).
+_HIDDEN_JS = """el => {
+  if (el.matches('input[type=checkbox], input[type=radio], input[type=file]')) return null;
+  if (typeof el.checkVisibility !== 'function' || el.checkVisibility({checkVisibilityCSS: true})) return null;
+  for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+    const cs = getComputedStyle(n);
+    const hidden = cs.display === 'none' || (n === el && cs.visibility !== 'visible')
+      || (n.tagName === 'DETAILS' && n !== el && !n.open);
+    if (!hidden) continue;
+    if (n === el) return cs.display === 'none' ? 'it is hidden (display: none)' : 'it is hidden (visibility)';
+    const name = n.tagName.toLowerCase() + (n.id ? '#' + n.id : '');
+    return n.tagName === 'DETAILS' ? `it is inside a closed <${name}>` : `it is inside a hidden <${name}>`;
+  }
+  return 'it is not shown';
+}"""
+
+
+async def _refuse_hidden(target: Target, pr: Probe, verb: str) -> None:
+    """No JS click or synthetic hover on an element the page does not show: a person could not reach it, and
+    the page may have hidden it on purpose (a collapsed section: recorded, MiniWoB click-collapsible-2 seed 1
+    clicked a link of a closed panel by JS, reward -1). The model is told to open what holds it first."""
+    if pr.visible:
+        return
+    try:
+        why = await target.handle.evaluate(_HIDDEN_JS)
+    except PlaywrightError:
+        return
+    if why:
+        raise NotInteractableError(
+            f"cannot {verb} {target.label}: {why}, so it is not shown now; open what holds it (a section, menu "
+            "or tab) first, then use the element list of the next look",
+            reason="hidden",
+        )
+
+
 async def _click_ladder(target: Target, action: Click, pr: Probe, verb: str) -> Outcome:
+    await _refuse_hidden(target, pr, verb)
     why = "it has no visible box" if not pr.visible else "the point hits its parent"
     count = 2 if action.double else 1
     try:
@@ -201,6 +238,7 @@ async def hover(ec: ExecContext, action: Hover) -> Outcome:
         return Outcome("mouse", f"hovering {target.label} at ({pr.x:.0f}, {pr.y:.0f})")
     if pr.visible and pr.hit == "other":
         raise_covered(ec, page, target, pr, "hover")
+    await _refuse_hidden(target, pr, "hover")
     try:
         await target.handle.hover(timeout=LOCATOR_TIMEOUT_MS)
         return Outcome("locator", f"hovering {target.label} (locator hover)")
