@@ -17,6 +17,7 @@ from typing import Any
 
 from kite_browser.agent.browser.actions import ACTION_NAMES, OBSERVE_ONLY, Action, Done, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
+from kite_browser.agent.browser.exec.base import TOGGLED
 from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
@@ -353,10 +354,13 @@ class Agent:
                     "were not run"
                 )
                 break
-            if result.page_changed and i < len(actions) - 1:
-                self.memory.add(
-                    f"the page changed, so the remaining {len(actions) - 1 - i} action(s) were not run"
+            if (result.page_changed or TOGGLED in result.data) and i < len(actions) - 1:
+                what = (
+                    f"the click {result.data[TOGGLED]} a section"
+                    if TOGGLED in result.data
+                    else "the page changed"
                 )
+                self.memory.add(f"{what}, so the remaining {len(actions) - 1 - i} action(s) were not run")
                 break
         self._check_loop(
             [(action, o.result) for action, o in zip(actions, record.actions, strict=False)], obs

@@ -139,6 +139,47 @@ async def test_no_js_click_or_hover_on_what_the_page_hides(kite: Kite, sites: Si
     assert await kite.page.locator("#dialog-result").inner_text() == ""
 
 
+async def test_hidden_kinds_refused_boxless_but_rendered_still_clicked(
+    kite: Kite, sites: SitesServer
+) -> None:
+    """Every way a page hides a control is refused (display, a parent's display, visibility, the hidden
+    attribute, a closed <details>); a rendered control with no box (zero size) keeps its JS click."""
+    await kite.goto(sites.url("/test/hidden.html"))
+    hidden = {
+        "display-none": "it is hidden (display: none)",
+        "parent-display-none": "it is inside a hidden <div>",
+        "visibility-hidden": "it is hidden (visibility)",
+        "hidden-attr": "it is hidden (display: none)",
+        "in-closed-details": "it is inside a closed <details>",
+    }
+    for css_id, why in hidden.items():
+        res = await kite.act(action="click", selector=f"#{css_id}")
+        assert res.error is not None and res.error.error == "not_interactable", (css_id, res.message)
+        assert why in res.message, (css_id, res.message)
+    assert await kite.page.locator("#result").inner_text() == ""
+    res = await kite.act(action="click", selector="#zero-size")
+    assert res.ok and res.method == "js", res.message
+    await expect(kite.page.locator("#result")).to_have_text("Clicked zero-size")
+
+
+async def test_a_click_that_opens_or_closes_a_section_says_so(kite: Kite, sites: SitesServer) -> None:
+    """The result names the new state of a disclosure the look showed collapsed or expanded, and a second click
+    that closes it says it did (the checkbox's 'now unchecked' for sections)."""
+    await kite.goto(sites.url("/test/hidden.html"))
+    summary = await kite.index_of("#details-summary")
+    opened = await kite.act(action="click", index=summary)
+    assert opened.ok and opened.message.endswith(": now expanded") and opened.data["toggled"] == "expanded"
+    assert await kite.page.locator("details").evaluate("d => d.open")
+    summary = await kite.index_of("#details-summary")  # the next look: listed expanded
+    closed = await kite.act(action="click", index=summary)
+    assert closed.ok and "now collapsed (it was expanded: this click closed it)" in closed.message
+    assert closed.data["toggled"] == "collapsed" and not await kite.page.locator("details").evaluate(
+        "d => d.open"
+    )
+    plain = await kite.act(action="click", index=await kite.index_of("#visible-button"))
+    assert plain.ok and "toggled" not in plain.data and "now" not in plain.message
+
+
 async def test_drag_html5_item_to_drop_zone(kite: Kite, sites: SitesServer) -> None:
     await kite.goto(sites.url("/dynamic/"))
     src = await kite.index_of("#task-a")

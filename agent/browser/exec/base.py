@@ -112,6 +112,12 @@ NO_EFFECT = "no_effect"
 (the field already held the text, the option was already selected). Loop detection reads it."""
 
 
+TOGGLED = "toggled"
+"""Key of ``Outcome.data``: the click opened (``"expanded"``) or closed (``"collapsed"``) what its element
+controls (``aria-expanded``, a ``<details>``'s summary). The loop runs no more of the reply's actions after it:
+they were chosen before the section showed or hid its content."""
+
+
 @dataclass
 class Outcome:
     """What an action unit reports; the executor turns it into an ActionResult."""

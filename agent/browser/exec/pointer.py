@@ -8,7 +8,13 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from kite_browser.agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
+from kite_browser.agent.browser.exec.base import (
+    NO_EFFECT,
+    TOGGLED,
+    ExecContext,
+    NotInteractableError,
+    Outcome,
+)
 from kite_browser.agent.browser.exec.cdp import mouse_click, mouse_moves
 from kite_browser.agent.browser.exec.hit import (
     Probe,
@@ -113,15 +119,20 @@ async def click(ec: ExecContext, action: Click) -> Outcome:
                 checked = await checked_click(ec, page, target, pr, action.mouse_button, count)
         past = f" through a transparent <{pr.through}> over it" if pr.through else ""
         state = await _box_state(target, checked)
+        shown, toggled = await _toggle_state(target)
         data: dict[str, object] = {"x": round(pr.x), "y": round(pr.y)}
-        return Outcome("mouse", f"{verb}ed {target.label}{past}{state}", data=data | _unneeded(state))
+        return Outcome(
+            "mouse", f"{verb}ed {target.label}{past}{state}{shown}", data=data | _unneeded(state) | toggled
+        )
     if pr.visible and pr.hit == "other":
+        await _refuse_hidden(target, verb)  # a closed <details>'s content keeps a box, under what follows it
         raise_covered(ec, page, target, pr, verb)
     await look_again(ec, page, target, "before the click")
     outcome = await _click_ladder(target, action, pr, verb)
     state = await _box_state(target)
-    outcome.message += state
-    outcome.data.update(_unneeded(state))
+    shown, toggled = await _toggle_state(target)
+    outcome.message += state + shown
+    outcome.data.update(_unneeded(state) | toggled)
     return outcome
 
 
@@ -156,6 +167,33 @@ async def _box_state(target: Target, now: bool | None = None) -> str:
     return ": now checked" if now else ": now unchecked (it was checked: this click unticked it)"
 
 
+_EXPANDED_NOW_JS = """el => {
+  const a = el.getAttribute('aria-expanded');
+  if (a !== null) return a === 'true';
+  const d = el.parentElement;
+  return el.tagName === 'SUMMARY' && d && d.tagName === 'DETAILS' ? d.open : null;
+}"""
+
+
+async def _toggle_state(target: Target) -> tuple[str, dict[str, object]]:
+    """': now expanded' / ': now collapsed' after a click on a section header, a disclosure or a menu button
+    whose state the look showed (the snapshot's expanded/collapsed), with ``TOGGLED`` in the data. Recorded:
+    MiniWoB click-collapsible-2 with the bundled model clicked an open section's header again, closing it, and
+    in another step opened one section and at once the next (which closed the first) before seeing either."""
+    was = target.element.expanded if target.element is not None else None
+    if was is None:
+        return "", {}
+    try:
+        now = await target.handle.evaluate(_EXPANDED_NOW_JS)
+    except PlaywrightError:  # the click took the element away (a navigation, a re-render)
+        return "", {}
+    if now is None or bool(now) == was:
+        return "", {}
+    if now:
+        return ": now expanded", {TOGGLED: "expanded"}
+    return ": now collapsed (it was expanded: this click closed it)", {TOGGLED: "collapsed"}
+
+
 def _unneeded(state: str) -> dict[str, object]:
     """A click on a box that was checked and still is (a radio already chosen) changed nothing: said so in
     the result's data, so the loop guard sees a model that clicks it step after step (recorded: MiniWoB
@@ -181,12 +219,11 @@ _HIDDEN_JS = """el => {
 }"""
 
 
-async def _refuse_hidden(target: Target, pr: Probe, verb: str) -> None:
+async def _refuse_hidden(target: Target, verb: str) -> None:
     """No JS click or synthetic hover on an element the page does not show: a person could not reach it, and
     the page may have hidden it on purpose (a collapsed section: recorded, MiniWoB click-collapsible-2 seed 1
-    clicked a link of a closed panel by JS, reward -1). The model is told to open what holds it first."""
-    if pr.visible:
-        return
+    clicked a link of a closed panel by JS, reward -1). The model is told to open what holds it first.
+    Asked of every element the mouse cannot land on: one with ``visibility: hidden`` keeps its box."""
     try:
         why = await target.handle.evaluate(_HIDDEN_JS)
     except PlaywrightError:
@@ -200,7 +237,7 @@ async def _refuse_hidden(target: Target, pr: Probe, verb: str) -> None:
 
 
 async def _click_ladder(target: Target, action: Click, pr: Probe, verb: str) -> Outcome:
-    await _refuse_hidden(target, pr, verb)
+    await _refuse_hidden(target, verb)
     why = "it has no visible box" if not pr.visible else "the point hits its parent"
     count = 2 if action.double else 1
     try:
@@ -236,9 +273,9 @@ async def hover(ec: ExecContext, action: Hover) -> Outcome:
         async with through_covers(target, pr):  # a move onto it, then one within it
             await mouse_moves(page, [(pr.x - 1, pr.y), (pr.x, pr.y)])
         return Outcome("mouse", f"hovering {target.label} at ({pr.x:.0f}, {pr.y:.0f})")
+    await _refuse_hidden(target, "hover")
     if pr.visible and pr.hit == "other":
         raise_covered(ec, page, target, pr, "hover")
-    await _refuse_hidden(target, pr, "hover")
     try:
         await target.handle.hover(timeout=LOCATOR_TIMEOUT_MS)
         return Outcome("locator", f"hovering {target.label} (locator hover)")
