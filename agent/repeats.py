@@ -20,6 +20,12 @@ page 2 is a link to page 3, another href. Actions that do not navigate ("Load mo
 never held back. Like a browser's "confirm form resubmission", it also keeps a model from sending an order
 or a message twice by accident.
 
+A section the run opened is not closed again by the run while it shows open: recorded (click-collapsible-2,
+bundled model, 93b3002), the model clicked "Section #1" ten steps running, each click opening or closing it,
+each result saying which ("now expanded", "now collapsed (it was expanded: this click closed it)"). Its click is
+left out of the reply's schema and refused while the look shows it expanded; another section, or what the open
+one shows, is what is left to do. A section the page opened, or the run did not, is not held.
+
 And a reload is not run while fields filled on the page are unsent: recorded (sort-price), the model chose
 "Price: low to high" and pressed refresh instead of Search, which put the sort back, every step.
 """
@@ -30,7 +36,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from kite_browser.agent.browser.actions import OBSERVE_ONLY, Action
-from kite_browser.agent.browser.exec.base import NO_EFFECT
+from kite_browser.agent.browser.exec.base import NO_EFFECT, TOGGLED
 from kite_browser.agent.browser.exec.typing import PressKey
 from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation, role_word
 
@@ -103,6 +109,8 @@ class Repeats:
         self._clicks: Counter[str] = Counter()
         """Clicks that stayed on their page, by what they clicked: a result says "the 2nd time" (recorded:
         told to press Increment twice, the 1.5B model pressed it seven times, each result alike)."""
+        self._opened: dict[str, int] = {}
+        """Sections (by role, name and href) a click of this run opened, and the step it did."""
         self._last: tuple[Observation, int, Withheld] | None = None
         """``withheld``'s answer for the last observation, until another action runs (a step asks twice: the
         prompt's notices, then the reply schema)."""
@@ -116,6 +124,11 @@ class Repeats:
             return 0
         effects = result.effects
         key = _key(action, element)
+        if element is not None and (toggled := result.data.get(TOGGLED)):
+            if toggled == "expanded":
+                self._opened[element_key(element)] = step
+            else:
+                self._opened.pop(element_key(element), None)
         times = 0
         if action.action == "click" and key is not None and not effects.navigated:
             self._clicks[key] += 1
@@ -134,6 +147,14 @@ class Repeats:
         if it would throw away fields filled on this page); None to run it."""
         if action.action == "refresh" and self.unsent:
             return ActionResult(action="refresh", ok=False, error=ErrorInfo(error=REPEATED, message=UNSENT))
+        if (opened := self._open(action.action, element)) is not None:
+            message = (
+                f"not run: you opened this section at step {opened} and it is open, its content listed under "
+                "it; a click would close it. Act on what it shows, or open another section."
+            )
+            return ActionResult(
+                action=action.action, ok=False, error=ErrorInfo(error=REPEATED, message=message)
+            )
         led = self._held(_key(action, element), url)
         if led is None:
             return None
@@ -158,6 +179,14 @@ class Repeats:
                         said.append(f'click {role_word(el)} "{el.name}"')
         if self._held("refresh", obs.url) is not None:
             said.append("refresh")
+        still_open = [el for el in obs.elements if self._open("click", el) is not None]
+        for el in still_open:
+            out.pairs.add(("click", el.index))
+        if still_open:
+            names = "; ".join(f'{role_word(el)} "{el.name}"' for el in still_open[:3])
+            out.notices.append(
+                f"Opened by you and still open: {names}. Its content is listed under it; a click would close it."
+            )
         out.refresh = self.unsent > 0 or "refresh" in said
         if said:
             out.notices.append(
@@ -171,6 +200,12 @@ class Repeats:
             )
         self._last = (obs, self._ran, out)
         return out
+
+    def _open(self, action: str, element: Element | None) -> int | None:
+        """The step at which this run opened ``element``, if ``action`` is a click on it and it shows open."""
+        if action != "click" or element is None or not element.expanded:
+            return None
+        return self._opened.get(element_key(element))
 
     def _held(self, key: str | None, url: str) -> _Led | None:
         led = self._led.get(key) if key is not None else None

@@ -156,3 +156,68 @@ async def test_a_reload_does_not_throw_away_a_choice_not_yet_sent(
     assert "is not sent yet: click the button that sends the form" in second
     assert "sort=price-asc" in (result.final_url or ""), result.final_url
     assert "is not sent yet" not in prompt_text(model.messages[2])  # sent: nothing left unsent
+
+
+OPEN = 'Opened by you and still open: button "More details"'
+
+
+async def test_a_section_the_run_opened_is_not_closed_again(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    """Recorded (click-collapsible-2, bundled model): "Section #1" clicked ten steps running, open, closed,
+    open... A click on a section this run opened, while it shows open, is refused (no failure), the prompt says
+    so; once the page closes it the click is free again."""
+
+    def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
+        summary = next(e.index for e in view.observation.elements if e.name == "More details")
+        if view.step <= 2:
+            return {"action": "click", "index": summary}
+        if view.step == 3:  # the page closes it by itself: opening it again is allowed
+            return {"action": "executeJS", "code": "document.querySelector('details').open = false"}
+        if view.step == 4:
+            return {"action": "click", "index": summary}
+        return {"action": "done", "success": True, "answer": "open"}
+
+    model = FunctionModel(fn)
+    config = kite_config(**{"llm.model": "", "safety.approve": ["executeJS"]})
+    result = await Agent(config, model=model, context=ctx_session).run(
+        "Open the details", start_url=sites.url("/test/hidden.html")
+    )
+    assert result.answer == "open", result
+    first, second = model.views[2].history[:2]
+    assert first.ok and "now expanded" in first.line
+    assert not second.ok and second.error == "repeated" and "you opened this section at step 1" in second.line
+    assert OPEN in prompt_text(model.messages[1]) and OPEN not in prompt_text(model.messages[0])
+    reopened = model.views[4].history[-1]
+    assert reopened.ok and "now expanded" in reopened.line, reopened
+    assert await ctx_session.page.locator("details").evaluate("d => d.open")
+
+
+async def test_a_constrained_reply_is_not_offered_to_close_what_it_opened(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    """Through a real OpenAI-compatible server: after the click that opened the details, its summary is out of
+    the click enum (the rest stay) and the prompt says why."""
+    seen: list[tuple[dict[int, str], set[int], str]] = []
+
+    def reply(body: dict[str, Any]) -> Reply:
+        elements, actions = page_elements(body), variants(body)
+        clickable = target_enum(actions["click"], elements)
+        seen.append((elements, clickable, body["messages"][-1]["content"]))
+        summary = by_name(elements, '"More details"')
+        if len(seen) == 1:
+            assert summary in clickable
+            acts: list[dict[str, Any]] = [{"action": "click", "target": target_of(actions["click"], summary)}]
+        else:
+            assert summary not in clickable and clickable == set(elements) - {summary}, (summary, clickable)
+            acts = [{"action": "done", "success": True, "answer": "open"}]
+        return Reply(content=json.dumps({"thought": "t", "actions": acts}))
+
+    openai_server.fallback = Respond(reply)
+    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
+    result = await Agent(config, context=ctx_session).run(
+        "Open the details", start_url=sites.url("/test/hidden.html")
+    )
+    assert not openai_server.errors, openai_server.errors
+    assert result.stop_reason == "done" and len(seen) == 2, result
+    assert OPEN in seen[1][2] and OPEN not in seen[0][2]
