@@ -6,17 +6,55 @@ are the same on every machine. Update with ``pytest tests/tui/test_snapshots.py 
 
 from __future__ import annotations
 
+import difflib
+import html
+import pickle
+import re
 from typing import Any
 
-from textual.widgets import Input
+import pytest
+from pytest_textual_snapshot import node_to_report_path
+from textual.widgets import Input, Static
 
 from kite_browser.agent.config import load_config
 from kite_browser.agent.tui.app import KiteApp
 from kite_browser.agent.tui.confirm import ConfirmModal
 from kite_browser.agent.tui.history import TaskEntry, TaskHistory
+from kite_browser.agent.tui.run_view import RunScreen
 from tests.tui.screens import EVENTS, FINISH, fed_run_screen, place_order_request
 
 SMALL = (80, 24)
+TEXT = re.compile(r'<text class="([^"]*)"[^>]*y="([\d.]+)"[^>]*>(.*?)</text>')
+
+
+def svg_lines(svg: str) -> list[str]:
+    """The picture as text rows, each followed by its styles (class per run): what a diff can be read from."""
+    rows: dict[float, list[tuple[str, str]]] = {}
+    for style, y, text in TEXT.findall(svg):
+        rows.setdefault(float(y), []).append((re.sub(r"^terminal-(\d+-)?", "", style), html.unescape(text)))
+    out = []
+    for y in sorted(rows):
+        runs = rows[y]
+        out.append("".join(t for _, t in runs).replace("\xa0", " ").rstrip())
+        out.append("    styles: " + " ".join(f"{c}:{len(t)}" for c, t in runs))
+    return out
+
+
+@pytest.fixture
+def snap(snap_compare: Any, request: Any) -> Any:
+    """``snap_compare`` whose failure says what differs (text rows and their styles): CI keeps no HTML report."""
+
+    def compare(*args: Any, **kwargs: Any) -> None:
+        if snap_compare(*args, **kwargs):
+            return
+        data = pickle.loads(node_to_report_path(request.node).read_bytes())
+        expected, actual = data[1], data[2]
+        diff = difflib.unified_diff(
+            svg_lines(expected), svg_lines(actual), "snapshot", "now", n=1, lineterm=""
+        )
+        raise AssertionError("the picture differs from the snapshot:\n" + "\n".join(diff))
+
+    return compare
 
 
 def app(tmp_path: Any) -> KiteApp:
@@ -41,8 +79,8 @@ async def steady(pilot: Any) -> None:
     await pilot.pause()
 
 
-def test_form(snap_compare, tmp_path):
-    assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=steady)
+def test_form(snap, tmp_path):
+    snap(app(tmp_path), terminal_size=SMALL, run_before=steady)
 
 
 async def run_without_task(pilot: Any) -> None:
@@ -58,52 +96,67 @@ async def run_without_task(pilot: Any) -> None:
     await pilot.pause()
 
 
-def test_form_with_missing_task(snap_compare, tmp_path):
-    assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=run_without_task)
+def test_form_with_missing_task(snap, tmp_path):
+    snap(app(tmp_path), terminal_size=SMALL, run_before=run_without_task)
+
+
+def detail_shown(screen: Any) -> bool:
+    """A run view shows its last row's detail: set when the table's ``RowHighlighted`` message is handled,
+    which comes after the feeding (without this wait the picture lacked the "ok: ..." line under load)."""
+    if not isinstance(screen, RunScreen) or not screen.rows:
+        return True
+    return bool(screen.query_one("#detail", Static).content == screen.rows[-1].detail())
 
 
 async def push(pilot: Any, *screens: Any, focused: str | None = None) -> None:
-    """Push ``screens`` and wait until their events are fed and, if given, the widget ``#focused`` has the
-    focus: under load the events were fed (CI at load 20), and the modal's button focused (``focus()`` lands
-    from the app's queue; CI at stop 44), after the picture was taken."""
+    """Push ``screens`` and wait until their events are fed and shown and, if given, the widget ``#focused``
+    has the focus: under load the events were fed (CI at load 20), the modal's button focused (``focus()``
+    lands from the app's queue; CI at stop 44) and the last row's detail shown (CI at stop 45) after the
+    picture was taken."""
     await steady(pilot)
-    for screen in screens:
+    for screen in screens:  # one at a time: a screen under a modal is laid out again only later
         await pilot.app.push_screen(screen)
+        for _ in range(200):
+            if getattr(screen, "fed", True) and detail_shown(screen):
+                break
+            await pilot.pause()
+        else:
+            raise AssertionError(f"{screen!r} not fed or its detail not shown")
+        await pilot.pause()
     for _ in range(200):
-        fed = all(getattr(s, "fed", True) for s in screens)
-        if fed and (focused is None or getattr(pilot.app.focused, "id", None) == focused):
+        if focused is None or getattr(pilot.app.focused, "id", None) == focused:
             break
         await pilot.pause()
     else:
-        raise AssertionError(f"screens not fed or #{focused} not focused: {pilot.app.focused!r}")
+        raise AssertionError(f"#{focused} not focused: {pilot.app.focused!r}")
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
     await pilot.pause()
 
 
-def test_run_view(snap_compare, tmp_path):
+def test_run_view(snap, tmp_path):
     async def before(pilot: Any) -> None:
         await push(pilot, fed_run_screen(EVENTS))
 
-    assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=before)
+    snap(app(tmp_path), terminal_size=SMALL, run_before=before)
 
 
-def test_run_view_finished(snap_compare, tmp_path):
+def test_run_view_finished(snap, tmp_path):
     async def before(pilot: Any) -> None:
         await push(pilot, fed_run_screen([*EVENTS, FINISH]))
 
-    assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=before)
+    snap(app(tmp_path), terminal_size=SMALL, run_before=before)
 
 
-def test_run_view_wide(snap_compare, tmp_path):
+def test_run_view_wide(snap, tmp_path):
     async def before(pilot: Any) -> None:
         await push(pilot, fed_run_screen([*EVENTS, FINISH]))
 
-    assert snap_compare(app(tmp_path), terminal_size=(120, 30), run_before=before)
+    snap(app(tmp_path), terminal_size=(120, 30), run_before=before)
 
 
-def test_confirm_modal(snap_compare, tmp_path):
+def test_confirm_modal(snap, tmp_path):
     async def before(pilot: Any) -> None:
         await push(pilot, fed_run_screen(EVENTS[:5]), ConfirmModal(place_order_request()), focused="deny")
 
-    assert snap_compare(app(tmp_path), terminal_size=SMALL, run_before=before)
+    snap(app(tmp_path), terminal_size=SMALL, run_before=before)
