@@ -143,7 +143,9 @@ async def test_hidden_kinds_refused_boxless_but_rendered_still_clicked(
     kite: Kite, sites: SitesServer
 ) -> None:
     """Every way a page hides a control is refused (display, a parent's display, visibility, the hidden
-    attribute, a closed <details>); a rendered control with no box (zero size) keeps its JS click."""
+    attribute, a closed <details>, an image map whose image is hidden); a rendered control with no box (zero
+    size) keeps its JS click. A shown image map's area (never rendered itself: ``display: none``) is clicked:
+    tests/browser/test_snapshot_custom_controls.py."""
     await kite.goto(sites.url("/test/hidden.html"))
     hidden = {
         "display-none": "it is hidden (display: none)",
@@ -151,6 +153,7 @@ async def test_hidden_kinds_refused_boxless_but_rendered_still_clicked(
         "visibility-hidden": "it is hidden (visibility)",
         "hidden-attr": "it is hidden (display: none)",
         "in-closed-details": "it is inside a closed <details>",
+        "area-in-hidden-div": "it is inside a hidden <div>",  # an area is shown where its map's image is
     }
     for css_id, why in hidden.items():
         res = await kite.act(action="click", selector=f"#{css_id}")

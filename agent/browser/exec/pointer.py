@@ -205,6 +205,12 @@ def _unneeded(state: str) -> dict[str, object]:
 # hidden checkbox, radio or file input, which a person reaches through its label or styled stand-in).
 _HIDDEN_JS = """el => {
   if (el.matches('input[type=checkbox], input[type=radio], input[type=file]')) return null;
+  if (el.tagName === 'AREA') {  // never rendered itself (display: none): shown where its map's image is
+    const map = el.closest('map');
+    const img = map && map.name && [...document.images].find(i => i.useMap === '#' + map.name);
+    if (!img) return 'no image uses its <map>';
+    el = img;
+  }
   if (typeof el.checkVisibility !== 'function' || el.checkVisibility({checkVisibilityCSS: true})) return null;
   for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
     const cs = getComputedStyle(n);
