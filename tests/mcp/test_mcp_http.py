@@ -9,7 +9,7 @@ import anyio
 import mcp_types as types
 from mcp import Client
 
-from kite_browser.agent.mcp.image import MAX_IMAGE_BYTES
+from kite_browser.agent.mcp.image import MAX_CAPTURE_PX, MAX_IMAGE_BYTES
 from kite_browser.evals.sites import SitesServer
 from tests.fixtures.browser import PagesServer
 from tests.mcp.conftest import HttpServer, error_of, records, ref, text_of, wait_until
@@ -146,6 +146,24 @@ async def test_a_full_page_screenshot_of_a_long_page_fits_one_reply(
     )
     assert sent, note.text
     assert int(sent.group(1)) < 6000 and int(sent.group(2)) * 1000 > MAX_IMAGE_BYTES
+
+
+async def test_a_page_taller_than_the_capture_cap_is_captured_down_to_the_cap_and_the_note_says_so(
+    http_server: HttpServer, pages_server: PagesServer
+) -> None:
+    """A full page taller than MAX_CAPTURE_PX (Chromium's largest texture side) is captured down to that height
+    only: the PNG of a plain page that tall fits, and its note says it is the top part of a taller page."""
+    tall = '<!doctype html><title>Tall</title><body style="margin:0"><div style="height:40000px">Top</div>'
+    async with Client(http_server.url) as c:
+        await c.call_tool("navigate", {"url": pages_server.add("/tall.html", tall)})
+        full = await c.call_tool("screenshot", {"full_page": True})
+    assert not full.is_error, full
+    image, note = full.content
+    assert isinstance(image, types.ImageContent) and image.mime_type == "image/png"
+    data = base64.b64decode(image.data)
+    assert int.from_bytes(data[20:24], "big") == MAX_CAPTURE_PX  # the PNG header's height
+    assert isinstance(note, types.TextContent)
+    assert note.text == f"Screenshot sent as a PNG of only the top {MAX_CAPTURE_PX} px of the 40000 px page."
 
 
 async def test_an_element_too_big_for_one_reply_even_as_a_jpeg_is_cut_and_the_note_says_so(
