@@ -53,6 +53,22 @@ class BrowserCrashedError(BrowserError):
     type = "browser_crashed"
 
 
+CRASHED_TAB_ADVICE = "switch to another tab or open a new one, or restart the browser"
+
+
+def browser_failure(text: str) -> dict[str, str]:
+    """A Playwright error's text as Kite's typed error: its first line; a renderer that crashed during the call
+    (``Target crashed``: out of memory, or a fault in Chromium) is ``browser_crashed`` and says what to do, as
+    the next use of that tab does (``ContextSession.page``); anything else is ``browser_error``."""
+    first = text.strip().splitlines()[0].strip() if text.strip() else "browser error"
+    if "Target crashed" in first:
+        return {
+            "error": BrowserCrashedError.type,
+            "message": f"{first}: the tab crashed; {CRASHED_TAB_ADVICE}",
+        }
+    return {"error": BrowserError.type, "message": first}
+
+
 class ActionError(KiteError):
     """Base for an action that could not be carried out; the session keeps working."""
 

@@ -29,6 +29,7 @@ from kite_browser.agent.browser.downloads import DownloadGuard, SecretScan
 from kite_browser.agent.browser.filenames import safe_filename, unique_path
 from kite_browser.agent.browser.observation import DialogInfo, DownloadNotice, TabInfo
 from kite_browser.agent.errors import (
+    CRASHED_TAB_ADVICE,
     BrowserCrashedError,
     BrowserError,
     NavigationFailedError,
@@ -318,7 +319,7 @@ class ContextSession:
         if page in self._crashed:
             index = self._index_of(page)
             raise BrowserCrashedError(
-                f"the active tab [{index}] crashed ({page.url}); switch to another tab, or restart the browser",
+                f"the active tab [{index}] crashed ({page.url}); {CRASHED_TAB_ADVICE}",
                 tab=index,
                 url=page.url,
             )

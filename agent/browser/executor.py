@@ -28,7 +28,7 @@ from kite_browser.agent.browser.observation import ActionResult, Effects, ErrorI
 from kite_browser.agent.browser.waits import PageMark, Settler, SettleReport
 from kite_browser.agent.browser.watchdog import guard
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import KiteError
+from kite_browser.agent.errors import KiteError, browser_failure
 
 FINGERPRINT_WAIT_S = 1.0
 """How long a fingerprint still unanswered when the action is done may take (a page that stopped answering)."""
@@ -182,9 +182,8 @@ class ActionExecutor:
                 action=name, ok=False, message=exc.message, error=ErrorInfo(**exc.to_dict())
             ), None
         except PlaywrightError as exc:
-            msg = str(exc).splitlines()[0]
-            error = ErrorInfo(error="browser_error", message=msg)
-            return ActionResult(action=name, ok=False, message=msg, error=error), None
+            error = ErrorInfo(**browser_failure(str(exc)))
+            return ActionResult(action=name, ok=False, message=error.message, error=error), None
         except BaseException:  # cancelled (the step deadline): so is a settle begun
             early.cancel()
             raise

@@ -28,7 +28,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import ValidationError
 
 from kite_browser.agent import __version__
-from kite_browser.agent.errors import BrowserCrashedError, KiteError, StaleElementError
+from kite_browser.agent.errors import BrowserCrashedError, KiteError, StaleElementError, browser_failure
 from kite_browser.agent.mcp import render
 from kite_browser.agent.mcp.calls import Calls, ToolFailure
 from kite_browser.agent.mcp.confirm import (
@@ -198,8 +198,7 @@ class KiteMCP:
         except KiteError as exc:
             return [], exc.to_dict(), ""
         except PlaywrightError as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else "browser error"
-            return [], {"error": "browser_error", "message": first}, ""
+            return [], dict(browser_failure(str(exc))), ""
         except Exception as exc:  # a bug in Kite: log it, answer typed
             log.exception("tool %s failed", name)
             return [], {"error": "internal_error", "message": f"{type(exc).__name__}: {exc}"}, ""

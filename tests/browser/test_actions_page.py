@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.errors import browser_failure
 from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
     Kite,
@@ -119,6 +121,32 @@ async def test_execute_js_values_errors_and_timeout(kite: Kite, sites: SitesServ
     assert (await kite.act(action="executeJS", code="document.title")).ok  # the page is alive again
 
 
+ADVICE = "switch to another tab or open a new one, or restart the browser"
+
+
+async def test_a_tab_that_crashes_during_an_action_answers_browser_crashed(
+    kite: Kite, sites: SitesServer
+) -> None:
+    """The renderer ends while an action waits on it (out of memory, a fault in Chromium: CI saw it in a
+    screenshot): the result is ``browser_crashed`` saying what to do, as the tab's next use says, not the raw
+    ``browser_error`` "Target crashed"."""
+    await kite.goto(sites.url("/forms/"))
+    page = kite.page
+    cdp = await page.context.new_cdp_session(page)
+    code = "console.log('waiting'); await new Promise(r => setTimeout(r, 30000)); return 1"
+    async with page.expect_console_message(lambda m: m.text == "waiting"):
+        running = asyncio.ensure_future(kite.act(action="executeJS", code=code))
+    crash = asyncio.ensure_future(cdp.send("Page.crash"))  # never answered: the renderer is gone
+    res = await running
+    crash.cancel()
+    assert res.error is not None and res.error.error == "browser_crashed", res
+    # at once, not the step's 60 s browser_timeout; said as the tab's next use says it
+    assert "crashed" in res.message and res.message.endswith(ADVICE), res.message
+    again = await kite.act(action="executeJS", code="1")
+    assert again.error is not None and again.error.error == "browser_crashed"
+    assert "crashed" in again.message and again.message.endswith(ADVICE)
+
+
 async def test_scroll_page_and_scrollable_element(kite: Kite, sites: SitesServer) -> None:
     await kite.goto(sites.url("/test/scrollable.html"))
     idx = await kite.index_of("#scroller")
@@ -211,3 +239,16 @@ async def test_execute_js_on_a_strict_csp_page(kite: Kite, pages_server: PagesSe
     slow = await k.act(action="executeJS", code="while (true) {}")
     assert slow.error is not None and slow.error.error == "js_timeout"
     assert (await kite.act(action="executeJS", code="document.title")).data["value"] == "Strict"
+
+
+def test_playwright_errors_become_typed_errors_with_their_first_line() -> None:
+    """One rule for the executor and the MCP server: a crash during a call says what to do; the rest is
+    ``browser_error`` with the error's first line."""
+    crashed = browser_failure("Page.screenshot: Target crashed \nCall log:\n  - taking page screenshot")
+    assert crashed == {
+        "error": "browser_crashed",
+        "message": f"Page.screenshot: Target crashed: the tab crashed; {ADVICE}",
+    }
+    other = browser_failure("Locator.click: Timeout 500ms exceeded.\nCall log:\n  - waiting for locator")
+    assert other == {"error": "browser_error", "message": "Locator.click: Timeout 500ms exceeded."}
+    assert browser_failure("") == {"error": "browser_error", "message": "browser error"}

@@ -18,6 +18,7 @@ from pydantic import Field
 from kite_browser.agent.browser.exec.base import ExecContext, JSError, JSTimeoutError, Outcome
 from kite_browser.agent.browser.exec.cdp import cdp_session
 from kite_browser.agent.browser.exec.spec import ActionModel, ActKind, FaceParam, ToolFace, define_action
+from kite_browser.agent.errors import CRASHED_TAB_ADVICE, BrowserCrashedError, browser_failure
 
 
 class ExecuteJS(ActionModel):
@@ -92,15 +93,44 @@ async def _cdp_eval(cdp: CDPSession, code: str) -> Any:
 
 
 async def _bounded(ec: ExecContext, cdp: CDPSession | None, work: Awaitable[Any]) -> Any:
-    """Await ``work`` for at most js_timeout_ms; a runaway script is terminated (it would block the page)."""
+    """Await ``work`` for at most js_timeout_ms; a runaway script is terminated (it would block the page). A
+    tab that crashes meanwhile ends the wait at once: DevTools never answers a call on a crashed renderer
+    (the action waited for the step's 60 s limit)."""
     timeout = ec.config.browser.js_timeout_ms / 1000
-    task = asyncio.ensure_future(work)
+    page = ec.page
+    crashed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_crash(_: Any) -> None:
+        if not crashed.done():
+            crashed.set_result(None)
+
+    page.on("crash", on_crash)
     try:
-        return await asyncio.wait_for(asyncio.shield(task), timeout)
+        return await _until_crash(ec, cdp, asyncio.ensure_future(work), crashed, timeout)
+    finally:
+        page.remove_listener("crash", on_crash)
+        crashed.cancel()
+
+
+async def _until_crash(
+    ec: ExecContext,
+    cdp: CDPSession | None,
+    task: asyncio.Future[Any],
+    crashed: asyncio.Future[None],
+    limit_s: float,
+) -> Any:
+    try:
+        done, _ = await asyncio.wait({task, crashed}, timeout=limit_s, return_when=asyncio.FIRST_COMPLETED)
+        if task in done:
+            return task.result()
+        if crashed in done:
+            task.cancel()
+            raise BrowserCrashedError(f"the tab crashed while the script ran; {CRASHED_TAB_ADVICE}")
+        raise TimeoutError
     except TimeoutError:
         if cdp is not None:
-            with contextlib.suppress(PlaywrightError):
-                await cdp.send("Runtime.terminateExecution")
+            with contextlib.suppress(PlaywrightError, TimeoutError):
+                await asyncio.wait_for(cdp.send("Runtime.terminateExecution"), 2)
         with contextlib.suppress(PlaywrightError, TimeoutError, JSError):
             await asyncio.wait_for(task, 2)
         raise JSTimeoutError(
@@ -108,6 +138,9 @@ async def _bounded(ec: ExecContext, cdp: CDPSession | None, work: Awaitable[Any]
             timeout_ms=ec.config.browser.js_timeout_ms,
         ) from None
     except PlaywrightError as exc:
+        failure = browser_failure(str(exc))
+        if failure["error"] == BrowserCrashedError.type:
+            raise BrowserCrashedError(failure["message"]) from exc
         msg = str(exc).splitlines()[0].removeprefix("Error: ").removeprefix("Page.evaluate: ")
         raise JSError(f"the script threw: {msg}") from exc
 
