@@ -19,6 +19,22 @@ from tests.fixtures.sites import site_state
 HELD = 'Already done, and it led to this page: click button "Add to cart"'
 
 
+async def run_served(
+    reply: Callable[[dict[str, Any]], Reply],
+    task: str,
+    start_url: str,
+    kite_config: Callable[..., KiteConfig],
+    ctx_session: Any,
+    openai_server: FakeOpenAIServer,
+) -> Any:
+    """The agent's run with ``reply`` answering through the real OpenAI-compatible server (no server errors)."""
+    openai_server.fallback = Respond(reply)
+    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
+    result = await Agent(config, context=ctx_session).run(task, start_url=start_url)
+    assert not openai_server.errors, openai_server.errors
+    return result
+
+
 async def test_a_constrained_reply_is_not_offered_the_add_that_led_here(
     kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any, openai_server: FakeOpenAIServer
 ) -> None:
@@ -46,12 +62,14 @@ async def test_a_constrained_reply_is_not_offered_the_add_that_led_here(
             acts = [{"action": "done", "success": True, "answer": "5 in the cart"}]
         return Reply(content=json.dumps({"thought": "t", "actions": acts}))
 
-    openai_server.fallback = Respond(reply)
-    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
-    result = await Agent(config, context=ctx_session).run(
-        "Put three Red Enamel Mugs in the cart", start_url=sites.url("/shop/product/red-enamel-mug")
+    result = await run_served(
+        reply,
+        "Put three Red Enamel Mugs in the cart",
+        sites.url("/shop/product/red-enamel-mug"),
+        kite_config,
+        ctx_session,
+        openai_server,
     )
-    assert not openai_server.errors, openai_server.errors
     assert result.stop_reason == "done" and len(seen) == 3, result
     assert HELD in seen[1][2] and HELD not in seen[0][2] and HELD not in seen[2][2]
     assert (await site_state(ctx_session.page, sites))["cart_count"] == 3
@@ -213,11 +231,8 @@ async def test_a_constrained_reply_is_not_offered_to_close_what_it_opened(
             acts = [{"action": "done", "success": True, "answer": "open"}]
         return Reply(content=json.dumps({"thought": "t", "actions": acts}))
 
-    openai_server.fallback = Respond(reply)
-    config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
-    result = await Agent(config, context=ctx_session).run(
-        "Open the details", start_url=sites.url("/test/hidden.html")
+    result = await run_served(
+        reply, "Open the details", sites.url("/test/hidden.html"), kite_config, ctx_session, openai_server
     )
-    assert not openai_server.errors, openai_server.errors
     assert result.stop_reason == "done" and len(seen) == 2, result
     assert OPEN in seen[1][2] and OPEN not in seen[0][2]
