@@ -201,7 +201,9 @@ def table(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kite_browser.evals.bench.recall", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m kite_browser.evals.bench.recall", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("dirs", nargs="*", type=Path, help="folders of saved pages (default: the corpus)")
     parser.add_argument("--json", action="store_true", help="print one JSON object of metrics")
     parser.add_argument("--no-sites", action="store_true", help="leave out the bundled sites")

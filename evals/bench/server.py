@@ -220,7 +220,9 @@ def measure(calls: int, steps: int, rounds: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kite_browser.evals.bench.server", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m kite_browser.evals.bench.server", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--calls", type=int, default=300, help="tool calls per side (default 300)")
     parser.add_argument("--steps", type=int, default=10, help="steps of the SSE run (default 10)")
