@@ -17,11 +17,13 @@ import json
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
+
+from kite_browser.agent.toolset import ToolDef
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "reference"
@@ -40,7 +42,7 @@ def _first_sentence(doc: str | None) -> str:
     return text if end < 0 else text[: end + 1]
 
 
-def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
@@ -68,6 +70,13 @@ def actions_md() -> str:
     return HEADER + intro + _table(head, rows)
 
 
+def _params(definition: ToolDef) -> str:
+    """A tool's parameter names, as code spans."""
+    properties = definition.parameters.get("properties")
+    names = list(properties) if isinstance(properties, dict) else []
+    return ", ".join(f"`{p}`" for p in names) or "–"
+
+
 def _hints(read_only: bool, destructive: bool) -> str:
     return "read-only" if read_only else ("destructive" if destructive else "changes the page")
 
@@ -84,18 +93,16 @@ def tools_md() -> str:
     rows = []
     for spec in TOOLS.values():
         d = spec.definition
-        params = ", ".join(f"`{p}`" for p in d.parameters.get("properties", {}))
         rows.append(
-            (f"`{d.name}`", params or "–", _hints(d.hints.read_only, d.hints.destructive), d.description)
+            (f"`{d.name}`", _params(d), _hints(d.hints.read_only, d.hints.destructive), d.description)
         )
     out.append(_table(("tool", "parameters", "hint", "what it does"), rows))
     for name in ("chrome", "browser", "playwright_browser", "javascript"):
         module = instantiate(find(name)[0])
         rows = []
         for d in module.definitions():
-            params = ", ".join(f"`{p}`" for p in d.parameters.get("properties", {}))
             hint = _hints(d.hints.read_only, d.hints.destructive)
-            rows.append((f"`{d.name}`", params or "–", hint, _first_sentence(d.description)))
+            rows.append((f"`{d.name}`", _params(d), hint, _first_sentence(d.description)))
         out.append(f"\n## Module `{name}`\n\n")
         out.append(_table(("tool", "parameters", "hint", "what it does"), rows))
     return "".join(out)
@@ -170,8 +177,10 @@ def _error_classes(root: Path) -> Iterator[tuple[str, str, str, str]]:
             ):
                 continue
             for stmt in node.body:
-                target = stmt.target if isinstance(stmt, ast.AnnAssign) else None
-                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target: ast.expr | None = None
+                if isinstance(stmt, ast.AnnAssign):
+                    target = stmt.target
+                elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                     target = stmt.targets[0]
                 value = getattr(stmt, "value", None)
                 if isinstance(target, ast.Name) and target.id == "type" and isinstance(value, ast.Constant):
