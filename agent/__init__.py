@@ -6,7 +6,7 @@ The Python API::
 
     result = await Agent(load_config(), model=LiteLLMModel("openai/gpt-4o-mini")).run("…", start_url="…")
 
-Names are imported lazily, so ``import agent`` stays cheap. Importing any part of Kite never touches the
+Names are imported lazily, so ``import kite_browser.agent`` stays cheap. Importing any part of Kite never touches the
 network: litellm is told to use its bundled model cost map before anything imports it.
 """
 
@@ -15,6 +15,12 @@ from __future__ import annotations
 import importlib
 import os as _os
 from typing import TYPE_CHECKING, Any
+
+if not __name__.startswith("kite_browser."):
+    raise ImportError(
+        f"import {__name__!r} as 'kite_browser.{__name__}' (the command line: 'kite' or 'python -m kite_browser.agent'):"
+        " under its bare name each of its modules would load a second time, beside the copy the rest of Kite uses"
+    )
 
 _os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

@@ -108,7 +108,7 @@ def exit_with(code: int) -> NoReturn:
 
 
 def entry() -> NoReturn:
-    """The ``kite`` console script and ``python -m agent``."""
+    """The ``kite`` console script and ``python -m kite_browser.agent``."""
     exit_with(main())
 
 

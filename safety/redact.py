@@ -17,7 +17,7 @@ A shorter value ("wrong", "123", "12/30") would rewrite ordinary words and numbe
 exactly (with its URL encodings) and only as a whole token: not inside a longer word or number. A value
 shorter than ``MIN_LENGTH`` is refused.
 
-What no pattern catches is written in the README (Secrets): encryption or hashing, other encodings (hex,
+What no pattern catches is written in docs/safety.md (Secrets): encryption or hashing, other encodings (hex,
 rot13, reversed, JSON ``\\u`` escapes), a value split across separate strings, or a page that shows part of it.
 """
 

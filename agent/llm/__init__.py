@@ -1,7 +1,7 @@
 """The LLM layer: the ``Model`` protocol, litellm (``LiteLLMModel``), capabilities, tool schemas, reply parsing
 and the testing models.
 
-Names are imported lazily so that ``import agent.llm`` stays cheap and never imports litellm by itself.
+Names are imported lazily so that ``import kite_browser.agent.llm`` stays cheap and never imports litellm by itself.
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""Performance benchmarks: each module runs standalone (python -m evals.bench.<name>)."""
+"""Performance benchmarks: each module runs standalone (python -m kite_browser.evals.bench.<name>)."""

@@ -1,6 +1,6 @@
 """Benchmark: latency per action kind (including settle) on the bundled sites.
 
-    python -m evals.bench.actions [--reps N] [--json] [--baseline DIR]
+    python -m kite_browser.evals.bench.actions [--reps N] [--json] [--baseline DIR]
 
 Targets: click without navigation <= 100 ms; type of 20 chars <= 150 ms.
 

@@ -1,7 +1,7 @@
 """Benchmark: the Ray backend vs the local backend on the same tasks, side by side in one run.
 
-    python -m evals.bench.batch_ray [--tasks 16] [--workers 2] [--per-worker 2] [--latency 1.0] [--json]
-    python -m evals.bench.batch_scale --backend ray ...   (the same)
+    python -m kite_browser.evals.bench.batch_ray [--tasks 16] [--workers 2] [--per-worker 2] [--latency 1.0] [--json]
+    python -m kite_browser.evals.bench.batch_scale --backend ray ...   (the same)
 
 The tasks of ``batch_scale`` (4 model calls each at a fixed latency, a URL check). Local: one browser at
 concurrency workers x per-worker; Ray: ``workers`` actors (one Chromium each) with ``per-worker`` contexts,

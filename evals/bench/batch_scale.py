@@ -1,8 +1,8 @@
 """Benchmark: ``kite batch`` concurrency. The same tasks at concurrency 1 and N in one browser, with a scripted
 model that answers every call after a fixed latency; and Chromium's memory per concurrent context.
 
-    python -m evals.bench.batch_scale [--tasks 16] [--concurrency 4] [--latency 1.0] [--screenshots] [--json]
-    python -m evals.bench.batch_scale --backend ray [--workers 2] [--per-worker 2] ...   (evals/bench/batch_ray.py)
+    python -m kite_browser.evals.bench.batch_scale [--tasks 16] [--concurrency 4] [--latency 1.0] [--screenshots] [--json]
+    python -m kite_browser.evals.bench.batch_scale --backend ray [--workers 2] [--per-worker 2] ...   (evals/bench/batch_ray.py)
 
 Each task opens a product page of the bundled shop, scrolls, goes back and finishes (4 model calls), scored
 by a URL check. Target: concurrency 4 finishes >= 3x faster than concurrency 1. Memory: the summed RSS (and

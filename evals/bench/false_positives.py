@@ -1,6 +1,6 @@
 """False-positive count of the safety policy: how many ordinary controls would ask before a click?
 
-    python -m evals.bench.false_positives [--json] [--no-sites] [--list] [DIR ...]
+    python -m kite_browser.evals.bench.false_positives [--json] [--no-sites] [--list] [DIR ...]
 
 Each page (the saved-page corpus, ``shared/pages``, and the bundled sites' pages) is loaded in a headless
 Chromium with third-party hosts unresolvable, snapshotted with every element (in view or not), and the bundled
@@ -134,7 +134,7 @@ def table(rows: list[PageCount], s: dict[str, Any], listing: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m evals.bench.false_positives", description=__doc__.split("\n")[0]
+        prog="python -m kite_browser.evals.bench.false_positives", description=__doc__.split("\n")[0]
     )
     parser.add_argument("dirs", nargs="*", type=Path, help="folders of saved pages (default: the corpus)")
     parser.add_argument("--json", action="store_true", help="print one JSON object of metrics")

@@ -1,6 +1,6 @@
 """MCP token benchmark: what ``kite mcp`` answers vs what Playwright MCP answers, same pages, same run.
 
-    python -m evals.bench.mcp_tokens [--json] [--no-sites] [DIR ...]
+    python -m kite_browser.evals.bench.mcp_tokens [--json] [--no-sites] [DIR ...]
 
 Kite's side goes through the MCP SDK's own client (in-process) to Kite's MCP server: the tokens of the
 ``snapshot`` answer on each page, and of a ``click`` that changes the page (bundled sites). Playwright MCP
@@ -297,7 +297,7 @@ def table(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m evals.bench.mcp_tokens", description=__doc__.split("\n")[0]
+        prog="python -m kite_browser.evals.bench.mcp_tokens", description=__doc__.split("\n")[0]
     )
     parser.add_argument("dirs", nargs="*", type=Path, metavar="DIR", help="folders of saved pages")
     parser.add_argument("--json", action="store_true", help="print one JSON object of metrics")

@@ -1,6 +1,6 @@
 """Benchmark of SafetyPolicy.evaluate over a realistic mix of actions and pages.
 
-    python -m evals.bench.policy [--json] [--rounds N]
+    python -m kite_browser.evals.bench.policy [--json] [--rounds N]
 
 The mix: the scenario table of tests/safety (bundled shop and account pages, English and Chinese) plus
 the same pages padded to ~150 elements and ~500 characters of text, as a busy real page would be.

@@ -1,6 +1,6 @@
 """Everything Kite sends the model per step on the shop, tools included, in each prompt mode.
 
-    python -m evals.bench.prompt_size [--json] [--concurrency N] [--tasks shop-search,...]
+    python -m kite_browser.evals.bench.prompt_size [--json] [--concurrency N] [--tasks shop-search,...]
 
 Runs the sites suite's shop tasks (``shop-*``) with the oracle, once per mode: function calling with each
 tool style (``single`` browser_action tool, ``compact`` per-action tools, ``full`` per-action tools with

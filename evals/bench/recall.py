@@ -1,6 +1,6 @@
 """Recall benchmark: how many of the controls a person can see and hit does the snapshot list?
 
-    python -m evals.bench.recall [--json] [--no-sites] [DIR ...]
+    python -m kite_browser.evals.bench.recall [--json] [--no-sites] [DIR ...]
 
 Ground truth (``recall_probe.py``, independent of extractor.js): every element matching a plain interactive
 selector that is rendered, in the viewport, and hit at its centre — looking through transparent,
@@ -201,7 +201,9 @@ def table(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evals.bench.recall", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m kite_browser.evals.bench.recall", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("dirs", nargs="*", type=Path, help="folders of saved pages (default: the corpus)")
     parser.add_argument("--json", action="store_true", help="print one JSON object of metrics")
     parser.add_argument("--no-sites", action="store_true", help="leave out the bundled sites")

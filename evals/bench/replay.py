@@ -1,6 +1,6 @@
 """Record the sites suite with the oracle, then replay every task's workflow with no model (issue 32).
 
-    python -m evals.bench.replay [--tasks a,b] [--concurrency N] [--variants 1,2,3] [--json]
+    python -m kite_browser.evals.bench.replay [--tasks a,b] [--concurrency N] [--variants 1,2,3] [--json]
 
 1. each task of the ``sites`` suite run by the agent loop with the oracle (``kite eval``'s job, its context
    and check), recorded, saved as a workflow (agent/workflow/save.py) and **at once** replayed in a fresh

@@ -1,6 +1,6 @@
 """Round trips to the browser per action and per observe, counted on Playwright's connection (load-independent).
 
-    python -m evals.bench.round_trips [--steps N] [--json]
+    python -m kite_browser.evals.bench.round_trips [--steps N] [--json]
 
 Runs ``step_overhead``'s workload (the same sites, actions and 0-latency fake model) with every call Kite's
 Playwright client sends to its driver recorded: when it was sent and when its answer came. For each action
@@ -144,7 +144,7 @@ async def count(steps: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m evals.bench.round_trips", description=__doc__.split("\n")[0]
+        prog="python -m kite_browser.evals.bench.round_trips", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--steps", type=int, default=6, help="steps per site (default 6)")
     parser.add_argument("--json", action="store_true")

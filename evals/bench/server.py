@@ -1,7 +1,7 @@
 """The HTTP API's own cost: a ``kite serve`` app (uvicorn on loopback, in a child process) against the same
 work done in this process.
 
-    python -m evals.bench.server [--json] [--calls N] [--steps N] [--rounds N]
+    python -m kite_browser.evals.bench.server [--json] [--calls N] [--steps N] [--rounds N]
 
 * tool call round trip: ``POST /api/tools/add`` (a user function tool, keep-alive HTTP client) against
   ``ModuleRegistry.call("add", ...)`` in-process, interleaved; the overhead is the difference of the medians;
@@ -220,7 +220,9 @@ def measure(calls: int, steps: int, rounds: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evals.bench.server", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m kite_browser.evals.bench.server", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--calls", type=int, default=300, help="tool calls per side (default 300)")
     parser.add_argument("--steps", type=int, default=10, help="steps of the SSE run (default 10)")

@@ -2,7 +2,7 @@
 the navigate took, with ``waits.navigation_settle: window`` (the load event, then a network-quiet window) and
 ``observer`` (the page watched from its first line by an init script).
 
-    python -m evals.bench.settle_compare [--json] [--reps N] [--classes corpus,sites,risk] [DIR]
+    python -m kite_browser.evals.bench.settle_compare [--json] [--reps N] [--classes corpus,sites,risk] [DIR]
 
 Pages, in three classes: ``corpus``, the saved real pages of ``DIR`` (default: the ``shared/pages`` corpus,
 served by a local static server, third-party hosts unresolvable as in ``evals.bench.snapshot``); ``sites``, the

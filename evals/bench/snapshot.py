@@ -1,7 +1,7 @@
 """Snapshot benchmark: Kite's snapshot vs Playwright's aria_snapshot() on the same pages, same run.
 
-    python -m evals.bench.snapshot [--json] [--repeat N] [--no-miniwob] [DIR ...]
-    python -m evals.bench.snapshot --ab REV [--json] [--repeat N] [DIR ...]   (evals/bench/snapshot_ab.py)
+    python -m kite_browser.evals.bench.snapshot [--json] [--repeat N] [--no-miniwob] [DIR ...]
+    python -m kite_browser.evals.bench.snapshot --ab REV [--json] [--repeat N] [DIR ...]   (evals/bench/snapshot_ab.py)
 
 Each DIR is a folder of saved pages (``<name>/index.html`` or ``<name>.html``), served by a local static
 server; default: ``evals/bench/pages`` (synthetic heavy pages) plus the MiniWoB++ pages named in
@@ -169,7 +169,7 @@ def table(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m evals.bench.snapshot", description=__doc__.split("\n")[0]
+        prog="python -m kite_browser.evals.bench.snapshot", description=__doc__.split("\n")[0]
     )
     parser.add_argument(
         "dirs", nargs="*", type=Path, metavar="DIR", help="corpus folders (default: evals/bench/pages)"

@@ -1,6 +1,6 @@
 """The snapshot A/B: this tree's extractor against another commit's, in one browser, alternating.
 
-    python -m evals.bench.snapshot --ab REV [--repeat N] [--json] [DIR ...]
+    python -m kite_browser.evals.bench.snapshot --ab REV [--repeat N] [--json] [DIR ...]
 
 ``REV``'s ``agent/browser/extractor.js`` (``git show``) is installed beside this tree's in every page under its
 own window key, and both are driven by this tree's Snapshotter, so the comparison isolates the extractor (the

@@ -2,7 +2,7 @@
 whose elements below the fold are listed too, ``agent/recap.py`` ``sought``), side by side on the same pages
 in the same run, alternating.
 
-    python -m evals.bench.snapshot_wanted [--repeat N] [--words w1,w2,...] [DIR ...]
+    python -m kite_browser.evals.bench.snapshot_wanted [--repeat N] [--words w1,w2,...] [DIR ...]
 
 Each DIR is a folder of saved pages (default: ``evals/bench/pages``; the saved real pages of
 ``../shared/pages`` are the ones to add). Prints per page the median snapshot time of each and the elements

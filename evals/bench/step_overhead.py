@@ -1,7 +1,7 @@
 """Kite's own time per step, excluding the model: observe, render, prompt, parse, gate, act, settle, record.
 
-    python -m evals.bench.step_overhead [--json] [--steps N]
-    python -m evals.bench.step_overhead --ab REV [--pairs N] [--steps N] [--json]
+    python -m kite_browser.evals.bench.step_overhead [--json] [--steps N]
+    python -m kite_browser.evals.bench.step_overhead --ab REV [--pairs N] [--steps N] [--json]
 
 A zero-latency fake model (through the real litellm path) drives real runs on the bundled sites; each step's
 wall time (from steps.jsonl) minus the model call's latency is Kite's overhead. Reports median and p95 per
@@ -225,7 +225,7 @@ def _print_ab(result: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m evals.bench.step_overhead", description=__doc__.split("\n")[0]
+        prog="python -m kite_browser.evals.bench.step_overhead", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--steps", type=int, default=12, help="steps per site (default 12)")

@@ -1,6 +1,6 @@
 """Benchmark: the modules' tools side by side with the same operation in plain Playwright, in one run.
 
-    python -m evals.bench.tools [--reps N] [--think S] [--json] [--pages DIR] [--no-pages]
+    python -m kite_browser.evals.bench.tools [--reps N] [--think S] [--json] [--pages DIR] [--no-pages]
 
 Per operation (navigate, click, type, fill, get_text on the bundled forms page) the plain Playwright call
 and the ``chrome_*`` tool call (through ``Toolbox.call``: argument validation, safety gate, typed errors)

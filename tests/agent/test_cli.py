@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def kite_process(*args: str) -> subprocess.CompletedProcess:
-    """``python -m agent ARGS``: a real process, as a user starts it."""
+    """``python -m kite_browser.agent ARGS``: a real process, as a user starts it."""
     return subprocess.run(
-        [sys.executable, "-m", "agent", *args],
+        [sys.executable, "-m", "kite_browser.agent", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -65,7 +65,7 @@ def test_kite_serve_refuses_a_model_it_could_never_run_before_listening(model: s
 def test_output_piped_into_head_ends_quietly():
     """``kite snapshot URL --json | head -c 300``: the reader leaves early; no BrokenPipeError traceback."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agent", "tools", "list", "--json"],
+        [sys.executable, "-m", "kite_browser.agent", "tools", "list", "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -33,7 +33,16 @@ DONE = Reply(tool_calls=[("done", {"success": True, "answer": "gave up on the st
 def kite_run(tmp_path: Path, server: FakeOpenAIServer, start_url: str) -> tuple[dict, str]:
     out = subprocess.run(
         [
-            *(sys.executable, "-m", "agent", "run", "use the page", "--start-url", start_url, "--json"),
+            *(
+                sys.executable,
+                "-m",
+                "kite_browser.agent",
+                "run",
+                "use the page",
+                "--start-url",
+                start_url,
+                "--json",
+            ),
             *("--model", "openai/fake", "--api-base", server.base_url, "--runs-dir", str(tmp_path / "runs")),
         ],
         cwd=ROOT,

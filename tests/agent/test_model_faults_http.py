@@ -46,7 +46,7 @@ def kite(tmp_path: Path, tmpdir: str, *args: str, timeout: float = 180) -> subpr
         "TMPDIR": tmpdir,
     }
     return subprocess.run(
-        [sys.executable, "-m", "agent", *args],
+        [sys.executable, "-m", "kite_browser.agent", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,

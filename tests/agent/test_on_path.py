@@ -1,5 +1,5 @@
-"""A newcomer's first commands: the README's set-up block, then ``kite --help`` from a shell whose PATH has no
-``.venv``. ``make install`` links ``kite`` into BINDIR (here a temporary folder, never the real
+"""A newcomer's first commands: the README's set-up block (``make demo``, ``make test``), then ``make install``
+and ``kite --help`` from a shell whose PATH has no ``.venv``. ``make install`` links ``kite`` into BINDIR (here a temporary folder, never the real
 ``~/.local/bin``); ``make demo``'s last line says where ``kite`` is and how to put it on PATH. The venv is the
 one the tests run in (``-o`` tells make not to rebuild it)."""
 
@@ -40,9 +40,9 @@ def first_commands() -> list[str]:
     return [line.split("#")[0].strip() for line in block.group(1).splitlines() if line.split("#")[0].strip()]
 
 
-def test_the_readme_starts_with_make_install_then_kite_help():
-    commands = first_commands()
-    assert "make install" in commands and commands.index("make install") < commands.index("kite --help")
+def test_the_readme_sets_up_with_make_demo_and_make_test_and_names_make_install():
+    assert first_commands() == ["make demo", "make test"]
+    assert "`make install`" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.timeout(300)  # make, then a kite process, on a machine that may be busy

@@ -49,7 +49,7 @@ def test_kites_notes_about_the_snapshot_are_outside_the_page():
 
 
 def test_the_system_prompt_stays_small():
-    """Its size in tokens (the local model reads it every first step; `python -m evals.bench.prompt_size`
+    """Its size in tokens (the local model reads it every first step; `python -m kite_browser.evals.bench.prompt_size`
     prints it per mode): the JSON fallback lists every action, function calling leaves them to the tools."""
     from kite_browser.agent.browser.tokens import count_tokens
 

@@ -1,4 +1,4 @@
-"""The Python API: ``from agent import ...``, ``Agent(config, model=...)`` with the testing models, and the
+"""The Python API: ``from kite_browser import ...``, ``Agent(config, model=...)`` with the testing models, and the
 README's example run against the bundled shop."""
 
 from __future__ import annotations

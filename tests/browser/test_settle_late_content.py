@@ -4,7 +4,7 @@ document from its first line (``waits.navigation_settle: observer``), as it was 
 a 300 ms timer, timer chains, an IntersectionObserver's lazy list, animation frames, a Web Worker's messages,
 chained fetches, fetches the load event starts, a pushState router; and an animation whose frames come
 slowly, as on a loaded machine (the DOM-quiet wait counts drawn frames, not only time).
-``python -m evals.bench.settle_compare`` measures both modes on these pages, the bundled sites and the saved
+``python -m kite_browser.evals.bench.settle_compare`` measures both modes on these pages, the bundled sites and the saved
 corpus.
 
 And the observer changes nothing a page can check: ``fetch``/``setTimeout``/``XMLHttpRequest``/``Worker``

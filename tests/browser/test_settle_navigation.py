@@ -5,7 +5,7 @@ request that never ends (a stream, a long poll, an image that holds up the load 
 is still waited for.
 
 No timed assertions: a window or a stall limit far longer than the cap turns "ended by a fixed wait" into
-``timed_out``. Durations are measured by ``python -m evals.bench.tools`` (the ``browser`` navigate rows).
+``timed_out``. Durations are measured by ``python -m kite_browser.evals.bench.tools`` (the ``browser`` navigate rows).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from tests.browser.action_pages.harness import (
 async def test_settle_returns_quickly_when_nothing_happens(kite: Kite, sites: SitesServer) -> None:
     """Ordering, not timing: a no-op returns before the network-quiet window an action with a fetch must wait.
 
-    Precise settle times per action kind are measured by ``python -m evals.bench.actions``.
+    Precise settle times per action kind are measured by ``python -m kite_browser.evals.bench.actions``.
     """
     from kite_browser.agent.config import KiteConfig
     from tests.browser.action_pages.harness import make_kite

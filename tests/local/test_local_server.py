@@ -93,7 +93,7 @@ def _wait_gone(pid: int, timeout_s: float = 20.0) -> bool:
 def _kite(config: KiteConfig, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, KITE_HOME=str(config.data_dir()))
     return subprocess.run(
-        [sys.executable, "-m", "agent", "local", *args], env=env, cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "kite_browser.agent", "local", *args], env=env, cwd=ROOT, capture_output=True, text=True,
         timeout=150,
     )  # fmt: skip
 

@@ -44,7 +44,7 @@ def mcp_home(tmp_path_factory: pytest.TempPathFactory, browser_config: BrowserCo
 
 
 def server_argv(home: Path, *flags: str) -> list[str]:
-    return [sys.executable, "-m", "agent", "--config", str(home / "kite.yaml"), "mcp", *flags]
+    return [sys.executable, "-m", "kite_browser.agent", "--config", str(home / "kite.yaml"), "mcp", *flags]
 
 
 def server_env(mark: str) -> dict[str, str]:

@@ -114,7 +114,7 @@ def test_timeout_then_result_isolation_and_reuse(
     js: Any, stuck: str, timeout_ms: int, data: Any, delay: int
 ) -> None:
     """Property 3: even a busy loop answers execution_timeout, long before the stuck code could end, and the next
-    call works. (The seed's "within timeout + 1 s" is a wall-clock figure: `python -m evals.bench.tools` reports it
+    call works. (The seed's "within timeout + 1 s" is a wall-clock figure: `python -m kite_browser.evals.bench.tools` reports it
     as javascript_timeout_answer_over_limit_*; here a 60 s setTimeout or a loop that never ends must be cut off,
     with 10 s of slack for a loaded machine, where one such answer took 1.7 s in CI.)
     That next call is itself an example of properties 1, 2, 9 and 10: `input` round-trips through an awaited

@@ -192,7 +192,7 @@ def test_a_public_address_without_a_token_is_refused_with_one_line() -> None:
     env["PYTHONPATH"] = str(ROOT)
     for args, says in ((["--host", "0.0.0.0"], "--token"), (["--port", "70000"], "port")):
         proc = subprocess.run(
-            [sys.executable, "-m", "agent", "serve", *args],
+            [sys.executable, "-m", "kite_browser.agent", "serve", *args],
             capture_output=True,
             text=True,
             env=env,

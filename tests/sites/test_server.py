@@ -90,7 +90,7 @@ def test_url_helpers_and_not_started() -> None:
 
 def test_cli_serves_until_ctrl_c(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agent", "sites", "serve", "--port", "0"],
+        [sys.executable, "-m", "kite_browser.agent", "sites", "serve", "--port", "0"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -116,7 +116,7 @@ def test_cli_serves_until_ctrl_c(tmp_path: Path) -> None:
 
 def test_cli_serves_a_page_variant(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agent", "sites", "serve", "--port", "0", "--variant", "2"],
+        [sys.executable, "-m", "kite_browser.agent", "sites", "serve", "--port", "0", "--variant", "2"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -136,7 +136,7 @@ def test_cli_serves_a_page_variant(tmp_path: Path) -> None:
             os.kill(proc.pid, signal.SIGKILL)
     assert proc.returncode == 0
     bad = subprocess.run(
-        [sys.executable, "-m", "agent", "sites", "serve", "--variant", "7"],
+        [sys.executable, "-m", "kite_browser.agent", "sites", "serve", "--variant", "7"],
         cwd=ROOT,
         capture_output=True,
         text=True,

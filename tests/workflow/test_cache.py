@@ -147,7 +147,7 @@ def kite(*args: str, home: Path, timeout: float = 60) -> subprocess.CompletedPro
     from tests.agent.test_cli import ROOT
 
     return subprocess.run(
-        [sys.executable, "-m", "agent", *args],
+        [sys.executable, "-m", "kite_browser.agent", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -277,7 +277,7 @@ def test_kite_replay_heals_with_model_and_update_writes_the_healed_file_with_its
     healed = load_workflow(path)
     assert healed.steps[0].target is not None and healed.steps[0].target.attrs["id"] == "basket-mug"
     again = subprocess.run(
-        [sys.executable, "-m", "agent", "replay", str(path), "--json"],
+        [sys.executable, "-m", "kite_browser.agent", "replay", str(path), "--json"],
         capture_output=True,
         text=True,
         cwd=ROOT,
