@@ -9,18 +9,23 @@ import os
 import subprocess
 import sys
 import threading
+import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client, StdioServerParameters
+from mcp_types import RequestParamsMeta
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from kite_browser.agent import Agent, telemetry
 from kite_browser.safety.secrets import SecretStore
+from tests.mcp.conftest import mcp_home as mcp_home
+from tests.mcp.conftest import server_argv, server_env, wait_until
 from tests.server.conftest import follow, in_process
 from tests.server.conftest import model as model
 from tests.server.conftest import static_dir as static_dir
@@ -258,3 +263,26 @@ def _ancestors(span: ReadableSpan, spans: list[ReadableSpan]) -> list[int]:
         above = by_id.get(parent.span_id)
         parent = above.parent if above is not None else None
     return out
+
+
+@pytest.mark.timeout(400)
+async def test_kite_mcp_tool_calls_join_the_trace_in_the_requests_meta(mcp_home, sites, receiver):
+    argv = server_argv(mcp_home)
+    env = {**server_env(uuid.uuid4().hex), "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url}
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+    async with Client(params) as client:
+        result = await client.call_tool(
+            "navigate", {"url": sites.url("/shop/")}, meta=RequestParamsMeta(traceparent=TRACEPARENT)
+        )
+        assert not result.is_error
+    wait_until(lambda: any(s.name == "kite.action navigate" for s in receiver.spans()), 60, "the spans")
+    spans = receiver.spans()
+    (call,) = [s for s in spans if s.name == "tools/call navigate"]  # the SDK's server span
+    (act,) = [s for s in spans if s.name == "kite.action navigate"]
+    assert call.trace_id.hex() == TRACE_ID and call.parent_span_id.hex() == PARENT_ID
+    assert act.trace_id.hex() == TRACE_ID
+    by_id = {s.span_id: s for s in spans}
+    parent = by_id.get(act.parent_span_id)
+    while parent is not None and parent.span_id != call.span_id:
+        parent = by_id.get(parent.parent_span_id)
+    assert parent is call, "Kite's action span hangs under the request's span"
