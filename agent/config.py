@@ -26,6 +26,7 @@ from kite_browser.agent.config_sections import (
     RunConfig,
     SafetyConfig,
     SnapshotConfig,
+    TelemetryConfig,
     WaitConfig,
 )
 
@@ -53,6 +54,8 @@ class KiteConfig(_Section):
     """``kite serve``: the HTTP API and the web panel."""
     mcp: McpConfig = Field(default_factory=McpConfig)
     """``kite mcp``: the MCP server."""
+    telemetry: TelemetryConfig = Field(default_factory=TelemetryConfig)
+    """OpenTelemetry traces (opt-in)."""
 
     def data_dir(self) -> Path:
         return Path(self.browser.data_dir).expanduser() if self.browser.data_dir else default_data_dir()
@@ -84,6 +87,8 @@ ENV_KEYS: dict[str, str] = {
     "KITE_RUNS_DIR": "run.runs_dir",
     "KITE_LANGUAGE": "agent.language",
     "KITE_SERVER_TOKEN": "server.token",
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "telemetry.endpoint",
+    "TRACEPARENT": "telemetry.traceparent",
 }
 
 

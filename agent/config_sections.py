@@ -239,3 +239,18 @@ class RayConfig(_Section):
 class BatchConfig(_Section):
     ray: RayConfig = Field(default_factory=RayConfig)
     """The Ray backend (``kite batch/eval --backend ray``)."""
+
+
+class TelemetryConfig(_Section):
+    otel: bool | None = None
+    """Send OpenTelemetry traces (a run, its steps, model calls, actions) by OTLP/HTTP; null: on when an OTLP
+    endpoint is set (``OTEL_EXPORTER_OTLP_ENDPOINT``). Needs the ``otel`` extra."""
+    endpoint: str | None = None
+    """The OTLP/HTTP collector's base URL (``/v1/traces`` is added); null: the exporter's default
+    (localhost:4318). Set by ``OTEL_EXPORTER_OTLP_ENDPOINT``."""
+    service_name: str = "kite"
+    """The ``service.name`` of Kite's spans."""
+    prompts: bool = False
+    """Put the text sent to the model on its spans (redacted like everything sent); off: counts only."""
+    traceparent: str | None = None
+    """A W3C trace context to join when nothing else gives one (``TRACEPARENT``, as a calling process sets it)."""

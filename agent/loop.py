@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kite_browser.agent import telemetry
 from kite_browser.agent.browser.actions import ACTION_NAMES, OBSERVE_ONLY, Action, Done, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.exec.base import TOGGLED
@@ -50,10 +51,11 @@ from kite_browser.agent.llm.parsing import ParseError, parse_reply_async
 from kite_browser.agent.llm.progress import progress_to
 from kite_browser.agent.llm.reply_schema import reply_schema
 from kite_browser.agent.llm.resolve import resolve_model
+from kite_browser.agent.llm.traced import complete_traced
 from kite_browser.agent.memory import Memory, add_note, describe_action, describe_result
 from kite_browser.agent.model_setup import IMAGE_TOKENS, ModelSetup
 from kite_browser.agent.modules.planner import module_toolset
-from kite_browser.agent.outcome import build_result, current_url
+from kite_browser.agent.outcome import build_result, current_url, run_attributes
 from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.prompt import PromptBuilder, kite_notices, page_text
 from kite_browser.agent.recap import answer_next, named_place, out_of_view, recap, sought
@@ -122,6 +124,7 @@ class Agent:
         self.on_event = redacting_sink(self.safety.secrets, on_event)  # what leaves the run is redacted
         self.llm: Model = resolve_model(model, config.llm)
         self.tools = ToolCalls(module_toolset(config, self.safety.gate.confirmer, tools))
+        telemetry.configure_from(config.telemetry)
         self._fresh_run()
 
     def _fresh_run(self) -> None:
@@ -166,6 +169,10 @@ class Agent:
         )
         logs = redacting_logs(self.safety.secrets)  # log records of the run are redacted too
         logs.__enter__()
+        traced = telemetry.span(
+            "kite.run", self._run_opening(task), traceparent=self.config.telemetry.traceparent
+        )
+        span = traced.__enter__()  # left in ``finally``: the steps' spans are its children
         try:
             async with self._environment(rec.run_dir) as env:
                 ctx = env.ctx
@@ -174,7 +181,8 @@ class Agent:
                     if start_url:
                         await self._open(start_url)
                     for step in range(1, self.config.agent.max_steps + 1):
-                        await self._step(step)
+                        with telemetry.span("kite.step", {"kite.step.number": step}):
+                            await self._step(step)
                         if self.stop_when is not None and (why := await self.stop_when(ctx)):
                             raise Stop(StopReason.TASK_ENDED, why)
                     raise Stop(
@@ -200,10 +208,19 @@ class Agent:
             # may read like a word of it, and a redacted path names no folder)
             result.output = self.output.instance(result.data)
             logs.__exit__(None, None, None)
+            _end_span(traced, span, result)
             self.result = result
             rec.finish(result)
             await emit(self.on_event, RunFinished(step=self.steps_done, result=result))
         return result
+
+    def _run_opening(self, task: str) -> telemetry.Attributes:
+        """The run span's opening attributes (the task as the record keeps it: redacted)."""
+        return {
+            "kite.task": self.safety.secrets.redact(task.strip()),
+            "gen_ai.request.model": self.model.model,
+            "kite.label": self.label,
+        }
 
     def _remember(self, past: Sequence[PastAction]) -> None:
         """``past`` as the run's history (the model's view) and its memory (the prompt's lines), step 0."""
@@ -398,6 +415,8 @@ class Agent:
             reply_schema=self._reply_schema(obs),
         )
 
+        redact = self.safety.secrets.redact
+
         async def told(message: str) -> None:  # a slow call's progress: the queue ahead, the time expected
             await emit(self.on_event, ModelWaiting(step=step, message=message))
 
@@ -406,14 +425,14 @@ class Agent:
                 with self.timer.phase("record"):
                     record.request = self.recorder.request(messages, tools, shot)
                 with self.timer.phase("model"):
-                    return await self.llm.complete(messages, tools, view=view)
+                    return await complete_traced(self.llm, messages, tools, view=view, redact=redact)
             except ContextWindowError:
                 with self.timer.phase("prompt"):
                     messages, _ = self._messages(obs, step, min_compaction=3)
                 with self.timer.phase("record"):
                     record.request = self.recorder.request(messages, tools, shot)
                 with self.timer.phase("model"):
-                    return await self.llm.complete(messages, tools, view=view)
+                    return await complete_traced(self.llm, messages, tools, view=view, redact=redact)
 
     def _reply_schema(self, obs: Observation) -> dict[str, Any] | None:
         """This step's reply schema when replies are constrained (the enabled actions on this page)."""
@@ -576,6 +595,16 @@ class Agent:
     def _result(self, stop: Stop, started: float) -> RunResult:
         run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding
         return build_result(stop, declined, self.totals, self.steps_done, started, run_dir, self.final_url)
+
+
+def _end_span(
+    traced: contextlib.AbstractContextManager[telemetry.SpanLike], span: telemetry.SpanLike, result: RunResult
+) -> None:
+    """The run span closed with how the run ended."""
+    span.set(run_attributes(result))
+    if not result.success:
+        span.fail(str(result.stop_reason))
+    traced.__exit__(None, None, None)
 
 
 def _page_observed(step: int, obs: Observation) -> PageObserved:

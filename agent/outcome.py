@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from kite_browser.agent import telemetry
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.record import RefusedAction, RunResult
 from kite_browser.agent.stop import Stop
@@ -56,3 +57,19 @@ def current_url(ctx: ContextSession) -> str | None:
         return ctx.page.url
     except Exception:
         return None
+
+
+def run_attributes(result: RunResult) -> telemetry.Attributes:
+    """A run span's closing attributes: how it ended, its steps, tokens, cost and what was declined."""
+    return {
+        "kite.success": result.success,
+        "kite.claimed_success": result.claimed_success,
+        "kite.stop_reason": str(result.stop_reason),
+        "kite.steps": result.steps,
+        "gen_ai.usage.input_tokens": result.tokens_in,
+        "gen_ai.usage.output_tokens": result.tokens_out,
+        "kite.cost_usd": result.cost_usd,
+        "kite.model_calls": result.model_calls,
+        "kite.declined": [d.action for d in result.declined],
+        "kite.final_url": result.final_url,
+    }

@@ -34,6 +34,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "agent.jsonschema",
         "agent.httpserve",
         "agent.toolset",
+        "agent.telemetry",
     ),
     "browser": ("agent.browser",),
     "llm": ("agent.llm",),

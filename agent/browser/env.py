@@ -27,6 +27,7 @@ from typing import TypeVar
 from playwright.async_api import Browser, ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
+from kite_browser.agent import telemetry
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.executor import ActionExecutor
@@ -40,6 +41,7 @@ from kite_browser.agent.browser.fingerprint import (
 from kite_browser.agent.browser.observation import (
     ActionResult,
     DialogInfo,
+    Element,
     ErrorInfo,
     Fingerprint,
     Observation,
@@ -411,6 +413,38 @@ class BrowserEnv:
         effect_only: bool = False,
         judged: GateResult | None = None,
     ) -> Acted:
+        """``_act`` in an OpenTelemetry span (when telemetry is on): the action's kind and target, the gate's
+        level and decision, the verified effect. Every face acts through here, so each has the span."""
+        index = element_index(action)
+        target = observation.element(index) if observation is not None and index is not None else None
+        with telemetry.span(f"kite.action {action.action}", _target_attributes(action, target, self)) as span:
+            acted = await self._act(
+                action,
+                observation,
+                decided=decided,
+                veto=veto,
+                confirmer=confirmer,
+                timer=timer,
+                effect_only=effect_only,
+                judged=judged,
+            )
+            span.set(_acted_attributes(acted, self.safety.secrets.redact))
+            if not acted.result.ok:
+                span.fail(acted.result.error.error if acted.result.error else "failed")
+            return acted
+
+    async def _act(
+        self,
+        action: Action,
+        observation: Observation | None = None,
+        *,
+        decided: Decided | None = None,
+        veto: Veto | None = None,
+        confirmer: Confirmer | None = None,
+        timer: StepTimer | None = None,
+        effect_only: bool = False,
+        judged: GateResult | None = None,
+    ) -> Acted:
         """Judge ``action`` (on ``observation``, the page the caller saw), then run it with the second look
         at its target; a refused action is not run. ``decided`` and ``veto``: see their types;
         ``confirmer``: who is asked for this action (default: the gate's); ``timer``: the caller's step
@@ -466,3 +500,33 @@ class BrowserEnv:
         if self.session is not None:
             with contextlib.suppress(Exception):
                 await self.session.close()
+
+
+def _target_attributes(action: Action, target: Element | None, env: BrowserEnv) -> telemetry.Attributes:
+    """An action span's opening attributes: the kind, the target's index, role and name (redacted: a page
+    may echo a secret into a name)."""
+    if target is None:
+        return {"kite.action.kind": action.action}
+    return {
+        "kite.action.kind": action.action,
+        "kite.action.target.index": target.index,
+        "kite.action.target.role": target.role or target.tag,
+        "kite.action.target.name": env.safety.secrets.redact(target.name),
+    }
+
+
+def _acted_attributes(acted: Acted, redact: Callable[[str], str]) -> telemetry.Attributes:
+    """An action span's closing attributes: the gate's level and decision, the outcome and its verified effect."""
+    result, gate, effects = acted.result, acted.gate, acted.result.effects
+    return {
+        "kite.safety.level": str(gate.decision.level),
+        "kite.safety.allowed": gate.allowed,
+        "kite.safety.reasons": [redact(r) for r in gate.decision.reasons],
+        "kite.action.ok": result.ok,
+        "kite.action.error": result.error.error if result.error else None,
+        "kite.action.method": result.method,
+        "kite.effect.changed": effects.changed,
+        "kite.effect.navigated": effects.navigated,
+        "kite.effect.url": redact(effects.url_after) if effects.url_after else None,
+        "kite.effect.message": redact(result.message) if result.message else None,
+    }

@@ -85,6 +85,7 @@ def _config(args: argparse.Namespace) -> Any:
 
 
 async def run(args: argparse.Namespace) -> int:
+    from kite_browser.agent import telemetry
     from kite_browser.agent.mcp.app import serve
 
     if not args.http:
@@ -99,6 +100,7 @@ async def run(args: argparse.Namespace) -> int:
 
         check_http_options(args.host or "127.0.0.1", args.token)
     config = _config(args)
+    telemetry.configure_from(config.telemetry)  # before the first request: its span is the parent
     await serve(
         config,
         secrets_cli=args.secret,

@@ -49,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    from kite_browser.agent import telemetry
     from kite_browser.agent.commands._agent_opts import check_runs_dir
     from kite_browser.agent.httpserve import check_http_options
     from kite_browser.agent.server.serve import serve
@@ -58,6 +59,7 @@ async def run(args: argparse.Namespace) -> int:
     check_http_options(host, args.token or config.server.token)  # before anything starts
     check_runs_dir(config.run.runs_dir)
     refuse_unusable_models(config.llm.model)
+    telemetry.configure_from(config.telemetry)  # before the first request: its span is the parent
     await serve(
         config,
         host=host,

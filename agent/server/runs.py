@@ -172,13 +172,16 @@ class RunManager:
         except ProfileLockedError as exc:
             raise ApiError(409, "profile_in_use", exc.message, profile=name) from None
 
-    async def start(self, req: RunRequest) -> Run:
+    async def start(self, req: RunRequest, traceparent: str | None = None) -> Run:
+        """``traceparent``: the caller's W3C trace context (the request's header): the run's spans join it."""
         if self.closing:
             raise ApiError(503, "shutting_down", "the server is shutting down")
         if len(self.active()) >= self.config.server.max_runs:
             limit = self.config.server.max_runs
             raise ApiError(429, "too_many_runs", f"{limit} runs are going already (server.max_runs)")
         config, secrets, start_url = self._prepare(req)
+        if traceparent:
+            config = with_overrides(config, {"telemetry.traceparent": traceparent})
         if req.profile is not None:
             self._check_profile_free(req.profile)
         run = Run(

@@ -171,7 +171,7 @@ def router() -> APIRouter:
         responses=responses(409, 429, 503),
     )
     async def start(body: RunRequest, request: Request) -> RunView:
-        run = await manager(request).start(body)
+        run = await manager(request).start(body, traceparent=request.headers.get("traceparent"))
         return run.view()
 
     @api.get("", summary="The runs, live and on disk, newest first: searched, filtered, paged")

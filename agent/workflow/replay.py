@@ -20,6 +20,7 @@ from urllib.parse import quote_plus, urlsplit, urlunsplit
 
 from pydantic import ValidationError
 
+from kite_browser.agent import telemetry
 from kite_browser.agent.browser.actions import Action, Click, Navigate, Scroll, parse_action
 from kite_browser.agent.browser.env import BrowserEnv
 from kite_browser.agent.browser.observation import ActionResult, Fingerprint, Observation
@@ -222,8 +223,11 @@ class Replayer:
         try:
             await self._open()
             for i, step in enumerate(self.wf.steps, 1):
-                if not await self._one(i, step):
-                    break
+                with telemetry.span(
+                    "kite.replay.step", {"kite.step.number": i, "kite.action.kind": step.action}
+                ):
+                    if not await self._one(i, step):
+                        break
                 self.out.done = i
             if self.out.takeover is None:  # the page as loaded as an agent's step leaves it
                 await self.env.quiet(fresh=self._opened_a_document())
