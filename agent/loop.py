@@ -19,6 +19,7 @@ from kite_browser.agent import telemetry
 from kite_browser.agent.browser.actions import ACTION_NAMES, OBSERVE_ONLY, Action, Done, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.exec.base import TOGGLED
+from kite_browser.agent.browser.exec.human import NEEDS_HUMAN, nobody_took_over
 from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
@@ -361,6 +362,8 @@ class Agent:
             result, decision = await self._act(action, obs, step, note)
             record.actions.append(ActionOutcome(action=action.to_json(), decision=decision, result=result))
             record.overhead_ms["act"] = ms_since(t1)
+            if nobody_took_over(result):
+                raise Stop(StopReason.NEEDS_HUMAN, result.error.message if result.error else NEEDS_HUMAN)
             if isinstance(action, Done):  # ends the run, unless its data goes back to the model to fix
                 self.output.settle(action, result)
             elif result.error is None or result.error.error not in HELD_BACK:  # held back: no failure
