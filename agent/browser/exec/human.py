@@ -17,14 +17,10 @@ NEEDS_HUMAN = "needs_human"
 
 
 class AskHuman(ActionModel):
-    """Hand the browser to the user for what you must not or cannot do yourself (a CAPTCHA, a one-time code,
-    a login only they may type); you get it back on the page they leave. Never for a question you can answer
-    from the page."""
+    """Let the user do what you must not or cannot (a CAPTCHA, a one-time code)."""
 
     action: Literal["askHuman"] = "askHuman"
-    question: str = Field(
-        min_length=1, max_length=300, description="What the user should do, in one sentence."
-    )
+    question: str = Field(min_length=1, max_length=300, description="What to do.")
 
 
 async def ask_human(ec: ExecContext, action: AskHuman) -> Outcome:
@@ -33,7 +29,7 @@ async def ask_human(ec: ExecContext, action: AskHuman) -> Outcome:
     )
 
 
-define_action(AskHuman, ask_human, settle="none", rank=990)
+define_action(AskHuman, ask_human, rank=190)
 
 
 def nobody_took_over(result: ActionResult) -> bool:
