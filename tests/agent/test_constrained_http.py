@@ -301,7 +301,7 @@ async def test_a_control_toggled_on_and_off_again_is_not_offered_for_the_next_st
         clickable.append(target_enum(actions["click"], elements))
         if gift in clickable[-1]:
             acts = [{"action": "click", "target": target_of(actions["click"], gift)}]
-        else:  # a name typed first: a form sent with nothing in it is refused once (agent/unfilled.py)
+        else:  # a name typed first: a form sent with nothing in it is refused once (agent/policies/unfilled.py)
             name = by_name(elements, '"Name"')
             acts = [
                 {"action": "type", "target": target_of(actions["type"], name), "text": "Ada"},
