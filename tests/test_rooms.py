@@ -71,7 +71,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     "browser": set(),
     "llm": set(),  # and the action and observation models of the browser room: PARTS below
     "safety": set(),  # the same
-    "loop": {"browser", "llm", "safety", "modules", "policies"},  # modules: the agent's toolset (Agent(tools=[fn]))
+    "loop": {
+        "browser",
+        "llm",
+        "safety",
+        "modules",
+        "policies",
+    },  # modules: the agent's toolset (Agent(tools=[fn]))
     "policies": {"browser", "llm"},  # and, of the loop, the action's description and the Stop: PARTS below
     "batch": {"loop", "safety", "workflow"},
     "workflow": {"loop", "safety"},
