@@ -14,7 +14,7 @@ from kite_browser.agent.browser.snapshot import Snapshotter
 
 class Read(ActionModel):
     """Read the page's main text as Markdown (links as [text][#index]; long pages in pages). With query: only
-    the passages containing its words (find in page)."""
+    the passages containing its words (find in page), or the whole text when none does."""
 
     action: Literal["read"] = "read"
     query: str | None = Field(
@@ -36,6 +36,8 @@ async def read(ec: ExecContext, action: Read) -> Outcome:
         budget_tokens=ec.config.snapshot.read_tokens,
     )
     what = f"{res.matches} passages matching {action.query!r}" if action.query else "the page's content"
+    if action.query and not res.matches:
+        what = f"the page's content (nothing matches {action.query!r} word for word)"
     return Outcome(
         "reader",
         f"read {what} (page {res.page} of {res.pages}, {res.tokens} tokens)",
