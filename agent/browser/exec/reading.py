@@ -14,7 +14,7 @@ from kite_browser.agent.browser.snapshot import Snapshotter
 
 class Read(ActionModel):
     """Read the page's main text as Markdown (links as [text][#index]; long pages in pages). With query: only
-    the passages containing its words (find in page), or the whole text when none does."""
+    the passages containing its words (find in page)."""
 
     action: Literal["read"] = "read"
     query: str | None = Field(
