@@ -78,7 +78,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "modules",
         "policies",
     },  # modules: the agent's toolset (Agent(tools=[fn]))
-    "policies": {"browser", "llm"},  # and, of the loop, the action's description and the Stop: PARTS below
+    "policies": set(),  # the browser's models, PastAction, the action's description and Stop: PARTS below
     "batch": {"loop", "safety", "workflow"},
     "workflow": {"loop", "safety"},
     "modules": {"browser", "safety"},
@@ -91,7 +91,16 @@ MAY_IMPORT: dict[str, set[str]] = {
 PARTS = {
     "llm": ("agent.browser.actions", "agent.browser.observation"),
     "safety": ("agent.browser.actions", "agent.browser.observation"),
-    "policies": ("agent.memory", "agent.stop"),
+    "policies": (
+        "agent.browser.actions",
+        "agent.browser.observation",
+        "agent.browser.render",
+        "agent.browser.exec.base",
+        "agent.browser.exec.typing",
+        "agent.llm.model",
+        "agent.memory",
+        "agent.stop",
+    ),
 }
 """Single modules of another room a room may import (the browser's models)."""
 ASSEMBLY = {"agent.browser.env": {"safety"}, "agent.browser.pool": {"safety"}}
