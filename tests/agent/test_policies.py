@@ -251,3 +251,30 @@ async def test_each_note_policy_alone_says_its_line(
         assert result.stop_reason == "done" and result.steps == steps, result.message
         last = prompt_text(model.messages[-1])
         assert (said in last) is on, (on, last[-2000:])
+
+
+async def test_the_tasks_progress_is_computed_once_per_step(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every policy reads the step's one ``progress`` (it was computed three times per step)."""
+    import kite_browser.agent.policies.base as base
+
+    calls: list[int] = []
+    real = base.progress
+
+    def counted(task: str, history: Any) -> Any:
+        calls.append(len(history))
+        return real(task, history)
+
+    monkeypatch.setattr(base, "progress", counted)
+    plan: list[Any] = [
+        {"action": "scroll", "direction": "down"},
+        {"action": "scroll", "direction": "up"},
+        {"action": "done", "success": True, "answer": "ok"},
+    ]
+    model = FunctionModel(lambda m, v: plan[len(model.views) - 1])
+    result = await Agent(kite_config(**{"llm.model": ""}), model=model, context=ctx_session).run(
+        "Look at the shop, then report what it sells", start_url=sites.url("/shop/")
+    )
+    assert result.stop_reason == "done" and result.steps == 3, result.message
+    assert calls == [0, 1, 2], calls  # once per step, over the history so far
