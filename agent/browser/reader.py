@@ -198,7 +198,8 @@ async def read_page(
     """The main content of ``page`` (all frames) as Markdown, page ``page_number`` under ``budget_tokens``.
 
     With a ``snapshotter``, every element of the page is indexed first so that links show the indexes the
-    other actions take. ``query`` returns only the passages that contain its words."""
+    other actions take. ``query`` returns only the passages that contain its words; when none does (a
+    synonym: "cost" on a page that says "Price"), the whole main content, with a warning saying so."""
     warnings: list[str] = []
     by_key: dict[tuple[str, int], int] = {}
     if snapshotter is not None:
@@ -211,8 +212,12 @@ async def read_page(
     blocks = _with_headings(blocks)
     matches = None
     if query is not None and query.strip():
-        blocks = _matching(blocks, query)
-        matches = sum(1 for b in blocks if b.kind != "h") or len(blocks)
+        found = _matching(blocks, query)
+        matches = sum(1 for b in found if b.kind != "h") or len(found)
+        if found:
+            blocks = found
+        else:  # "cost" on a page that says "Price": the main content, rather than nothing
+            warnings.append(f"nothing matches {query!r} word for word: the page's main content follows")
     else:
         query = None
     # Token counting is CPU work (and its first call loads the tokenizer): off the event loop, so that a

@@ -28,6 +28,7 @@ from kite_browser.agent.commands._backend_opts import (
     records_dir,
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
+from kite_browser.agent.config_sections import POLICY_NAMES
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.resolve import prepare_config
 
@@ -59,6 +60,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="serve {sites} as this page variant (1: ids renamed, lists reordered; 2: also synonyms, a product "
         "on page 2; 3: also a cookie banner); default: the suite's sites_variant, else 0",
     )
+    p.add_argument(
+        "--policy",
+        action="append",
+        default=[],
+        metavar="-NAME",
+        help="turn the step policy NAME off for this eval, an ablation (repeatable; names: "
+        + ", ".join(POLICY_NAMES)
+        + ")",
+    )
     p.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
     p.add_argument("--md", dest="md_out", metavar="OUT", help="write the Markdown report here")
     p.add_argument("--html", dest="html_out", metavar="OUT", help="write the self-contained HTML report here")
@@ -85,6 +95,19 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+def ablation(flags: list[str]) -> list[str]:
+    """The policy names ``--policy -NAME`` flags turn off; a UsageError for a flag that names none."""
+    names = []
+    for flag in flags:
+        name = flag[1:] if flag.startswith("-") else ""
+        if name not in POLICY_NAMES:
+            raise UsageError(
+                f"--policy: expected -NAME with NAME one of {', '.join(POLICY_NAMES)}; got '{flag}'"
+            )
+        names.append(name)
+    return names
+
+
 async def run(args: argparse.Namespace) -> int:
     if args.suite[0] == "compare":
         return compare(args.suite[1:])
@@ -97,6 +120,7 @@ async def run(args: argparse.Namespace) -> int:
     from kite_browser.evals.tasks import find_suite, load_suite
 
     check_backend(args)
+    off = ablation(args.policy)
     for flag, out in (("--json", args.json_out), ("--md", args.md_out), ("--html", args.html_out)):
         check_out_file(out, flag)
     suite = load_suite(find_suite(args.suite[0]))
@@ -110,6 +134,8 @@ async def run(args: argparse.Namespace) -> int:
     extra: dict[str, Any] = {"browser.block_external_hosts": True}
     if not args.runs_dir:
         extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"eval-{suite.name}-{stamp}")
+    if off:
+        extra["agent.policies.disabled"] = [*load_with_args(args).agent.policies.disabled, *off]
     config = load_with_args(args, extra)
     refuse_unusable_models(config.llm.model, eval_only_ok=True)  # before any browser or site starts
     config = await prepare_config(config, start_local=args.backend != "ray")
