@@ -159,9 +159,12 @@ def report(args: argparse.Namespace, replayer: Replayer) -> RunResult:
             json.dumps(
                 {
                     "success": out.success,
+                    "replayed": True,
+                    "answer": result.answer,
                     "done": out.done,
                     "steps": out.steps,
                     "model_calls": out.model_calls,
+                    "model_calls_saved": result.model_calls_saved,
                     "steps_by": by,
                     "stop_reason": str(result.stop_reason),
                     "wall_s": out.wall_s,
@@ -171,4 +174,6 @@ def report(args: argparse.Namespace, replayer: Replayer) -> RunResult:
             )
         )
     print(line, file=sys.stderr if args.json else sys.stdout)
+    if result.answer and not args.json:
+        print(f"answer: {result.answer}")
     return result

@@ -22,7 +22,7 @@ def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
     script = [
         {"name": "type", "arguments": {"index": 5, "text": "mug"}},
         {"name": "pressKey", "arguments": {"key": "Enter"}},
-        {"name": "done", "arguments": {"success": True, "answer": "searched"}},
+        {"name": "done", "arguments": {"success": True, "answer": "Searched for mug: 4 results"}},
     ]
     wf_path = tmp_path / "search.yaml"
     args = ["run", "search for mug", "--model", "kite/scripted", "--start-url", sites.url("/shop/")]
@@ -34,6 +34,7 @@ def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
     assert saved["variables"] == {"search": {"default": "mug"}}
     assert [s["action"] for s in saved["steps"]] == ["type", "pressKey"]
     assert saved["steps"][0]["target"]["attrs"]["id"] == "search"
+    assert "{search}" in saved["answer"]["text"]  # the answer is about the value typed
 
     replay = run_kite(
         *("replay", str(wf_path), "--var", "search=bag", "--json"),
@@ -41,7 +42,8 @@ def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
     )
     assert replay.returncode == 0, replay.stderr
     out = json.loads(replay.stdout.strip().splitlines()[-1])
-    assert out["success"] and out["done"] == 2 and out["model_calls"] == 0
+    assert out["success"] and out["done"] == 2 and out["model_calls"] == 0 and out["replayed"] is True
+    assert "bag" in out["answer"] and "mug" not in out["answer"], out["answer"]
     steps = [json.loads(x) for x in Path(out["run_dir"], "steps.jsonl").read_text().splitlines()]
     assert steps[1]["actions"][0]["action"]["text"] == "bag"
     assert "q=bag" in steps[2]["actions"][0]["result"]["effects"]["url_after"]
