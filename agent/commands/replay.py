@@ -86,8 +86,11 @@ async def replay(args: argparse.Namespace) -> int:
     from kite_browser.agent.commands.run import make_confirmer
     from kite_browser.agent.record import RunRecorder
     from kite_browser.agent.workflow.heal import Healer
-    from kite_browser.agent.workflow.replay import Replayer
+    from kite_browser.agent.workflow.replay import Replayer, check_secrets
     from kite_browser.safety.secrets import SecretStore
+
+    secrets = SecretStore.from_sources(config.safety, cli=args.secret)
+    check_secrets(wf, secrets.names())  # before a model is prepared or the browser starts
 
     healer = None
     if args.model:
@@ -97,7 +100,6 @@ async def replay(args: argparse.Namespace) -> int:
 
         config = await prepare_config(config)
         healer = Healer(config, on_event=ProgressPrinter(console_for(stderr=args.json)))
-    secrets = SecretStore.from_sources(config.safety, cli=args.secret)
     safety = EnvSafety.from_config(config, make_confirmer(config), secrets)
     recorder = RunRecorder.create(config.run.runs_dir, secrets.redact_obj, "replay")
     replayer = Replayer(wf, values=dict(args.var), start_url=start_url, recorder=recorder, healer=healer)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -58,6 +59,8 @@ from kite_browser.agent.workflow.model import Answer, Expect, Step, Workflow, fi
 from kite_browser.agent.workflow.save import path_of, steps_of_run
 
 HISTORY_ACTIONS = frozenset({"goBack", "goForward"})
+MAX_TRIES = 8
+"""Tries of a step whose target moved or changed as it was acted on (within the step's time)."""
 MAX_CANDIDATES = 80
 """Fingerprints taken per step at most (the elements that pass ``worth_a_look`` first)."""
 
@@ -82,6 +85,19 @@ def values_for(wf: Workflow, given: dict[str, str]) -> dict[str, str]:
             raise WorkflowMissingVariableError(f"variable {name!r} has no default: give --var {name}=VALUE")
         values[name] = value
     return values
+
+
+def check_secrets(wf: Workflow, given: Iterable[str]) -> None:
+    """Every secret the workflow declares has a value among ``given`` (the secret store's names): checked
+    before the browser starts, not at the step that types it."""
+    missing = sorted(n for n, v in wf.variables.items() if v.secret and n not in set(given))
+    if missing:
+        names = ", ".join(missing)
+        how = " ".join(f"--secret {n}=VALUE" for n in missing)
+        raise WorkflowMissingVariableError(
+            f"the workflow needs the secret{'s' if len(missing) > 1 else ''} {names}: give {how} "
+            f"(or KITE_SECRET_{missing[0].upper()}, or safety.secrets in the config)"
+        )
 
 
 def rebase(url: str, recorded_start: str, start: str) -> str:
@@ -253,9 +269,12 @@ class Replayer:
             try:
                 await self._step(i, step)
             except ReplayStepFailedError as exc:
-                if exc.context.get("cause") != "stale_element":
+                if exc.context.get("cause") == "target_changed":
+                    await self._again(i, step, exc)
+                elif exc.context.get("cause") == "stale_element":
+                    await self._step(i, step)  # the page changed between the look and the act: look again
+                else:
                     raise
-                await self._step(i, step)  # the page changed between the look and the act: look again, once
             self.out.by.append("replayed")
             return True
         except ReplayRefusedError:
@@ -267,6 +286,33 @@ class Replayer:
                 return True
             await self._take_over(i, exc)
             return False
+
+    async def _again(self, i: int, step: Step, first: ReplayStepFailedError) -> None:
+        """The target moved or changed as it was acted on (content that shifts: nothing was activated): the
+        page's own work waited for and the step looked up and tried again, until it runs or the step's time
+        (``browser.step_timeout_ms``) is over; then the error says so, for a person."""
+        budget_s = self.env.config.browser.step_timeout_ms / 1000
+        deadline, tries = time.monotonic() + budget_s, 1
+        last: ReplayError = first
+        while time.monotonic() < deadline and tries < MAX_TRIES:
+            await self.env.quiet(fresh=False)
+            tries += 1
+            try:
+                await self._step(i, step)
+                return
+            except (ReplayStepFailedError, ReplayTargetNotFoundError) as exc:
+                if isinstance(exc, ReplayStepFailedError) and exc.context.get("cause") != "target_changed":
+                    raise
+                last = exc
+        if isinstance(last, ReplayTargetNotFoundError):
+            raise last
+        raise ReplayStepFailedError(
+            f"step {i} ({step.intent}): its target kept moving or changing as it was acted on ({tries} tries "
+            f"in {budget_s - max(0.0, deadline - time.monotonic()):.1f} s; nothing was activated): "
+            "replay again once the page holds still, or with --model to let a model do this step",
+            step=i,
+            cause="target_changed",
+        )
 
     async def _open(self) -> None:
         if self.recorder is not None:

@@ -49,6 +49,21 @@ def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
     assert "q=bag" in steps[2]["actions"][0]["result"]["effects"]["url_after"]
 
 
+def test_a_secret_the_workflow_needs_is_asked_for_before_the_browser_starts(tmp_path: Path) -> None:
+    wf_path = tmp_path / "login.yaml"
+    wf_path.write_text(
+        "version: 1\nstart_url: http://127.0.0.1:1/account/login\n"
+        "variables:\n  demo_password: {secret: true}\n"
+        "steps:\n- action: type\n  args: {text: <secret>demo_password</secret>}\n"
+        "  target: {tag: input, name: Password}\n"
+    )
+    env = {"KITE_RUNS_DIR": str(tmp_path / "runs"), "KITE_HOME": str(tmp_path / "home")}
+    replay = run_kite("replay", str(wf_path), env=env)
+    assert replay.returncode == 2 and replay.stderr.count("\n") == 1, replay.stderr
+    assert "needs the secret demo_password: give --secret demo_password=VALUE" in replay.stderr
+    assert not any((tmp_path / "runs").glob("*/run.json"))  # no record: nothing started
+
+
 def test_a_failed_run_saves_no_workflow(tmp_path: Path, sites: SitesServer) -> None:
     script = [{"name": "done", "arguments": {"success": False, "answer": "could not"}}]
     wf_path = tmp_path / "nothing.yaml"
