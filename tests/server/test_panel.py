@@ -387,3 +387,27 @@ async def test_the_run_form_sends_a_profile_with_approvals_vision_and_schema(
     config = server.api("GET", f"/api/runs/{run_id}/record")["run"]["config"]
     assert config["browser"]["profile"] == "shopper"
     assert config["safety"]["approve"] == ["confirm", "executeJS"] and config["llm"]["vision"] is False
+
+
+async def test_a_token_url_pasted_into_an_open_tab_is_read_at_once(
+    pw_browser: Browser, server: LiveServer
+) -> None:
+    """A ``#token=`` URL pasted into a panel tab that is already open (after a restart of ``kite serve``,
+    say) is read on the hash's change, with no reload: the panel connects."""
+    context = await pw_browser.new_context(viewport=DESKTOP)
+    try:
+        page = await context.new_page()
+        watch = ConsoleWatch(page)
+        await page.goto(server.base + "/")
+        await expect(page.locator("#conn")).to_have_text("token needed")
+        watch.expect("/api/modules")
+        loads: list[str] = []
+        page.on("load", lambda _page: loads.append("load"))
+        await page.evaluate("t => { location.hash = 'token=' + t; }", server.token)
+        await expect(page.locator("body[data-ready]")).to_be_attached()
+        await expect(page.locator("#token-form")).to_be_hidden()
+        await expect(page.locator("#conn")).to_contain_text("connected")
+        assert page.url.endswith("#modules") and loads == []  # no reload; the token out of the address bar
+        watch.check()
+    finally:
+        await context.close()

@@ -5,11 +5,14 @@ const Kite = (() => {
   const TOKEN_KEY = "kite-token";
 
   // `kite serve` prints http://host:port/#token=T: keep T for this tab's session, drop it from the address bar.
+  // Read at start-up and again whenever the hash changes (a URL pasted into an open tab: a new token after a
+  // restart of `kite serve`); true when a token was taken.
   function takeTokenFromHash() {
     const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
-    if (!m) return;
+    if (!m) return false;
     sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
     history.replaceState(null, "", location.pathname + location.search + "#modules");
+    return true;
   }
   takeTokenFromHash();
 
@@ -114,6 +117,6 @@ const Kite = (() => {
     return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleTimeString();
   };
 
-  return { api, blobUrl, el, errorText, toast, shorten, fmtTime, token, setToken, listeners };
+  return { api, blobUrl, el, errorText, toast, shorten, fmtTime, token, setToken, takeTokenFromHash, listeners };
 })();
 window.Kite = Kite;
