@@ -116,7 +116,13 @@ const Kite = (() => {
     const d = typeof iso === "number" ? new Date(iso * 1000) : new Date(iso);
     return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleTimeString();
   };
+  // A run's time with its date (a list spans days): "7 Dec 2026, 14:02".
+  const fmtWhen = (iso) => {
+    if (!iso) return "";
+    const d = typeof iso === "number" ? new Date(iso * 1000) : new Date(iso);
+    return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+  };
 
-  return { api, blobUrl, el, errorText, toast, shorten, fmtTime, token, setToken, takeTokenFromHash, listeners };
+  return { api, blobUrl, el, errorText, toast, shorten, fmtTime, fmtWhen, token, setToken, takeTokenFromHash, listeners };
 })();
 window.Kite = Kite;
