@@ -83,7 +83,7 @@ class ProgressPrinter:
         elif isinstance(event, PageObserved):
             c.print(f"[cyan]step {event.step}[/] [dim]{escape(event.url)}[/]")
         elif isinstance(event, ActionFinished):
-            mark = "[green]✓[/]" if event.ok else "[red]✗[/]"
+            mark = "[green]✓[/]" if event.went_well else "[red]✗[/]"
             style = LEVEL_STYLE.get(event.level, "")
             c.print(
                 f"  {mark} {escape(event.action)} [{style}]{event.level}[/] → {escape(event.message)}"
@@ -101,7 +101,7 @@ class ProgressPrinter:
             self.flush()
             self._line = [f"step {event.step}", event.url]
         elif isinstance(event, ActionFinished):
-            mark = "✓" if event.ok else "✗"
+            mark = "✓" if event.went_well else "✗"
             self._line.append(f"{mark} {event.action} ({event.level}) → {event.message}")
         elif isinstance(event, ReplyRejected):
             self._line.append(f"✗ reply not used: {event.message}")

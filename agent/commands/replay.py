@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import TYPE_CHECKING, TextIO
 
@@ -101,8 +102,10 @@ async def replay(args: argparse.Namespace) -> int:
         config = await prepare_config(config)
         healer = Healer(config, on_event=ProgressPrinter(console_for(stderr=args.json)))
     safety = EnvSafety.from_config(config, make_confirmer(config), secrets)
-    recorder = RunRecorder.create(config.run.runs_dir, secrets.redact_obj, "replay")
-    replayer = Replayer(wf, values=dict(args.var), start_url=start_url, recorder=recorder, healer=healer)
+    recorder = RunRecorder.create(config.run.runs_dir, secrets.redact_obj, replay_label(args.file))
+    replayer = Replayer(
+        wf, values=dict(args.var), start_url=start_url, recorder=recorder, healer=healer, source=args.file
+    )
     async with BrowserPool(config.browser, downloads_dir=recorder.downloads) as pool:
         env = await BrowserEnv.open(pool, config, safety, run_dir=recorder.run_dir, default=True)
         try:
@@ -120,6 +123,14 @@ async def replay(args: argparse.Namespace) -> int:
     if not out.success:
         raise UsageError("the replay did not finish")
     return 0
+
+
+def replay_label(path: str) -> str:
+    """The record folder's label: ``replay-`` and the workflow file's name (``...-replay-checkout``)."""
+    from pathlib import Path
+
+    stem = re.sub(r"[^0-9A-Za-z]+", "-", Path(path).stem).strip("-")[:40].lower()
+    return f"replay-{stem}" if stem else "replay"
 
 
 def update_file(path: str, before: Workflow, after: Workflow | None, stream: TextIO) -> None:

@@ -66,7 +66,7 @@ class Step(_Model):
     """One action of the run."""
 
     action: str
-    """A Kite action name (``kite tools`` lists them): click, type, select, pressKey, navigate ..."""
+    """A Kite action name (an unknown one is answered with the list): click, type, select, pressKey, navigate ..."""
     args: dict[str, Any] = Field(default_factory=dict)
     """The action's arguments as the model gives them, without ``index``: the target finds the element."""
     target: Fingerprint | None = None
@@ -160,7 +160,8 @@ def check_steps(wf: Workflow, source: str) -> None:
     for i, step in enumerate(wf.steps, 1):
         if step.action not in ACTION_NAMES:
             raise WorkflowUnknownActionError(
-                f"{source}: step {i}: unknown action {step.action!r} (kite tools lists the actions)",
+                f"{source}: step {i}: unknown action {step.action!r} (the actions: "
+                f"{', '.join(sorted(ACTION_NAMES))})",
                 step=i,
             )
         used, secrets = names_in([step.args, step.expect.value if step.expect else None])

@@ -44,6 +44,9 @@ def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
     out = json.loads(replay.stdout.strip().splitlines()[-1])
     assert out["success"] and out["done"] == 2 and out["model_calls"] == 0 and out["replayed"] is True
     assert "bag" in out["answer"] and "mug" not in out["answer"], out["answer"]
+    assert Path(out["run_dir"]).name.endswith("-replay-search")  # the folder says what was replayed
+    run = json.loads(Path(out["run_dir"], "run.json").read_text())
+    assert run["workflow"] == str(wf_path) and run["task"] == "search for mug"
     steps = [json.loads(x) for x in Path(out["run_dir"], "steps.jsonl").read_text().splitlines()]
     assert steps[1]["actions"][0]["action"]["text"] == "bag"
     assert "q=bag" in steps[2]["actions"][0]["result"]["effects"]["url_after"]
