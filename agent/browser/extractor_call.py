@@ -6,6 +6,7 @@ Kite's world through the DOM)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import weakref
@@ -22,6 +23,8 @@ EXTRACTOR_JS = Path(__file__).with_name("extractor.js").read_text(encoding="utf-
 LISTENERS_JS = Path(__file__).with_name("listeners.js").read_text(encoding="utf-8")
 """A function expression of (FLUSH, MARK): wraps the page's addEventListener to remember elements given
 click-like listeners, and hands them to Kite's world when it asks."""
+TRACK_JS = f"({LISTENERS_JS})({FLUSH!r}, {MARK!r});"
+"""Listener tracking in the page's world (a context init script, or late in a document that predates it)."""
 _HEARD_JS = f"""() => {{
   if (window.__kiteListened) return;
   const seen = new WeakSet();
@@ -98,7 +101,11 @@ async def _call(frame: Frame, req: dict[str, Any], script: ExtractorScript = EXT
     if script.world:
         world = _world(frame, script)
         result = await world.call(frame, script.stub, req)
-        if result == _MISSING:
+        if (
+            result == _MISSING
+        ):  # a document that predates the registration: listener tracking may be missing too
+            with contextlib.suppress(PlaywrightError):
+                await frame.evaluate(TRACK_JS)
             result = await world.call(frame, script.install, req)
     else:
         result = await frame.evaluate(script.stub, req)
@@ -163,7 +170,7 @@ async def install_listener_tracking(context: BrowserContext) -> None:
         return
     _tracked.add(context)
     try:
-        await context.add_init_script(f"({LISTENERS_JS})({FLUSH!r}, {MARK!r});")
+        await context.add_init_script(TRACK_JS)
     except PlaywrightError:
         _tracked.discard(context)
 

@@ -5,13 +5,13 @@
 // the FLUSH event on the window, each element listened to since the last flush and in the document now gets one
 // MARK event (bubbling, composed), which Kite's world hears and remembers. What the page could do to this only
 // changes which of its own elements are listed as clickable; nothing Kite judges is read here.
-// Idempotent; never throws into the page.
+// Installed once per document (by the context's init script, or when the extractor is first installed in a
+// document that predates it); leaves nothing on the window; never throws into the page.
 (FLUSH, MARK) => {
-  const KEY = "__kiteListenTrack";
-  if (window[KEY]) return;
+  const proto = EventTarget.prototype;
+  if (String(proto.addEventListener).includes("kite-listeners")) return;  // installed in this document already
   let pending = [];
   const TYPES = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "drop"]);
-  const proto = EventTarget.prototype;
   const original = proto.addEventListener;
   const dispatch = proto.dispatchEvent;
   const has = Set.prototype.has;
@@ -19,6 +19,7 @@
   const Ref = WeakRef, Ev = Event;
   const wrapped = {
     addEventListener(type, listener, options) {
+      /* kite-listeners */
       try {
         if (listener && this && this.nodeType === 1 && has.call(TYPES, type)) push.call(pending, new Ref(this));
       } catch (e) { /* an exotic receiver: just register */ }
@@ -39,7 +40,6 @@
     }
   };
   try {
-    Object.defineProperty(window, KEY, { value: true, configurable: false, enumerable: false, writable: false });
     original.call(window, FLUSH, flush, true);
     proto.addEventListener = wrapped;
     // An onclick property set by script: Kite's world does not see the page's handler properties.

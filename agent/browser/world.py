@@ -143,11 +143,15 @@ class World:
         if parent is None:
             main = await self._main_session()
             got = (main, main.root)
-        elif (own := await self._owns_session(frame)) is not None:
-            got = (own, own.root)
         else:
             session, parent_id = await self.frame_id(parent)
-            got = (session, await _child_id(session, parent_id, parent, frame))
+            child = await _child_id(session, parent_id, parent, frame)
+            if child is not None:
+                got = (session, child)
+            elif (own := await self._owns_session(frame)) is not None:  # not in the parent's process
+                got = (own, own.root)
+            else:
+                raise WorldError("the frame is not in its parent's frame tree")
         self._ids[frame] = got
         return got
 
@@ -240,9 +244,9 @@ class World:
         return nonce
 
 
-async def _child_id(session: _Session, parent_id: str, parent: Frame, frame: Frame) -> str:
+async def _child_id(session: _Session, parent_id: str, parent: Frame, frame: Frame) -> str | None:
     """The CDP id of ``frame`` among its parent's children in the session's frame tree: the one with its URL
-    and name, in the same order among those (frames in their own process are not in this tree)."""
+    and name, in the same order among those; None when it is not there (a frame in its own process is not)."""
     tree = (await session.cdp.send("Page.getFrameTree"))["frameTree"]
     stack = [tree]
     node = None
@@ -262,9 +266,7 @@ async def _child_id(session: _Session, parent_id: str, parent: Frame, frame: Fra
     ]
     peers = [f for f in parent.child_frames if (f.url, f.name) == key]
     rank = peers.index(frame) if frame in peers else 0
-    if not same:
-        raise WorldError("the frame is not in its parent's frame tree")
-    return same[min(rank, len(same) - 1)]
+    return same[min(rank, len(same) - 1)] if same else None
 
 
 _WORLDS: weakref.WeakKeyDictionary[Page, World] = weakref.WeakKeyDictionary()
