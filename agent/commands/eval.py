@@ -59,6 +59,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="serve {sites} as this page variant (1: ids renamed, lists reordered; 2: also synonyms, a product "
         "on page 2; 3: also a cookie banner); default: the suite's sites_variant, else 0",
     )
+    p.add_argument(
+        "--phrasing",
+        choices=("terse", "chatty", "list", "all"),
+        help="say the suite's multi-step tasks in other words: terse, chatty, a numbered list, or all three "
+        "(each task three times; the report names each task's worst phrasing); default: the task as written",
+    )
     p.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
     p.add_argument("--md", dest="md_out", metavar="OUT", help="write the Markdown report here")
     p.add_argument("--html", dest="html_out", metavar="OUT", help="write the self-contained HTML report here")
@@ -92,7 +98,7 @@ async def run(args: argparse.Namespace) -> int:
         raise UsageError("give one suite: sites, miniwob or a suite file")
     from kite_browser.agent.commands._interrupt import interruptible
     from kite_browser.evals.harness import run_eval
-    from kite_browser.evals.report import headline, write_json, write_markdown
+    from kite_browser.evals.report import headline, phrasing_summary, write_json, write_markdown
     from kite_browser.evals.report_html import write_html
     from kite_browser.evals.tasks import find_suite, load_suite
 
@@ -106,6 +112,8 @@ async def run(args: argparse.Namespace) -> int:
         suite.miniwob.seeds = parse_seeds(args.seeds)
     if args.variant is not None:
         suite.sites_variant = args.variant
+    if args.phrasing and suite.miniwob is not None:
+        raise UsageError("--phrasing applies to task suites, not to MiniWoB")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     extra: dict[str, Any] = {"browser.block_external_hosts": True}
     if not args.runs_dir:
@@ -143,8 +151,11 @@ async def run(args: argparse.Namespace) -> int:
             on_result=progress,
             on_runner=runners.append,
             backend=make_backend(args, config, args.concurrency) if args.backend == "ray" else None,
+            phrasing=args.phrasing,
         )
     print(headline(report))
+    if worst := phrasing_summary(report):
+        print(worst)
     for out, writer in (
         (args.json_out, write_json),
         (args.md_out, write_markdown),
