@@ -87,11 +87,22 @@ def phrasing_rows(r: EvalReport) -> list[dict[str, Any]]:
     rows = []
     for base, kinds in groups.items():
         cells = {
-            k: {"ok": sum(x.success for x in runs), "n": len(runs), "steps": sum(x.steps for x in runs) / len(runs)}
+            k: {
+                "ok": sum(x.success for x in runs),
+                "n": len(runs),
+                "steps": sum(x.steps for x in runs) / len(runs),
+            }
             for k, runs in sorted(kinds.items(), key=lambda kv: PHRASINGS.index(kv[0]))
         }
         worst = min(cells, key=lambda k: (cells[k]["ok"] / cells[k]["n"], -cells[k]["steps"]))
-        rows.append({"task": base, "phrasings": cells, "worst": worst, "worst_ok": cells[worst]["ok"] == cells[worst]["n"]})
+        rows.append(
+            {
+                "task": base,
+                "phrasings": cells,
+                "worst": worst,
+                "worst_ok": cells[worst]["ok"] == cells[worst]["n"],
+            }
+        )
     return rows
 
 

@@ -34,6 +34,7 @@ from kite_browser.agent.llm.resolve import prepare_config
 if TYPE_CHECKING:
     from kite_browser.agent.batch.results import TaskResult
     from kite_browser.agent.batch.runner import BatchRunner
+    from kite_browser.evals.tasks import Suite
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -100,20 +101,11 @@ async def run(args: argparse.Namespace) -> int:
     from kite_browser.evals.harness import run_eval
     from kite_browser.evals.report import headline, phrasing_summary, write_json, write_markdown
     from kite_browser.evals.report_html import write_html
-    from kite_browser.evals.tasks import find_suite, load_suite
 
     check_backend(args)
     for flag, out in (("--json", args.json_out), ("--md", args.md_out), ("--html", args.html_out)):
         check_out_file(out, flag)
-    suite = load_suite(find_suite(args.suite[0]))
-    if args.seeds:
-        if suite.miniwob is None:
-            raise UsageError("--seeds applies to MiniWoB suites only")
-        suite.miniwob.seeds = parse_seeds(args.seeds)
-    if args.variant is not None:
-        suite.sites_variant = args.variant
-    if args.phrasing and suite.miniwob is not None:
-        raise UsageError("--phrasing applies to task suites, not to MiniWoB")
+    suite = _suite(args)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     extra: dict[str, Any] = {"browser.block_external_hosts": True}
     if not args.runs_dir:
@@ -168,6 +160,23 @@ async def run(args: argparse.Namespace) -> int:
         print("kite: interrupted (the report holds the tasks that finished)", file=sys.stderr)
         return 130
     return 0 if report.successes == report.n else 1
+
+
+def _suite(args: argparse.Namespace) -> Suite:
+    """The suite named on the command line, with ``--seeds`` and ``--variant`` applied (``--phrasing`` is
+    applied by the harness: it checks here that the suite takes it)."""
+    from kite_browser.evals.tasks import find_suite, load_suite
+
+    suite = load_suite(find_suite(args.suite[0]))
+    if args.seeds:
+        if suite.miniwob is None:
+            raise UsageError("--seeds applies to MiniWoB suites only")
+        suite.miniwob.seeds = parse_seeds(args.seeds)
+    if args.variant is not None:
+        suite.sites_variant = args.variant
+    if args.phrasing and suite.miniwob is not None:
+        raise UsageError("--phrasing applies to task suites, not to MiniWoB")
+    return suite
 
 
 def compare(paths: list[str]) -> int:

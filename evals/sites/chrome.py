@@ -22,7 +22,7 @@ main{max-width:980px;margin:20px auto;padding:0 24px}
 .notice{background:#e6f4ea;border:1px solid #8c8;padding:8px 12px;border-radius:4px}
 .errors{background:#fdecea;border:1px solid #e99;padding:8px 12px;border-radius:4px;color:#900}
 table{border-collapse:collapse;width:100%} td,th{padding:6px 10px;border-bottom:1px solid #ddd;text-align:left}
-tr.unread td{font-weight:bold} form.stack label{display:block;margin:10px 0 4px}
+tr.unread td{font-weight:bold} table a,.toolbar a{white-space:nowrap} form.stack label{display:block;margin:10px 0 4px}
 form.stack input[type=text],form.stack input[type=email],form.stack textarea{width:420px;padding:6px}
 .toolbar{display:flex;gap:10px;flex-wrap:wrap;align-items:center;margin:12px 0}
 .sidebar{float:left;width:170px} .sidebar ul{list-style:none;padding:0} .content{margin-left:190px}
@@ -62,7 +62,9 @@ def paged(req: Request, rows: list[str], keep: dict[str, str]) -> tuple[list[str
     links.append(f"<span>Page {n} of {last}</span>")
     if n < last:
         links.append(f'<a id="next-page" href="?{urlencode({**keep, "page": n + 1})}">Next page</a>')
-    return rows[(n - 1) * PAGE_SIZE : n * PAGE_SIZE], f'<nav id="pages" aria-label="Pages">{" ".join(links)}</nav>'
+    return rows[
+        (n - 1) * PAGE_SIZE : n * PAGE_SIZE
+    ], f'<nav id="pages" aria-label="Pages">{" ".join(links)}</nav>'
 
 
 @dataclass

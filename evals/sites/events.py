@@ -9,13 +9,25 @@ from datetime import date
 from typing import Any
 
 from kite_browser.evals.sites.chrome import app_page, paged
-from kite_browser.evals.sites.events_data import BY_ID, CATEGORIES, CITIES, EVENTS, PREMIUM, Event
-from kite_browser.evals.sites.events_data import USER_EMAIL, USER_NAME
+from kite_browser.evals.sites.events_data import (
+    BY_ID,
+    CATEGORIES,
+    CITIES,
+    EVENTS,
+    PREMIUM,
+    USER_EMAIL,
+    USER_NAME,
+    Event,
+)
 from kite_browser.evals.sites.web import Request, Response, esc, html_response, redirect
 
 HOME = "/events/"
 FILTERS = ("q", "city", "category", "from", "to", "max_price", "sort")
-SORTS = [("date", "Date: soonest first"), ("price-asc", "Price: low to high"), ("price-desc", "Price: high to low")]
+SORTS = [
+    ("date", "Date: soonest first"),
+    ("price-asc", "Price: low to high"),
+    ("price-desc", "Price: high to low"),
+]
 MAX_TICKETS = 8
 
 
@@ -55,7 +67,11 @@ def _day(raw: str) -> str | None:
 def search(params: dict[str, str]) -> list[Event]:
     """The events the filters keep, in the order asked for (by date unless ``sort`` says price)."""
     words = params.get("q", "").casefold().split()
-    lo, hi, top = _day(params.get("from", "")), _day(params.get("to", "")), _price(params.get("max_price", ""))
+    lo, hi, top = (
+        _day(params.get("from", "")),
+        _day(params.get("to", "")),
+        _price(params.get("max_price", "")),
+    )
     found = [
         e
         for e in EVENTS
@@ -84,7 +100,9 @@ def _card(e: Event) -> str:
 
 
 def _select(fid: str, label: str, options: list[tuple[str, str]], chosen: str, everything: str) -> str:
-    opts = "".join(f'<option value="{k}"{" selected" if k == chosen else ""}>{esc(t)}</option>' for k, t in options)
+    opts = "".join(
+        f'<option value="{k}"{" selected" if k == chosen else ""}>{esc(t)}</option>' for k, t in options
+    )
     return f'<label for="{fid}">{label}</label> <select id="{fid}" name="{fid}"><option value="">{everything}</option>{opts}</select>'
 
 
@@ -127,8 +145,13 @@ def _booking_form(req: Request, e: Event, values: dict[str, str], errors: list[s
     if errors:
         err = f'<div class="errors" id="errors" role="alert"><ul>{"".join(f"<li>{esc(x)}</li>" for x in errors)}</ul></div>'
     chosen = values.get("ticket_type", "standard")
-    types = [("standard", f"Standard ({euros(e.price)})"), ("premium", f"Premium ({euros(e.price * PREMIUM)})")]
-    type_opts = "".join(f'<option value="{k}"{" selected" if k == chosen else ""}>{t}</option>' for k, t in types)
+    types = [
+        ("standard", f"Standard ({euros(e.price)})"),
+        ("premium", f"Premium ({euros(e.price * PREMIUM)})"),
+    ]
+    type_opts = "".join(
+        f'<option value="{k}"{" selected" if k == chosen else ""}>{t}</option>' for k, t in types
+    )
     fields = [
         f'<label for="tickets">Tickets</label><input id="tickets" name="tickets" type="number" min="1" max="{MAX_TICKETS}" value="{esc(values.get("tickets", "1"))}">',
         f'<label for="ticket-type">Ticket type</label><select id="ticket-type" name="ticket_type">{type_opts}</select>',
@@ -141,7 +164,9 @@ def _booking_form(req: Request, e: Event, values: dict[str, str], errors: list[s
 <p><button id="book" class="primary" type="submit">{book}</button></p></form>"""
 
 
-def event_page(req: Request, eid: str, values: dict[str, str] | None = None, errors: list[str] | None = None) -> Response:
+def event_page(
+    req: Request, eid: str, values: dict[str, str] | None = None, errors: list[str] | None = None
+) -> Response:
     e = BY_ID.get(eid)
     if e is None:
         return _render(req, "Not found", "<h1>Event not found</h1>", 404)
@@ -179,9 +204,18 @@ def book(req: Request) -> Response:
         ref = f"EV-{ev['next_ref']}"
         price = e.price * (PREMIUM if kind == "premium" else 1)
         ev["bookings"].append(
-            {"ref": ref, "event_id": e.id, "event": e.title, "date": e.date, "tickets": tickets,
-             "ticket_type": kind, "name": values["name"], "email": values["email"],
-             "total": round(price * tickets, 2), "status": "booked"}
+            {
+                "ref": ref,
+                "event_id": e.id,
+                "event": e.title,
+                "date": e.date,
+                "tickets": tickets,
+                "ticket_type": kind,
+                "name": values["name"],
+                "email": values["email"],
+                "total": round(price * tickets, 2),
+                "status": "booked",
+            }
         )
     return redirect(f"/events/booking/{ref}")
 
@@ -214,16 +248,24 @@ def booking_page(req: Request, ref: str) -> Response:
 def bookings_page(req: Request) -> Response:
     with req.store.edit(req.sid) as state:
         rows = [dict(b) for b in state["booking"]["bookings"]]
-    notice = '<p class="notice" id="notice" role="status">Booking cancelled.</p>' if req.arg("notice") == "cancelled" else ""
+    notice = (
+        '<p class="notice" id="notice" role="status">Booking cancelled.</p>'
+        if req.arg("notice") == "cancelled"
+        else ""
+    )
     lines = "".join(
         f'<tr class="booking" data-ref="{b["ref"]}"><td>{b["ref"]}</td><td><a href="/events/booking/{b["ref"]}">{esc(b["event"])}</a></td>'
-        f'<td>{nice_date(b["date"])}</td><td>{b["tickets"]} × {b["ticket_type"].title()}</td><td>{euros(b["total"])}</td>'
+        f"<td>{nice_date(b['date'])}</td><td>{b['tickets']} × {b['ticket_type'].title()}</td><td>{euros(b['total'])}</td>"
         f'<td class="status">{"Booked" if b["status"] == "booked" else "Cancelled"}</td>'
-        f'<td>{_cancel_link(req, b) if b["status"] == "booked" else ""}</td></tr>'
+        f"<td>{_cancel_link(req, b) if b['status'] == 'booked' else ''}</td></tr>"
         for b in rows
     )
     title = req.variant.word("en", "bookings", "My bookings")
-    table = f'<table id="bookings"><tbody>{lines}</tbody></table>' if rows else '<p id="no-bookings">No bookings yet.</p>'
+    table = (
+        f'<table id="bookings"><tbody>{lines}</tbody></table>'
+        if rows
+        else '<p id="no-bookings">No bookings yet.</p>'
+    )
     return _render(req, title, f"<h1>{title}</h1>{notice}{table}")
 
 

@@ -29,7 +29,7 @@ def _render(req: Request, title: str, body: str, status: int = 200) -> Response:
     v = req.variant
     links = [
         f'<a id="compose-link" href="/mail/compose">{v.word("en", "compose", "Compose")}</a>',
-        f'<a id="inbox-link" href="/mail/?folder=Inbox">Inbox</a>',
+        '<a id="inbox-link" href="/mail/?folder=Inbox">Inbox</a>',
         f'<span id="user-address">{esc(USER_NAME)} &lt;{USER}&gt;</span>',
     ]
     return html_response(app_page("Kite Mail", HOME, links, title, body, v), status)
@@ -45,7 +45,9 @@ def _sidebar(req: Request, mail: dict[str, Any], current: str) -> str:
         unread = sum(1 for m in mail["messages"].values() if m["folder"] == f and not m["read"])
         count = f' <span class="count">({unread} unread)</span>' if unread else ""
         here = ' aria-current="page"' if f == current else ""
-        items.append(f'<li><a class="folder-link" href="/mail/?folder={quote(f)}"{here}>{esc(f)}</a>{count}</li>')
+        items.append(
+            f'<li><a class="folder-link" href="/mail/?folder={quote(f)}"{here}>{esc(f)}</a>{count}</li>'
+        )
     new_folder = """<form id="new-folder-form" method="post" action="/mail/folders">
 <label for="new-folder">New folder name</label> <input id="new-folder" name="name" type="text">
 <button id="create-folder" type="submit">Create folder</button></form>"""
@@ -66,7 +68,9 @@ def _row(m: dict[str, Any], show_folder: bool) -> str:
 
 
 def _matches(m: dict[str, Any], q: str) -> bool:
-    hay = " ".join([m["subject"], m["from_name"], m["from"], m["to"], m["body"], *m["attachments"]]).casefold()
+    hay = " ".join(
+        [m["subject"], m["from_name"], m["from"], m["to"], m["body"], *m["attachments"]]
+    ).casefold()
     return all(word in hay for word in q.casefold().split())
 
 
@@ -179,7 +183,10 @@ def compose_page(req: Request) -> Response:
 
 
 def _compose(req: Request, values: dict[str, str], errors: list[str]) -> Response:
-    reply, forward = req.arg("reply") or values.get("reply_to", ""), req.arg("forward") or values.get("forward_of", "")
+    reply, forward = (
+        req.arg("reply") or values.get("reply_to", ""),
+        req.arg("forward") or values.get("forward_of", ""),
+    )
     with req.store.edit(req.sid) as state:
         messages = state["mail"]["messages"]
         original = dict(messages.get(reply) or messages.get(forward) or {})
@@ -223,7 +230,10 @@ def send(req: Request) -> Response:
         return _compose(req, fields, ["Enter at least one recipient address in To."])
     with req.store.edit(req.sid) as state:
         mail = state["mail"]
-        reply, forward = mail["messages"].get(fields.get("reply_to", "")), mail["messages"].get(fields.get("forward_of", ""))
+        reply, forward = (
+            mail["messages"].get(fields.get("reply_to", "")),
+            mail["messages"].get(fields.get("forward_of", "")),
+        )
         names = [f.name for f in files] + (list(forward["attachments"]) if forward else [])
         mail["next_id"] += 1
         sid = f"s{mail['next_id']}"
@@ -240,9 +250,18 @@ def send(req: Request) -> Response:
         if reply:
             reply["replied"] = True
         mail["messages"][sid] = {
-            "id": sid, "folder": "Sent", "from_name": USER_NAME, "from": USER, "to": record["to"],
-            "subject": record["subject"], "date": "2026-03-10 09:00", "read": True, "starred": False,
-            "attachments": names, "body": record["body"], "replied": False,
+            "id": sid,
+            "folder": "Sent",
+            "from_name": USER_NAME,
+            "from": USER,
+            "to": record["to"],
+            "subject": record["subject"],
+            "date": "2026-03-10 09:00",
+            "read": True,
+            "starred": False,
+            "attachments": names,
+            "body": record["body"],
+            "replied": False,
         }
     return redirect("/mail/?folder=Sent&notice=sent")
 

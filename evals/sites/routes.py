@@ -47,7 +47,7 @@ def _localised() -> list[tuple[str, str, Callable[..., Response]]]:
 
 
 def build_routes() -> list[Route]:
-    table = [
+    table: list[tuple[str, str, Callable[..., Response]]] = [
         *_localised(),
         ("GET", r"/help/returns", policy.returns_page),
         ("GET", r"/mail/?", mail.mailbox),

@@ -53,9 +53,18 @@ def _suite() -> Any:
                     "task": "Add the mug, then open the cart.",
                     "check": {"url": "cart"},
                     "solution": [{"click": {"name": "Add"}}, {"click": {"name": "Cart"}}],
-                    "phrasings": {"terse": "Mug, cart.", "chatty": "Hi! Mug please, then cart.", "list": "1. Mug\n2. Cart"},
+                    "phrasings": {
+                        "terse": "Mug, cart.",
+                        "chatty": "Hi! Mug please, then cart.",
+                        "list": "1. Mug\n2. Cart",
+                    },
                 },
-                {"id": "one", "task": "Open the cart.", "check": {"url": "cart"}, "solution": [{"click": {"name": "Cart"}}]},
+                {
+                    "id": "one",
+                    "task": "Open the cart.",
+                    "check": {"url": "cart"},
+                    "solution": [{"click": {"name": "Cart"}}],
+                },
             ],
         }
     )
@@ -79,7 +88,9 @@ def test_phrased_says_the_tasks_in_other_words() -> None:
 
 def test_phrasings_of_an_unknown_task_or_with_a_phrasing_missing_are_refused() -> None:
     with pytest.raises(UsageError, match="phrasings for unknown task id"):
-        parse_suite({"name": "p", "tasks": [], "phrasings": {"ghost": {"terse": "a", "chatty": "b", "list": "c"}}})
+        parse_suite(
+            {"name": "p", "tasks": [], "phrasings": {"ghost": {"terse": "a", "chatty": "b", "list": "c"}}}
+        )
     with pytest.raises(UsageError, match="list"):
         parse_suite(
             {"name": "p", "tasks": [{"id": "a", "task": "x", "phrasings": {"terse": "a", "chatty": "b"}}]}
@@ -87,7 +98,9 @@ def test_phrasings_of_an_unknown_task_or_with_a_phrasing_missing_are_refused() -
 
 
 def _result(tid: str, ok: bool, steps: int) -> TaskResult:
-    return TaskResult(id=tid, success=ok, claimed_success=ok, score=float(ok), steps=steps, stop_reason="done")
+    return TaskResult(
+        id=tid, success=ok, claimed_success=ok, score=float(ok), steps=steps, stop_reason="done"
+    )
 
 
 def test_the_report_names_the_worst_phrasing_of_each_task() -> None:
@@ -111,14 +124,20 @@ def test_the_report_names_the_worst_phrasing_of_each_task() -> None:
     assert set(rows) == {"a", "b"}
     assert (rows["a"]["worst"], rows["a"]["worst_ok"]) == ("chatty", False)
     assert (rows["b"]["worst"], rows["b"]["worst_ok"]) == ("chatty", True)  # all pass: the most steps
-    assert phrasing_summary(report) == "worst of the phrasings: 1/2 tasks pass (terse 2/2, chatty 1/2, list 2/2)"
+    assert (
+        phrasing_summary(report) == "worst of the phrasings: 1/2 tasks pass (terse 2/2, chatty 1/2, list 2/2)"
+    )
     md = markdown(report)
-    assert "## Phrasings" in md and "| a | 1/1 (3.0 steps) | 0/1 (9.0 steps) | 1/1 (4.0 steps) | chatty |" in md
+    assert (
+        "## Phrasings" in md and "| a | 1/1 (3.0 steps) | 0/1 (9.0 steps) | 1/1 (4.0 steps) | chatty |" in md
+    )
     plain = summarize(EvalReport(suite="p", model="m", started_at="t", tasks=[_result("c", True, 1)]))
     assert phrasing_summary(plain) == "" and "## Phrasings" not in markdown(plain)
 
 
-def test_eval_refuses_phrasing_for_miniwob_and_an_unknown_phrasing(capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_refuses_phrasing_for_miniwob_and_an_unknown_phrasing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["eval", "miniwob", "--model", "kite/oracle", "--phrasing", "terse"]) == 2
     assert "--phrasing applies to task suites" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:

@@ -22,7 +22,11 @@ def check_of(suite: str, task_id: str, sites: SitesServer) -> Check:
     """The check of a bundled suite's task, its placeholders filled in for ``sites``."""
     loaded = load_suite(find_suite(suite))
     (task,) = loaded.select([task_id])
-    values = {"sites": sites.url("/").rstrip("/"), "cross": sites.cross_origin_url, "suite_dir": str(FILES.parent)}
+    values = {
+        "sites": sites.url("/").rstrip("/"),
+        "cross": sites.cross_origin_url,
+        "suite_dir": str(FILES.parent),
+    }
     resolved = task.resolve(values).check
     assert resolved is not None
     return resolved
@@ -194,7 +198,8 @@ async def test_events_filters_by_date_and_price_and_refuses_sold_out(page: Page,
     await expect(page.locator("#sold-out")).to_contain_text("Sold out")
     await expect(page.get_by_role("button", name="Book now")).to_have_count(0)
     resp = await page.request.post(
-        sites.url("/events/book"), form={"event_id": "london-late-jazz", "tickets": "1", "name": "A", "email": "a@b.test"}
+        sites.url("/events/book"),
+        form={"event_id": "london-late-jazz", "tickets": "1", "name": "A", "email": "a@b.test"},
     )
     assert resp.status == 422
     assert len((await state(page, sites))["booking"]["bookings"]) == 1
