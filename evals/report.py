@@ -78,7 +78,7 @@ def markdown(r: EvalReport) -> str:
 
 def phrasing_rows(r: EvalReport) -> list[dict[str, Any]]:
     """Per task said in several phrasings (ids ``ID:terse`` …): each phrasing's successes/runs and mean steps,
-    and the worst phrasing (fewest successes, then most steps)."""
+    and the worst phrasing (fewest successes, then most steps; None when every phrasing did alike)."""
     groups: dict[str, dict[str, list[TaskResult]]] = {}
     for t in r.tasks:
         base, kind = base_id(t.id)
@@ -94,12 +94,14 @@ def phrasing_rows(r: EvalReport) -> list[dict[str, Any]]:
             }
             for k, runs in sorted(kinds.items(), key=lambda kv: PHRASINGS.index(kv[0]))
         }
-        worst = min(cells, key=lambda k: (cells[k]["ok"] / cells[k]["n"], -cells[k]["steps"]))
+
+        ranks = {k: (c["ok"] / c["n"], -c["steps"]) for k, c in cells.items()}
+        worst = min(ranks, key=lambda k: ranks[k])
         rows.append(
             {
                 "task": base,
                 "phrasings": cells,
-                "worst": worst,
+                "worst": worst if len(set(ranks.values())) > 1 else None,
                 "worst_ok": cells[worst]["ok"] == cells[worst]["n"],
             }
         )
@@ -137,7 +139,7 @@ def phrasing_markdown(r: EvalReport) -> str:
             f"{c['ok']}/{c['n']} ({c['steps']:.1f} steps)" if (c := row["phrasings"].get(k)) else "—"
             for k in PHRASINGS
         ]
-        lines.append(f"| {row['task']} | " + " | ".join(cells) + f" | {row['worst']} |")
+        lines.append(f"| {row['task']} | " + " | ".join(cells) + f" | {row['worst'] or 'all alike'} |")
     return "\n".join(lines) + "\n"
 
 

@@ -117,15 +117,19 @@ def test_the_report_names_the_worst_phrasing_of_each_task() -> None:
                 _result("b:chatty", True, 5),
                 _result("b:list", True, 4),
                 _result("c", False, 1),
+                _result("d:terse", True, 2),
+                _result("d:chatty", True, 2),
+                _result("d:list", True, 2),
             ],
         )
     )
     rows = {r["task"]: r for r in phrasing_rows(report)}
-    assert set(rows) == {"a", "b"}
+    assert set(rows) == {"a", "b", "d"}
+    assert (rows["d"]["worst"], rows["d"]["worst_ok"]) == (None, True)
     assert (rows["a"]["worst"], rows["a"]["worst_ok"]) == ("chatty", False)
     assert (rows["b"]["worst"], rows["b"]["worst_ok"]) == ("chatty", True)  # all pass: the most steps
     assert (
-        phrasing_summary(report) == "worst of the phrasings: 1/2 tasks pass (terse 2/2, chatty 1/2, list 2/2)"
+        phrasing_summary(report) == "worst of the phrasings: 2/3 tasks pass (terse 3/3, chatty 2/3, list 3/3)"
     )
     md = markdown(report)
     assert (
