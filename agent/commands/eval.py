@@ -1,7 +1,7 @@
 """``kite eval SUITE``: run an eval suite and write reports; ``kite eval compare A.json B.json``.
 
-SUITE is ``sites`` (the bundled apps), ``miniwob`` (MiniWoB++ over the ``miniwob`` package's HTML) or a suite
-file. ``--model kite/oracle`` runs the oracle (a deterministic model that follows the suites' solution plans).
+SUITE is ``sites`` (the bundled apps), ``mail`` / ``events`` (the WebArena-style webmail and event booking
+apps), ``miniwob`` (MiniWoB++ over the ``miniwob`` package's HTML) or a suite file. ``--model kite/oracle`` runs the oracle (a deterministic model that follows the suites' solution plans).
 A real local model: ``--model openai/NAME --api-base http://127.0.0.1:PORT/v1``.
 """
 
@@ -45,7 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "suite", nargs="+", metavar="SUITE", help="sites | miniwob | FILE, or: compare A.json B.json"
+        "suite",
+        nargs="+",
+        metavar="SUITE",
+        help="sites | mail | events | miniwob | FILE, or: compare A.json B.json",
     )
     p.add_argument("--repeat", type=positive_int, default=1, help="run every task K times")
     p.add_argument("--concurrency", type=positive_int, default=1, help="tasks at once (one context each)")
