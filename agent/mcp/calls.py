@@ -139,7 +139,7 @@ class Calls:
             message=result.message,
             changed=result.page_changed or bool(update.text),
             effects=result.effects,
-            result=result.data.get("result"),
+            data={k: v for k, v in result.data.items() if k not in render.UNSENT_DATA},
             page="snapshot" if update.page_url else "diff" if update.text else "unchanged",
         )
         return Reply(_with_page(text, update.text), out)

@@ -65,7 +65,9 @@ class ActOut(_Out):
     message: str
     changed: bool = Field(description="The page verifiably changed.")
     effects: Effects
-    result: JsonValue = Field(None, description="evaluate: the script's JSON result.")
+    data: dict[str, JsonValue] = Field(
+        default_factory=dict, description="The action's own payload (evaluate: the script's value)."
+    )
     page: Literal["unchanged", "diff", "snapshot"] = Field(
         description="What the text gives after the effects: nothing, changed element lines, the new snapshot."
     )

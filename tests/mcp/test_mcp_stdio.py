@@ -15,7 +15,14 @@ from mcp import Client, StdioServerParameters
 from kite_browser.agent.browser.procs import with_env
 from kite_browser.evals.sites import SitesServer
 from tests.mcp.conftest import MARK, records, ref, server_argv, server_env, text_of, wait_until
-from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, shop_task
+from tests.mcp.scenarios import (
+    Answers,
+    bad_input,
+    check_tools,
+    confirmations,
+    shop_task,
+    structured_results,
+)
 
 
 def _stdio(home: Path, *flags: str) -> StdioServerParameters:
@@ -27,7 +34,8 @@ async def test_stdio_task_stale_ref_confirmations_and_bad_input(mcp_home: Path, 
     """An SDK client in its default mode: it probes server/discover and speaks 2026-07-28."""
     answers = Answers(True, False)
     async with Client(
-        _stdio(mcp_home, "--blocked-domain", "blocked.test"), elicitation_callback=answers
+        _stdio(mcp_home, "--blocked-domain", "blocked.test", "--secret", "code=hunter2"),
+        elicitation_callback=answers,
     ) as c:
         assert c.protocol_version == "2026-07-28"
         await check_tools(c)
@@ -35,6 +43,7 @@ async def test_stdio_task_stale_ref_confirmations_and_bad_input(mcp_home: Path, 
         assert total == "$7.25"
         await confirmations(c, answers)
         await bad_input(c)
+        await structured_results(c, sites)
     carts = [s["cart"] for s in sites.states().values()]
     assert any([i["product_id"] for i in cart] == ["sky-blue-espresso-mug"] for cart in carts)
     decisions = [r for r in records(mcp_home) if r["event"] == "decision"]
@@ -52,7 +61,8 @@ async def test_stdio_handshake_era_client_is_asked_by_server_request(
     mcp_home: Path, sites: SitesServer
 ) -> None:
     answers = Answers(True, False)
-    async with Client(_stdio(mcp_home), mode="legacy", elicitation_callback=answers) as c:
+    secret = _stdio(mcp_home, "--secret", "code=hunter2")
+    async with Client(secret, mode="legacy", elicitation_callback=answers) as c:
         assert c.protocol_version == "2025-11-25"
         page = text_of(await c.call_tool("navigate", {"url": sites.url("/account/login")}))
         await confirmations(c, answers, "/account/login")
@@ -63,6 +73,7 @@ async def test_stdio_handshake_era_client_is_asked_by_server_request(
         assert "Tabs:" not in opened  # the list is given once
         closed = text_of(await c.call_tool("tabs", {"action": "close", "index": 1}))
         assert re.search(r"^0\* 'Register'", closed, re.M) and "Kite forms" not in closed
+        await structured_results(c, sites)
     run = records(mcp_home, last=True)  # this server's record: asked mid-call, no input rounds
     decisions = [(r["tool"], r["allowed"]) for r in run if r["event"] == "decision"]
     assert decisions == [("evaluate", True), ("evaluate", False)]
