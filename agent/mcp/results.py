@@ -154,6 +154,8 @@ def output_schema(model: type[BaseModel]) -> JsonObject:
 
 
 SchemaForm = Literal["compact", "full", "none"]
+STRUCTURED_SINCE = "2025-06-18"
+"""The first protocol version with ``outputSchema`` and ``structuredContent``: older clients get text only."""
 
 
 def schema_of(model: type[BaseModel] | None, form: SchemaForm = "compact") -> JsonObject | None:

@@ -48,7 +48,7 @@ from kite_browser.agent.mcp.confirm import (
 )
 from kite_browser.agent.mcp.hub import SHARED, BrowserHub
 from kite_browser.agent.mcp.record import Record
-from kite_browser.agent.mcp.results import Reply, redacted
+from kite_browser.agent.mcp.results import STRUCTURED_SINCE, Reply, SchemaForm, redacted
 from kite_browser.agent.mcp.tools import TOOLS, mcp_tool
 from kite_browser.agent.modules.base import CallContext
 from kite_browser.agent.modules.registry import ModuleRegistry
@@ -160,8 +160,14 @@ class KiteMCP:
             return own
         return own + [d for d in self.modules.definitions() if d.name not in TOOLS]
 
+    def _schema_form(self, ctx: Any) -> SchemaForm:
+        """How this client is offered structured results: ``mcp.output_schemas``, or none for a client whose
+        protocol version predates them (it would only pay their tokens)."""
+        version = getattr(ctx, "protocol_version", None) or STRUCTURED_SINCE
+        return self.hub.config.mcp.output_schemas if version >= STRUCTURED_SINCE else "none"
+
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        form = self.hub.config.mcp.output_schemas
+        form = self._schema_form(ctx)
         own = {name: spec.tool(form) for name, spec in TOOLS.items()}  # with their outputSchema
         return types.ListToolsResult(tools=[own.get(d.name) or mcp_tool(d) for d in self.definitions()])
 
@@ -197,14 +203,17 @@ class KiteMCP:
         if error is not None:
             return self._failed(name, client, error, page)
         self.record.write("call", client=client, tool=name, arguments=raw, ok=True)
-        data = reply.data.model_dump(mode="json") if reply.data is not None else None
-        if self.hub.config.mcp.output_schemas == "none":
-            data = None  # no tool declared a schema: text only
-        structured = redacted(data, self.hub.secrets.redact) if data is not None else None
         return types.CallToolResult(
-            content=self._redact(reply.content),
-            structured_content=structured if isinstance(structured, dict) else None,
+            content=self._redact(reply.content), structured_content=self._structured(ctx, reply)
         )
+
+    def _structured(self, ctx: Any, reply: Reply) -> dict[str, Any] | None:
+        """The reply's data as ``structuredContent``, redacted as the text is (None: not data, or this client
+        is offered text only)."""
+        if reply.data is None or self._schema_form(ctx) == "none":
+            return None
+        data = redacted(reply.data.model_dump(mode="json"), self.hub.secrets.redact)
+        return data if isinstance(data, dict) else None
 
     async def _outcome(
         self, ctx: Any, name: str, raw: dict[str, Any]

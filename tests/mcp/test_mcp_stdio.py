@@ -134,3 +134,30 @@ def test_closed_browser_is_restarted_and_a_vanished_client_leaves_no_chromium(
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+def test_a_2024_11_05_client_is_served_text_only(mcp_home: Path) -> None:
+    """The oldest handshake version: negotiated as asked, tools listed and called, no ``outputSchema`` or
+    ``structuredContent`` (that version has neither: the client would only pay their tokens)."""
+    proc = subprocess.Popen(
+        server_argv(mcp_home), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=server_env(uuid.uuid4().hex)
+    )
+    try:
+        init = {
+            "protocolVersion": "2024-11-05",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        }
+        _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+        assert _answer(proc)["result"]["protocolVersion"] == "2024-11-05"
+        _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        tools = _answer(proc)["result"]["tools"]
+        assert "snapshot" in [t["name"] for t in tools] and not [t for t in tools if "outputSchema" in t]
+        _rpc(proc, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "tabs"}})
+        listed = _answer(proc)["result"]
+        assert "about:blank" in listed["content"][0]["text"] and "structuredContent" not in listed
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(60)
