@@ -33,8 +33,8 @@ class McpConfig(Section):
     empty = Kite's browser tools only."""
     output_schemas: Literal["compact", "full", "none"] = "compact"
     """The ``outputSchema`` the tools whose results are data list (``agent/mcp/results.py``): compact = their
-    top-level fields and types; full = the whole schemas (nested objects, descriptions: some 880 tokens per
-    page-action tool); none = no schema and no ``structuredContent`` (text only)."""
+    top-level fields and types; full = the whole schemas (nested objects, descriptions: many times the
+    tokens, in every page-action tool's definition); none = no schema and no ``structuredContent`` (text only)."""
     runs_dir: str | None = None
     """Where ``kite mcp`` writes its record (``mcp-<time>/record.jsonl``); None = <data dir>/mcp
     (``--runs-dir`` overrides)."""

@@ -146,10 +146,11 @@ def _compact(model: type[BaseModel]) -> JsonObject:
 
 def output_schema(model: type[BaseModel]) -> JsonObject:
     """The tool's ``outputSchema``, compact (a fresh copy): the result's top-level fields with their types
-    and enums (which of them are required is left to the full schema), the nested objects (an action's ``effects``, a snapshot's ``elements``) as bare objects and
-    arrays, no descriptions. Every tool's definition costs each client tokens every turn, and the whole
-    schema of a page action's result (``full_schema(ActOut)``) costs some 880 tokens per action tool; the
-    data itself is the same either way and validates against both."""
+    and enums (which are required is left to the full schema), the nested objects (an action's ``effects``,
+    a snapshot's ``elements``) as bare objects and arrays, no descriptions. Every tool's definition costs
+    each client tokens every turn, and the whole schema of a page action's result (``full_schema(ActOut)``,
+    in each action tool) costs many times more; the data is the same either way and
+    validates against both."""
     return copy.deepcopy(_compact(model))
 
 
