@@ -74,9 +74,20 @@ def check_chromium(args: argparse.Namespace) -> None:
         check_explicit(*chromium_setting(getattr(args, "config", None)))
 
 
+def _joined(argv: Sequence[str]) -> list[str]:
+    """``--policy -NAME`` as ``--policy=-NAME``: argparse reads a value that starts with "-" as an option."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] == "--policy" and arg.startswith("-") and not arg.startswith("--"):
+            out[-1] = f"--policy={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_joined(sys.argv[1:] if argv is None else argv))
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -158,6 +158,43 @@ class LLMConfig(_Section):
         return self
 
 
+POLICY_NAMES = (
+    "repeats",
+    "unfilled",
+    "loop_guard",
+    "no_ops",
+    "recap",
+    "answer_next",
+    "out_of_view",
+    "named_place",
+)
+"""The step policies (agent/policies/), by the name that switches each."""
+
+
+class PoliciesConfig(_Section):
+    constrained: list[str] = Field(default_factory=lambda: list(POLICY_NAMES))
+    """Step policies on for a model whose replies are decoded under the reply schema (the bundled model)."""
+    function_calling: list[str] = Field(default_factory=lambda: list(POLICY_NAMES))
+    """Step policies on for a model that answers with function calls."""
+    text: list[str] = Field(default_factory=lambda: list(POLICY_NAMES))
+    """Step policies on for a model that answers in text (JSON in Markdown), unconstrained."""
+    disabled: list[str] = Field(default_factory=list)
+    """Step policies off for every model (``kite eval --policy -NAME`` adds one: an ablation)."""
+
+    @field_validator("constrained", "function_calling", "text", "disabled")
+    @classmethod
+    def _known(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if name not in POLICY_NAMES:
+                raise ValueError(f"unknown step policy {name!r} (known: {', '.join(POLICY_NAMES)})")
+        return value
+
+    def enabled(self, *, constrained: bool, function_calling: bool) -> list[str]:
+        """The names on for a model of this kind, in ``POLICY_NAMES`` order."""
+        kind = self.constrained if constrained else self.function_calling if function_calling else self.text
+        return [name for name in POLICY_NAMES if name in kind and name not in self.disabled]
+
+
 class AgentConfig(_Section):
     max_steps: int = Field(30, ge=1)
     """Stop after this many steps."""
@@ -184,6 +221,8 @@ class AgentConfig(_Section):
     output_retries: int = Field(2, ge=0)
     """With an output schema: how many times a ``done`` with invalid ``data`` is sent back to be fixed before
     the run ends (stop reason invalid_output)."""
+    policies: PoliciesConfig = Field(default_factory=PoliciesConfig)
+    """The step policies (agent/policies/) on for each kind of model, and those off for every model."""
 
 
 def check_domain(text: str) -> str:

@@ -72,6 +72,12 @@ class ActionFinished(_Event):
     message: str = ""
     level: ConfirmLevel = ConfirmLevel.AUTO
 
+    @property
+    def went_well(self) -> bool:
+        """The action ran and is not the model saying it failed (``done`` with success false ran, but is no
+        success to mark with a tick)."""
+        return self.ok and not self.action.startswith("done success=False")
+
 
 class ReplyRejected(_Event):
     """The model's reply could not be used (it is told why and asked again)."""

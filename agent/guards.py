@@ -1,14 +1,8 @@
-"""Guards of a run: too many failed steps in a row, a loop on an unchanged page, spent budgets."""
+"""Guards of a run's budgets: too many failed steps in a row, spent tokens or cost. (The loop guard, which
+judges the steps themselves, is a step policy: ``agent/policies/loop_guard.py``.)"""
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
-from typing import Any
-
-from kite_browser.agent.browser.actions import OBSERVE_ONLY, Action
-from kite_browser.agent.browser.exec.base import NO_EFFECT
-from kite_browser.agent.browser.observation import ActionResult, Element, Observation
 from kite_browser.agent.config import AgentConfig
 from kite_browser.agent.result import StopReason
 from kite_browser.agent.stop import Stop
@@ -16,61 +10,16 @@ from kite_browser.agent.totals import Totals
 
 
 class Guards:
-    """Stops a run that keeps failing, repeats itself on an unchanged page, or overspends its budgets."""
+    """Stops a run that keeps failing or overspends its budgets."""
 
     def __init__(self, limits: AgentConfig) -> None:
         self.limits = limits
-        self.failures, self.repeats, self._last_key, self._key_before = 0, 0, "", ""
-        self.withheld: frozenset[str] = frozenset()
-        """Observation-only actions (read, getElements ...) the last steps repeated to no end: a constrained
-        reply leaves them out for the next step. Recorded: the demo run on the cart page read the same two
-        passages four steps running, through three warnings, then ended with no answer."""
-        self.futile: frozenset[tuple[str, int | None]] = frozenset()
-        """(action, element index or None) pairs of a step that repeats an earlier one without getting any
-        further (typing what a field held, clicking a chosen radio or tab, scrolling at the end, opening and
-        closing the same section): a constrained reply does not offer that action on that element (or, with
-        no element, at all) for the next step. Recorded: MiniWoB form-sequence-2 clicked its chosen radio and
-        retyped the field's value ten steps running and never pressed Submit; click-tab-2-hard clicked the open
-        tab and scrolled a page that could not move; click-collapsible-2 opened and closed its first section
-        nine times."""
+        self.failures = 0
 
     def step_failed(self, failed: bool) -> None:
         self.failures = self.failures + 1 if failed else 0
         if self.failures >= self.limits.max_failures:
             raise Stop(StopReason.MAX_FAILURES, f"{self.failures} consecutive steps failed")
-
-    def check_loop(self, ran: Sequence[tuple[Action, ActionResult | None]], obs: Observation) -> str | None:
-        """Stop on the configured repeat count; a warning for the model before that, else None.
-        ``ran``: the step's actions that ran, with their results (those a reply gave after a page change or a
-        failure never ran, so they do not make a step look new). When every one said it changed nothing (or
-        failed), the page's text is left out of the key; otherwise it counts, so clicking "Generate" until the
-        right number shows, or nudging a slider whose value is plain text, is progress (a countdown ticking
-        beside a no-op is not)."""
-        no_effect = all(said_no_effect(result) for _, result in ran)
-        key = loop_key(_effective(ran), obs, with_text=not no_effect)
-        # A repeat of the step before, or of the one before that: clicking a checkbox on and off again (each
-        # click changes its state, so no two steps in a row are alike) is a loop too.
-        self.repeats = self.repeats + 1 if key in (self._last_key, self._key_before) else 1
-        self._last_key, self._key_before = key, self._last_key
-        names = {action.action for action in _effective(ran)} - {"done"}
-        warned = self.repeats >= self.limits.loop_warn
-        self.withheld = frozenset(names) if warned and names and names <= OBSERVE_ONLY else frozenset()
-        self.futile = frozenset(
-            (action.action, action.target_index)
-            for action, result in ran
-            if warned and result is not None and action.action != "done"
-        )
-        if self.repeats >= self.limits.loop_stop:
-            raise Stop(
-                StopReason.LOOP_DETECTED,
-                f"the same action was repeated {self.repeats} times without getting any further",
-            )
-        if self.repeats >= self.limits.loop_warn:
-            return (
-                f"You have repeated the same action {self.repeats} times without getting any further. Do not "
-                "repeat it: do the next part of the task (another element), or call done."
-            )
-        return None
 
     def check_budgets(self, t: Totals) -> None:
         a = self.limits
@@ -80,68 +29,3 @@ class Guards:
             )
         if a.max_cost_usd is not None and t.cost_usd is not None and t.cost_usd > a.max_cost_usd:
             raise Stop(StopReason.MAX_COST, f"cost ${t.cost_usd:.4f} (limit ${a.max_cost_usd})")
-
-
-def answer_now(repeats: int = 0) -> str:
-    """The warning when a read repeats (``repeats`` times), or a step only read, waited or changed nothing,
-    and every part of the task but its answer is done. The plain loop warning ("do the next part of the task
-    (another element), or call done") drew, from the 1.5B model offered ``done`` alone, "success: false — the
-    page has not changed, I need to find another element"."""
-    said = (
-        f"You have read the same {repeats} times: what it says is in the results above."
-        if repeats > 1
-        else "Your last actions changed nothing: what the task asks for is on this page and in the results above."
-    )
-    return (
-        f"{said} Every part of the task but the answer is done: call done now with the answer, taken from what "
-        "you read (exact names, prices, numbers)."
-    )
-
-
-def _effective(ran: Sequence[tuple[Action, ActionResult | None]]) -> list[Action]:
-    """The actions that count in a step's loop key: a change that was not needed (a select of the option
-    already selected, typing what a field already holds: ``no_effect`` in its data) is left out, so "select Blue, sort Featured, click
-    Search" and "sort Featured, click Search" on the same page are the same step. Every other action counts,
-    by what was asked: a click that changed nothing visible is still a different attempt from another one."""
-    return [
-        action for action, result in ran if result is None or not result.ok or not result.data.get(NO_EFFECT)
-    ]
-
-
-def said_no_effect(result: ActionResult | None) -> bool:
-    """The action failed, changed nothing the executor could see, or did nothing because nothing was needed
-    (``no_effect`` in its data). Not read from its message: that quotes the page's own labels."""
-    if result is None or not result.ok or result.effects.changed is False:
-        return True
-    return bool(result.data.get(NO_EFFECT))
-
-
-def loop_key(actions: list[Action], obs: Observation, *, with_text: bool = False) -> str:
-    """What makes a step "the same again": the actions, the URL, the scroll and the state of the page's
-    elements (name, value, checked, selected, expanded, disabled) — not the page's text: a countdown or a
-    clock ticking on the page must not hide a loop. (So a click whose only effect is a number changing in
-    plain text counts as a repeat too; one that changes an element, like "Cart (2)", does not.)
-    Elements are named by what they are, not by their index: a page loaded again gets new indexes (Kite never
-    reuses one), and a model that selects "Colour" and clicks "Search" on every reload is repeating itself."""
-    states = hashlib.sha1(
-        "|".join(
-            f"{e.tag}:{e.role}:{e.name}:{e.value}:{e.checked}:{e.selected}:{e.expanded}:{e.disabled}"
-            for e in obs.elements
-        ).encode()
-    ).hexdigest()
-    s = obs.summary
-    focused = obs.element(s.focused) if isinstance(s.focused, int) else None
-    text = hashlib.sha1(s.visible_text.encode()).hexdigest() if with_text else ""
-    key = [obs.url, [_action_key(a, obs) for a in actions], states, s.scroll, _what(focused, s.focused), text]
-    return repr(key)
-
-
-def _action_key(action: Action, obs: Observation) -> dict[str, Any]:
-    data = action.to_json()
-    if isinstance(data.get("index"), int):
-        data["index"] = _what(obs.element(data["index"]), data["index"])
-    return data
-
-
-def _what(el: Element | None, fallback: object) -> object:
-    return f"{el.role}:{el.tag}:{el.name}" if el is not None else fallback

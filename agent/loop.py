@@ -1,48 +1,38 @@
 """The planner loop: observe → prompt → model → parse → act (the env's gate, then its executor) → record,
-until a stop. The loop owns the order; the browser side (context, snapshotter, executor, gate) is the
-``BrowserEnv`` it is given or opens (agent/browser/env.py).
-
-Stops are exceptions that carry their reason; the record is saved in ``finally``.
-"""
+until a stop. The loop owns the order; the browser side is the ``BrowserEnv`` it is given or opens (agent/browser/
+env.py). Stops are exceptions that carry their reason; the record is saved in ``finally``."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import traceback
-from collections.abc import AsyncIterator, Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from kite_browser.agent import telemetry
-from kite_browser.agent.browser.actions import ACTION_NAMES, OBSERVE_ONLY, Action, Done, Navigate
+from kite_browser.agent.browser.actions import ACTION_NAMES, Action, Done
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.exec.base import TOGGLED
-from kite_browser.agent.browser.exec.human import NEEDS_HUMAN, nobody_took_over
-from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation
-from kite_browser.agent.browser.pool import BrowserPool
+from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.timing import StepTimer
-from kite_browser.agent.browser.tokens import estimate_tokens
 from kite_browser.agent.cancel import raise_if_cancelled
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError, UsageError
 from kite_browser.agent.events import (
     ActionDecided,
-    ActionFinished,
     EventSink,
     ModelReplied,
     ModelWaiting,
-    PageObserved,
     ReplyRejected,
     RunFinished,
-    RunStarted,
     TokenUsage,
     emit,
 )
 from kite_browser.agent.fence import defuse
-from kite_browser.agent.guards import Guards, answer_now, said_no_effect
+from kite_browser.agent.guards import Guards
 from kite_browser.agent.levels import ConfirmLevel
 from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.client import LLMReply
@@ -53,42 +43,31 @@ from kite_browser.agent.llm.progress import progress_to
 from kite_browser.agent.llm.reply_schema import reply_schema
 from kite_browser.agent.llm.resolve import resolve_model
 from kite_browser.agent.llm.traced import complete_traced
-from kite_browser.agent.memory import Memory, add_note, describe_action, describe_result
-from kite_browser.agent.model_setup import IMAGE_TOKENS, ModelSetup
+from kite_browser.agent.memory import Memory, add_note, describe_action
+from kite_browser.agent.model_setup import ModelSetup
 from kite_browser.agent.modules.planner import module_toolset
-from kite_browser.agent.outcome import build_result, current_url, run_attributes
+from kite_browser.agent.outcome import build_result, end_span, open_run_span
 from kite_browser.agent.output import OutputSpec, OutputType
-from kite_browser.agent.prompt import PromptBuilder, kite_notices, page_text
-from kite_browser.agent.recap import answer_next, named_place, out_of_view, recap, sought
+from kite_browser.agent.policies import Proposed, Ran, StepPlan, build
+from kite_browser.agent.policies.recap import sought
+from kite_browser.agent.prompt import PromptBuilder, kite_notices
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
-from kite_browser.agent.repeats import REPEATED, Repeats
 from kite_browser.agent.result import StopReason
+from kite_browser.agent.run_env import RunEnvironment, page_observed
+from kite_browser.agent.step_prompt import fit_messages
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
-from kite_browser.agent.stop import Stop, StopWhen
+from kite_browser.agent.stop import Stop, StopWhen, stop_if_nobody_took_over
 from kite_browser.agent.tool_calls import ToolCalls
 from kite_browser.agent.totals import Totals, ms_since
-from kite_browser.agent.unfilled import UNFILLED, Unfilled
 from kite_browser.safety.confirm import Confirmer, GateResult
 from kite_browser.safety.output import redact_model, redacting_logs, redacting_sink
 from kite_browser.safety.secrets import SecretStore
 
 MAX_ACTIONS_PER_REPLY = 10
-ANSWERING = OBSERVE_ONLY | {"done", "click", "scroll", "navigate", "goBack", "switchTab"}
-"""What a constrained reply is offered once every part of the task but its answer is done (a click: on links)."""
-HELD_BACK = frozenset({REPEATED, UNFILLED})
-"""Errors of an action a rule of the run did not run (``agent/repeats.py``, ``agent/unfilled.py``): no failure."""
-STAYING = OBSERVE_ONLY | {"done", "scroll"}
-ANSWER_HERE_STEPS = 2
-"""For this many steps once only the answer is left, a constrained reply is offered ``STAYING``: reading,
-scrolling and ``done``, not leaving the page (recorded, sites subset at 180d35a: "search the shop for "mug" and
-show the results" searched in one step, then on the results page clicked "Classic Blue Mug", "Kite Shop",
-"Classic Blue Mug" ... for thirteen steps). Links come back after it, for an answer that is on another page."""
-REFUSED_AS_STALE = frozenset({"stale_element"})
-"""Errors of an action whose target is not on the page (an index from an older page, or made up)."""
 
 
-class Agent:
+class Agent(RunEnvironment):
     """Runs tasks in a browser. ``model`` answers each step (default: the one ``config.llm`` names); ``env``
     is where it acts (default: a new browser for each run, closed at its end)."""
 
@@ -135,11 +114,10 @@ class Agent:
         self.totals, self.steps_done, self.guards = Totals(), 0, Guards(self.config.agent)
         self.warnings: list[str] = []
         self.refusals = Refusals()
-        self.repeats = Repeats()
-        self.unfilled = Unfilled()
-        self._stalled_answer = False
-        self._answering: tuple[Observation | None, int] = (None, 0)
-        """The last observation a reply schema was made for while only the answer was left, and how many."""
+        m = self.model
+        self.policies = build(
+            self.config.agent, constrained=m.constrained, function_calling=m.function_calling
+        )
         self.output.rejected = 0
         self.final_url: str | None = None
         self.result: RunResult | None = None
@@ -170,10 +148,7 @@ class Agent:
         )
         logs = redacting_logs(self.safety.secrets)  # log records of the run are redacted too
         logs.__enter__()
-        traced = telemetry.span(
-            "kite.run", self._run_opening(task), traceparent=self.config.telemetry.traceparent
-        )
-        span = traced.__enter__()  # left in ``finally``: the steps' spans are its children
+        traced, span = open_run_span(task, self.model.model, self.label, self.safety, self.config.telemetry)
         try:
             async with self._environment(rec.run_dir) as env:
                 ctx = env.ctx
@@ -209,81 +184,11 @@ class Agent:
             # may read like a word of it, and a redacted path names no folder)
             result.output = self.output.instance(result.data)
             logs.__exit__(None, None, None)
-            _end_span(traced, span, result)
+            end_span(traced, span, result)
             self.result = result
             rec.finish(result)
             await emit(self.on_event, RunFinished(step=self.steps_done, result=result))
         return result
-
-    def _run_opening(self, task: str) -> telemetry.Attributes:
-        """The run span's opening attributes (the task as the record keeps it: redacted)."""
-        return {
-            "kite.task": self.safety.secrets.redact(task.strip()),
-            "gen_ai.request.model": self.model.model,
-            "kite.label": self.label,
-        }
-
-    def _remember(self, past: Sequence[PastAction]) -> None:
-        """``past`` as the run's history (the model's view) and its memory (the prompt's lines), step 0."""
-        if not past:
-            return
-        self.history = list(past)
-        self.memory.begin(0, "")
-        for p in past:
-            self.memory.add(p.line or str(p.action), None, None)
-
-    @contextlib.asynccontextmanager
-    async def _environment(self, run_dir: Path) -> AsyncIterator[BrowserEnv]:
-        """The run's env: the one given (left open), one over the given context (left open), or one on a new
-        browser of its own, closed at the end of the run."""
-        if self._given_env is not None:
-            yield self._given_env
-        elif self._given_context is not None:
-            yield BrowserEnv(self.config, self._given_context, self.safety)
-        else:
-            async with BrowserPool(self.config.browser, downloads_dir=run_dir / "downloads") as pool:
-                env = await BrowserEnv.open(pool, self.config, self.safety, run_dir=run_dir, default=True)
-                try:
-                    yield env
-                finally:
-                    await env.close()
-
-    async def _prepare(self, env: BrowserEnv, task: str, start_url: str | None) -> None:
-        """The env ready for this run (its folder, the safety rules), the trace, the run record's header."""
-        self.env, self.ctx, rec = env, env.ctx, self.recorder
-        await env.start(rec.run_dir)
-        self.blocks = env.blocks  # from what is blocked so far
-        ctx = env.ctx
-        if self.config.run.trace:
-            await ctx.context.tracing.start(screenshots=True, snapshots=True)
-        self.warnings += await self.tools.start(self.model)
-        rec.start(
-            task=task,
-            start_url=start_url,
-            model=self.model.model,
-            mode=self.model.mode,
-            function_calling=self.model.function_calling,
-            config=self.config.for_record(),
-        )
-        await emit(self.on_event, RunStarted(task=task, model=self.model.model, run_dir=str(rec.run_dir)))
-
-    async def _wind_down(self, ctx: ContextSession) -> None:
-        await self.env.stop()  # pending notifications delivered; a context the run was handed let go
-        self.final_url = current_url(ctx)
-        if self.config.run.screenshots:  # the page after the last step (each step's own shows it before)
-            with contextlib.suppress(Exception):
-                await ctx.page.screenshot(path=str(self.recorder.screenshots / "final.png"), timeout=3000)
-        await self.tools.close()
-        if self.config.run.trace:
-            await ctx.context.tracing.stop(path=str(self.recorder.run_dir / "trace.zip"))
-
-    async def _open(self, url: str) -> None:
-        result = await self.env.executor.execute(Navigate(url=url))  # the user's own start URL
-        self.recorder.step(
-            StepRecord(step=0, actions=[ActionOutcome(action=Navigate(url=url).to_json(), result=result)])
-        )
-        if not result.ok:
-            raise Stop.unreachable(url, result.error)
 
     async def _step(self, step: int) -> None:
         self.steps_done, self.timer = step, StepTimer()
@@ -296,16 +201,17 @@ class Agent:
         if recovered:
             self.warnings.append(recovered)
         self.warnings += (blocked := self.blocks.between())  # stopped while no action ran: the page's doing
-        await emit(self.on_event, _page_observed(step, obs))
+        await emit(self.on_event, page_observed(step, obs))
         with self.timer.phase("prompt"):
+            urls = {m.step: m.url for m in self.memory.steps if m.lines}
+            self._plan = self.policies.before(self.prompt.task, step, obs, self.history, urls)
             messages, prompt_tokens = self._messages(obs, step)
         self.memory.begin(step, obs.url)
-        page_digest = PageDigest.of(obs)
         record = StepRecord(
             step=step,
             url=obs.url,
             prompt_tokens_est=prompt_tokens,
-            observation=page_digest,
+            observation=PageDigest.of(obs),
             overhead_ms={"observe+prompt": ms_since(t0)},
             recovered=recovered,
             blocked=blocked,
@@ -356,52 +262,25 @@ class Agent:
                 f"your reply had {len(actions) + parsed.dropped} actions; only the first "
                 f"{len(actions)} were considered"
             )
+        ran: list[tuple[Action, ActionResult]] = []
+        left = len(actions) - 1
         for i, (action, note) in enumerate(zip(actions, parsed.notes or [""] * len(actions), strict=True)):
             self.warnings += (late := self.blocks.between())  # while the model thought
             record.blocked += late
-            result, decision = await self._act(action, obs, step, note)
-            record.actions.append(ActionOutcome(action=action.to_json(), decision=decision, result=result))
+            result = await self._act(action, obs, record, note, ran, last=i == left)
+            ran.append((action, result))
             record.overhead_ms["act"] = ms_since(t1)
-            if nobody_took_over(result):
-                raise Stop(StopReason.NEEDS_HUMAN, result.error.message if result.error else NEEDS_HUMAN)
+            stop_if_nobody_took_over(result)
             if isinstance(action, Done):  # ends the run, unless its data goes back to the model to fix
                 self.output.settle(action, result)
-            elif result.error is None or result.error.error not in HELD_BACK:  # held back: no failure
+            elif result.error is None or result.error.error not in self.policies.held_as:  # held: no failure
                 any_error = any_error or not result.ok
-            if not result.ok and i < len(actions) - 1:
+            if i < left and (cut := _cut_short(result)):
                 self.memory.add(
-                    f"that action failed, so the remaining {len(actions) - 1 - i} action(s) of your reply "
-                    "were not run"
+                    f"{cut}, so the remaining {left - i} action(s){_OF_REPLY[result.ok]} were not run"
                 )
                 break
-            if (result.page_changed or TOGGLED in result.data) and i < len(actions) - 1:
-                what = (
-                    f"the click {result.data[TOGGLED]} a section"
-                    if TOGGLED in result.data
-                    else "the page changed"
-                )
-                self.memory.add(f"{what}, so the remaining {len(actions) - 1 - i} action(s) were not run")
-                break
-        self._check_loop(
-            [(action, o.result) for action, o in zip(actions, record.actions, strict=False)], obs
-        )
         self.guards.step_failed(any_error)
-
-    def _check_loop(self, ran: list[tuple[Action, ActionResult | None]], obs: Observation) -> None:
-        """The loop guard on the actions that ran; its warning for the next prompt."""
-        answering = answer_next(self.prompt.task, self.history)
-        # only the answer left, and this step only read, waited or did what changed nothing (a scroll at the
-        # end): the next constrained reply is the answer (recorded at e64da2a: "search the shop for mug and show the results",
-        # on the results, scrolled a page that could not move and waited, fifteen actions in two steps, then
-        # left the results by a link)
-        self._stalled_answer = (
-            answering and bool(ran) and all(a.action in OBSERVE_ONLY or said_no_effect(r) for a, r in ran)
-        )
-        warning = self.guards.check_loop(ran, obs)
-        if ((warning and self.guards.withheld) or self._stalled_answer) and answering:
-            warning = answer_now(self.guards.repeats)  # the next schema offers done alone
-        if warning:
-            self.warnings.append(warning)
 
     async def _complete(self, record: StepRecord, messages: list[ChatMessage], obs: Observation) -> LLMReply:
         step, tools, shot = record.step, self.model.tools, obs.screenshot_path
@@ -414,11 +293,10 @@ class Agent:
             tools=self.model.tools,
             history=list(self.history),
             output_schema=self.output.schema,
-            repeating=self.guards.repeats >= self.config.agent.loop_warn,
-            reply_schema=self._reply_schema(obs),
+            repeating=self._plan.notes.repeating,
+            reply_schema=self._reply_schema(obs, self._plan),
         )
-
-        redact = self.safety.secrets.redact
+        ask = partial(complete_traced, self.llm, view=view, redact=self.safety.secrets.redact)
 
         async def told(message: str) -> None:  # a slow call's progress: the queue ahead, the time expected
             await emit(self.on_event, ModelWaiting(step=step, message=message))
@@ -428,58 +306,46 @@ class Agent:
                 with self.timer.phase("record"):
                     record.request = self.recorder.request(messages, tools, shot)
                 with self.timer.phase("model"):
-                    return await complete_traced(self.llm, messages, tools, view=view, redact=redact)
+                    return await ask(messages, tools)
             except ContextWindowError:
                 with self.timer.phase("prompt"):
                     messages, _ = self._messages(obs, step, min_compaction=3)
                 with self.timer.phase("record"):
                     record.request = self.recorder.request(messages, tools, shot)
                 with self.timer.phase("model"):
-                    return await complete_traced(self.llm, messages, tools, view=view, redact=redact)
+                    return await ask(messages, tools)
 
-    def _reply_schema(self, obs: Observation) -> dict[str, Any] | None:
-        """This step's reply schema when replies are constrained (the enabled actions on this page)."""
+    def _reply_schema(self, obs: Observation, plan: StepPlan) -> dict[str, Any] | None:
+        """This step's reply schema when replies are constrained: every action but what the policies withhold
+        on this page (each withheld for a fact of the page or the run)."""
         if not self.model.constrained:
             return None
-        withheld = self.guards.withheld
-        futile = self.guards.futile
-        everywhere = {name for name, index in futile if index is None}
-        held = self.repeats.withheld(obs)
-        if held.refresh:
-            everywhere.add("refresh")
-        enabled = [name for name in ACTION_NAMES if name not in withheld and name not in everywhere]
-        links_only: list[tuple[str, int]] = []
-        if answer_next(self.prompt.task, self.history):
-            # every part done but the answer: what is offered reads, looks, follows links and answers; nothing
-            # that changes the site (recorded: "search the shop for mug and show the results" opened a product
-            # from the results and put it in the cart; the demo, on the cart page, clicked "Update" and
-            # "Proceed to checkout")
-            if self._answering[0] is not obs:
-                self._answering = (obs, self._answering[1] + 1)
-            here = self._answering[1] <= ANSWER_HERE_STEPS
-            enabled = [n for n in enabled if n in (STAYING if here else ANSWERING)]
-            links_only = [("click", e.index) for e in obs.elements if not e.href]
-            if withheld or self._stalled_answer:  # read the same twice, or did nothing: the answer now
-                enabled = ["done"]
         return reply_schema(
             obs,
-            enabled,
+            [name for name in ACTION_NAMES if name not in plan.withheld.names],
             vision=self.model.vision,
             max_actions=MAX_ACTIONS_PER_REPLY,
             output_schema=self.output.schema,
             task=self.prompt.task,
-            exclude=[
-                *((name, index) for name, index in futile if index is not None),
-                *held.pairs,
-                *links_only,
-            ],
+            exclude=plan.withheld.pairs,
             secrets=self.prompt.secret_names,
         )
 
     async def _act(
-        self, action: Action, obs: Observation, step: int, repaired: str = ""
-    ) -> tuple[ActionResult, GateOutcome]:
-        element = obs.element(action.target_index) if action.target_index is not None else None
+        self,
+        action: Action,
+        obs: Observation,
+        record: StepRecord,
+        repaired: str,
+        earlier: list[tuple[Action, ActionResult]],
+        last: bool,
+    ) -> ActionResult:
+        """One action of the reply: the policies' refusal or the env's gate and run; the policies learn its
+        result, which goes into the memory, the history, the events and ``record``."""
+        step, element = (
+            record.step,
+            obs.element(action.target_index) if action.target_index is not None else None,
+        )
         described = describe_action(action, element)
 
         async def decided(_a: Action, _o: Observation | None, gate: GateResult) -> None:
@@ -488,134 +354,47 @@ class Agent:
             )
             await emit(self.on_event, ActionDecided(step=step, action=described, **outcome.model_dump()))
 
-        held = self.repeats.refusal(action, element, obs.url) or await self.unfilled.refusal(
-            self.env, action, element, obs.url, self.repeats.edits
-        )
-        if held is not None:
-            return await self._held_back(action, element, held, step, described)
-        acted = await self.env.act(action, obs, decided=decided, veto=self.output.refuse, timer=self.timer)
-        result, gate = acted.result, acted.gate
-        decision = GateOutcome(
-            level=str(gate.decision.level), reasons=list(gate.decision.reasons), allowed=gate.allowed
-        )
-        if (times := self.repeats.ran(action, element, result, step)) > 1:
-            result.message = f"{result.message or 'clicked'} ({times} times in this run)"
-        add_note(result, repaired)  # what the parser repaired to run it: the model learns the right form
-        if result.error is not None and result.error.error in REFUSED_AS_STALE:
-            self.totals.actions_refused += 1
-        refused = acted.refused
-        reason = gate.message or "; ".join(gate.decision.reasons)
-        if refused is None and (late := Refusals.after_run(result)) is not None:
-            refused, reason = late
-        self.refusals.track(action, element, obs, step, described, refused, reason)
-        return await self._noted(action, element, result, decision, step, described)
-
-    async def _held_back(
-        self, action: Action, element: Element | None, result: ActionResult, step: int, described: str
-    ) -> tuple[ActionResult, GateOutcome]:
-        """An action the repeat rule (``agent/repeats.py``) or the unfilled-form rule (``agent/unfilled.py``)
-        did not run: neither judged nor run, only noted."""
-        reason = result.error.error if result.error is not None else REPEATED
-        decision = GateOutcome(level=ConfirmLevel.AUTO, reasons=[reason], allowed=False)
-        return await self._noted(action, element, result, decision, step, described)
-
-    async def _noted(
-        self,
-        action: Action,
-        element: Element | None,
-        result: ActionResult,
-        decision: GateOutcome,
-        step: int,
-        described: str,
-    ) -> tuple[ActionResult, GateOutcome]:
-        """``result`` into the memory, the history and the run's events."""
-        said = defuse(describe_action(action, element))  # the element's name is the page's words
-        line = f"{said} → {describe_result(result, fenced=True)}"
-        short = f"{said} → {describe_result(result, full=False, fenced=True)}"
-        self.memory.add(line, short, action.target_index)
-        self.history.append(
-            PastAction(
-                step=step,
-                action=action.to_json(),
-                ok=result.ok,
-                element=element,
-                error=result.error.error if result.error else None,
-                line=line,
+        held = await self.policies.refuse(Proposed(action, element, obs, step, list(earlier), self.env))
+        if held is not None:  # neither judged nor run, only noted
+            reason = held.error.error if held.error is not None else "dropped"
+            result, decision = held, GateOutcome(level=ConfirmLevel.AUTO, reasons=[reason], allowed=False)
+        else:
+            result, decision = await self._run(action, element, obs, step, described, decided)
+        try:
+            ran = [*earlier, (action, result)]
+            self.policies.learn(
+                Ran(action, element, result, obs, step, last or bool(_cut_short(result)), ran)
             )
-        )
-        await emit(
-            self.on_event,
-            ActionFinished(
-                step=step,
-                action=described,
-                ok=result.ok,
-                message=describe_result(result, full=False),
-                level=decision.level,
-            ),
-        )
-        return result, decision
+        finally:
+            add_note(result, repaired)  # what the parser repaired to run it: the model learns the right form
+            await self._noted(action, element, result, decision, step, described)
+            record.actions.append(ActionOutcome(action=action.to_json(), decision=decision, result=result))
+        return result
 
     def _messages(
         self, obs: Observation, step: int, min_compaction: int = 0
     ) -> tuple[list[ChatMessage], int]:
-        system_tokens = estimate_tokens(self.model.model, self.prompt.system())  # cached after the first step
-        fixed = system_tokens + self.model.tools_tokens + (IMAGE_TOKENS if obs.screenshot_b64 else 0)
-        urls = {m.step: m.url for m in self.memory.steps if m.lines}
-        task = self.prompt.task
-        ours = [named_place(task, obs.url, urls.values()), out_of_view(task, obs, self.history)]
-        notices = (
-            *self.warnings,
-            *kite_notices(obs),
-            *self.repeats.withheld(obs).notices,
-            *filter(None, ours),
-        )
+        """The step's messages, compacted to fit the model's input budget: the run's warnings and the
+        policies' notes in its Attention section, their recap in its Progress section."""
+        notices = (*self.warnings, *kite_notices(obs), *self._plan.notes.lines)
         warnings, self.warnings = [defuse(w) for w in notices], []
-        layered = self.config.agent.observation == "layered"
-        live = {e.index for e in obs.elements}
-        notes = recap(self.prompt.task, self.history, urls, obs)
-        for level in range(min_compaction, 5):
-            history, results = self.memory.render(min(level, 3), live)
-            elements_budget = max(120, self.config.snapshot.token_budget >> level)
-            with self.timer.phase("render"):
-                page = page_text(obs, layered=layered, budget_tokens=elements_budget)
-            if level == 4:  # last resort: cut the page text to what fits
-                room = max(200, (self.model.input_budget - fixed) * 3)
-                page = page[: room // 2] + "\n… (page text cut to fit the model's input budget)"
-            r = self.safety.secrets.redact  # the page and the steps; the task is the user's own words
-            text = self.prompt.user(
-                step=step,
-                history=[r(h) for h in history],
-                results=[r(x) for x in results],
-                warnings=warnings,
-                page=r(page),
-                recap={k: [r(x) for x in v] for k, v in notes.items()},
-            )
-            total = fixed + estimate_tokens(self.model.model, text)
-            if total <= self.model.input_budget:
-                break
-        return self.prompt.messages(text, obs.screenshot_b64), total
+        return fit_messages(
+            self.prompt, self.model, self.memory, self.config, self.safety.secrets.redact, self.timer,
+            obs, step, warnings, self._plan.notes.recap, min_compaction,
+        )  # fmt: skip
 
     def _result(self, stop: Stop, started: float) -> RunResult:
         run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding
         return build_result(stop, declined, self.totals, self.steps_done, started, run_dir, self.final_url)
 
 
-def _end_span(
-    traced: contextlib.AbstractContextManager[telemetry.SpanLike], span: telemetry.SpanLike, result: RunResult
-) -> None:
-    """The run span closed with how the run ended."""
-    span.set(run_attributes(result))
-    if not result.success:
-        span.fail(str(result.stop_reason))
-    traced.__exit__(None, None, None)
+_OF_REPLY = {False: " of your reply", True: ""}
 
 
-def _page_observed(step: int, obs: Observation) -> PageObserved:
-    """The run event for the page seen at ``step``."""
-    return PageObserved(
-        step=step,
-        url=obs.url,
-        title=obs.summary.title,
-        screenshot=obs.screenshot_path,
-        text=obs.summary.visible_text[:200],
-    )
+def _cut_short(result: ActionResult) -> str | None:
+    """Why the reply's actions after this one are not run (it failed, a section toggled, the page changed)."""
+    if not result.ok:
+        return "that action failed"
+    if TOGGLED in result.data:
+        return f"the click {result.data[TOGGLED]} a section"
+    return "the page changed" if result.page_changed else None

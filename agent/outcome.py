@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from kite_browser.agent import telemetry
+from kite_browser.agent.browser.env import EnvSafety
 from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.config import TelemetryConfig
 from kite_browser.agent.record import RefusedAction, RunResult
 from kite_browser.agent.stop import Stop
 from kite_browser.agent.totals import Totals
@@ -73,3 +76,27 @@ def run_attributes(result: RunResult) -> telemetry.Attributes:
         "kite.declined": [d.action for d in result.declined],
         "kite.final_url": result.final_url,
     }
+
+
+def open_run_span(
+    task: str, model: str, label: str | None, safety: EnvSafety, settings: TelemetryConfig
+) -> tuple[contextlib.AbstractContextManager[telemetry.SpanLike], telemetry.SpanLike]:
+    """The run's span, entered (``end_span`` leaves it, in the run's ``finally``: the steps' spans are its
+    children), joined to the caller's ``traceparent`` when nothing else is current; the task redacted."""
+    opening = {
+        "kite.task": safety.secrets.redact(task.strip()),
+        "gen_ai.request.model": model,
+        "kite.label": label,
+    }
+    traced = telemetry.span("kite.run", opening, traceparent=settings.traceparent)
+    return traced, traced.__enter__()
+
+
+def end_span(
+    traced: contextlib.AbstractContextManager[telemetry.SpanLike], span: telemetry.SpanLike, result: RunResult
+) -> None:
+    """The run span closed with how the run ended."""
+    span.set(run_attributes(result))
+    if not result.success:
+        span.fail(str(result.stop_reason))
+    traced.__exit__(None, None, None)

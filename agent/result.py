@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 
 class StopReason(StrEnum):
@@ -93,6 +93,12 @@ class RunResult(BaseModel):
     page, or one the page never had)."""
     run_dir: str | None = None
     final_url: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def replayed(self) -> bool:
+        """The run replayed a workflow (``kite replay``, a cached task, a task's ``workflow``)."""
+        return self.steps_by is not None
 
     @property
     def caveat(self) -> str:

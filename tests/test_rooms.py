@@ -53,9 +53,11 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "agent.refusals",
         "agent.outcome",
         "agent.totals",
-        "agent.recap",
         "agent.tool_calls",
+        "agent.run_env",
+        "agent.step_prompt",
     ),
+    "policies": ("agent.policies",),
     "batch": ("agent.batch",),
     "workflow": ("agent.workflow",),
     "modules": ("agent.modules",),
@@ -70,7 +72,14 @@ MAY_IMPORT: dict[str, set[str]] = {
     "browser": set(),
     "llm": set(),  # and the action and observation models of the browser room: PARTS below
     "safety": set(),  # the same
-    "loop": {"browser", "llm", "safety", "modules"},  # the agent's module toolset (Agent(tools=[fn]))
+    "loop": {
+        "browser",
+        "llm",
+        "safety",
+        "modules",
+        "policies",
+    },  # modules: the agent's toolset (Agent(tools=[fn]))
+    "policies": set(),  # the browser's models, PastAction, the action's description and Stop: PARTS below
     "batch": {"loop", "safety", "workflow"},
     "workflow": {"loop", "safety"},
     "modules": {"browser", "safety"},
@@ -83,6 +92,16 @@ MAY_IMPORT: dict[str, set[str]] = {
 PARTS = {
     "llm": ("agent.browser.actions", "agent.browser.observation"),
     "safety": ("agent.browser.actions", "agent.browser.observation"),
+    "policies": (
+        "agent.browser.actions",
+        "agent.browser.observation",
+        "agent.browser.render",
+        "agent.browser.exec.base",
+        "agent.browser.exec.typing",
+        "agent.llm.model",
+        "agent.memory",
+        "agent.stop",
+    ),
 }
 """Single modules of another room a room may import (the browser's models)."""
 ASSEMBLY = {"agent.browser.env": {"safety"}, "agent.browser.pool": {"safety"}}

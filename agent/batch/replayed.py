@@ -30,7 +30,9 @@ async def replay_job(job: Job, ctx: ContextSession, start_url: str | None, task:
     await env.start(recorder.run_dir)
     try:
         healer = Healer(job.config, job.model, task=task or None)
-        replayer = Replayer(wf, start_url=start_url, recorder=recorder, healer=healer)
+        replayer = Replayer(
+            wf, start_url=start_url, recorder=recorder, healer=healer, source=str(job.task.workflow)
+        )
         await replayer.run(env)
     finally:
         await env.stop()

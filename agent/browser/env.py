@@ -33,7 +33,7 @@ from kite_browser.agent.browser.actions import Action, AskHuman
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.exec.human import NEEDS_HUMAN
 from kite_browser.agent.browser.executor import ActionExecutor
-from kite_browser.agent.browser.extractor_call import call_extractor
+from kite_browser.agent.browser.extractor_call import id_of
 from kite_browser.agent.browser.fingerprint import (
     FINGERPRINT_JS,
     drag_ends,
@@ -369,12 +369,12 @@ class BrowserEnv:
         element is not listed."""
         page = self.ctx.page
         try:
-            got = await self._briefly(call_extractor(page.main_frame, {"fn": "idOf", "el": handle}))
+            got = await self._briefly(id_of(page.main_frame, handle))
         except PlaywrightError:
             return None
-        if not isinstance(got, dict):
+        if got is None:
             return None
-        return self.snapshotter.index_keys(page).get((got["token"], got["id"]))
+        return self.snapshotter.index_keys(page).get(got)
 
     async def fingerprint(self, index: int) -> Fingerprint | None:
         """The fingerprint of the element behind ``index`` in the active tab (agent/browser/fingerprint.py);

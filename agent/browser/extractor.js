@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 15;
+  const VERSION = 16;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -16,7 +16,8 @@
     const _now = performance.now.bind(performance);
     const _gcs = window.getComputedStyle.bind(window);
     const _stringify = JSON.stringify.bind(JSON);
-    const listened = window.__kiteListeners || null;
+    // In Kite's world: the elements the page's listener tracking reported (extractor_call.py); flushed per extract.
+    const listened = window.__kiteListened || null;
     const STRONG = 3, LISTEN = 2, POINT = 1;
     const GRAB = new Set(["pointer", "move", "grab", "grabbing", "-webkit-grab", "-webkit-grabbing"]);
     const token = Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 10);
@@ -737,6 +738,7 @@
     };
 
     const extract = (opts, withText) => {
+      if (listened) listened.flush();
       const t0 = _now();
       const wanted = opts.includeOffscreen ? [] : opts.wanted || [];
       let wantedLeft = wanted.length ? opts.wantedCap || 0 : 0;

@@ -23,9 +23,10 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 from pydantic import BaseModel, ConfigDict, Field
 
-from kite_browser.agent.browser.extractor_call import call_extractor
+from kite_browser.agent.browser.extractor_call import call_extractor, id_of_frame
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.tokens import count_tokens
+from kite_browser.agent.browser.world import world_of
 
 READER_JS = Path(__file__).with_name("reader.js").read_text(encoding="utf-8")
 _FRAME_TIMEOUT_S = 5.0
@@ -71,16 +72,19 @@ class _Block:
 async def _blocks(frame: Frame, by_key: dict[tuple[str, int], int], depth: int = 0) -> list[_Block]:
     """The frame's blocks (child frames spliced in at their iframe), links rewritten to global indexes."""
     await call_extractor(frame, {"fn": "token"})  # install the extractor: links get local ids
-    data: dict[str, Any] = await asyncio.wait_for(frame.evaluate(READER_JS, {}), _FRAME_TIMEOUT_S)
+    data: dict[str, Any] = await asyncio.wait_for(
+        world_of(frame.page).call(frame, READER_JS, {}), _FRAME_TIMEOUT_S
+    )
     token = data.get("token")
     children: dict[int, Frame] = {}
     if depth < 4:
         for child in frame.child_frames:
             try:
-                res = await call_extractor(frame, {"fn": "idOf", "el": await child.frame_element()})
-                children[int(res["id"])] = child
-            except (PlaywrightError, TypeError, KeyError):
+                place = await id_of_frame(child)
+            except PlaywrightError:
                 continue
+            if place is not None:
+                children[place[1]] = child
 
     def link(m: re.Match[str]) -> str:
         index = by_key.get((str(token), int(m.group(2))))
@@ -198,7 +202,8 @@ async def read_page(
     """The main content of ``page`` (all frames) as Markdown, page ``page_number`` under ``budget_tokens``.
 
     With a ``snapshotter``, every element of the page is indexed first so that links show the indexes the
-    other actions take. ``query`` returns only the passages that contain its words."""
+    other actions take. ``query`` returns only the passages that contain its words; when none does (a
+    synonym: "cost" on a page that says "Price"), the whole main content, with a warning saying so."""
     warnings: list[str] = []
     by_key: dict[tuple[str, int], int] = {}
     if snapshotter is not None:
@@ -211,8 +216,12 @@ async def read_page(
     blocks = _with_headings(blocks)
     matches = None
     if query is not None and query.strip():
-        blocks = _matching(blocks, query)
-        matches = sum(1 for b in blocks if b.kind != "h") or len(blocks)
+        found = _matching(blocks, query)
+        matches = sum(1 for b in found if b.kind != "h") or len(found)
+        if found:
+            blocks = found
+        else:  # "cost" on a page that says "Price": the main content, rather than nothing
+            warnings.append(f"nothing matches {query!r} word for word: the page's main content follows")
     else:
         query = None
     # Token counting is CPU work (and its first call loads the tokenizer): off the event loop, so that a

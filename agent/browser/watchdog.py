@@ -11,6 +11,12 @@ browser call (an observation, one action with its settle) under two limits:
   and ``PageUnresponsiveError`` says so, for the model to read. A tab that cannot even be closed makes the
   context unusable (``BrowserCrashedError``), so the run ends with a result instead of hanging.
 
+A tab that does not answer is a stuck page only when the rest answers on time: while the tab is probed, the
+browser process is asked a question of its own (the context's cookies: no renderer involved) and Kite's own
+event loop is timed. When the browser does not answer either, or Kite's own timers ran late, the whole
+machine was slow (the CPU starved, the process paused): the tab is kept and the call waited for until the
+deadline, whose error then says the machine was slow rather than blaming the page.
+
 Time spent waiting on the user (a confirmation asked while a page dialog is open: ``awaiting_user`` on the
 session) counts towards neither limit.
 """
@@ -34,6 +40,10 @@ PROBE_AFTER_S = 1.0
 """A call that returns sooner is never probed (most calls: no overhead)."""
 PROBE_EVERY_S = 1.0
 CLOSE_TIMEOUT_S = 10.0
+TICK_S = 0.1
+"""The event loop's heartbeat while a tab is probed."""
+LATE_S = 1.0
+"""Kite's own timers late by this much during a probe: the machine, not the page, is slow."""
 
 
 class PageUnresponsiveError(BrowserError):
@@ -57,6 +67,46 @@ async def probe(page: Page, timeout_s: float) -> bool:
     except PlaywrightError:
         return True  # closed, navigating, crashed: not a hang (the call itself reports those)
     return True
+
+
+async def _late_by(stop: asyncio.Event) -> float:
+    """How late Kite's own timers ran (at worst) until ``stop`` is set: a starved process is late."""
+    worst = 0.0
+    while not stop.is_set():
+        t0 = time.monotonic()
+        await asyncio.sleep(TICK_S)
+        worst = max(worst, time.monotonic() - t0 - TICK_S)
+    return worst
+
+
+async def _browser_answers(page: Page, timeout_s: float) -> bool:
+    """The browser process (not the tab's renderer) answers within ``timeout_s``."""
+    try:
+        await asyncio.wait_for(page.context.cookies(), timeout_s)
+    except TimeoutError:
+        return False
+    except PlaywrightError:
+        return True
+    return True
+
+
+async def probe_page(page: Page, timeout_s: float) -> tuple[bool, str | None]:
+    """(the tab answered, why the machine looks slow or None): a tab that does not answer while the browser
+    process answers and Kite's timers keep time is stuck; else the machine is slow."""
+    stop = asyncio.Event()
+    lag = asyncio.ensure_future(_late_by(stop))
+    try:
+        tab, browser = await asyncio.gather(probe(page, timeout_s), _browser_answers(page, timeout_s))
+    finally:
+        stop.set()
+    late = await lag
+    if tab:
+        return True, None
+    if not browser:
+        return False, f"the browser itself did not answer within {timeout_s:.0f}s"
+    if late >= LATE_S:
+        return False, f"Kite's own timers ran {late:.1f}s late"
+    return False, None
 
 
 def _active_page(session: Any) -> Page | None:
@@ -104,6 +154,7 @@ async def guard(session: Any, call: Awaitable[T], *, what: str, deadline_s: floa
     task: asyncio.Future[T] = asyncio.ensure_future(call)
     started = time.monotonic()
     waited_on_user = 0.0
+    slow: str | None = None  # why the machine looked slow at the last probe
     try:
         done, _ = await asyncio.wait({task}, timeout=min(PROBE_AFTER_S, deadline_s))
         while not done:
@@ -114,25 +165,37 @@ async def guard(session: Any, call: Awaitable[T], *, what: str, deadline_s: floa
                 continue
             left = deadline_s - (time.monotonic() - started - waited_on_user)
             if left <= 0:
-                raise BrowserTimeoutError(
-                    f"{what} did not finish within {deadline_s:.0f}s (browser.step_timeout_ms); abandoned",
-                    seconds=round(deadline_s, 1),
-                )
+                raise _timeout(what, deadline_s, slow)
             page = _active_page(session)
             if page is not None:
-                checking = asyncio.ensure_future(probe(page, min(hang_s, left)))
+                checking = asyncio.ensure_future(probe_page(page, min(hang_s, left)))
                 pending: set[asyncio.Future[Any]] = {task, checking}
                 finished, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 if task in finished:
                     await _cancel(checking)
                     break
-                if not await checking and not getattr(session, "awaiting_user", False):
+                answered, slow = await checking
+                if not answered and slow is None and not getattr(session, "awaiting_user", False):
                     await _unresponsive(session, page, task, what, hang_s)
             done, _ = await asyncio.wait({task}, timeout=min(PROBE_EVERY_S, max(left, 0.01)))
         return task.result()
     finally:
         if not task.done():
             await _cancel(task)
+
+
+def _timeout(what: str, deadline_s: float, slow: str | None) -> BrowserTimeoutError:
+    if slow is None:
+        return BrowserTimeoutError(
+            f"{what} did not finish within {deadline_s:.0f}s (browser.step_timeout_ms); abandoned",
+            seconds=round(deadline_s, 1),
+        )
+    return BrowserTimeoutError(
+        f"{what} did not finish within {deadline_s:.0f}s (browser.step_timeout_ms) because the machine was "
+        f"too slow ({slow}), not because of the page: try again when the machine is less busy",
+        seconds=round(deadline_s, 1),
+        slow_machine=True,
+    )
 
 
 async def _unresponsive(

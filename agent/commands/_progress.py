@@ -32,6 +32,25 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def plural(n: int, word: str) -> str:
+    """``1 step``, ``2 steps``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def replay_line(result: RunResult) -> str:
+    """What a replayed run says of itself: the steps replayed with no model call and the calls it saved."""
+    by = result.steps_by or {}
+    line = f"replayed from a workflow: {by.get('replayed', 0)} of {plural(result.steps, 'step')} with no model call"
+    if by.get("healed"):
+        line += f", {by['healed']} healed"
+    if by.get("agent"):
+        line += f", {by['agent']} by the agent"
+    line += f"; {plural(result.model_calls or 0, 'model call')}"
+    if result.model_calls_saved is not None:
+        line += f", {plural(result.model_calls_saved, 'model call')} saved"
+    return line
+
+
 class ProgressPrinter:
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or console_for(stderr=True)
@@ -64,7 +83,7 @@ class ProgressPrinter:
         elif isinstance(event, PageObserved):
             c.print(f"[cyan]step {event.step}[/] [dim]{escape(event.url)}[/]")
         elif isinstance(event, ActionFinished):
-            mark = "[green]✓[/]" if event.ok else "[red]✗[/]"
+            mark = "[green]✓[/]" if event.went_well else "[red]✗[/]"
             style = LEVEL_STYLE.get(event.level, "")
             c.print(
                 f"  {mark} {escape(event.action)} [{style}]{event.level}[/] → {escape(event.message)}"
@@ -82,7 +101,7 @@ class ProgressPrinter:
             self.flush()
             self._line = [f"step {event.step}", event.url]
         elif isinstance(event, ActionFinished):
-            mark = "✓" if event.ok else "✗"
+            mark = "✓" if event.went_well else "✗"
             self._line.append(f"{mark} {event.action} ({event.level}) → {event.message}")
         elif isinstance(event, ReplyRejected):
             self._line.append(f"✗ reply not used: {event.message}")
@@ -104,9 +123,12 @@ class ProgressPrinter:
         colour = "green" if result.success else "red"
         c.print(
             f"[{colour} bold]{'success' if result.success else 'failed'}[/] ({result.stop_reason}) "
-            f"in {result.steps} steps, {result.duration_s:.1f}s, {result.tokens_in + result.tokens_out} tokens"
+            f"in {plural(result.steps, 'step')}, {result.duration_s:.1f}s, "
+            f"{result.tokens_in + result.tokens_out} tokens"
             + (f", ${result.cost_usd:.4f}" if result.cost_usd is not None else "")
         )
+        if result.replayed:
+            c.print(f"[cyan]{escape(replay_line(result))}[/]")
         if result.message and result.stop_reason != StopReason.DONE:
             c.print(f"[dim]{escape(result.message)}[/]")
         if result.claimed_success and not result.success:

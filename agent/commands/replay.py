@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import TYPE_CHECKING, TextIO
 
@@ -86,8 +87,11 @@ async def replay(args: argparse.Namespace) -> int:
     from kite_browser.agent.commands.run import make_confirmer
     from kite_browser.agent.record import RunRecorder
     from kite_browser.agent.workflow.heal import Healer
-    from kite_browser.agent.workflow.replay import Replayer
+    from kite_browser.agent.workflow.replay import Replayer, check_secrets
     from kite_browser.safety.secrets import SecretStore
+
+    secrets = SecretStore.from_sources(config.safety, cli=args.secret)
+    check_secrets(wf, secrets.names())  # before a model is prepared or the browser starts
 
     healer = None
     if args.model:
@@ -97,10 +101,11 @@ async def replay(args: argparse.Namespace) -> int:
 
         config = await prepare_config(config)
         healer = Healer(config, on_event=ProgressPrinter(console_for(stderr=args.json)))
-    secrets = SecretStore.from_sources(config.safety, cli=args.secret)
     safety = EnvSafety.from_config(config, make_confirmer(config), secrets)
-    recorder = RunRecorder.create(config.run.runs_dir, secrets.redact_obj, "replay")
-    replayer = Replayer(wf, values=dict(args.var), start_url=start_url, recorder=recorder, healer=healer)
+    recorder = RunRecorder.create(config.run.runs_dir, secrets.redact_obj, replay_label(args.file))
+    replayer = Replayer(
+        wf, values=dict(args.var), start_url=start_url, recorder=recorder, healer=healer, source=args.file
+    )
     async with BrowserPool(config.browser, downloads_dir=recorder.downloads) as pool:
         env = await BrowserEnv.open(pool, config, safety, run_dir=recorder.run_dir, default=True)
         try:
@@ -118,6 +123,14 @@ async def replay(args: argparse.Namespace) -> int:
     if not out.success:
         raise UsageError("the replay did not finish")
     return 0
+
+
+def replay_label(path: str) -> str:
+    """The record folder's label: ``replay-`` and the workflow file's name (``...-replay-checkout``)."""
+    from pathlib import Path
+
+    stem = re.sub(r"[^0-9A-Za-z]+", "-", Path(path).stem).strip("-")[:40].lower()
+    return f"replay-{stem}" if stem else "replay"
 
 
 def update_file(path: str, before: Workflow, after: Workflow | None, stream: TextIO) -> None:
@@ -159,9 +172,12 @@ def report(args: argparse.Namespace, replayer: Replayer) -> RunResult:
             json.dumps(
                 {
                     "success": out.success,
+                    "replayed": True,
+                    "answer": result.answer,
                     "done": out.done,
                     "steps": out.steps,
                     "model_calls": out.model_calls,
+                    "model_calls_saved": result.model_calls_saved,
                     "steps_by": by,
                     "stop_reason": str(result.stop_reason),
                     "wall_s": out.wall_s,
@@ -171,4 +187,6 @@ def report(args: argparse.Namespace, replayer: Replayer) -> RunResult:
             )
         )
     print(line, file=sys.stderr if args.json else sys.stdout)
+    if result.answer and not args.json:
+        print(f"answer: {result.answer}")
     return result

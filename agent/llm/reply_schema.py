@@ -221,7 +221,7 @@ def reply_schema(
         part
         for n in names
         if (v := _variant(n, observation, vision, output_schema, task, off.get(n, set()))) is not None
-        for part in (_password_variants(v, observation, secrets) if n == "type" else [v])
+        for part in _narrowed(n, v, observation, secrets)
     ]
     return {
         "type": "object",
@@ -237,6 +237,54 @@ def reply_schema(
         "required": ["thought", "actions"],
         "additionalProperties": False,
     }
+
+
+def _narrowed(
+    name: str, variant: dict[str, Any], obs: Observation, secrets: Sequence[str]
+) -> list[dict[str, Any]]:
+    """``variant`` split where the page's facts narrow it: ``type`` by password fields, ``select`` by each
+    dropdown's own options."""
+    if name == "type":
+        return _password_variants(variant, obs, secrets)
+    if name == "select":
+        return _select_variants(variant, obs)
+    return [variant]
+
+
+MAX_SELECT_VARIANTS = 12
+"""Dropdowns given a ``select`` of their own (their options as the value's enum); past this many, one for all."""
+
+
+def _select_variants(variant: dict[str, Any], obs: Observation) -> list[dict[str, Any]]:
+    """``select`` split per dropdown whose every option is listed: its value is one of its options, minus the
+    one already selected (recorded, unseen tasks: a radio button's label tried on a nearby select; selects
+    re-choosing the value already selected). A dropdown with options not all listed (cut, or more than shown)
+    keeps the free value; one with nothing left to choose is left out."""
+    enum = variant["properties"].get(TARGET, {}).get("enum", [])
+    by_label = {target_label(e): e for e in obs.elements}
+    known = [
+        (label, el)
+        for label in enum
+        if (el := by_label.get(label)) is not None
+        and el.options
+        and not el.more_options
+        and not any(o.endswith("…") for o in el.options)
+    ]
+    if not known or len(known) > MAX_SELECT_VARIANTS:
+        return [variant]
+    out = []
+    if others := [label for label in enum if label not in {label for label, _ in known}]:
+        out.append(_with(variant, {TARGET: {"type": "string", "enum": others}}))
+    for label, el in known:
+        left = [o for o in dict.fromkeys(el.options or []) if o != (el.value or None)]
+        if left:
+            one = _with(
+                variant,
+                {TARGET: {"type": "string", "enum": [label]}, "value": {"type": "string", "enum": left}},
+            )
+            one["required"] = ["action", TARGET, *(r for r in one["required"] if r not in ("action", TARGET))]
+            out.append(one)
+    return out
 
 
 def _password_variants(

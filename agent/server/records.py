@@ -5,6 +5,7 @@ list survives a restart of ``kite serve``. A record is a folder with ``run.json`
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,9 @@ from kite_browser.agent.server.run_models import (
 )
 
 NAME_CHARS = 128
+LIVE_ID = re.compile(r"[0-9a-f]{10}")
+"""The id ``kite serve`` gives a run it starts (its record folder is ``<time>-<id>``): it stays the run's id
+after a restart, as a bookmark or a stored id has it."""
 
 
 class RunRecords:
@@ -42,7 +46,12 @@ class RunRecords:
         ):
             return None
         path = self.root / run_id
-        return path if (path / "run.json").is_file() else None
+        if (path / "run.json").is_file():
+            return path
+        if LIVE_ID.fullmatch(run_id):  # the id a run had while it ran: its folder ends with it
+            found = [p for p in self.root.glob(f"*-{run_id}") if (p / "run.json").is_file()]
+            return found[0] if len(found) == 1 else None
+        return None
 
     def summaries(self) -> list[RunSummary]:
         """Every readable record, newest first (records that are not runs, e.g. ``kite mcp``'s, are left out)."""

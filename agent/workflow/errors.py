@@ -70,3 +70,10 @@ class ReplayStepFailedError(ReplayError):
     """The action itself failed (its typed error is in the message)."""
 
     type = "replay_step_failed"
+
+
+class ReplayAnswerNotFoundError(ReplayError):
+    """Every step replayed, but the recorded answer's passage is not on the page the replay ended on (and no
+    model was given to ask for the answer alone): the replay does not answer with nothing."""
+
+    type = "replay_answer_not_found"

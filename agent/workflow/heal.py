@@ -155,6 +155,13 @@ class Healer:
         result = await agent.run(text, past=past)
         return Healing(result, agent.history[len(past) :])
 
+    async def answer(self, env: BrowserEnv, *, task: str, why: str, past: Sequence[PastAction]) -> Healing:
+        """One model call for the answer alone, on the page every step was replayed to."""
+        agent = self._agent(env, 1, "answer")
+        text = render("heal.j2", task=self.task or task, variables="", intent="", why=why, answer=True)
+        result = await agent.run(text, past=past)
+        return Healing(result, agent.history[len(past) :])
+
 
 def _shown(variables: dict[str, str]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in variables.items())

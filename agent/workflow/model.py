@@ -66,7 +66,7 @@ class Step(_Model):
     """One action of the run."""
 
     action: str
-    """A Kite action name (``kite tools`` lists them): click, type, select, pressKey, navigate ..."""
+    """A Kite action name (an unknown one is answered with the list): click, type, select, pressKey, navigate ..."""
     args: dict[str, Any] = Field(default_factory=dict)
     """The action's arguments as the model gives them, without ``index``: the target finds the element."""
     target: Fingerprint | None = None
@@ -79,6 +79,22 @@ class Step(_Model):
     """What the step does in words (``click button "Add to cart"``): for people and for healing."""
 
 
+class Answer(_Model):
+    """The recorded run's answer and the passage of the page it was read from: the replay reads the passage
+    again where the words around it are (``before`` and ``after``, on the same line of the page's text) and
+    answers with it; the rest of ``text`` (the model's own words around the passage) is kept as written."""
+
+    text: str
+    """The answer as the recorded run gave it."""
+    passage: str = ""
+    """The part of ``text`` read from the page; empty when it was not found on the pages the run saw (the
+    replay then asks a model for the answer alone, or fails: it never answers with nothing)."""
+    before: str = ""
+    """The text just before the passage on its line of the page."""
+    after: str = ""
+    """The text just after it."""
+
+
 class Workflow(_Model):
     """A saved run, replayed with ``kite replay``."""
 
@@ -88,6 +104,8 @@ class Workflow(_Model):
     start_url: str
     variables: dict[str, Variable] = Field(default_factory=dict)
     steps: list[Step] = Field(default_factory=list)
+    answer: Answer | None = None
+    """A question's answer and where it was read from (None: the run gave no answer)."""
 
 
 def names_in(value: Any) -> tuple[set[str], set[str]]:
@@ -142,7 +160,8 @@ def check_steps(wf: Workflow, source: str) -> None:
     for i, step in enumerate(wf.steps, 1):
         if step.action not in ACTION_NAMES:
             raise WorkflowUnknownActionError(
-                f"{source}: step {i}: unknown action {step.action!r} (kite tools lists the actions)",
+                f"{source}: step {i}: unknown action {step.action!r} (the actions: "
+                f"{', '.join(sorted(ACTION_NAMES))})",
                 step=i,
             )
         used, secrets = names_in([step.args, step.expect.value if step.expect else None])

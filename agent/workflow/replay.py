@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -23,7 +24,9 @@ from pydantic import ValidationError
 from kite_browser.agent import telemetry
 from kite_browser.agent.browser.actions import Action, Click, Navigate, Scroll, parse_action
 from kite_browser.agent.browser.env import BrowserEnv
+from kite_browser.agent.browser.exec.reading import Read
 from kite_browser.agent.browser.observation import ActionResult, Fingerprint, Observation
+from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.model import PastAction
@@ -31,9 +34,11 @@ from kite_browser.agent.memory import describe_action, describe_result
 from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.result import RefusedAction, RunResult, StopReason
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
+from kite_browser.agent.workflow.answer import read_again
 from kite_browser.agent.workflow.banner import consent_button
 from kite_browser.agent.workflow.errors import (
     ReplayAmbiguousTargetError,
+    ReplayAnswerNotFoundError,
     ReplayDivergedError,
     ReplayError,
     ReplayRefusedError,
@@ -51,10 +56,12 @@ from kite_browser.agent.workflow.match import (
     pick,
     worth_a_look,
 )
-from kite_browser.agent.workflow.model import Expect, Step, Workflow, fill, with_targets
+from kite_browser.agent.workflow.model import Answer, Expect, Step, Workflow, fill, with_targets
 from kite_browser.agent.workflow.save import path_of, steps_of_run
 
 HISTORY_ACTIONS = frozenset({"goBack", "goForward"})
+MAX_TRIES = 8
+"""Tries of a step whose target moved or changed as it was acted on (within the step's time)."""
 MAX_CANDIDATES = 80
 """Fingerprints taken per step at most (the elements that pass ``worth_a_look`` first)."""
 
@@ -79,6 +86,19 @@ def values_for(wf: Workflow, given: dict[str, str]) -> dict[str, str]:
             raise WorkflowMissingVariableError(f"variable {name!r} has no default: give --var {name}=VALUE")
         values[name] = value
     return values
+
+
+def check_secrets(wf: Workflow, given: Iterable[str]) -> None:
+    """Every secret the workflow declares has a value among ``given`` (the secret store's names): checked
+    before the browser starts, not at the step that types it."""
+    missing = sorted(n for n, v in wf.variables.items() if v.secret and n not in set(given))
+    if missing:
+        names = ", ".join(missing)
+        how = " ".join(f"--secret {n}=VALUE" for n in missing)
+        raise WorkflowMissingVariableError(
+            f"the workflow needs the secret{'s' if len(missing) > 1 else ''} {names}: give {how} "
+            f"(or KITE_SECRET_{missing[0].upper()}, or safety.secrets in the config)"
+        )
 
 
 def rebase(url: str, recorded_start: str, start: str) -> str:
@@ -134,6 +154,11 @@ class ReplayResult:
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float | None = None
+    answer: str = ""
+    """The answer: the recorded one with its passage read again on the replayed page, or the model's."""
+    answered_by: str | None = None
+    """``page`` (read again), ``model`` (one call for the answer alone) or ``recorded`` (the recorded run's
+    words, which quote no page); None without an answer."""
 
     @property
     def success(self) -> bool:
@@ -231,6 +256,7 @@ class Replayer:
                 self.out.done = i
             if self.out.takeover is None:  # the page as loaded as an agent's step leaves it
                 await self.env.quiet(fresh=self._opened_a_document())
+                await self._answer()
         except ReplayError as exc:
             self.out.error = exc
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -247,9 +273,12 @@ class Replayer:
             try:
                 await self._step(i, step)
             except ReplayStepFailedError as exc:
-                if exc.context.get("cause") != "stale_element":
+                if exc.context.get("cause") == "target_changed":
+                    await self._again(i, step, exc)
+                elif exc.context.get("cause") == "stale_element":
+                    await self._step(i, step)  # the page changed between the look and the act: look again
+                else:
                     raise
-                await self._step(i, step)  # the page changed between the look and the act: look again, once
             self.out.by.append("replayed")
             return True
         except ReplayRefusedError:
@@ -261,6 +290,33 @@ class Replayer:
                 return True
             await self._take_over(i, exc)
             return False
+
+    async def _again(self, i: int, step: Step, first: ReplayStepFailedError) -> None:
+        """The target moved or changed as it was acted on (content that shifts: nothing was activated): the
+        page's own work waited for and the step looked up and tried again, until it runs or the step's time
+        (``browser.step_timeout_ms``) is over; then the error says so, for a person."""
+        budget_s = self.env.config.browser.step_timeout_ms / 1000
+        deadline, tries = time.monotonic() + budget_s, 1
+        last: ReplayError = first
+        while time.monotonic() < deadline and tries < MAX_TRIES:
+            await self.env.quiet(fresh=False)
+            tries += 1
+            try:
+                await self._step(i, step)
+                return
+            except (ReplayStepFailedError, ReplayTargetNotFoundError) as exc:
+                if isinstance(exc, ReplayStepFailedError) and exc.context.get("cause") != "target_changed":
+                    raise
+                last = exc
+        if isinstance(last, ReplayTargetNotFoundError):
+            raise last
+        raise ReplayStepFailedError(
+            f"step {i} ({step.intent}): its target kept moving or changing as it was acted on ({tries} tries "
+            f"in {budget_s - max(0.0, deadline - time.monotonic()):.1f} s; nothing was activated): "
+            "replay again once the page holds still, or with --model to let a model do this step",
+            step=i,
+            cause="target_changed",
+        )
 
     async def _open(self) -> None:
         if self.recorder is not None:
@@ -308,6 +364,10 @@ class Replayer:
             message += f", healed {counts['healed']} with the model"
         if out.takeover is not None:
             message += f"; the agent took over the rest ({out.takeover.stop_reason}: {out.takeover.message})"
+        if out.answered_by == "page":
+            message += "; the answer read again on the page"
+        elif out.answered_by == "model":
+            message += "; the answer asked of the model"
         if out.error is not None:
             message += f"; {out.error.type}: {out.error.message}"
         if out.success:
@@ -317,7 +377,7 @@ class Replayer:
             success=out.success,
             claimed_success=out.success,
             declined=_declined(out, self.refused),
-            answer=take.answer if take is not None else "",
+            answer=take.answer if take is not None else out.answer,
             data=take.data if take is not None else None,
             stop_reason=_stop_reason(out),
             message=message,
@@ -337,8 +397,46 @@ class Replayer:
         if self.recorder is not None:
             self.recorder.finish(self.result)
 
+    async def _answer(self) -> None:
+        """The recorded answer read again on the page the replay ended on (``agent/workflow/answer.py``);
+        not found there, the model answers in one call (with a healer), else the replay stops with a typed
+        error: a question's replay never succeeds with no answer."""
+        if self.wf.answer is None or self.out.done < self.out.steps:
+            return
+        want = Answer.model_validate(fill(self.wf.answer.model_dump(), self.values))
+        if not want.passage:  # the model's own words ("done"), nothing it read: they stand as recorded
+            self.out.answer, self.out.answered_by = want.text, "recorded"
+            return
+        obs = await self.env.observe()
+        read = await self.env.executor.execute(Read(), effect_only=True)
+        texts = [render_observation(obs), str(read.data.get("text") or "")]
+        found = read_again(want, texts)
+        if found is not None:
+            self.out.answer, self.out.answered_by = found, "page"
+            return
+        where = f"{want.before}…{want.after}" if want.before or want.after else "anywhere"
+        why = f"the answer's passage {want.passage!r} ({where}) is not on {obs.url}"
+        if self.healer is not None:
+            healing = await self.healer.answer(self.env, task=self.wf.task, why=why, past=self.past)
+            await self.env.start(self.home)
+            self.out.spent(healing.result)
+            run = healing.result
+            self._record_model_run(len(self.wf.steps) + 1, None, run, f"answer ({why})")
+            if run.success and run.answer.strip():
+                self.out.answer, self.out.answered_by = run.answer, "model"
+                return
+        raise ReplayAnswerNotFoundError(
+            f"every step replayed, but {why}"
+            + ("" if self.healer is None else "; the model did not answer either")
+            + ("" if self.healer is not None else ": replay with a model to ask it for the answer"),
+            step=len(self.wf.steps),
+        )
+
     def _as_ran(self) -> Workflow:
-        return self.wf.model_copy(update={"steps": list(self.ran), "variables": self.variables})
+        update: dict[str, Any] = {"steps": list(self.ran), "variables": self.variables}
+        if self.out.takeover is not None and self.out.takeover.answer:
+            update["answer"] = None  # the agent's answer: where it read it is in its own record
+        return self.wf.model_copy(update=update)
 
     async def _look(self, i: int, step: Step) -> tuple[Observation, Action]:
         """The page observed and the step's action on its target. Each action settles ``effect_only`` (what

@@ -18,11 +18,16 @@ from urllib.parse import quote, quote_plus, urlsplit
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
 from kite_browser.agent.browser.fingerprint import element_index
 from kite_browser.agent.browser.observation import ActionResult, Fingerprint
+from kite_browser.agent.fence import TAG
+from kite_browser.agent.record import load_request
+from kite_browser.agent.workflow.answer import source_of
 from kite_browser.agent.workflow.errors import RunNotSavableError
-from kite_browser.agent.workflow.model import Expect, Step, Variable, Workflow
+from kite_browser.agent.workflow.model import Answer, Expect, Step, Variable, Workflow
 from kite_browser.safety.secrets import PLACEHOLDER_RE
 
 SKIPPED = OBSERVE_ONLY | {"done"}
+PAGE_RE = re.compile(rf"<{TAG}>(.*?)</{TAG}>", re.S)
+"""Page content in a message to the model (the page, a read's text, a script's result)."""
 
 
 def _slug(text: str) -> str:
@@ -180,6 +185,44 @@ def _refused(action: dict[str, Any], result: ActionResult) -> bool:
     return result.target is not None or element_index(action) is None
 
 
+def _texts(content: Any) -> list[str]:
+    """The text of a message's content (a string, or parts of which some are text)."""
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return []
+
+
+def answer_of(root: Path, answer: str, task: str = "") -> Answer | None:
+    """``answer`` and where the run read it: the page text and the results the model was shown when it gave
+    it (the last request of the record); None for a run with no answer."""
+    if not answer.strip():
+        return None
+    request = None
+    for line in _lines(root / "steps.jsonl"):
+        request = line.get("request") or request
+    if request is None:
+        return Answer(text=answer)
+    try:
+        messages, _ = load_request(root, request)
+    except (OSError, ValueError):
+        return Answer(text=answer)
+    texts = [t for m in messages if m.get("role") != "system" for t in _texts(m.get("content"))]
+    pages = [p for t in texts for p in PAGE_RE.findall(t)]  # what the pages showed, not Kite's own notes
+    return source_of(answer, pages or texts, task=task)
+
+
+def _with_variables(answer: Answer, values: dict[str, str]) -> Answer:
+    """``answer`` with each variable's recorded value written ``{name}``: a replay with another value reads
+    the answer about that one."""
+    fields = {"text": answer.text, "passage": answer.passage, "before": answer.before, "after": answer.after}
+    for name, value in sorted(values.items(), key=lambda kv: len(kv[1]), reverse=True):
+        if len(value) >= 2:
+            fields = {k: v.replace(value, "{" + name + "}") for k, v in fields.items()}
+    return Answer(**fields)
+
+
 def steps_of_run(run_dir: str | Path) -> tuple[list[Step], dict[str, Variable]]:
     """The steps (and the variables they use) of any run record, finished or not: what a model did for a
     replay (agent/workflow/heal.py), to be put into the workflow."""
@@ -205,6 +248,11 @@ def workflow_from_run(run_dir: str | Path, *, require_success: bool = True) -> W
         raise RunNotSavableError(f"{run_dir}: the run had no start URL")
     if not builder.steps:
         raise RunNotSavableError(f"{run_dir}: the run did no action to replay")
+    answer = answer_of(root, str(result.get("answer") or ""), run.get("task") or "")
     return Workflow(
-        task=run.get("task") or "", start_url=start_url, variables=builder.variables, steps=builder.steps
+        task=run.get("task") or "",
+        start_url=start_url,
+        variables=builder.variables,
+        steps=builder.steps,
+        answer=_with_variables(answer, builder.values) if answer is not None else None,
     )

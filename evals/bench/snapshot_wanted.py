@@ -1,5 +1,5 @@
 """What the agent's task words cost the snapshot: a viewport snapshot with and without ``wanted`` (the words
-whose elements below the fold are listed too, ``agent/recap.py`` ``sought``), side by side on the same pages
+whose elements below the fold are listed too, ``agent/policies/recap.py`` ``sought``), side by side on the same pages
 in the same run, alternating.
 
     python -m kite_browser.evals.bench.snapshot_wanted [--repeat N] [--words w1,w2,...] [DIR ...]

@@ -107,3 +107,13 @@ def test_bad_start_url_in_a_task_file_fails_before_any_task_runs(capsys, tmp_pat
     code, err = kite(capsys, "batch", str(tasks), "--model", "kite/scripted", "--out", str(out))
     assert_usage_error(code, err, "task #2 (bad)", "start_url", says)
     assert not out.exists(), "a task ran"
+
+
+@pytest.mark.parametrize("flag", ["-nope", "repeats", "--policy=+recap"])
+def test_an_unknown_or_unsigned_policy_ablation_is_a_usage_error(capsys, tmp_path: Path, flag: str):
+    """``kite eval --policy -NAME`` turns one step policy off; anything else names no ablation."""
+    runs = tmp_path / "runs"
+    args = ["--policy", flag] if not flag.startswith("--") else [flag]
+    code, err = kite(capsys, "eval", "sites", "--model", "kite/oracle", "--runs-dir", str(runs), *args)
+    assert_usage_error(code, err, "--policy: expected -NAME", "repeats, unfilled")
+    assert not list(runs.glob("*")), "an eval started"

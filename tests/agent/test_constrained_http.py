@@ -211,12 +211,12 @@ async def test_a_read_repeated_to_no_end_is_left_out_of_the_next_schema(
     assert result.stop_reason == "done" and result.answer == "the order page", result
 
 
-async def test_every_part_done_but_the_answer_and_a_step_that_only_read_leaves_only_done(
+async def test_only_the_answer_left_is_said_as_a_hint_and_nothing_is_withheld_for_it(
     kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
 ) -> None:
-    """The recorded demo run, warned after reading the cart twice, clicked "Update" and "Proceed to checkout"
-    and read again: when every part of the task but an answer is done and a step there only read, the next
-    schema offers ``done`` alone, and the prompt says why."""
+    """When every part of the task but an answer looks done (a guess from the task's words) and a step there
+    only read, the prompt says to answer now; the schema still offers every action the page allows (only the
+    read, repeated to no end, a fact of the run, goes later)."""
     offered: list[set[str]] = []
 
     def reply(body: dict[str, Any]) -> Reply:
@@ -227,7 +227,7 @@ async def test_every_part_done_but_the_answer_and_a_step_that_only_read_leaves_o
                 "action": "click",
                 "target": target_of(actions["click"], by_name(elements, '"Next page"')),
             }
-        elif "read" in actions:
+        elif len(offered) == 2:
             act = {"action": "read", "query": "order"}
         else:
             act = {"action": "done", "success": True, "answer": "an order"}
@@ -239,11 +239,9 @@ async def test_every_part_done_but_the_answer_and_a_step_that_only_read_leaves_o
         "Open the next page, then report what it says", start_url=sites.url("/test/reply-form.html")
     )
     assert not openai_server.errors, openai_server.errors
-    assert ["read" in names for names in offered] == [True, True, False], offered
-    assert offered[2] == {"done"}, offered
+    assert {"click", "read", "scroll", "done", "navigate"} <= offered[2], offered
     last_prompt = openai_server.requests[2]["messages"][-1]["content"]
-    assert "Every part of the task but the answer is done: call done now" in last_prompt
-    assert "(another element)" not in last_prompt  # not the plain loop warning
+    assert "every part of the task but the answer looks done: if what the task asks for" in last_prompt
     assert result.stop_reason == "done" and result.answer == "an order", result
 
 
@@ -301,7 +299,7 @@ async def test_a_control_toggled_on_and_off_again_is_not_offered_for_the_next_st
         clickable.append(target_enum(actions["click"], elements))
         if gift in clickable[-1]:
             acts = [{"action": "click", "target": target_of(actions["click"], gift)}]
-        else:  # a name typed first: a form sent with nothing in it is refused once (agent/unfilled.py)
+        else:  # a name typed first: a form sent with nothing in it is refused once (agent/policies/unfilled.py)
             name = by_name(elements, '"Name"')
             acts = [
                 {"action": "type", "target": target_of(actions["type"], name), "text": "Ada"},
@@ -366,36 +364,34 @@ async def test_a_password_field_takes_only_the_secrets_the_run_was_given(
     assert "demo@kite.test" in [state.get("user") for state in sites.states().values()]
 
 
-async def test_once_only_the_answer_is_left_nothing_that_changes_the_site_is_offered(
+async def test_after_typing_into_a_search_box_without_sending_enter_and_search_are_still_offered(
     kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
 ) -> None:
-    """Recorded (sites subset, bundled model): "search the shop for mug and show the results" searched, then
-    opened a product from the results and put it in the cart. Once every part but the answer is done, the
-    schema offers reading, scrolling and ``done`` (recorded at 180d35a: the same task then wandered from the
-    results to a product and back for thirteen steps): no typing, no choosing, no button, no link. A step there
-    that changed nothing (recorded at e64da2a: scrolls of a page that could not move, and waits) leaves
-    ``done`` alone."""
-    seen: list[tuple[dict[int, str], dict[str, dict[str, Any]]]] = []
+    """The task parser once counted 'Search the shop for "mug"' done after ``type "mug"`` into the box, not
+    sent, and the next schema offered reading, scrolling and ``done`` only. A guess from the task's words is
+    now a hint: the next schema still offers Enter (pressKey) and the Search button, and, on the results, every
+    action the page allows (typing, choosing, clicks), with the parts that look done said in the prompt."""
+    seen: list[tuple[dict[int, str], dict[str, dict[str, Any]], str]] = []
 
     def reply(body: dict[str, Any]) -> Reply:
         elements, actions = page_elements(body), variants(body)
-        seen.append((elements, actions))
+        seen.append((elements, actions, body["messages"][-1]["content"]))
+        box = next(i for i, line in elements.items() if line.startswith('input "Search"'))
+        go = next(i for i, line in elements.items() if line.startswith('button "Search"'))
         if len(seen) == 1:
-            assert {"type", "select"} <= set(actions)
-            box = next(i for i, line in elements.items() if line.startswith('input "Search"'))
-            go = next(i for i, line in elements.items() if line.startswith('button "Search"'))
-            acts = [
-                {"action": "type", "target": target_of(actions["type"], box), "text": "mug"},
-                {"action": "click", "target": target_of(actions["click"], go)},
-            ]
+            acts = [{"action": "type", "target": target_of(actions["type"], box), "text": "mug"}]
         elif len(seen) == 2:
-            assert not {"type", "select", "click", "navigate", "goBack", "refresh"} & set(actions), sorted(
-                actions
+            assert "Enter" in actions["pressKey"]["properties"]["key"]["anyOf"][0]["enum"], actions[
+                "pressKey"
+            ]
+            assert go in target_enum(actions["click"], elements) and box in target_enum(
+                actions["type"], elements
             )
-            assert {"done", "read", "scroll"} <= set(actions), sorted(actions)
-            acts = [{"action": "scroll", "direction": "down"}, {"action": "wait", "ms": 100}]
+            assert {"type", "select", "click", "navigate", "done"} <= set(actions), sorted(actions)
+            acts = [{"action": "pressKey", "key": "Enter", "target": target_of(actions["pressKey"], box)}]
         else:
-            assert set(actions) == {"done"}, sorted(actions)
+            assert {"type", "select", "click", "navigate", "done"} <= set(actions), sorted(actions)
+            assert go in target_enum(actions["click"], elements)
             acts = [{"action": "done", "success": True, "answer": "Classic Blue Mug, Red Enamel Mug"}]
         return Reply(content=json.dumps({"thought": "t", "actions": acts}))
 
@@ -405,4 +401,6 @@ async def test_once_only_the_answer_is_left_nothing_that_changes_the_site_is_off
         'Search the shop for "mug" and show the results', start_url=sites.url("/shop/")
     )
     assert not openai_server.errors, openai_server.errors
+    assert "q=mug" in (result.final_url or ""), result.final_url
+    assert "Next part of the task: show the results" in seen[2][2], seen[2][2]
     assert result.stop_reason == "done" and len(seen) == 3, result

@@ -42,8 +42,8 @@ def test_the_demo_passes_when_the_cart_holds_the_mug(capsys: pytest.CaptureFixtu
 @pytest.mark.parametrize(
     ("plan", "miss"),
     [
-        # the claim is success, but more mugs went in (a second "Add to cart" from the page the first led
-        # to is held back, agent/repeats.py; after the quantity is typed it runs)
+        # the claim is success, but more mugs went in (the quantity typed, then "Add to cart" again: a repeat
+        # from a changed page runs, agent/policies/repeats.py)
         (
             [*FIND_AND_OPEN, ("type", "Quantity", {"text": "2"}), ("click", "Add to cart", {}), REPORT],
             "state: cart_count = 3, expected 1",

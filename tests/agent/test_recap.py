@@ -12,8 +12,16 @@ from kite_browser.agent.browser.observation import Element, Observation, PageSum
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.memory import Memory
+from kite_browser.agent.policies.recap import (
+    answer_next,
+    asks_answer,
+    named_place,
+    progress,
+    recap,
+    task_parts,
+    words,
+)
 from kite_browser.agent.prompt import render, strings
-from kite_browser.agent.recap import answer_next, asks_answer, named_place, progress, recap, task_parts, words
 from tests.agent.plan_model import find_index, prompt_text
 
 FORM = """<!doctype html><title>Form</title>

@@ -1,7 +1,8 @@
-"""Done once, not again (``agent/repeats.py``): an action that sent the page somewhere is neither offered nor
-run again from the page it led to until something on that page is changed. On the bundled shop, through a
-real browser: the recorded habit of the 1.5B model (three mugs in the cart, then "Add to cart" again and
-again), with a constrained model through a real OpenAI-compatible server and with a plain model."""
+"""An exact repeat that changed nothing is not run again (``agent/policies/repeats.py``): an action that ran
+from this very page and brought it back unchanged is neither offered nor run again until something on that
+page changes; a repeat that changes the page (a second "Add to cart": the cart count) runs. On the bundled
+shop, through a real browser, with a constrained model through a real OpenAI-compatible server and with a
+plain model."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from typing import Any
 
 from kite_browser.agent import Agent, FunctionModel, ModelView
 from kite_browser.agent.config import KiteConfig
-from tests.agent.plan_model import find_index, prompt_text
+from tests.agent.plan_model import prompt_text
 from tests.agent.test_constrained_http import by_name, page_elements, target_enum, target_of, variants
 from tests.fixtures.openai_server import FakeOpenAIServer, Reply, Respond
 from tests.fixtures.sites import site_state
 
-HELD = 'Already done, and it led to this page: click button "Add to cart"'
+HELD = 'Already done from this same page, and it came back unchanged: click button "Search"'
 
 
 async def run_served(
@@ -35,70 +36,104 @@ async def run_served(
     return result
 
 
-async def test_a_constrained_reply_is_not_offered_the_add_that_led_here(
+async def test_a_second_add_is_offered_and_runs_when_the_task_asks_for_two(
     kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any, openai_server: FakeOpenAIServer
 ) -> None:
-    """Step 1 types 3 and adds; on the page that led to, "Add to cart" is out of the click enum (and the
-    prompt says why) while the other elements stay; after the quantity is typed again it is offered again."""
-    seen: list[tuple[dict[int, str], dict[str, Any], str]] = []
+    """ "Add two of X": the second "Add to cart" comes from a page that differs from the first's (the cart
+    count), so it is no exact repeat: the constrained schema offers it and it runs. Only the fact is used,
+    never a guess at what the task wants."""
+    seen: list[set[int]] = []
 
     def reply(body: dict[str, Any]) -> Reply:
         elements, actions = page_elements(body), variants(body)
-        seen.append((elements, actions, body["messages"][-1]["content"]))
-        add, qty = by_name(elements, '"Add to cart"'), by_name(elements, '"Quantity"')
-        clickable = target_enum(actions["click"], elements)
-        step = len(seen)
-        if step == 1:
-            assert add in clickable
-            acts: list[dict[str, Any]] = [
-                {"action": "type", "target": target_of(actions["type"], qty), "text": "3"},
-                {"action": "click", "target": target_of(actions["click"], add)},
-            ]
-        elif step == 2:
-            assert add not in clickable and clickable == set(elements) - {add}, (add, clickable)
-            acts = [{"action": "type", "target": target_of(actions["type"], qty), "text": "2"}]
+        add = by_name(elements, '"Add to cart"')
+        seen.append(target_enum(actions["click"], elements))
+        assert add in seen[-1], (add, seen[-1])  # offered on both pages
+        if len(seen) <= 2:
+            acts: list[dict[str, Any]] = [{"action": "click", "target": target_of(actions["click"], add)}]
         else:
-            assert add in clickable  # the quantity was changed on this page: adding again is a new order
-            acts = [{"action": "done", "success": True, "answer": "5 in the cart"}]
+            acts = [{"action": "done", "success": True, "answer": "2 in the cart"}]
         return Reply(content=json.dumps({"thought": "t", "actions": acts}))
 
     result = await run_served(
         reply,
-        "Put three Red Enamel Mugs in the cart",
+        "add two of the Red Enamel Mug to the cart",
         sites.url("/shop/product/red-enamel-mug"),
         kite_config,
         ctx_session,
         openai_server,
     )
     assert result.stop_reason == "done" and len(seen) == 3, result
-    assert HELD in seen[1][2] and HELD not in seen[0][2] and HELD not in seen[2][2]
-    assert (await site_state(ctx_session.page, sites))["cart_count"] == 3
+    assert (await site_state(ctx_session.page, sites))["cart_count"] == 2
 
 
-async def test_a_repeat_is_not_run_and_a_change_lets_it_run(
+async def test_a_search_that_brought_the_same_results_back_is_not_offered_again(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any, openai_server: FakeOpenAIServer
+) -> None:
+    """Search, then Search again on the results it produced: that runs once (a fact is not known before it
+    happens) and brings the same results back; from then on, on that unchanged page, Search is out of the
+    click enum (the rest stay) and the prompt says why; after a new query is typed it is offered again."""
+    seen: list[tuple[dict[int, str], set[int], str]] = []
+
+    def reply(body: dict[str, Any]) -> Reply:
+        elements, actions = page_elements(body), variants(body)
+        clickable = target_enum(actions["click"], elements)
+        seen.append((elements, clickable, body["messages"][-1]["content"]))
+        search = by_name(elements, 'button "Search"')
+        box = next(i for i, line in elements.items() if line.startswith("input") and "Search" in line)
+        step = len(seen)
+        if step == 1:
+            acts: list[dict[str, Any]] = [
+                {"action": "type", "target": target_of(actions["type"], box), "text": "mug"},
+                {"action": "click", "target": target_of(actions["click"], search)},
+            ]
+        elif step == 2:
+            assert search in clickable
+            acts = [{"action": "click", "target": target_of(actions["click"], search)}]
+        elif step == 3:
+            assert search not in clickable and clickable == set(elements) - {search}, (search, clickable)
+            acts = [{"action": "type", "target": target_of(actions["type"], box), "text": "bag"}]
+        else:
+            assert search in clickable  # the query was changed on this page: a new search
+            acts = [{"action": "done", "success": True, "answer": "searched"}]
+        return Reply(content=json.dumps({"thought": "t", "actions": acts}))
+
+    result = await run_served(
+        reply, "search the shop for mug", sites.url("/shop/"), kite_config, ctx_session, openai_server
+    )
+    assert result.stop_reason == "done" and len(seen) == 4, result
+    assert HELD in seen[2][2] and not any(HELD in s[2] for s in (seen[0], seen[1], seen[3]))
+
+
+async def test_an_exact_repeat_is_not_run_and_a_change_lets_it_run(
     kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
 ) -> None:
-    """A model that is not constrained gives the repeat anyway: it is not run (a ``repeated`` error that
-    says why and is no failed step), and runs again once a field of the page was changed."""
+    """A model that is not constrained gives the exact repeat anyway: it is not run (a ``repeated`` error
+    that says why and is no failed step), and a search runs again once the query on the page was changed."""
 
     def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
-        add, qty = find_index(view, "Add to cart"), find_index(view, "Quantity")
+        els = view.observation.elements
+        box = next(e.index for e in els if e.tag == "input" and e.name == "Search")
+        search = next(e.index for e in els if e.tag == "button" and e.name == "Search")
         step = len(model.views)
-        if step <= 2:  # the add, then the same add from the page it led to
-            return {"action": "click", "index": add}
-        if step == 3:
-            return [{"action": "type", "index": qty, "text": "2"}, {"action": "click", "index": add}]
-        return {"action": "done", "success": True, "answer": "3"}
+        if step == 1:
+            return [{"action": "type", "index": box, "text": "mug"}, {"action": "click", "index": search}]
+        if step <= 3:  # again from the results (runs, same results), and again (held)
+            return {"action": "click", "index": search}
+        if step == 4:
+            return [{"action": "type", "index": box, "text": "bag"}, {"action": "click", "index": search}]
+        return {"action": "done", "success": True, "answer": "ok"}
 
     model = FunctionModel(fn)
     config = kite_config(**{"llm.model": "", "agent.max_failures": 1})
     result = await Agent(config, model=model, context=ctx_session).run(
-        "Put three mugs in the cart", start_url=sites.url("/shop/product/red-enamel-mug")
+        "search the shop for mug", start_url=sites.url("/shop/")
     )
-    assert result.stop_reason == "done" and result.steps == 4, (result.stop_reason, result.message)
-    after_repeat = prompt_text(model.messages[2])
-    assert "error repeated: not run: the same action already ran at step 1" in after_repeat, after_repeat
-    assert (await site_state(ctx_session.page, sites))["cart_count"] == 3  # 1, not again, then 2
+    assert result.stop_reason == "done" and result.steps == 5, (result.stop_reason, result.message)
+    assert "error repeated" not in prompt_text(model.messages[2])
+    after_repeat = prompt_text(model.messages[3])
+    assert "error repeated: not run: the same action ran from this same page at step 2" in after_repeat
+    assert "q=bag" in (result.final_url or ""), result.final_url
 
 
 async def test_a_second_reload_is_held_but_a_reload_of_another_page_is_not(

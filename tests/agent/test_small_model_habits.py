@@ -151,11 +151,16 @@ async def test_python_literals_and_extras_through_litellm(
     assert re.search(r"scroll .*→ ok.*note: Kite ignored smooth=true", second), second[-1500:]
 
 
+REPEATING = [False, False, False, False, True, True]
+"""Told it repeats itself from the 5th step: the 3rd and 4th repeat the 2nd, with the search held back."""
+
+
 async def test_the_same_search_on_every_reload_is_a_loop(
     kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
 ) -> None:
     """The demo's habit: select colour Blue and click Search, step after step. The search from the results
-    page it led to is held back (``agent/repeats.py``: nothing was changed, Blue was already chosen), so the
+    page runs once (the task may want the same search again: no guess is enforced), brings the same results
+    back, and is then held back (``agent/policies/repeats.py``: an exact repeat that changed nothing), so the
     page is not loaded again, and the held-back steps are a loop all the same."""
 
     def fn(messages: list[dict[str, Any]], view: ModelView) -> Any:
@@ -169,10 +174,10 @@ async def test_the_same_search_on_every_reload_is_a_loop(
         "Find the cheapest blue mug", start_url=sites.url("/shop/")
     )
     indexes = [next(e.index for e in v.observation.elements if e.name == "Colour") for v in model.views]
-    assert len(set(indexes[1:])) == 1, indexes  # held back: the results page was not loaded again
-    # step 1 searches from the start page, steps 2-5 repeat it on the results page
-    assert result.stop_reason == "loop_detected" and result.steps == 5, (result.message, result.steps)
-    assert [v.repeating for v in model.views] == [False, False, False, True, True]  # warned after 2 alike
+    assert len(set(indexes)) == 3 and len(set(indexes[2:])) == 1, indexes  # held: not loaded again
+    # step 1 searches from the start page, step 2 again from the results (same results), steps 3-6 held
+    assert result.stop_reason == "loop_detected" and result.steps == 6, (result.message, result.steps)
+    assert [v.repeating for v in model.views] == REPEATING, [v.repeating for v in model.views]
 
 
 async def test_the_same_page_opened_on_every_step_is_a_loop(
@@ -231,9 +236,10 @@ async def test_varied_replies_that_change_only_by_unneeded_or_unrun_actions_are_
     result = await Agent(config, model=model, context=ctx_session).run(
         "Find the cheapest blue mug", start_url=sites.url("/shop/")
     )
-    # step 1 filters from the start page; steps 2-5 each only click Search again on the results page
-    assert result.stop_reason == "loop_detected" and result.steps == 5, (result.message, result.steps)
-    assert [v.repeating for v in model.views] == [False, False, False, True, True]
+    # step 1 filters from the start page; steps 2-6 each only click Search again on the results page (the
+    # first of them runs and brings the same results back; the others are held)
+    assert result.stop_reason == "loop_detected" and result.steps == 6, (result.message, result.steps)
+    assert [v.repeating for v in model.views] == REPEATING, [v.repeating for v in model.views]
 
 
 GENERATE = """<!doctype html><title>Generate</title>

@@ -279,8 +279,9 @@ async def test_kite_mcp_tool_calls_join_the_trace_in_the_requests_meta(mcp_home,
     spans = receiver.spans()
     (call,) = [s for s in spans if s.name == "tools/call navigate"]  # the SDK's server span
     (act,) = [s for s in spans if s.name == "kite.action navigate"]
-    assert call.trace_id.hex() == TRACE_ID and call.parent_span_id.hex() == PARENT_ID
-    assert act.trace_id.hex() == TRACE_ID
+    seen = [(s.name, s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex()) for s in spans]
+    assert call.trace_id.hex() == TRACE_ID and call.parent_span_id.hex() == PARENT_ID, seen
+    assert act.trace_id.hex() == TRACE_ID, seen
     by_id = {s.span_id: s for s in spans}
     parent = by_id.get(act.parent_span_id)
     while parent is not None and parent.span_id != call.span_id:

@@ -39,8 +39,10 @@ async def test_query_returns_only_matching_passages(page: Page, sites: SitesServ
     assert "You have 30 days from the day of delivery to return an item" in res.markdown
     assert res.markdown.startswith("## Returns") and res.matches == 2  # the paragraph and the list step
     assert "Standard shipping" not in res.markdown
+    # nothing matches word for word ("zebra"; "cost" where the page says "Price"): the main content, saying so
     none = await read_page(page, query="zebra")
-    assert none.matches == 0 and none.markdown == ""
+    assert none.matches == 0 and "You have 30 days from the day of delivery" in none.markdown
+    assert none.warnings == ["nothing matches 'zebra' word for word: the page's main content follows"]
 
 
 async def test_a_query_naming_a_section_brings_its_first_paragraphs(page: Page, sites: SitesServer) -> None:

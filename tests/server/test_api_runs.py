@@ -233,3 +233,26 @@ def test_a_secret_asked_for_by_name_is_typed_but_never_shown(
     )
     first = next(e["data"] for e in follow(api, other["id"]) if e["event"] == "result")
     assert first["ok"] is False and "shop_pw" in first["message"]
+
+
+def test_a_run_id_still_answers_after_the_server_restarts(
+    browser_config: BrowserConfig,
+    tmp_path: Path,
+    static_dir: Path,
+    sites: SitesServer,
+    model: Any,
+) -> None:
+    """``GET /api/runs/<id>`` with the id a run had while it ran keeps working after ``kite serve`` starts
+    again (a bookmark, a stored id); its record is read back from disk."""
+    name = model("restart", [done("still here")])
+    with in_process(browser_config, tmp_path, static_dir, modules=[]) as first:
+        run = start(first, task="say hi", start_url=sites.url("/test/counter.html"), model=name)
+        follow(first, run["id"])
+        assert first.get(f"/api/runs/{run['id']}").json()["result"]["answer"] == "still here"
+    with in_process(browser_config, tmp_path, static_dir, modules=[]) as again:
+        shown = again.get(f"/api/runs/{run['id']}")
+        assert shown.status_code == 200, shown.text
+        assert shown.json()["result"]["answer"] == "still here"
+        record = again.get(f"/api/runs/{run['id']}/record/run.json")
+        assert record.status_code == 200 and record.json()["result"]["answer"] == "still here"
+        typed(again.get("/api/runs/0123456789"), 404, "unknown_run")

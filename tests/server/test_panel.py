@@ -19,7 +19,7 @@ from playwright.async_api import Browser, Page, expect
 
 from kite_browser.agent.config import BrowserConfig
 from kite_browser.evals.sites import SitesServer
-from tests.server.panel_harness import DESKTOP, ConsoleWatch, LiveServer, serve_config, serving, snap
+from tests.server.panel_harness import DESKTOP, PHONE, ConsoleWatch, LiveServer, serve_config, serving, snap
 
 # one server and one page for the module: one xdist group
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("panel"), pytest.mark.timeout(300)]
@@ -387,3 +387,55 @@ async def test_the_run_form_sends_a_profile_with_approvals_vision_and_schema(
     config = server.api("GET", f"/api/runs/{run_id}/record")["run"]["config"]
     assert config["browser"]["profile"] == "shopper"
     assert config["safety"]["approve"] == ["confirm", "executeJS"] and config["llm"]["vision"] is False
+
+
+async def test_a_token_url_pasted_into_an_open_tab_is_read_at_once(
+    pw_browser: Browser, server: LiveServer
+) -> None:
+    """A ``#token=`` URL pasted into a panel tab that is already open (after a restart of ``kite serve``,
+    say) is read on the hash's change, with no reload: the panel connects."""
+    context = await pw_browser.new_context(viewport=DESKTOP)
+    try:
+        page = await context.new_page()
+        watch = ConsoleWatch(page)
+        await page.goto(server.base + "/")
+        await expect(page.locator("#conn")).to_have_text("token needed")
+        watch.expect("/api/modules")
+        loads: list[str] = []
+        page.on("load", lambda _page: loads.append("load"))
+        await page.evaluate("t => { location.hash = 'token=' + t; }", server.token)
+        await expect(page.locator("body[data-ready]")).to_be_attached()
+        await expect(page.locator("#token-form")).to_be_hidden()
+        await expect(page.locator("#conn")).to_contain_text("connected")
+        assert page.url.endswith("#modules") and loads == []  # no reload; the token out of the address bar
+        watch.check()
+    finally:
+        await context.close()
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+async def test_the_run_just_started_is_in_view(
+    pw_browser: Browser, server: LiveServer, sites: SitesServer, size: str
+) -> None:
+    """After Start run the run pane is in the window at 1280x800 (the form is taller than the window) and
+    at a phone's size (the pane comes first there), not scrolled out of view; the list's times have a date."""
+    viewport = DESKTOP if size == "desktop" else PHONE
+    context = await pw_browser.new_context(viewport=viewport)
+    try:
+        page = await context.new_page()
+        await page.goto(server.panel_url)
+        await expect(page.locator("body[data-ready]")).to_be_attached()
+        await page.goto(f"{server.base}/#runs")
+        await page.fill("#run-task", "[slow] Look at the shop")
+        await page.fill("#run-url", sites.url("/shop/"))
+        await page.click("#run-start")
+        await expect(page).to_have_url(re.compile(r"#runs/\w+$"))
+        await expect(page.locator("#run-pane .run-head")).to_be_visible()
+        top = await page.evaluate("() => document.getElementById('run-pane').getBoundingClientRect().top")
+        assert -1 <= top < viewport["height"] / 2, (size, top)  # its top in the upper half of the window
+        run_id = page.url.rsplit("/", 1)[1]
+        card = page.locator(f'#run-list [data-run="{run_id}"]')
+        await expect(card).to_contain_text(re.compile(r"20\d\d"))  # the date, not only the time
+        server.api("POST", f"/api/runs/{run_id}/stop")
+    finally:
+        await context.close()

@@ -55,6 +55,13 @@ def scripts(sites: SitesServer) -> dict[str, Any]:
             ]
         },
         "[day]": {"replies": [done(True, "Seen.")]},
+        "[cache]": {
+            "replies": [
+                {"name": "type", "arguments": {"index": 5, "text": "mug"}},
+                {"name": "pressKey", "arguments": {"key": "Enter"}},
+                done(True, "searched"),
+            ]
+        },
         "[count]": {
             "replies": [{"name": "scroll", "arguments": {"direction": "down"}}] * 3
             + [done(True, "Counted.")],
@@ -93,6 +100,23 @@ def start(server: LiveServer, task: str, url: str) -> str:
     return str(run["id"])
 
 
+async def test_a_replayed_run_says_so_and_the_model_calls_it_saved(
+    page: Page, server: LiveServer, sites: SitesServer
+) -> None:
+    """A cached task's second run is a replay: its result card says so, with the model calls it saved."""
+    body = {"task": "[cache] Search the shop for mug", "start_url": sites.url("/shop/"), "cache": True}
+    first = server.api("POST", "/api/runs", json=body)["id"]
+    await page.goto(f"{server.base}/#runs/{first}")
+    await expect(page.locator(".run-head .badge")).to_have_text("success", timeout=90_000)
+    await expect(page.locator(".result-card .replayed")).to_have_count(0)
+    second = server.api("POST", "/api/runs", json=body)["id"]
+    await page.goto(f"{server.base}/#runs/{second}")
+    await expect(page.locator(".run-head .badge")).to_have_text("success", timeout=90_000)
+    await expect(page.locator(".result-card .replayed")).to_have_text(
+        "Replayed from a workflow: 2 of 2 steps with no model call; 0 model calls, 3 model calls saved"
+    )
+
+
 async def test_outcome_badges_caveats_and_the_answer_first(
     page: Page, server: LiveServer, sites: SitesServer, tmp_path: Path
 ) -> None:
@@ -111,6 +135,9 @@ async def test_outcome_badges_caveats_and_the_answer_first(
     await expect(page.locator(".action.note.bad")).to_have_count(0)
     await expect(page.locator(".steps .action").filter(has_text="#place-order")).to_have_count(1)
     await expect(page.locator(".result-card")).to_contain_text("Not done:")
+    # the model's claim is quoted as its own, not read as what happened ("Denied. Ordered.")
+    answer = page.locator(".result-card .result-answer")
+    await expect(answer).to_contain_text("Denied. The model said:")
     # the caveat is RunResult.caveat, the rule of the batch table and the eval reports, said once per place
     caveat = "⚠ the model claimed success, 1 action declined"
     await expect(page.locator(".result-card .caveat")).to_have_text(caveat)

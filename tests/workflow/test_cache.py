@@ -171,15 +171,18 @@ def test_kite_run_cache_then_kite_cache_list_show_clear(tmp_path: Path, sites: S
     out, err = proc.communicate(timeout=240)
     assert proc.returncode == 0, err
     first = json.loads(out.strip().splitlines()[-1])
-    assert first["model_calls"] == 3 and first["steps_by"] is None
+    assert first["model_calls"] == 3 and first["steps_by"] is None and first["replayed"] is False
 
     again = _entry(tmp_path, [], *args, "--cache", "--json")  # an empty script: a model call would fail
     out, err = again.communicate(timeout=240)
     assert again.returncode == 0, err
     second = json.loads(out.strip().splitlines()[-1])
     assert second["model_calls"] == 0 and second["model_calls_saved"] == 3 and second["success"]
-    assert second["steps_by"] == {"replayed": 2, "healed": 0, "agent": 0}
+    assert second["steps_by"] == {"replayed": 2, "healed": 0, "agent": 0} and second["replayed"] is True
     assert "q=mug" in second["final_url"]
+    assert (
+        "replayed from a workflow: 2 of 2 steps with no model call; 0 model calls, 3 model calls saved" in err
+    )
 
     home = tmp_path / "home"
     listed = kite("cache", "list", home=home)

@@ -22,7 +22,7 @@ def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
     script = [
         {"name": "type", "arguments": {"index": 5, "text": "mug"}},
         {"name": "pressKey", "arguments": {"key": "Enter"}},
-        {"name": "done", "arguments": {"success": True, "answer": "searched"}},
+        {"name": "done", "arguments": {"success": True, "answer": "Searched for mug: 4 results"}},
     ]
     wf_path = tmp_path / "search.yaml"
     args = ["run", "search for mug", "--model", "kite/scripted", "--start-url", sites.url("/shop/")]
@@ -34,6 +34,7 @@ def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
     assert saved["variables"] == {"search": {"default": "mug"}}
     assert [s["action"] for s in saved["steps"]] == ["type", "pressKey"]
     assert saved["steps"][0]["target"]["attrs"]["id"] == "search"
+    assert "{search}" in saved["answer"]["text"]  # the answer is about the value typed
 
     replay = run_kite(
         *("replay", str(wf_path), "--var", "search=bag", "--json"),
@@ -41,10 +42,29 @@ def test_run_saves_a_workflow_and_replay_runs_it_with_another_value(
     )
     assert replay.returncode == 0, replay.stderr
     out = json.loads(replay.stdout.strip().splitlines()[-1])
-    assert out["success"] and out["done"] == 2 and out["model_calls"] == 0
+    assert out["success"] and out["done"] == 2 and out["model_calls"] == 0 and out["replayed"] is True
+    assert "bag" in out["answer"] and "mug" not in out["answer"], out["answer"]
+    assert Path(out["run_dir"]).name.endswith("-replay-search")  # the folder says what was replayed
+    run = json.loads(Path(out["run_dir"], "run.json").read_text())
+    assert run["workflow"] == str(wf_path) and run["task"] == "search for mug"
     steps = [json.loads(x) for x in Path(out["run_dir"], "steps.jsonl").read_text().splitlines()]
     assert steps[1]["actions"][0]["action"]["text"] == "bag"
     assert "q=bag" in steps[2]["actions"][0]["result"]["effects"]["url_after"]
+
+
+def test_a_secret_the_workflow_needs_is_asked_for_before_the_browser_starts(tmp_path: Path) -> None:
+    wf_path = tmp_path / "login.yaml"
+    wf_path.write_text(
+        "version: 1\nstart_url: http://127.0.0.1:1/account/login\n"
+        "variables:\n  demo_password: {secret: true}\n"
+        "steps:\n- action: type\n  args: {text: <secret>demo_password</secret>}\n"
+        "  target: {tag: input, name: Password}\n"
+    )
+    env = {"KITE_RUNS_DIR": str(tmp_path / "runs"), "KITE_HOME": str(tmp_path / "home")}
+    replay = run_kite("replay", str(wf_path), env=env)
+    assert replay.returncode == 2 and replay.stderr.count("\n") == 1, replay.stderr
+    assert "needs the secret demo_password: give --secret demo_password=VALUE" in replay.stderr
+    assert not any((tmp_path / "runs").glob("*/run.json"))  # no record: nothing started
 
 
 def test_a_failed_run_saves_no_workflow(tmp_path: Path, sites: SitesServer) -> None:

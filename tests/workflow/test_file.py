@@ -158,3 +158,13 @@ def test_check_lists_the_steps_and_schema_describes_the_file(
     assert "1 steps from http://127.0.0.1:1/shop/; variables: q=mug" in out and "1. type q" in out
     schema = workflow_schema()
     assert schema["required"] == ["start_url"] and "Fingerprint" in schema["$defs"]
+
+
+def test_an_unknown_action_is_answered_with_the_actions_a_step_may_name() -> None:
+    """``kite tools`` lists module tools, not actions: the error names the actions themselves."""
+    from kite_browser.agent.workflow.model import parse_workflow
+
+    with pytest.raises(KiteError) as caught:
+        parse_workflow("start_url: http://x/\nsteps: [{action: fly}]")
+    assert "kite tools" not in caught.value.message
+    assert "click" in caught.value.message and "pressKey" in caught.value.message

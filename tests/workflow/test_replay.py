@@ -483,3 +483,57 @@ async def test_a_target_the_page_draws_late_is_waited_for(
     out = await Replayer(wf).run(env)
     assert out.success, out.error
     assert await env.ctx.page.text_content("#said") == "Late pressed"
+
+
+SHIFTING = """<!doctype html><main><button id="add">Add to cart</button><p id="said"></p><script>
+const b = document.getElementById('add');
+let first = true;
+b.addEventListener('pointerdown', () => {
+  if (!first) return;
+  first = false;
+  b.textContent = 'Saving…';
+  setTimeout(() => { b.textContent = 'Add to cart'; }, 300);
+});
+b.addEventListener('click', () => { document.getElementById('said').textContent = 'added'; });
+</script></main>"""
+
+
+async def test_a_target_that_changes_as_it_is_clicked_is_looked_up_and_tried_again(
+    env: BrowserEnv, pages_server: PagesServer, tmp_path: Path
+) -> None:
+    """Content that shifts under the pointer (the button relabels itself at the first pointerdown and back
+    300 ms later): the click is cancelled (target_changed) and the replay waits and tries again within the
+    step's time, instead of stopping with advice meant for a model."""
+    url = pages_server.add("/replay/shifting", SHIFTING)
+    await env.act(Navigate(url=url), effect_only=True)
+    obs = await env.observe(include_all=True)
+    add = next(e.index for e in obs.elements if e.name == "Add to cart")
+    recorded = await env.fingerprint(add)
+    assert recorded is not None
+    wf = Workflow(start_url=url, steps=[Step(action="click", target=recorded, intent='click "Add to cart"')])
+    out = await Replayer(wf).run(env)
+    assert out.success and out.error is None, out.error
+    first = out.results[0].error
+    assert first is not None and first.error == "target_changed"
+    assert out.results[-1].ok and await env.ctx.page.text_content("#said") == "added"
+
+
+async def test_a_target_that_never_holds_still_fails_with_words_for_a_person(
+    env: BrowserEnv, pages_server: PagesServer, kite_config: Callable[..., KiteConfig], tmp_path: Path
+) -> None:
+    restless = SHIFTING.replace(
+        "b.textContent = 'Saving…';",
+        "b.textContent = b.textContent === 'Add to cart' ? 'Saving…' : 'Add to cart';",
+    ).replace("if (!first) return;", "")
+    url = pages_server.add("/replay/restless", restless)
+    await env.act(Navigate(url=url), effect_only=True)
+    obs = await env.observe(include_all=True)
+    add = next(e.index for e in obs.elements if e.name == "Add to cart")
+    recorded = await env.fingerprint(add)
+    assert recorded is not None
+    env.config = kite_config(**{"browser.step_timeout_ms": 4000, "browser.navigation_timeout_ms": 3000})
+    wf = Workflow(start_url=url, steps=[Step(action="click", target=recorded, intent='click "Add to cart"')])
+    out = await Replayer(wf).run(env)
+    assert not out.success and out.error is not None and out.error.context.get("cause") == "target_changed"
+    assert "kept moving or changing" in out.error.message and "observe the page" not in out.error.message
+    assert len(out.results) > 1 and await env.ctx.page.text_content("#said") == ""

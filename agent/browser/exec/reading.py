@@ -36,6 +36,8 @@ async def read(ec: ExecContext, action: Read) -> Outcome:
         budget_tokens=ec.config.snapshot.read_tokens,
     )
     what = f"{res.matches} passages matching {action.query!r}" if action.query else "the page's content"
+    if action.query and not res.matches:
+        what = f"the page's content (nothing matches {action.query!r} word for word)"
     return Outcome(
         "reader",
         f"read {what} (page {res.page} of {res.pages}, {res.tokens} tokens)",

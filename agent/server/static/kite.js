@@ -5,11 +5,14 @@ const Kite = (() => {
   const TOKEN_KEY = "kite-token";
 
   // `kite serve` prints http://host:port/#token=T: keep T for this tab's session, drop it from the address bar.
+  // Read at start-up and again whenever the hash changes (a URL pasted into an open tab: a new token after a
+  // restart of `kite serve`); true when a token was taken.
   function takeTokenFromHash() {
     const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
-    if (!m) return;
+    if (!m) return false;
     sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
     history.replaceState(null, "", location.pathname + location.search + "#modules");
+    return true;
   }
   takeTokenFromHash();
 
@@ -113,7 +116,13 @@ const Kite = (() => {
     const d = typeof iso === "number" ? new Date(iso * 1000) : new Date(iso);
     return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleTimeString();
   };
+  // A run's time with its date (a list spans days): "7 Dec 2026, 14:02".
+  const fmtWhen = (iso) => {
+    if (!iso) return "";
+    const d = typeof iso === "number" ? new Date(iso * 1000) : new Date(iso);
+    return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+  };
 
-  return { api, blobUrl, el, errorText, toast, shorten, fmtTime, token, setToken, listeners };
+  return { api, blobUrl, el, errorText, toast, shorten, fmtTime, fmtWhen, token, setToken, takeTokenFromHash, listeners };
 })();
 window.Kite = Kite;

@@ -63,7 +63,12 @@
   ToolsView.init();
   RunsView.init();
   SettingsView.init();
-  window.addEventListener("hashchange", route);
+  window.addEventListener("hashchange", () => {
+    if (Kite.takeTokenFromHash()) {
+      $("token-form").hidden = true;
+      boot();
+    } else route();
+  });
   if (!Kite.token()) askForToken("token needed");
   else boot();
 })();

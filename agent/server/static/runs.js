@@ -74,7 +74,7 @@ const RunsView = (() => {
             r.answer ? el("span", { class: "card-answer small", text: r.answer }) : null,
             el("span", { class: "muted small" }, [
               el("span", { class: "run-steps", text: stepsText(cardSteps(r)) }),
-              ` · ${r.model} · ${Kite.fmtTime(r.created_at)}`,
+              ` · ${r.model} · ${Kite.fmtWhen(r.created_at)}`,
             ]),
           ]),
         ]),
@@ -106,6 +106,8 @@ const RunsView = (() => {
     return body;
   }
 
+  let bringIntoView = null; // the id of the run Start run just started, until its pane is shown
+
   async function start(event) {
     event.preventDefault();
     $("run-form-error").textContent = "";
@@ -127,6 +129,7 @@ const RunsView = (() => {
         return;
       }
       toast(`Run ${runId(data)} started`);
+      bringIntoView = runId(data);
       location.hash = `#runs/${encodeURIComponent(runId(data))}`;
     } finally {
       button.disabled = false;
@@ -187,6 +190,12 @@ const RunsView = (() => {
     );
     watch = { id, box, steps: new Map(), confirms: new Map(), lastObserve: null, thinkingSince: null, ticker: 0, liveUrl: null, liveBackoff: 0, liveWait: 0, liveStopped: false };
     $("view-runs").querySelector(".split").classList.add("watching");
+    if (bringIntoView === id) {
+      // the form is taller than a laptop's window, and on a phone the run pane comes first once watching:
+      // the run just started is brought into view, not left above (or below) where the button was
+      bringIntoView = null;
+      $("run-pane").scrollIntoView({ block: "start" });
+    }
     setStatus(data.status, data.result, data.error, data.outcome, data.caveat);
     refreshList();
     if (data.on_disk) {
@@ -343,13 +352,31 @@ const RunsView = (() => {
     const title = { success: "Succeeded", denied: "Denied", stopped: "Stopped", failed: "Failed" }[outcome] || "Did not succeed";
     const declined = r.declined || [];
     return el("div", { class: `result-card outcome-${outcome}` }, [
-      el("p", { class: "result-answer" }, [el("strong", { text: `${title}. ` }), r.answer || r.message || ""]),
+      // an answer under another outcome is what the model said, not what happened ("Denied. Ordered." read as
+      // both): it is quoted as the model's
+      el("p", { class: "result-answer" }, [
+        el("strong", { text: `${title}. ` }),
+        r.answer && outcome !== "success" ? `The model said: “${r.answer}”` : r.answer || r.message || "",
+      ]),
       r.data != null ? el("pre", { class: "result-data", text: JSON.stringify(r.data, null, 2) }) : null,
+      r.steps_by ? el("p", { class: "small replayed", text: replayLine(r) }) : null,
       caveat ? el("p", { class: "small warn-text caveat", text: `⚠ ${caveat}` }) : null,
       declined.length ? el("p", { class: "small", text: `Not done: ${declined.map((d) => `${d.action} (${d.outcome})`).join("; ")}` }) : null,
-      el("p", { class: "muted small", text: `${r.stop_reason}${r.steps != null ? ` · ${r.steps} steps` : ""}${r.duration_s != null ? ` · ${Number(r.duration_s).toFixed(1)} s` : ""}` }),
+      el("p", { class: "muted small", text: `${r.stop_reason}${r.steps != null ? ` · ${r.steps} ${r.steps === 1 ? "step" : "steps"}` : ""}${r.duration_s != null ? ` · ${Number(r.duration_s).toFixed(1)} s` : ""}` }),
       error ? el("p", { class: "error-text", text: errorText(error) }) : null,
     ]);
+  }
+
+  // A replayed run says so, and what it saved (the terminal's line, agent/commands/_progress.py).
+  function replayLine(r) {
+    const by = r.steps_by || {};
+    const n = (k, word) => `${k} ${k === 1 ? word : `${word}s`}`;
+    let line = `Replayed from a workflow: ${by.replayed || 0} of ${n(r.steps || 0, "step")} with no model call`;
+    if (by.healed) line += `, ${by.healed} healed`;
+    if (by.agent) line += `, ${by.agent} by the agent`;
+    line += `; ${n(r.model_calls || 0, "model call")}`;
+    if (r.model_calls_saved != null) line += `, ${n(r.model_calls_saved, "model call")} saved`;
+    return line;
   }
 
   function stepBox(n) {
@@ -391,10 +418,12 @@ const RunsView = (() => {
   // One line per action: its mark, the action, and what it verifiably did (or why it did not run).
   function resultRow(row, ev) {
     row.li.classList.remove("ok", "bad");
-    if (ev.ok != null) row.li.classList.add(ev.ok ? "ok" : "bad");
+    // a done with success false ran, but it is the model saying the task failed: no tick for it
+    const ok = ev.ok && String(ev.action || "").startsWith("done success=False") ? false : ev.ok;
+    if (ok != null) row.li.classList.add(ok ? "ok" : "bad");
     row.li.replaceChildren(
       ...[
-        el("span", { class: "mark", "aria-label": ev.ok ? "ok" : "failed", text: ev.ok ? "✓" : ev.ok === false ? "✗" : "…" }),
+        el("span", { class: "mark", "aria-label": ok ? "ok" : "failed", text: ok ? "✓" : ok === false ? "✗" : "…" }),
         el("code", { text: ev.action }),
         ev.level && ev.level !== "auto" ? el("span", { class: `badge level-${ev.level}`, text: ev.level }) : null,
         ev.message ? el("span", { class: "small result-msg", text: ev.message }) : null,

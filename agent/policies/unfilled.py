@@ -18,13 +18,12 @@ person may mean to send it empty: to see the form's own errors).
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.exec.typing import PressKey
-from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo
+from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
 from kite_browser.agent.fence import defuse
-from kite_browser.agent.repeats import element_key
+from kite_browser.agent.policies.base import Policy, Proposed
+from kite_browser.agent.policies.repeats import element_key, page_state
 
 UNFILLED = "unfilled_form"
 """The error type of an action held back by this rule."""
@@ -58,32 +57,30 @@ UNFILLED_JS = """(el) => {
 is an unfilled sign-in form, else null."""
 
 
-class Reader(Protocol):
-    async def read_each(self, indexes: list[int], js: str) -> dict[int, object]: ...
-
-
 def _sends(action: Action) -> bool:
     return action.action == "click" or (isinstance(action, PressKey) and action.key == "Enter")
 
 
-class Unfilled:
+class Unfilled(Policy):
     """The forms this run was told were unfilled, so that the same action asked again runs."""
 
-    def __init__(self) -> None:
-        self._asked: set[tuple[str, str, int]] = set()
+    name = "unfilled"
+    reason = "A sign-in form sent with every field empty counts as a failed attempt on the site."
+    held_as = frozenset({UNFILLED})
 
-    async def refusal(
-        self, env: Reader, action: Action, element: Element | None, url: str, edits: int
-    ) -> ActionResult | None:
-        """An ``unfilled_form`` error for ``action`` if it would send an unfilled form and was not refused
-        already on this page with nothing changed since (``edits``: the run's count of changes made on
-        pages); None to run it."""
+    def __init__(self) -> None:
+        self._asked: set[tuple[str, str]] = set()
+
+    async def refuse(self, proposed: Proposed) -> ActionResult | None:
+        """An ``unfilled_form`` error for the action if it would send an unfilled form and was not refused
+        already on this same page (by its state: nothing changed since); None to run it."""
+        action, element = proposed.action, proposed.element
         if element is None or not _sends(action) or element.tag not in ("button", "input"):
             return None  # only a button or an input sends a form (no page call for a link, a tab, a box)
-        key = (url, f"{action.action}|{element_key(element)}", edits)
+        key = (page_state(proposed.obs), f"{action.action}|{element_key(element)}")
         if key in self._asked:
             return None
-        got = (await env.read_each([element.index], UNFILLED_JS)).get(element.index)
+        got = (await proposed.page.read_each([element.index], UNFILLED_JS)).get(element.index)
         if not isinstance(got, list) or not got:
             return None
         self._asked.add(key)

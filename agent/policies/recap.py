@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
@@ -188,9 +189,27 @@ def asks_answer(part: str) -> bool:
     return first in _ASKS or part.startswith(_ASKS_ZH)
 
 
+def _chunks(text: str) -> list[str]:
+    """``text`` cut at ``_SPLIT``, except at a plain comma that no verb follows: a list's comma ("Add milk,
+    eggs and bread to the cart", "a hotel in Paris, London or Rome") starts no instruction."""
+    out, start = [""], 0
+    for m in _SPLIT.finditer(text):
+        after = text[m.end() :].split(maxsplit=1)
+        out[-1] += text[start : m.start()]
+        listed = m.group(0).strip() == "," and not (after and after[0].lower().strip(",.") in _VERBS)
+        if listed:
+            out[-1] += m.group(0)
+        else:
+            out.append("")
+        start = m.end()
+    out[-1] += text[start:]
+    return out
+
+
 def task_parts(task: str) -> list[str]:
-    """The task cut where a new instruction starts: at commas, semicolons, sentence ends and "then", and at
-    "and" when a verb follows it ("open the cart and report what it holds", not "blue and red mugs"). Quoted
+    """The task cut where a new instruction starts: at semicolons, sentence ends and "then", at a comma a verb
+    follows, and at "and" when a verb follows it ("open the cart and report what it holds", not "blue and red
+    mugs"). A guess from the words, for the prompt's hints only. Quoted
     text and text in brackets are never cut. Chinese is cut at its commas, semicolons and full stops ("然后" dropped); "and" is read
     in English only."""
     quoted: list[str] = []
@@ -201,7 +220,7 @@ def task_parts(task: str) -> list[str]:
 
     text = re.sub(r'"[^"]*"|“[^”]*”|\'[^\']*\'|\([^()]*\)|（[^（）]*）', hide, task.strip().rstrip(".。"))
     pieces: list[str] = []
-    for chunk in _SPLIT.split(text):
+    for chunk in _chunks(text):
         start = 0
         for m in _AND.finditer(chunk):
             if m.group(1).lower() in _VERBS:
@@ -222,7 +241,20 @@ def _sends(p: PastAction) -> bool:
     return p.name == "click" or (p.name == "pressKey" and p.action.get("key") == "Enter")
 
 
-def progress(task: str, history: Sequence[PastAction]) -> tuple[list[str], str | None]:
+class Progress(NamedTuple):
+    """The task's parts that look done and the part that looks next: a guess from the task's words, said in
+    the prompt as a hint and never enforced (no offer is withheld for it)."""
+
+    done: list[str]
+    next: str | None
+
+    @property
+    def answer_left(self) -> bool:
+        """Every part but one that asks for an answer looks done."""
+        return self.next is not None and asks_answer(self.next)
+
+
+def progress(task: str, history: Sequence[PastAction]) -> Progress:
     """The task's parts the run's successful actions have done, in order, and the part that comes next.
 
     A part is done by the first later action whose element name, or the text it typed, chose or opened, holds
@@ -234,7 +266,7 @@ def progress(task: str, history: Sequence[PastAction]) -> tuple[list[str], str |
     """
     parts = task_parts(task)
     if len(parts) < 2:
-        return [], None
+        return Progress([], None)
     ok = [p for p in history if p.ok and p.name not in OBSERVE_ONLY and p.name != "done"]
     acts, sends = [_action_words(p) for p in ok], [_sends(p) for p in ok]
     done: list[str] = []
@@ -249,8 +281,8 @@ def progress(task: str, history: Sequence[PastAction]) -> tuple[list[str], str |
         done.append(part)
         at = hit + 1
     if not done:
-        return [], None
-    return done, (parts[len(done)] if len(done) < len(parts) else None)
+        return Progress([], None)
+    return Progress(done, parts[len(done)] if len(done) < len(parts) else None)
 
 
 def _hit(wanted: set[str], acts: list[set[str]], sends: list[bool], at: int) -> int | None:
@@ -268,13 +300,16 @@ def _hit(wanted: set[str], acts: list[set[str]], sends: list[bool], at: int) -> 
 
 
 def answer_next(task: str, history: Sequence[PastAction]) -> bool:
-    """Whether the run has done every part of the task before one that asks for an answer."""
-    _, nxt = progress(task, history)
-    return nxt is not None and asks_answer(nxt)
+    """Whether the run looks to have done every part of the task before one that asks for an answer."""
+    return progress(task, history).answer_left
 
 
 def recap(
-    task: str, history: Sequence[PastAction], urls: Mapping[int, str], obs: Observation
+    task: str,
+    history: Sequence[PastAction],
+    urls: Mapping[int, str],
+    obs: Observation,
+    done: Progress | None = None,
 ) -> dict[str, list[str]]:
     """``done``: what worked on earlier pages; ``parts``: the task's parts done so far and ``next`` the part
     that comes next (see ``progress``), ``all_done`` when every part is, also in ``answer`` when it asks for an
@@ -283,7 +318,7 @@ def recap(
     page too (recorded: "open the newsletter modal and subscribe with news@example.com" subscribed at step 4 and
     opened the modal again, eleven steps, on one page). Page words in them are defused (they stand outside the
     page's fence, as the history's element names do)."""
-    parts, nxt = progress(task, history)
+    parts, nxt = done if done is not None else progress(task, history)
     said = {
         "parts": parts,
         "next": [nxt] if nxt else [],
