@@ -57,7 +57,7 @@ from kite_browser.agent.result import StopReason
 from kite_browser.agent.run_env import RunEnvironment, page_observed
 from kite_browser.agent.step_prompt import fit_messages
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
-from kite_browser.agent.stop import Stop, StopWhen
+from kite_browser.agent.stop import Stop, StopWhen, stop_if_nobody_took_over
 from kite_browser.agent.tool_calls import ToolCalls
 from kite_browser.agent.totals import Totals, ms_since
 from kite_browser.safety.confirm import Confirmer, GateResult
@@ -270,6 +270,7 @@ class Agent(RunEnvironment):
             result = await self._act(action, obs, record, note, ran, last=i == left)
             ran.append((action, result))
             record.overhead_ms["act"] = ms_since(t1)
+            stop_if_nobody_took_over(result)
             if isinstance(action, Done):  # ends the run, unless its data goes back to the model to fix
                 self.output.settle(action, result)
             elif result.error is None or result.error.error not in self.policies.held_as:  # held: no failure

@@ -19,6 +19,7 @@ from kite_browser.agent.browser.render import role_word
 from kite_browser.agent.config import SafetyConfig
 from kite_browser.agent.errors import UsageError
 from kite_browser.safety.domains import DomainPolicy
+from kite_browser.safety.handover import HandBack, HandOverRequest
 from kite_browser.safety.policy import ConfirmLevel, Decision, SafetyPolicy
 
 log = logging.getLogger(__name__)
@@ -118,6 +119,20 @@ class TerminalConfirmer:
             if answer in ("n", "no"):
                 return ConfirmAnswer(approved=False, reason="the user said no")
         return ConfirmAnswer(approved=False, reason="no valid answer")
+
+    async def hand_over(self, request: HandOverRequest) -> HandBack:
+        """The question, then Enter when the person is done (n, or end of input, when they cannot)."""
+        self._out.write(f"\n[kite] a person is needed: {request.describe()}\n")
+        self._out.write(
+            "[kite] the browser is yours (run with --headed to see it); press Enter when done, n if not: "
+        )
+        self._out.flush()
+        line = await asyncio.to_thread(self._read)
+        if line == "" or line.strip().lower() in ("n", "no"):
+            return HandBack(
+                done=False, reason="no answer (end of input)" if line == "" else "the person could not"
+            )
+        return HandBack(done=True)
 
     async def notify(self, request: ConfirmRequest) -> None:
         self._out.write(f"[kite] note: {request.describe()}\n")

@@ -77,6 +77,8 @@ def _split_key(key: str, where: str) -> tuple[str, tuple[str, ...]]:
 class SecretStore:
     def __init__(self, secrets: Iterable[Secret] = ()) -> None:
         self._secrets: dict[str, Secret] = {}
+        self._hidden: frozenset[str] = frozenset()
+        """Names of values hidden by ``hide`` (not the user's secrets: never offered to the model)."""
         for secret in secrets:
             self._secrets[secret.name] = secret
         self._check()
@@ -149,7 +151,22 @@ class SecretStore:
     # ------------------------------------------------------------ use
 
     def names(self) -> list[str]:
-        return sorted(self._secrets)
+        return sorted(self._secrets if not self._hidden else set(self._secrets) - self._hidden)
+
+    def hide(self, value: str) -> None:
+        """Redact ``value`` from now on, like a secret nobody gave (what a person typed while they had the
+        browser): never shown as a name the model may use. Too short a value cannot be told from ordinary text
+        and is left alone."""
+        if len(value) < MIN_LENGTH or self.redact(value) != value:
+            return
+        name = f"typed_by_person_{len(self._hidden) + 1}"
+        try:
+            fresh = SecretStore([*self._secrets.values(), Secret(name, value, ())])
+        except UsageError:  # the value is part of the <secret> markup: it cannot be told apart
+            return
+        hidden = self._hidden | {name}
+        self.__dict__.update(fresh.__dict__)
+        self._hidden = hidden
 
     def only(self, names: Iterable[str]) -> SecretStore:
         """A store holding just the secrets named (names this store lacks are skipped)."""

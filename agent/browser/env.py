@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -28,8 +29,9 @@ from playwright.async_api import Browser, ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent import telemetry
-from kite_browser.agent.browser.actions import Action
+from kite_browser.agent.browser.actions import Action, AskHuman
 from kite_browser.agent.browser.context import ContextSession
+from kite_browser.agent.browser.exec.human import NEEDS_HUMAN
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.extractor_call import id_of
 from kite_browser.agent.browser.fingerprint import (
@@ -54,6 +56,7 @@ from kite_browser.agent.browser.watchdog import PageUnresponsiveError, guard
 from kite_browser.agent.config import BrowserConfig, KiteConfig
 from kite_browser.safety.confirm import BY_CONFIG, NO_CONFIRMER, BatchConfirmer, Confirmer, Gate, GateResult
 from kite_browser.safety.domains import DomainPolicy
+from kite_browser.safety.handover import HandOverRequest, person_of
 from kite_browser.safety.policy import SafetyPolicy
 from kite_browser.safety.secrets import PLACEHOLDER_RE, SecretStore
 
@@ -466,6 +469,8 @@ class BrowserEnv:
             refused = ActionResult(action=action.action, ok=False, error=error, target=target)
             return Acted(await self._with_drag_ends(action, refused), gate)
         result = veto(action) if veto is not None else None
+        if result is None and isinstance(action, AskHuman):
+            result = await self._hand_over(action, confirmer or self.gate.confirmer)
         if result is None:
             again = partial(self.gate.recheck, action, observation, gate.decision, confirmer=confirmer)
             self.blocks.mark()
@@ -478,6 +483,39 @@ class BrowserEnv:
             self.blocks.annotate(result)
             result.target, result.drop = result.target or ends.target, ends.drop
         return Acted(result, gate)
+
+    async def _hand_over(self, action: AskHuman, confirmer: Confirmer) -> ActionResult:
+        """The browser handed to the run's person and taken back (``safety/handover.py``); ``needs_human``
+        when nobody can take over here. What the person typed into the page's fields is added to the values
+        redacted from everything that leaves the run: the model and the record never see it."""
+        person = person_of(confirmer)
+        url = self.ctx.page.url
+        if person is None:
+            error = ErrorInfo(
+                error=NEEDS_HUMAN,
+                message=f"a person is needed ({action.question}) and nobody can take over in this run",
+            )
+            return ActionResult(action=action.action, ok=False, error=error)
+        before = await self._typed_values()
+        started = time.monotonic()
+        back = await person.hand_over(HandOverRequest(question=action.question, url=url))
+        seconds = round(time.monotonic() - started, 1)
+        for value in (await self._typed_values()) - before:
+            self.safety.secrets.hide(value)
+        data = {"human_s": seconds, "handed_back": back.done}
+        if back.done:
+            said = f"a person took over for {seconds:g} s and handed the browser back; look at the page again"
+            return ActionResult(action=action.action, ok=True, message=said, data=data)
+        why = f": {back.reason}" if back.reason else ""
+        error = ErrorInfo(error=NEEDS_HUMAN, message=f"the person could not do it{why}")
+        return ActionResult(action=action.action, ok=False, error=error, data=data)
+
+    async def _typed_values(self) -> set[str]:
+        """The values of the page's editable fields (passwords come masked), to tell what a person typed."""
+        with contextlib.suppress(Exception):
+            obs = await self.observe()
+            return {e.value for e in obs.elements if e.editable and e.value}
+        return set()
 
     async def _with_drag_ends(self, action: Action, result: ActionResult) -> ActionResult:
         """``result`` with a drag's ends' fingerprints (taken before the drag moves them); as it is for

@@ -120,6 +120,7 @@ class ToolSpec:
 
 
 NOT_OFFERED: dict[str, str] = {
+    "askHuman": "the MCP client is the one to ask its user: it has its own channel to them",
     "screenshot": "the screenshot tool sends the image itself (the action saves a file for the run's record)",
     "wait": "wait_for waits for a text or an element instead of a fixed time",
     "goForward": "not offered: every tool's definition costs each client tokens (go_back and navigate cover it)",

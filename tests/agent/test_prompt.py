@@ -55,7 +55,7 @@ def test_the_system_prompt_stays_small():
 
     sizes = {fc: count_tokens(PromptBuilder("t", function_calling=fc).system()) for fc in (False, True)}
     print(f"system prompt tokens: JSON fallback {sizes[False]}, function calling {sizes[True]}")
-    assert sizes[False] <= 1000 and sizes[True] <= 450, sizes
+    assert sizes[False] <= 1030 and sizes[True] <= 450, sizes  # askHuman costs the fallback list 24
 
 
 def test_the_prompt_says_what_small_models_got_wrong():
