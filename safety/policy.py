@@ -68,9 +68,17 @@ def _any_re(
     (casefolded), so the search is exact: ``re.IGNORECASE`` over a page's text made it about 12x slower.
     ``text``: the patterns are matched in folded text, which has no combining marks, so theirs are removed
     too (``unmark``: "bestätigen" in a rule is "bestatigen", as a page's "bestätigen" folds)."""
-    patterns = [unmark(p) for p in patterns] if text else list(patterns)
+    patterns = [_as_folded(p) for p in patterns] if text else list(patterns)
     parts = [re.escape(p) if escape else f"(?:{p})" for p in patterns]
+    if text:  # a space between two words may be left out ("Send\u2063money" folds to "sendmoney")
+        parts = [p.replace("\\ ", " ").replace(" ", " ?") for p in parts]
     return re.compile("|".join(parts), 0 if folded else re.IGNORECASE) if parts else None
+
+
+def _as_folded(pattern: str) -> str:
+    """A text pattern as ``fold`` writes text: without combining marks, its letters beyond ASCII case folded
+    ("schließen" is "schliessen"); ASCII is left to ``re.IGNORECASE`` (``\\W`` must stay ``\\W``)."""
+    return "".join(c if c.isascii() else c.casefold() for c in unmark(pattern))
 
 
 def _luhn(digits: str) -> bool:
@@ -136,7 +144,10 @@ class SafetyPolicy:
         self.secret_names = frozenset(secret_names)
         self._url_re = _any_re(rules.url_patterns)
         self._kw_re = _any_re(
-            dict.fromkeys(f(k) for k in rules.keywords for f in (fold, skeleton)), escape=True, folded=True
+            dict.fromkeys(f(k) for k in rules.keywords for f in (fold, skeleton)),
+            escape=True,
+            folded=True,
+            text=True,
         )
         self._submit_re = _any_re(rules.submit_texts, text=True)
         self._destroy_re = _any_re(rules.destructive_texts, text=True)
