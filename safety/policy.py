@@ -15,8 +15,12 @@ Built-in checks (levels configurable in ``config/safety.yaml``):
   -> confirm; a target path that deletes is destructive;
 - a destructive button or link on an ordinary page -> notify. Every reading of the label is judged (accessible
   name, visible text with CSS generated content, title, value, alt), folded by ``safety.text.fold`` (NFKC,
-  zero-width and bidi controls removed, case and spaces folded); the most sensitive reading wins;
-- Enter (pressKey, or a typed newline) in a form on a sensitive page -> confirm;
+  combining marks and format characters removed, case and spaces folded; the rules are folded alike and a
+  space between two of their words may be left out); the most sensitive reading wins;
+- a value-changing control (checkbox, radio, switch, option) is judged like a button by its label, and
+  choosing an option (``select``) by the option's words: a change handler pays as a click handler does;
+- Enter (pressKey, or a typed newline) in a form on a sensitive page, or in a field whose form goes to a
+  paying or deleting target (on any page) -> confirm;
 - typing a literal value (not a known ``<secret>name</secret>``) into a password or payment-card field, or
   text that looks like a card number anywhere -> confirm;
 - navigation or a link to a blocked domain (or outside allowed_domains) -> block (nothing lowers it);
@@ -27,8 +31,13 @@ Built-in checks (levels configurable in ``config/safety.yaml``):
 - a page's own confirm()/prompt()/beforeunload whose text is sensitive -> confirm (``evaluate_dialog``).
 
 A page is sensitive when its URL matches a sensitive pattern, its text (visible text and every reading of its
-elements, frames included) contains a sensitive keyword in any of the lexicon's languages, it has a payment
-card field (in any frame), or it draws a frame whose URL is a payment provider's. Then the user's rules: plain rules raise the level, the first matching
+elements, frames included) contains a sensitive keyword in any of the lexicon's languages, or by its
+structure, whatever its URL and words: it draws a frame whose URL is a payment provider's, it has a payment
+card field or another payment field (an IBAN, an amount to pay or send; in any frame), a form on it is sent
+by POST to a paying or deleting target, or a frame on it (nested, ``srcdoc``, ``blob:``, sandboxed: its URL
+may say nothing) shows a price beside a control or words that pay or submit. ``sensitivity(obs, target)`` is
+the one judgement other layers ask (the network hold of a state-changing request): the page's, else the
+target URL's (``target_sensitivity``). Then the user's rules: plain rules raise the level, the first matching
 ``override`` rule sets it.
 """
 
