@@ -84,6 +84,35 @@ def _any_re(
     return re.compile("|".join(parts), 0 if folded else re.IGNORECASE) if parts else None
 
 
+_Trie = dict[str, "_Trie"]
+"""A character -> the rest of the words that go on with it; the key "" marks a word's end."""
+
+
+def _words_re(words: Iterable[str]) -> re.Pattern[str] | None:
+    """One case-exact pattern for any of ``words`` (folded text, searched in folded text), written as a trie
+    so that the search fails fast at each position of a page's text (an alternation of a hundred words tried
+    one by one took twice as long); a space between two words may be left out."""
+    trie: _Trie = {}
+    for word in words:
+        if word:
+            node = trie
+            for ch in word:
+                node = node.setdefault(ch, {})
+            node[""] = {}
+    return re.compile(_trie_pattern(trie)) if trie else None
+
+
+def _trie_pattern(node: _Trie) -> str:
+    ends = "" in node
+    branches = [(" ?" if ch == " " else re.escape(ch)) + _trie_pattern(sub) for ch, sub in node.items() if ch]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if ends:  # a word ends here, and a longer one goes on
+        return f"(?:{body})?" if len(branches) > 1 or len(body) > 1 else f"{body}?"
+    return body
+
+
 def _as_folded(pattern: str) -> str:
     """A text pattern as ``fold`` writes text: without combining marks, its letters beyond ASCII case folded
     ("schließen" is "schliessen"); ASCII is left to ``re.IGNORECASE`` (``\\W`` must stay ``\\W``)."""
@@ -152,12 +181,7 @@ class SafetyPolicy:
         self.domains = domains or DomainPolicy(allow_loopback=rules.domains.allow_loopback)
         self.secret_names = frozenset(secret_names)
         self._url_re = _any_re(rules.url_patterns)
-        self._kw_re = _any_re(
-            dict.fromkeys(f(k) for k in rules.keywords for f in (fold, skeleton)),
-            escape=True,
-            folded=True,
-            text=True,
-        )
+        self._kw_re = _words_re(f(k) for k in rules.keywords for f in (fold, skeleton))
         self._submit_re = _any_re(rules.submit_texts, text=True)
         self._destroy_re = _any_re(rules.destructive_texts, text=True)
         fields = rules.sensitive_fields
