@@ -330,7 +330,7 @@ class SafetyPolicy:
         if (el.type or "").lower() in self._card_types:
             return True
         ac = el.attrs.get("autocomplete", "").lower()
-        if ac and any(ac.startswith(p) or p in ac.split() for p in self._card_ac):
+        if ac and any(token.startswith(p) for token in ac.split() for p in self._card_ac):
             return True
         text = fold(
             " ".join((el.attrs.get("name", ""), el.attrs.get("id", ""), el.name, el.placeholder or ""))
@@ -381,7 +381,7 @@ class SafetyPolicy:
         if (el.type or "").lower() in self._field_types:
             return True
         ac = el.attrs.get("autocomplete", "").lower()
-        if ac and any(ac.startswith(p) or p in ac.split() for p in self._field_ac):
+        if ac and any(token.startswith(p) for token in ac.split() for p in self._field_ac):
             return True
         text = fold(" ".join((el.attrs.get("name", ""), el.attrs.get("id", ""), el.name)))
         return bool(self._field_name_re and self._field_name_re.search(text))
