@@ -45,6 +45,12 @@ _NAME_FULL = re.compile(NAME_RE)
 ENV_PREFIX = "KITE_SECRET_"
 
 
+def _dotless(text: str) -> str:
+    """The dotless "ı" read as "i", as the full pattern's case-insensitive match reads it (case folding keeps
+    them apart): the quick test never misses what the pattern finds."""
+    return text.replace("\u0131", "i")
+
+
 class UnknownSecretError(KiteError):
     type = "unknown_secret"
 
@@ -95,8 +101,8 @@ class SecretStore:
         """The values as ``decoded`` reads them, matched in a text read the same way (the second look)."""
         values = [*(s.value for s in ordered), *(decoded_value(s.value) for s in ordered)]
         needles = [quick_needles(v) for v in dict.fromkeys(values)]
-        self._cores = [core for core, _ in needles if core]
-        self._literals = [lit for _, lits in needles for lit in lits]
+        self._cores = [_dotless(core) for core, _ in needles if core]
+        self._literals = [_dotless(lit) for _, lits in needles for lit in lits]
         # a value percent-encoded twice with a mark on each letter is some 16 characters a letter
         self._longest = max((max(longest_match(s.value), 16 * len(s.value)) for s in ordered), default=0)
 
@@ -235,12 +241,12 @@ class SecretStore:
         return needs_decoding(text) and self._might_contain(quick_decoded(text))
 
     def _might_contain(self, text: str) -> bool:
-        folded = text.casefold()
+        folded = _dotless(text.casefold())
         if any(lit in folded for lit in self._literals):
             return True
         if not self._cores:
             return False
-        bare = quick_form(text)
+        bare = _dotless(quick_form(text))
         return any(core in bare for core in self._cores)
 
     def redact_long(self, text: str, piece: int = LONG_PIECE) -> str:

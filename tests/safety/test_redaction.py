@@ -148,3 +148,12 @@ async def test_a_page_that_transforms_the_secret_never_gets_it_to_the_model(
         for form in (*forms, VALUE.lower(), basic[4:-4]):
             assert form not in text
     assert "<secret>phrase</secret>" in sent
+
+
+@pytest.mark.parametrize("form", ["admın12345", "ADMİN12345", "\u212adm1n2345x", "ＡＤＭＩＮ12345"])
+def test_the_quick_test_never_misses_what_the_pattern_finds(form: str) -> None:
+    """``redact`` runs the quick test first: a form the case-insensitive pattern matches (a dotless or dotted
+    capital I, the Kelvin sign for K, fullwidth letters) passes it too."""
+    store = _store(pw="Admin12345", k="Kdm1n2345x")
+    out = store.redact(f"a {form} b")
+    assert out in ("a <secret>pw</secret> b", "a <secret>k</secret> b"), out
