@@ -40,6 +40,7 @@ from kite_browser.agent.llm.errors import ContextWindowError, LLMError
 from kite_browser.agent.llm.model import Model, ModelView, PastAction
 from kite_browser.agent.llm.parsing import ParseError, parse_reply_async
 from kite_browser.agent.llm.progress import progress_to
+from kite_browser.agent.llm.redaction import redacting
 from kite_browser.agent.llm.reply_schema import reply_schema
 from kite_browser.agent.llm.resolve import resolve_model
 from kite_browser.agent.llm.traced import complete_traced
@@ -301,7 +302,7 @@ class Agent(RunEnvironment):
         async def told(message: str) -> None:  # a slow call's progress: the queue ahead, the time expected
             await emit(self.on_event, ModelWaiting(step=step, message=message))
 
-        with progress_to(told):
+        with progress_to(told), redacting(self.safety.secrets.redact if len(self.safety.secrets) else None):
             try:
                 with self.timer.phase("record"):
                     record.request = self.recorder.request(messages, tools, shot)

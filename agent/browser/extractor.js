@@ -450,6 +450,16 @@
         const raw = sub.getAttribute("formaction") ?? sub.form.getAttribute("action") ?? "";
         try { attrs.formaction = cut(new URL(raw, document.baseURI).href, 300); } catch (e) { /* unparsable: no target */ }
       }
+      // How a form is sent (safety: structure as well as words): a submit button's method (``formmethod``, only
+      // when not GET), and for a field of a form where Enter sends it (``form``) and how; the policy judges a
+      // POST to a paying or deleting target whatever the labels say.
+      if (sub.form && (submits || subTag === "INPUT" || subTag === "TEXTAREA" || subTag === "SELECT")) {
+        const method = String((submits && sub.getAttribute("formmethod")) || sub.form.getAttribute("method") || "get").toLowerCase();
+        if (method !== "get") attrs.formmethod = cut(method, 10);
+        if (!submits) {
+          try { attrs.form = cut(new URL(sub.form.getAttribute("action") ?? "", document.baseURI).href, 300); } catch (e) { /* unparsable: no target */ }
+        }
+      }
       if (acts) keepReading(attrs, "control", BUTTON_TYPES.has(acts.type) && acts.tagName === "INPUT" ? acts.value : acts.innerText || acts.textContent, r.name, opts.nameChars);
       r.attrs = attrs;
       return r;

@@ -37,6 +37,7 @@ from kite_browser.agent.llm.errors import (
 )
 from kite_browser.agent.llm.local_call import LocalCall, applies
 from kite_browser.agent.llm.model_names import check_model_request, is_local
+from kite_browser.agent.llm.redaction import redact_request
 
 if TYPE_CHECKING:
     from kite_browser.agent.llm.capabilities import Capabilities
@@ -202,6 +203,7 @@ class LiteLLMModel:
 
     async def _attempt(self, kwargs: dict[str, Any], attempts: int) -> LLMReply:
         check_model_request(kwargs.get("model"), kwargs.get("api_base"))
+        kwargs = redact_request(kwargs)  # the one place: every byte of the request, just before it leaves
         litellm = _import_litellm()
         limit = float(kwargs["timeout"])
         async with self.local.turn(limit) if self.local else contextlib.nullcontext():
