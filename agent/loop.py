@@ -278,6 +278,7 @@ class Agent:
         if recovered:
             self.warnings.append(recovered)
         self.warnings += (blocked := self.blocks.between())  # stopped while no action ran: the page's doing
+        self.refusals.held(self.blocks.take_held(), step)  # requests held then: reported as refused
         await emit(self.on_event, _page_observed(step, obs))
         with self.timer.phase("prompt"):
             messages, prompt_tokens = self._messages(obs, step)
@@ -340,6 +341,7 @@ class Agent:
             )
         for i, (action, note) in enumerate(zip(actions, parsed.notes or [""] * len(actions), strict=True)):
             self.warnings += (late := self.blocks.between())  # while the model thought
+            self.refusals.held(self.blocks.take_held(), step)
             record.blocked += late
             result, decision = await self._act(action, obs, step, note)
             record.actions.append(ActionOutcome(action=action.to_json(), decision=decision, result=result))
@@ -574,6 +576,8 @@ class Agent:
         return self.prompt.messages(text, obs.screenshot_b64), total
 
     def _result(self, stop: Stop, started: float) -> RunResult:
+        self.blocks.between()  # what the page sent after the last action, held and refused, is reported too
+        self.refusals.held(self.blocks.take_held(), self.steps_done)
         run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding
         return build_result(stop, declined, self.totals, self.steps_done, started, run_dir, self.final_url)
 

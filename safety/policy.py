@@ -313,6 +313,35 @@ class SafetyPolicy:
             return Decision(level=A)
         return Decision(level=items[0][0], reasons=[r for _, _, r in items], rule=items[0][1])
 
+    def request_target(self, url: str) -> str | None:
+        """Why a request's target is sensitive (its URL matches a sensitive pattern, or its path pays or
+        deletes), or None."""
+        path = unquote(urlsplit(url).path).lower()
+        if self._url_re and (m := self._url_re.search(url)):
+            return f"its URL matches {m.group(0).lower()!r}"
+        for regex, what in ((self._pay_path_re, "pays"), (self._delete_path_re, "deletes")):
+            if regex is not None and regex.search(path):
+                return f"its target {path} {what}"
+        return None
+
+    def evaluate_request(
+        self, method: str, url: str, kind: str, obs: Observation | None, page_url: str
+    ) -> Decision:
+        """A state-changing request the page sends (a form post, a non-GET fetch/XHR, a beacon, a ping),
+        judged at the network layer whatever set it off: it needs the user's confirmation when it goes to a
+        sensitive target (``request_target``) or leaves a sensitive page (``page_sensitivity`` of the page's
+        latest observation ``obs``; with none, the page's URL)."""
+        why = self.request_target(url)
+        if why is None:
+            page = self.page_sensitivity(obs) if obs is not None else None
+            if page is None and self._url_re and (m := self._url_re.search(page_url)):
+                page = f"the URL matches {m.group(0).lower()!r}"
+            why = f"it leaves a sensitive page ({page})" if page else None
+        if why is None:
+            return Decision(level=A)
+        what = f"the page sends {method} {kind} {host_of(url) or ''}{urlsplit(url).path[:120]} ({why})"
+        return Decision(level=self.rules.level("sensitive_request"), reasons=[what], rule="sensitive_request")
+
     def _check_url(self, f: _Findings, url: str, obs: Observation | None, verb: str) -> None:
         current = obs.summary.url if obs else ""
         scheme = url_scheme(url)

@@ -12,7 +12,7 @@ What the pool does, once for all of them:
 * **the shared browser**: started on first use, and when it died (crashed, closed, stopped answering) started
   again under a lock, however many callers notice it at once (``shared()``);
 * **contexts** (``context()``), with downloads in the folder asked for;
-* **the context rules** (``ContextRules``): the network (domain) policy and the dialog policy of every
+* **the context rules** (``ContextRules``): the network (domain) policy, the request hold and the dialog policy of every
   context Kite opens are applied in ONE place, ``BrowserPool.apply``; after a restart they are applied again
   to the fresh contexts. Extend what every context gets there, nowhere else.
 """
@@ -35,6 +35,7 @@ from kite_browser.agent.browser.context import ContextSession, DialogJudge
 from kite_browser.agent.browser.downloads import SecretScan
 from kite_browser.agent.browser.driver import start_driver
 from kite_browser.agent.browser.extractor_call import install_listener_tracking
+from kite_browser.agent.browser.holds import RequestJudge
 from kite_browser.agent.browser.launch import chromium_args, viewport
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.config import BrowserConfig
@@ -59,6 +60,9 @@ class ContextRules:
     dialog_judge: DialogJudge | None = None
     """Judges each confirm/prompt/beforeunload dialog (the safety gate's ``check_dialog``); None = the
     context's ``dialog_policy`` answers alone."""
+    request_judge: RequestJudge | None = None
+    """Judges each state-changing request of the context's tabs (the safety gate's ``check_request``,
+    ``agent/browser/holds.py``); None: no request is held."""
     name_filter: Callable[[str], str] | None = None
     """Applied to a download's file name before it is saved (secrets taken out)."""
     secret_scan: SecretScan | None = None
@@ -77,6 +81,7 @@ async def apply_rules(ctx: ContextSession, rules: ContextRules) -> None:
         ctx.max_download_mb = rules.max_download_mb
     if rules.network is not None:
         await rules.network.install(ctx.context)
+    await ctx.holds.install(ctx.context, rules.request_judge)
 
 
 @dataclass
