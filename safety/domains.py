@@ -242,6 +242,15 @@ class DomainPolicy:
             await context.route("**/*", lambda route, request: self._handle(route, request, context))
             await context.route_web_socket(lambda url: not self.allows(url), self._refuse_websocket)
 
+    def refuse(self, url: str, resource_type: str) -> str | None:
+        """Why a request the browser paused may not leave (recorded in ``blocked_log``), or None: the request
+        hold (``agent/browser/holds.py``) asks this of the beacons, pings and keepalive fetches no route
+        sees."""
+        why = self.reason(url) if self.active else None
+        if why is not None:
+            self._record(url, resource_type.lower(), why=why)
+        return why
+
     async def _refuse_websocket(self, ws: Any) -> None:
         """A page's WebSocket to a forbidden host: never connected to the server, closed at once."""
         self._record(ws.url, "websocket")

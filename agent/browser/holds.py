@@ -64,6 +64,10 @@ class PausedRequest:
 Verdict = tuple[bool, Handled, str] | None
 """(allowed?, handled, reason) or None when the judge has no objection (the request goes, unlogged)."""
 RequestJudge = Callable[[PausedRequest], Awaitable[Verdict]]
+Refuse = Callable[[str, str], str | None]
+"""The network (domain) policy's word on a request (url, resource type): why it may not leave (the policy
+records it), or None. Applied to every paused request, whatever its method: Playwright's routes do not
+see every beacon, ping or ``keepalive`` fetch, a tab's Fetch session does."""
 
 
 class RequestHold:
@@ -71,6 +75,7 @@ class RequestHold:
 
     def __init__(self) -> None:
         self.judge: RequestJudge | None = None
+        self.refuse: Refuse | None = None
         self.view: Callable[[Page], Observation | None] | None = None
         """The latest observation of a tab (the env's snapshotter), given to the judge."""
         self.log: list[HeldRequest] = []
@@ -82,10 +87,13 @@ class RequestHold:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # ----------------------------------------------------------------- wiring
-    async def install(self, context: BrowserContext, judge: RequestJudge | None) -> None:
-        """Judge the state-changing requests of every tab of ``context`` with ``judge`` (None: stop)."""
-        self.judge = judge
-        if judge is None:
+    async def install(
+        self, context: BrowserContext, judge: RequestJudge | None, refuse: Refuse | None = None
+    ) -> None:
+        """Judge the state-changing requests of every tab of ``context`` with ``judge``, and every held
+        request with the network policy's ``refuse`` (both None: stop holding)."""
+        self.judge, self.refuse = judge, refuse
+        if judge is None and refuse is None:
             for page, cdp in list(self._sessions.items()):
                 with contextlib.suppress(PlaywrightError):
                     await cdp.send("Fetch.disable")
@@ -96,7 +104,7 @@ class RequestHold:
 
     def watch(self, context: BrowserContext, page: Page) -> None:
         """A new tab: hold its requests too (set up at once, in the background)."""
-        if self.judge is None:
+        if self.judge is None and self.refuse is None:
             return
         with contextlib.suppress(RuntimeError):  # no running loop
             self._spawn(self._attach(context, page))
@@ -141,9 +149,11 @@ class RequestHold:
         request_id = event.get("requestId")
         request = event.get("request") or {}
         method = str(request.get("method", "GET")).upper()
-        judge = self.judge
+        judge, refuse = self.judge, self.refuse
         allowed, held = True, None
-        if method not in SAFE_METHODS and judge is not None:
+        if refuse is not None and refuse(str(request.get("url", "")), str(event.get("resourceType", ""))):
+            allowed = False  # the domain policy recorded it: reported as its other blocks are
+        elif method not in SAFE_METHODS and judge is not None:
             allowed, held = await self._judge(judge, page, method, request, event)
         try:
             if allowed:
@@ -186,3 +196,12 @@ class RequestHold:
         for task in list(self._tasks):
             task.cancel()
         self._sessions.clear()
+
+
+async def hold_raw_context(context: BrowserContext, refuse: Refuse) -> RequestHold:
+    """Hold every tab of a context no ``ContextSession`` tracks (``run_javascript``'s sandbox) to the domain
+    policy's ``refuse``: its beacons, pings and keepalive fetches pass no route, but they are paused here."""
+    hold = RequestHold()
+    await hold.install(context, None, refuse)
+    context.on("page", lambda page: hold.watch(context, page))
+    return hold

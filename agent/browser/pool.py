@@ -50,6 +50,10 @@ class NetworkPolicy(Protocol):
 
     async def install(self, context: Any) -> None: ...
 
+    def refuse(self, url: str, resource_type: str) -> str | None:
+        """Why a request may not leave (recorded as the policy's other blocks), or None."""
+        ...
+
 
 @dataclass
 class ContextRules:
@@ -81,7 +85,8 @@ async def apply_rules(ctx: ContextSession, rules: ContextRules) -> None:
         ctx.max_download_mb = rules.max_download_mb
     if rules.network is not None:
         await rules.network.install(ctx.context)
-    await ctx.holds.install(ctx.context, rules.request_judge)
+    refuse = rules.network.refuse if rules.network is not None else None
+    await ctx.holds.install(ctx.context, rules.request_judge, refuse)
 
 
 @dataclass

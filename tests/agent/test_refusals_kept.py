@@ -45,7 +45,9 @@ async def test_a_later_approved_action_with_the_same_name_does_not_erase_a_refus
 ) -> None:
     url = pages_server.add("/account/orders-kept", PAGE)  # a sensitive page: Delete asks
     confirmer = _NoThenYes()  # both buttons read "Delete": the first click is declined, the other approved
-    agent = Agent(kite_config(**{"llm.model": ""}), model=_clicks(0, 1), context=ctx_session, confirmer=confirmer)
+    agent = Agent(
+        kite_config(**{"llm.model": ""}), model=_clicks(0, 1), context=ctx_session, confirmer=confirmer
+    )
     result = await agent.run("tidy", start_url=url)
     assert len(confirmer.asked) == 2  # both clicks asked: one declined, one approved
     assert await ctx_session.page.locator("#a").count() == 1  # the declined one did not run
@@ -60,7 +62,9 @@ async def test_the_same_action_approved_later_settles_its_refusal(
 ) -> None:
     url = pages_server.add("/account/orders-settled", PAGE)
     confirmer = _NoThenYes()
-    agent = Agent(kite_config(**{"llm.model": ""}), model=_clicks(0, 0), context=ctx_session, confirmer=confirmer)
+    agent = Agent(
+        kite_config(**{"llm.model": ""}), model=_clicks(0, 0), context=ctx_session, confirmer=confirmer
+    )
     result = await agent.run("tidy", start_url=url)
     assert [a.approved for _, a in confirmer.asked] == [False, True]
     assert await ctx_session.page.locator("#a").count() == 0

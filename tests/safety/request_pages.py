@@ -75,7 +75,7 @@ def _c(name: str, path: str, body: str, actions: list[dict[str, Any]], forbidden
     return Case(name, path, HEAD + f"<title>{name}</title>" + body, actions, forbidden)
 
 
-CARD = '<p>Total: $49.00</p><label>Card number <input id=card autocomplete=cc-number name=cardnumber></label>'
+CARD = "<p>Total: $49.00</p><label>Card number <input id=card autocomplete=cc-number name=cardnumber></label>"
 
 CASES: list[Case] = [
     _c(

@@ -51,7 +51,7 @@ async def test_a_declined_request_never_reaches_the_server(
 async def test_an_approved_click_covers_the_request_it_sends(
     kite_config, ctx_session, server: RecordingServer, scripted_model
 ) -> None:
-    """"Place order" asks at the click (approved here by name); the post it sends is covered by that
+    """ "Place order" asks at the click (approved here by name); the post it sends is covered by that
     approval: it arrives, and nobody is asked about it a second time."""
     html = (
         HEAD + "<title>Pay</title><p>Total: $12.00</p><button id=pay>Place order</button><script>"
