@@ -82,6 +82,7 @@ class ContextSession:
         owns_context: bool = True,
         navigation_timeout_ms: int | None = None,
         max_download_mb: float | None = None,
+        max_download_total_mb: float | None = None,
     ) -> None:
         self.downloads_dir: Path | None = downloads_dir
         """Where downloads are saved (the run folder's downloads/); settable at any time."""
@@ -93,7 +94,7 @@ class ContextSession:
         """Applied to a download's suggested file name before it is saved (the run takes secrets out)."""
         self.secret_scan: SecretScan | None = None
         """The run's secrets, taken out of a saved download's content; None: not scanned."""
-        self._guard = DownloadGuard(max_download_mb)
+        self._guard = DownloadGuard(max_download_mb, max_download_total_mb)
         self.dialog_judge: DialogJudge | None = None
         """Asked before answering a confirm, prompt or beforeunload dialog: (accept?, why) overrides
         ``dialog_policy``; None leaves it to the policy (the safety gate sets this for a run)."""
@@ -159,6 +160,15 @@ class ContextSession:
     @max_download_mb.setter
     def max_download_mb(self, value: float | None) -> None:
         self._guard.max_mb = value
+
+    @property
+    def max_download_total_mb(self) -> float | None:
+        """The context's downloads together may not pass this (None: no cap)."""
+        return self._guard.max_total_mb
+
+    @max_download_total_mb.setter
+    def max_download_total_mb(self, value: float | None) -> None:
+        self._guard.max_total_mb = value
 
     def _watch(self, page: Page) -> None:
         self._guard.watch(self.context, page)

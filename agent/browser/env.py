@@ -73,6 +73,8 @@ class EnvSafety:
     domains: DomainPolicy | None = None
     max_download_mb: float | None = None
     """The download cap (``browser.max_download_mb``); None leaves each context's own."""
+    max_download_total_mb: float | None = None
+    """The cap on a run's downloads together (``browser.max_download_total_mb``); None: each context's own."""
 
     @classmethod
     def from_config(
@@ -88,7 +90,15 @@ class EnvSafety:
         policy = policy or SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
         confirmer = confirmer or BatchConfirmer(config.safety.approve, nobody=NO_CONFIRMER, allow=BY_CONFIG)
         domains = policy.domains if policy.domains.active else None
-        return cls(policy, Gate(policy, confirmer), secrets, domains, config.browser.max_download_mb)
+        browser = config.browser
+        return cls(
+            policy,
+            Gate(policy, confirmer),
+            secrets,
+            domains,
+            browser.max_download_mb,
+            browser.max_download_total_mb,
+        )
 
     def rules(self) -> ContextRules:
         """What a context is held to: the domain policy, the gate on its dialogs, secrets out of file names
@@ -108,6 +118,7 @@ class EnvSafety:
             name_filter=lambda name: PLACEHOLDER_RE.sub(r"secret-\1", redact(name)),
             secret_scan=self.secrets if len(self.secrets) else None,
             max_download_mb=self.max_download_mb,
+            max_download_total_mb=self.max_download_total_mb,
         )
 
 

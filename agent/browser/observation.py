@@ -103,15 +103,18 @@ class DownloadNotice(_Model):
     """What Kite did to a download the page started, besides saving it: stopped it at the size cap, took a
     secret's value out of its content, or withheld it (a file that is not text with a secret in it)."""
 
-    type: Literal["download_too_large", "download_secret_redacted", "download_withheld"]
+    type: Literal[
+        "download_too_large", "download_total_too_large", "download_secret_redacted", "download_withheld"
+    ]
     file: str
     """The file's name (as the page suggested it, secrets taken out)."""
     message: str
     """One line for the model: what was done, and why."""
     received_mb: float | None = None
-    """download_too_large: how much had arrived when it was stopped."""
+    """download_too_large, download_total_too_large: how much of it had arrived when it was stopped."""
     cap_mb: float | None = None
-    """download_too_large: the cap (``browser.max_download_mb``)."""
+    """download_too_large: the cap (``browser.max_download_mb``); download_total_too_large: the run's
+    (``browser.max_download_total_mb``)."""
 
 
 Handled = Literal["declined", "blocked", "approved", "covered"]

@@ -73,6 +73,9 @@ class ContextRules:
     """The secrets taken out of a saved download's content (a binary file holding one is deleted)."""
     max_download_mb: float | None = None
     """The download cap; None leaves the context's own (its browser's ``browser.max_download_mb``)."""
+    max_download_total_mb: float | None = None
+    """The cap on the context's downloads together; None leaves the context's own
+    (``browser.max_download_total_mb``)."""
 
 
 async def apply_rules(ctx: ContextSession, rules: ContextRules) -> None:
@@ -83,6 +86,8 @@ async def apply_rules(ctx: ContextSession, rules: ContextRules) -> None:
     ctx.secret_scan = rules.secret_scan
     if rules.max_download_mb is not None:
         ctx.max_download_mb = rules.max_download_mb
+    if rules.max_download_total_mb is not None:
+        ctx.max_download_total_mb = rules.max_download_total_mb
     if rules.network is not None:
         await rules.network.install(ctx.context)
     refuse = rules.network.refuse if rules.network is not None else None
@@ -254,6 +259,7 @@ class BrowserPool:
             downloads_dir=self.downloads_dir,
             navigation_timeout_ms=self.config.navigation_timeout_ms,
             max_download_mb=self.config.max_download_mb,
+            max_download_total_mb=self.config.max_download_total_mb,
         )
         await self.apply(ctx, rules or ContextRules())
         return ctx
