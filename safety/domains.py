@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 ALWAYS_ALLOWED_SCHEMES = frozenset({"about", "data", "blob"})
 NETWORK_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_REDIRECTS = 20
 """Chromium's own limit (net::ERR_TOO_MANY_REDIRECTS): a longer chain is refused, not probed further."""
 WEBRTC_OFF = """(() => {
@@ -275,7 +276,9 @@ class DomainPolicy:
             self._record(url, "serviceworker", why="service workers are not allowed under a domain policy")
             await route.abort("blockedbyclient")
             return
-        if urlsplit(url).scheme not in ("http", "https"):
+        if urlsplit(url).scheme not in ("http", "https") or request.method not in SAFE_METHODS:
+            # A state-changing request is sent by the browser itself, never fetched here: the request hold
+            # (agent/browser/holds.py) judges it and may fail it, and checks each of its redirect hops.
             await route.fallback()
             return
         try:

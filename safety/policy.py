@@ -314,14 +314,31 @@ class SafetyPolicy:
         return Decision(level=items[0][0], reasons=[r for _, _, r in items], rule=items[0][1])
 
     def request_target(self, url: str) -> str | None:
-        """Why a request's target is sensitive (its URL matches a sensitive pattern, or its path pays or
-        deletes), or None."""
+        """Why a request's target is sensitive (its path pays or deletes: ``payment.pay_paths``,
+        ``payment.delete_paths``), or None."""
         path = unquote(urlsplit(url).path).lower()
-        if self._url_re and (m := self._url_re.search(url)):
-            return f"its URL matches {m.group(0).lower()!r}"
         for regex, what in ((self._pay_path_re, "pays"), (self._delete_path_re, "deletes")):
             if regex is not None and regex.search(path):
                 return f"its target {path} {what}"
+        return None
+
+    def request_page(self, obs: Observation | None, page_url: str) -> str | None:
+        """Why a page's state-changing requests are sensitive, or None: the page pays or destroys — by what
+        it holds (its words, a payment frame, a card field: ``page_sensitivity`` beside its URL), or by a
+        sensitive URL (``url_patterns``) that shows a price or whose path reads as paying or destroying. A
+        sign-in, settings or profile page is sensitive for its clicks, not for every form it posts."""
+        if obs is not None:
+            summary = obs.summary.model_copy(update={"url": ""})
+            if why := self._sensitivity(obs.model_copy(update={"summary": summary})):
+                return why
+        m = self._url_re.search(page_url) if self._url_re is not None else None
+        if m is None:
+            return None
+        words = re.sub(r"[\W_]+", " ", unquote(urlsplit(page_url).path))
+        if any(self._judge_text(words)):
+            return f"its URL matches {m.group(0).lower()!r} and reads as paying or destroying"
+        if price := self._shows_price(obs):
+            return f"its URL matches {m.group(0).lower()!r} and it shows a price ({price})"
         return None
 
     def evaluate_request(
@@ -329,14 +346,11 @@ class SafetyPolicy:
     ) -> Decision:
         """A state-changing request the page sends (a form post, a non-GET fetch/XHR, a beacon, a ping),
         judged at the network layer whatever set it off: it needs the user's confirmation when it goes to a
-        sensitive target (``request_target``) or leaves a sensitive page (``page_sensitivity`` of the page's
-        latest observation ``obs``; with none, the page's URL)."""
+        paying or deleting target (``request_target``) or leaves a page that pays or destroys
+        (``request_page``: ``obs`` is the page's latest observation, None when there is none)."""
         why = self.request_target(url)
-        if why is None:
-            page = self.page_sensitivity(obs) if obs is not None else None
-            if page is None and self._url_re and (m := self._url_re.search(page_url)):
-                page = f"the URL matches {m.group(0).lower()!r}"
-            why = f"it leaves a sensitive page ({page})" if page else None
+        if why is None and (page := self.request_page(obs, page_url)):
+            why = f"it leaves a sensitive page: {page}"
         if why is None:
             return Decision(level=A)
         what = f"the page sends {method} {kind} {host_of(url) or ''}{urlsplit(url).path[:120]} ({why})"

@@ -174,8 +174,8 @@ class RequestHold:
         with contextlib.suppress(PlaywrightError):
             page_url = page.url
         view = self.view(page) if self.view is not None else None
-        if view is not None and view.url != page_url:
-            view = None
+        if view is not None and view.url.split("#", 1)[0] != page_url.split("#", 1)[0]:
+            view = None  # an observation of another document (the same one scrolled to an anchor is kept)
         paused = PausedRequest(method, url, kind, page_url, view, self.covered)
         self.awaiting_user = True
         try:

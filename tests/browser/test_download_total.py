@@ -41,7 +41,9 @@ async def test_many_downloads_under_the_file_cap_stop_at_the_run_total(
 ) -> None:
     ctx_session.max_download_mb = 5
     ctx_session.max_download_total_mb = 5
-    hrefs = [pages_server.add_download(f"/total-{announced}/f{i}.bin", 2, announced=announced) for i in range(4)]
+    hrefs = [
+        pages_server.add_download(f"/total-{announced}/f{i}.bin", 2, announced=announced) for i in range(4)
+    ]
     url = pages_server.add(f"/total-{announced}.html", _page(hrefs))
     await ctx_session.page.goto(url)
     saved, notices = await _settled(ctx_session, 4)

@@ -71,8 +71,13 @@ class Case:
     extra: dict[str, str] = field(default_factory=dict)
 
 
+PRICE = "<p>Order total: $49.00</p>"
+"""What a checkout page shows: with its URL, it makes the page one whose requests pay."""
+
+
 def _c(name: str, path: str, body: str, actions: list[dict[str, Any]], forbidden: str) -> Case:
-    return Case(name, path, HEAD + f"<title>{name}</title>" + body, actions, forbidden)
+    price = PRICE if path.startswith("/checkout") else ""
+    return Case(name, path, HEAD + f"<title>{name}</title>" + price + body, actions, forbidden)
 
 
 CARD = "<p>Total: $49.00</p><label>Card number <input id=card autocomplete=cc-number name=cardnumber></label>"

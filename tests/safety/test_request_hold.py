@@ -118,3 +118,26 @@ async def test_held_under_an_active_domain_policy_too(
     result = await Agent(config, context=ctx_session, confirmer=BatchConfirmer([])).run("look", start_url=url)
     assert server.arrived(case.forbidden) == []
     assert case.forbidden in json.dumps([d.model_dump() for d in result.declined]), result
+
+
+@pytest.mark.parametrize("path", ["/account/login-form", "/account/settings-form"])
+async def test_a_sign_in_or_settings_form_posts_without_asking(
+    kite_config, ctx_session, server: RecordingServer, scripted_model, path: str
+) -> None:
+    """A sensitive URL alone (sign-in, settings) asks for submit-like clicks, not for every post: the form
+    a harmless click sends arrives, nobody asked."""
+    html = (
+        HEAD + f"<title>Form</title><form method=post action='{path}/done'><input name=email value=a@b.c>"
+        "<button id=go>Log in</button></form>"
+    )
+    url = server.add(path, html)
+    scripted_model.script(
+        [
+            {"name": "click", "arguments": {"selector": "#go"}},
+            {"name": "done", "arguments": {"success": True, "answer": "in"}},
+        ]
+    )
+    confirmer = BatchConfirmer([])
+    result = await Agent(kite_config(), context=ctx_session, confirmer=confirmer).run("go", start_url=url)
+    assert result.declined == [] and confirmer.asked == [], result
+    assert server.arrived(f"{path}/done") == ["POST"]
