@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
@@ -47,6 +47,8 @@ ALWAYS_ALLOWED_SCHEMES = frozenset({"about", "data", "blob"})
 NETWORK_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+RequestCheck = Callable[[Any], Awaitable[bool]]
+"""The context's request hold, asked whether a state-changing request (Playwright's ``Request``) may leave."""
 MAX_REDIRECTS = 20
 """Chromium's own limit (net::ERR_TOO_MANY_REDIRECTS): a longer chain is refused, not probed further."""
 WEBRTC_OFF = """(() => {
@@ -236,11 +238,13 @@ class DomainPolicy:
 
     # ------------------------------------------------------------ network enforcement
 
-    async def install(self, context: Any) -> None:
-        """Enforce the policy on a Playwright BrowserContext (navigations, subresources, redirects, popups)."""
+    async def install(self, context: Any, hold: RequestCheck | None = None) -> None:
+        """Enforce the policy on a Playwright BrowserContext (navigations, subresources, redirects, popups).
+        ``hold``: the context's request hold (``agent/browser/holds.py``), asked about a state-changing
+        request this route sees before the browser sends it."""
         if self.active:
             await context.add_init_script(WEBRTC_OFF)
-            await context.route("**/*", lambda route, request: self._handle(route, request, context))
+            await context.route("**/*", lambda route, request: self._handle(route, request, context, hold))
             await context.route_web_socket(lambda url: not self.allows(url), self._refuse_websocket)
 
     def refuse(self, url: str, resource_type: str) -> str | None:
@@ -265,7 +269,7 @@ class DomainPolicy:
         self.blocked_log.append(entry)
         log.info("%s (%s)", entry.message(), entry.reason)
 
-    async def _handle(self, route: Any, request: Any, context: Any) -> None:
+    async def _handle(self, route: Any, request: Any, context: Any, hold: RequestCheck | None = None) -> None:
         url = request.url
         if not self.allows(url):
             self._record(url, request.resource_type)
@@ -277,8 +281,11 @@ class DomainPolicy:
             await route.abort("blockedbyclient")
             return
         if urlsplit(url).scheme not in ("http", "https") or request.method not in SAFE_METHODS:
-            # A state-changing request is sent by the browser itself, never fetched here: the request hold
-            # (agent/browser/holds.py) judges it and may fail it, and checks each of its redirect hops.
+            # A state-changing request is sent by the browser itself, never fetched here, once the request
+            # hold (agent/browser/holds.py) let it go; the hold also checks each of its redirect hops.
+            if hold is not None and request.method not in SAFE_METHODS and not await hold(request):
+                await route.abort("blockedbyclient")
+                return
             await route.fallback()
             return
         try:

@@ -45,6 +45,8 @@ COVER_GRACE_S = 3.0
 """How long after an approved action ends its approval still covers the requests it set off (a redirect, a
 timer the page started as it ran)."""
 FAILED_REASON = "BlockedByClient"
+SAME_REQUEST_S = 5.0
+"""A request judged once is not asked about again when the other interceptor sees it within this time."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,8 @@ class RequestHold:
         self._covering = 0
         self._covered_until = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._verdicts: dict[tuple[str, str], tuple[bool, float]] = {}
+        self._deciding: dict[tuple[str, str], asyncio.Future[tuple[bool, HeldRequest | None]]] = {}
 
     # ----------------------------------------------------------------- wiring
     async def install(
@@ -149,12 +153,12 @@ class RequestHold:
         request_id = event.get("requestId")
         request = event.get("request") or {}
         method = str(request.get("method", "GET")).upper()
-        judge, refuse = self.judge, self.refuse
-        allowed, held = True, None
-        if refuse is not None and refuse(str(request.get("url", "")), str(event.get("resourceType", ""))):
+        url, kind = str(request.get("url", "")), str(event.get("resourceType", "Other")).lower()
+        allowed = True
+        if self.refuse is not None and self.refuse(url, kind):
             allowed = False  # the domain policy recorded it: reported as its other blocks are
-        elif method not in SAFE_METHODS and judge is not None:
-            allowed, held = await self._judge(judge, page, method, request, event)
+        elif method not in SAFE_METHODS:
+            allowed = await self.decide(page, method, url, kind)
         try:
             if allowed:
                 await cdp.send("Fetch.continueRequest", {"requestId": request_id})
@@ -162,18 +166,39 @@ class RequestHold:
                 await cdp.send("Fetch.failRequest", {"requestId": request_id, "errorReason": FAILED_REASON})
         except PlaywrightError:
             pass  # the tab or the request is gone
-        if held is not None:
-            self.log.append(held)
+
+    async def decide(self, page: Page | None, method: str, url: str, kind: str) -> bool:
+        """Whether a state-changing request may leave, judged once: a tab's Fetch session and the domain
+        policy's route (``safety.domains``) may both see the same request, in either order; the second asks
+        nobody and takes the first one's verdict (for ``SAME_REQUEST_S``)."""
+        judge = self.judge
+        if judge is None:
+            return True
+        key, now = (method, url), time.monotonic()
+        self._verdicts = {k: v for k, v in self._verdicts.items() if now - v[1] < SAME_REQUEST_S}
+        if (known := self._verdicts.get(key)) is not None:
+            return known[0]
+        pending = self._deciding.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(self._judge(judge, page, method, url, kind))
+            self._deciding[key] = pending
+        try:
+            allowed, held = await asyncio.shield(pending)
+        finally:
+            self._deciding.pop(key, None)
+        if key not in self._verdicts:
+            self._verdicts[key] = (allowed, time.monotonic())
+            if held is not None:
+                self.log.append(held)
+        return allowed
 
     async def _judge(
-        self, judge: RequestJudge, page: Page, method: str, request: dict[str, Any], event: dict[str, Any]
+        self, judge: RequestJudge, page: Page | None, method: str, url: str, kind: str
     ) -> tuple[bool, HeldRequest | None]:
-        url = str(request.get("url", ""))
-        kind = str(event.get("resourceType", "Other")).lower()
         page_url = ""
         with contextlib.suppress(PlaywrightError):
-            page_url = page.url
-        view = self.view(page) if self.view is not None else None
+            page_url = page.url if page is not None else ""
+        view = self.view(page) if self.view is not None and page is not None else None
         if view is not None and view.url.split("#", 1)[0] != page_url.split("#", 1)[0]:
             view = None  # an observation of another document (the same one scrolled to an anchor is kept)
         paused = PausedRequest(method, url, kind, page_url, view, self.covered)
@@ -191,6 +216,13 @@ class RequestHold:
         return allowed, HeldRequest(
             method=method, url=url, kind=kind, page_url=page_url, handled=handled, reason=reason
         )
+
+    async def on_route(self, request: Any) -> bool:
+        """The domain policy's route saw a state-changing request (Playwright's ``Request``): may it leave?"""
+        page = None
+        with contextlib.suppress(PlaywrightError, AttributeError):
+            page = request.frame.page
+        return await self.decide(page, request.method.upper(), request.url, request.resource_type.lower())
 
     def close(self) -> None:
         for task in list(self._tasks):

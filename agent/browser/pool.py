@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -48,7 +48,7 @@ PROBE_TIMEOUT_S = 5.0
 class NetworkPolicy(Protocol):
     """What the network layer of a context enforces (``safety.domains.DomainPolicy``)."""
 
-    async def install(self, context: Any) -> None: ...
+    async def install(self, context: Any, hold: Callable[[Any], Awaitable[bool]] | None = None) -> None: ...
 
     def refuse(self, url: str, resource_type: str) -> str | None:
         """Why a request may not leave (recorded as the policy's other blocks), or None."""
@@ -89,7 +89,9 @@ async def apply_rules(ctx: ContextSession, rules: ContextRules) -> None:
     if rules.max_download_total_mb is not None:
         ctx.max_download_total_mb = rules.max_download_total_mb
     if rules.network is not None:
-        await rules.network.install(ctx.context)
+        await rules.network.install(
+            ctx.context, ctx.holds.on_route if rules.request_judge is not None else None
+        )
     refuse = rules.network.refuse if rules.network is not None else None
     await ctx.holds.install(ctx.context, rules.request_judge, refuse)
 

@@ -36,11 +36,12 @@ async def test_a_declined_request_never_reaches_the_server(
     url = server.add(case.path, case.html)
     scripted_model.script(_script(case))
     confirmer = BatchConfirmer([])
+    before = len(server.arrived(case.forbidden))  # the server is the module's: another test approved one
     result = await Agent(kite_config(), context=ctx_session, confirmer=confirmer).run(
         f"look around ({case.name})", start_url=url
     )
     assert result.stop_reason == "done", result
-    assert server.arrived(case.forbidden) == []  # the server never saw it
+    assert len(server.arrived(case.forbidden)) == before  # the server never saw it
     assert server.arrived(case.path) == ["GET"]  # the page itself did load
     assert not result.success and result.declined, result
     said = json.dumps([d.model_dump() for d in result.declined])
@@ -78,9 +79,10 @@ async def test_a_request_the_user_approves_goes_through(
     url = server.add("/checkout/extras-approved", case.html)
     scripted_model.script(_script(case))
     confirmer = BatchConfirmer(["confirm"])
+    before = len(server.arrived("/api/charge"))
     result = await Agent(kite_config(), context=ctx_session, confirmer=confirmer).run("gift", start_url=url)
     assert result.success and result.declined == [], result
-    assert server.arrived("/api/charge") == ["POST"]
+    assert len(server.arrived("/api/charge")) == before + 1
     asked = [req.action for req, _ in confirmer.asked]
     assert [a["action"] for a in asked] == ["request"] and asked[0]["url"].endswith("/api/charge")
 
@@ -115,8 +117,9 @@ async def test_held_under_an_active_domain_policy_too(
     url = server.add(case.path + "-domains", case.html)
     scripted_model.script(_script(case))
     config = kite_config(**{"safety.blocked_domains": ["evil.test"]})
+    before = len(server.arrived(case.forbidden))  # the server is the module's: another test approved one
     result = await Agent(config, context=ctx_session, confirmer=BatchConfirmer([])).run("look", start_url=url)
-    assert server.arrived(case.forbidden) == []
+    assert len(server.arrived(case.forbidden)) == before
     assert case.forbidden in json.dumps([d.model_dump() for d in result.declined]), result
 
 
