@@ -323,22 +323,25 @@ class SafetyPolicy:
         return None
 
     def request_page(self, obs: Observation | None, page_url: str) -> str | None:
-        """Why a page's state-changing requests are sensitive, or None: the page pays or destroys — by what
-        it holds (its words, a payment frame, a card field: ``page_sensitivity`` beside its URL), or by a
-        sensitive URL (``url_patterns``) that shows a price or whose path reads as paying or destroying. A
-        sign-in, settings or profile page is sensitive for its clicks, not for every form it posts."""
-        if obs is not None:
-            summary = obs.summary.model_copy(update={"url": ""})
-            if why := self._sensitivity(obs.model_copy(update={"summary": summary})):
-                return why
-        m = self._url_re.search(page_url) if self._url_re is not None else None
-        if m is None:
+        """Why a page's state-changing requests are sensitive, or None: the page takes payment (a card field,
+        a payment provider's frame), or it is sensitive (``page_sensitivity``; with no observation, its URL)
+        and shows a price or its path reads as paying or destroying. A sign-in, settings or account page is
+        sensitive for its submit-like clicks, not for every form it posts (a "Log out" there)."""
+        if obs is not None and self._card_on(obs):
+            return "it has a payment card field"
+        if obs is not None and self._frame_re is not None:
+            if frame := next((u for u in obs.summary.frames if self._frame_re.search(u)), None):
+                return f"a frame on it is a payment page ({host_of(frame) or frame})"
+        why = self.page_sensitivity(obs) if obs is not None else None
+        if why is None and self._url_re is not None and (m := self._url_re.search(page_url)):
+            why = f"the URL matches {m.group(0).lower()!r}"
+        if why is None:
             return None
         words = re.sub(r"[\W_]+", " ", unquote(urlsplit(page_url).path))
         if any(self._judge_text(words)):
-            return f"its URL matches {m.group(0).lower()!r} and reads as paying or destroying"
+            return f"{why}, and its path reads as paying or destroying"
         if price := self._shows_price(obs):
-            return f"its URL matches {m.group(0).lower()!r} and it shows a price ({price})"
+            return f"{why}, and it shows a price ({price})"
         return None
 
     def evaluate_request(

@@ -123,14 +123,24 @@ async def test_held_under_an_active_domain_policy_too(
     assert case.forbidden in json.dumps([d.model_dump() for d in result.declined]), result
 
 
-@pytest.mark.parametrize("path", ["/account/login-form", "/account/settings-form"])
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("/account/login-form", ""),
+        ("/account/settings-form", ""),
+        ("/account/home", "<a href='/account/delete'>Delete account</a>"),  # sensitive by its words
+    ],
+    ids=["sign-in", "settings", "account-page"],
+)
 async def test_a_sign_in_or_settings_form_posts_without_asking(
-    kite_config, ctx_session, server: RecordingServer, scripted_model, path: str
+    kite_config, ctx_session, server: RecordingServer, scripted_model, path: str, text: str
 ) -> None:
-    """A sensitive URL alone (sign-in, settings) asks for submit-like clicks, not for every post: the form
-    a harmless click sends arrives, nobody asked."""
+    """A sensitive page that neither takes payment nor shows a price (sign-in, settings, an account page
+    that offers deleting the account) asks for submit-like clicks, not for every post: the form a harmless
+    click sends arrives, nobody asked."""
     html = (
-        HEAD + f"<title>Form</title><form method=post action='{path}/done'><input name=email value=a@b.c>"
+        HEAD
+        + f"<title>Form</title>{text}<form method=post action='{path}/done'><input name=email value=a@b.c>"
         "<button id=go>Log in</button></form>"
     )
     url = server.add(path, html)
