@@ -280,12 +280,11 @@ class DomainPolicy:
             self._record(url, "serviceworker", why="service workers are not allowed under a domain policy")
             await route.abort("blockedbyclient")
             return
-        if urlsplit(url).scheme not in ("http", "https") or request.method not in SAFE_METHODS:
-            # A state-changing request is sent by the browser itself, never fetched here, once the request
-            # hold (agent/browser/holds.py) let it go; the hold also checks each of its redirect hops.
-            if hold is not None and request.method not in SAFE_METHODS and not await hold(request):
-                await route.abort("blockedbyclient")
-                return
+        if hold is not None and request.method not in SAFE_METHODS and not await hold(request):
+            # the request hold (agent/browser/holds.py) declined this state-changing request: it never leaves
+            await route.abort("blockedbyclient")
+            return
+        if urlsplit(url).scheme not in ("http", "https"):
             await route.fallback()
             return
         try:
