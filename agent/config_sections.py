@@ -49,6 +49,9 @@ class BrowserConfig(_Section):
     """Cap for executeJS."""
     max_download_mb: float = Field(100, gt=0)
     """A download larger than this (MB) is stopped, nothing of it kept, and the model told."""
+    max_download_total_mb: float = Field(500, gt=0)
+    """All of a run's (a context's) downloads together may not pass this (MB): the download that would is
+    stopped, nothing of it kept, and the model told; the files already saved stay."""
 
     @model_validator(mode="after")
     def _deadlines(self) -> BrowserConfig:

@@ -47,7 +47,7 @@ from kite_browser.agent.llm.traced import complete_traced
 from kite_browser.agent.memory import Memory, add_note, describe_action
 from kite_browser.agent.model_setup import ModelSetup
 from kite_browser.agent.modules.planner import module_toolset
-from kite_browser.agent.outcome import build_result, end_span, open_run_span
+from kite_browser.agent.outcome import end_span, open_run_span
 from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.policies import Proposed, Ran, StepPlan, build
 from kite_browser.agent.policies.recap import sought
@@ -201,7 +201,7 @@ class Agent(RunEnvironment):
             )
         if recovered:
             self.warnings.append(recovered)
-        self.warnings += (blocked := self.blocks.between())  # stopped while no action ran: the page's doing
+        self.warnings += (blocked := self._page_news(step))  # stopped while no action ran: the page's doing
         await emit(self.on_event, page_observed(step, obs))
         with self.timer.phase("prompt"):
             urls = {m.step: m.url for m in self.memory.steps if m.lines}
@@ -266,7 +266,7 @@ class Agent(RunEnvironment):
         ran: list[tuple[Action, ActionResult]] = []
         left = len(actions) - 1
         for i, (action, note) in enumerate(zip(actions, parsed.notes or [""] * len(actions), strict=True)):
-            self.warnings += (late := self.blocks.between())  # while the model thought
+            self.warnings += (late := self._page_news(step))  # while the model thought
             record.blocked += late
             result = await self._act(action, obs, record, note, ran, last=i == left)
             ran.append((action, result))
@@ -383,10 +383,6 @@ class Agent(RunEnvironment):
             self.prompt, self.model, self.memory, self.config, self.safety.secrets.redact, self.timer,
             obs, step, warnings, self._plan.notes.recap, min_compaction,
         )  # fmt: skip
-
-    def _result(self, stop: Stop, started: float) -> RunResult:
-        run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding
-        return build_result(stop, declined, self.totals, self.steps_done, started, run_dir, self.final_url)
 
 
 _OF_REPLY = {False: " of your reply", True: ""}

@@ -444,6 +444,52 @@ class SafetyPolicy:
             return Decision(level=A)
         return Decision(level=items[0][0], reasons=[r for _, _, r in items], rule=items[0][1])
 
+    def request_target(self, url: str) -> str | None:
+        """Why a request's target is sensitive (its path pays or deletes: ``payment.pay_paths``,
+        ``payment.delete_paths``), or None."""
+        path = unquote(urlsplit(url).path).lower()
+        for regex, what in ((self._pay_path_re, "pays"), (self._delete_path_re, "deletes")):
+            if regex is not None and regex.search(path):
+                return f"its target {path} {what}"
+        return None
+
+    def request_page(self, obs: Observation | None, page_url: str) -> str | None:
+        """Why a page's state-changing requests are sensitive, or None: the page takes payment (a card field,
+        a payment provider's frame), or it is sensitive (``page_sensitivity``; with no observation, its URL)
+        and shows a price or its path reads as paying or destroying. A sign-in, settings or account page is
+        sensitive for its submit-like clicks, not for every form it posts (a "Log out" there)."""
+        if obs is not None and self._card_on(obs):
+            return "it has a payment card field"
+        if obs is not None and self._frame_re is not None:
+            if frame := next((u for u in obs.summary.frames if self._frame_re.search(u)), None):
+                return f"a frame on it is a payment page ({host_of(frame) or frame})"
+        why = self.page_sensitivity(obs) if obs is not None else None
+        if why is None and self._url_re is not None and (m := self._url_re.search(page_url)):
+            why = f"the URL matches {m.group(0).lower()!r}"
+        if why is None:
+            return None
+        words = re.sub(r"[\W_]+", " ", unquote(urlsplit(page_url).path))
+        if any(self._judge_text(words)):
+            return f"{why}, and its path reads as paying or destroying"
+        if price := self._shows_price(obs):
+            return f"{why}, and it shows a price ({price})"
+        return None
+
+    def evaluate_request(
+        self, method: str, url: str, kind: str, obs: Observation | None, page_url: str
+    ) -> Decision:
+        """A state-changing request the page sends (a form post, a non-GET fetch/XHR, a beacon, a ping),
+        judged at the network layer whatever set it off: it needs the user's confirmation when it goes to a
+        paying or deleting target (``request_target``) or leaves a page that pays or destroys
+        (``request_page``: ``obs`` is the page's latest observation, None when there is none)."""
+        why = self.request_target(url)
+        if why is None and (page := self.request_page(obs, page_url)):
+            why = f"it leaves a sensitive page: {page}"
+        if why is None:
+            return Decision(level=A)
+        what = f"the page sends {method} {kind} {host_of(url) or ''}{urlsplit(url).path[:120]} ({why})"
+        return Decision(level=self.rules.level("sensitive_request"), reasons=[what], rule="sensitive_request")
+
     def _check_url(self, f: _Findings, url: str, obs: Observation | None, verb: str) -> None:
         current = obs.summary.url if obs else ""
         scheme = url_scheme(url)

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.downloads import DownloadGuard, SecretScan
 from kite_browser.agent.browser.filenames import safe_filename, unique_path
+from kite_browser.agent.browser.holds import RequestHold
 from kite_browser.agent.browser.observation import DialogInfo, DownloadNotice, TabInfo
 from kite_browser.agent.errors import (
     CRASHED_TAB_ADVICE,
@@ -81,6 +82,7 @@ class ContextSession:
         owns_context: bool = True,
         navigation_timeout_ms: int | None = None,
         max_download_mb: float | None = None,
+        max_download_total_mb: float | None = None,
     ) -> None:
         self.downloads_dir: Path | None = downloads_dir
         """Where downloads are saved (the run folder's downloads/); settable at any time."""
@@ -92,7 +94,7 @@ class ContextSession:
         """Applied to a download's suggested file name before it is saved (the run takes secrets out)."""
         self.secret_scan: SecretScan | None = None
         """The run's secrets, taken out of a saved download's content; None: not scanned."""
-        self._guard = DownloadGuard(max_download_mb)
+        self._guard = DownloadGuard(max_download_mb, max_download_total_mb)
         self.dialog_judge: DialogJudge | None = None
         """Asked before answering a confirm, prompt or beforeunload dialog: (accept?, why) overrides
         ``dialog_policy``; None leaves it to the policy (the safety gate sets this for a run)."""
@@ -100,9 +102,9 @@ class ContextSession:
         """Make a tab the page opens itself the active one (else it is only reported)."""
         self.last_dialog: DialogInfo | None = None
         self.owns_context = owns_context
-        self.awaiting_user = False
-        """True while a person is asked about something the page is blocked on (a dialog): the hang watchdog
-        (agent/browser/watchdog.py) then counts neither the deadline nor the unresponsive page."""
+        self._dialog_asks = False
+        self.holds = RequestHold()
+        """The state-changing requests of every tab, held and judged (``agent/browser/holds.py``)."""
         self.navigation_timeout_ms = navigation_timeout_ms
         self._closed = False
         self._dead_reason: str | None = None
@@ -144,6 +146,13 @@ class ContextSession:
             self._unwatch(page)
 
     @property
+    def awaiting_user(self) -> bool:
+        """True while a person is asked about something the page is blocked on (a dialog, a held request):
+        the hang watchdog (agent/browser/watchdog.py) then counts neither the deadline nor the unresponsive
+        page."""
+        return self._dialog_asks or self.holds.awaiting_user
+
+    @property
     def max_download_mb(self) -> float | None:
         """A download larger than this is stopped (None: no cap)."""
         return self._guard.max_mb
@@ -152,14 +161,25 @@ class ContextSession:
     def max_download_mb(self, value: float | None) -> None:
         self._guard.max_mb = value
 
+    @property
+    def max_download_total_mb(self) -> float | None:
+        """The context's downloads together may not pass this (None: no cap)."""
+        return self._guard.max_total_mb
+
+    @max_download_total_mb.setter
+    def max_download_total_mb(self, value: float | None) -> None:
+        self._guard.max_total_mb = value
+
     def _watch(self, page: Page) -> None:
         self._guard.watch(self.context, page)
+        self.holds.watch(self.context, page)
         page.on("dialog", self._on_dialog)
         page.on("download", self._on_download)
         page.on("crash", self._on_crash)
         page.on("close", self._on_page_close)
 
     def _unwatch(self, page: Page) -> None:
+        self.holds.forget(page)
         with contextlib.suppress(Exception):
             page.remove_listener("dialog", self._on_dialog)
             page.remove_listener("download", self._on_download)
@@ -214,13 +234,13 @@ class ContextSession:
         self.last_dialog = info
         self._pending_dialog = info
         if kind != "alert" and self.dialog_judge is not None:
-            self.awaiting_user = True  # a person may be asked: the hang watchdog must not count this time
+            self._dialog_asks = True  # a person may be asked: the hang watchdog must not count this time
             try:
                 verdict = await self.dialog_judge(info, _page_url(dialog))
             except Exception as exc:  # a failing judge must not leave the page blocked: refuse
                 verdict = (False, f"the safety check failed ({exc!r})")
             finally:
-                self.awaiting_user = False
+                self._dialog_asks = False
             if verdict is not None:
                 accept, info.reason = verdict
         info.handled = "accepted" if accept else "dismissed"
@@ -433,6 +453,7 @@ class ContextSession:
         for task in list(self._saving):
             task.cancel()
         self._guard.close()
+        self.holds.close()
         self._unbind()
         if self.owns_context:
             with contextlib.suppress(PlaywrightError):

@@ -40,12 +40,14 @@ from kite_browser.agent.browser.fingerprint import (
     element_index,
     fingerprint_from,
 )
+from kite_browser.agent.browser.holds import PausedRequest, RequestHold, Verdict
 from kite_browser.agent.browser.observation import (
     ActionResult,
     DialogInfo,
     Element,
     ErrorInfo,
     Fingerprint,
+    HeldRequest,
     Observation,
 )
 from kite_browser.agent.browser.pool import BrowserPool, ContextRules, apply_rules
@@ -61,6 +63,8 @@ from kite_browser.safety.policy import SafetyPolicy
 from kite_browser.safety.secrets import PLACEHOLDER_RE, SecretStore
 
 T = TypeVar("T")
+REFUSED = ("declined", "blocked")
+"""How a held request that never reached the server was handled."""
 
 
 @dataclass
@@ -74,6 +78,8 @@ class EnvSafety:
     domains: DomainPolicy | None = None
     max_download_mb: float | None = None
     """The download cap (``browser.max_download_mb``); None leaves each context's own."""
+    max_download_total_mb: float | None = None
+    """The cap on a run's downloads together (``browser.max_download_total_mb``); None: each context's own."""
 
     @classmethod
     def from_config(
@@ -89,7 +95,15 @@ class EnvSafety:
         policy = policy or SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
         confirmer = confirmer or BatchConfirmer(config.safety.approve, nobody=NO_CONFIRMER, allow=BY_CONFIG)
         domains = policy.domains if policy.domains.active else None
-        return cls(policy, Gate(policy, confirmer), secrets, domains, config.browser.max_download_mb)
+        browser = config.browser
+        return cls(
+            policy,
+            Gate(policy, confirmer),
+            secrets,
+            domains,
+            browser.max_download_mb,
+            browser.max_download_total_mb,
+        )
 
     def rules(self) -> ContextRules:
         """What a context is held to: the domain policy, the gate on its dialogs, secrets out of file names
@@ -99,12 +113,17 @@ class EnvSafety:
         async def judge(info: DialogInfo, url: str) -> tuple[bool, str] | None:
             return await gate.check_dialog(info.type, info.message, url)
 
+        async def judge_request(r: PausedRequest) -> Verdict:
+            return await gate.check_request(r.method, r.url, r.kind, r.view, r.page_url, covered=r.covered)
+
         return ContextRules(
             network=self.domains,
             dialog_judge=judge,
+            request_judge=judge_request,
             name_filter=lambda name: PLACEHOLDER_RE.sub(r"secret-\1", redact(name)),
             secret_scan=self.secrets if len(self.secrets) else None,
             max_download_mb=self.max_download_mb,
+            max_download_total_mb=self.max_download_total_mb,
         )
 
 
@@ -130,21 +149,41 @@ Veto = Callable[[Action], ActionResult | None]
 
 @dataclass
 class BlockWatch:
-    """Tells where the domain policy stopped a request: during an action (named in its result), or between
-    two steps, by the page on its own (a timer's ``location`` change, a late meta refresh)."""
+    """Tells where the domain policy stopped a request, or the request hold held one (``holds``): during an
+    action (named in its result), or between two steps, by the page on its own (a timer's ``location``
+    change, a late meta refresh, a timer's post)."""
 
     domains: DomainPolicy | None
+    holds: RequestHold | None = None
     seen: int = field(default=0)
+    seen_held: int = field(default=0)
+    late_held: list[HeldRequest] = field(default_factory=list)
+    """The requests held and refused between two actions, not yet taken (``take_held``)."""
 
     def __post_init__(self) -> None:
         self.mark()
 
     def mark(self) -> None:
         self.seen = len(self.domains.blocked_log) if self.domains is not None else 0
+        self.seen_held = len(self.holds.log) if self.holds is not None else 0
+
+    def _new_held(self) -> list[HeldRequest]:
+        return self.holds.log[self.seen_held :] if self.holds is not None else []
 
     def annotate(self, result: ActionResult) -> None:
-        """Name the latest block since the last look in the action's result."""
+        """Name the latest block since the last look in the action's result, and the requests held while it
+        ran in its effects (a refused one in its message too)."""
+        notes = []
         if self.domains is not None and (note := self.domains.last_block_message(since=self.seen)):
+            notes.append(note)
+        result.effects.held = self._new_held()
+        notes += [
+            f"{h.describe()} was held and {h.handled}: {h.reason}"
+            for h in result.effects.held
+            if h.handled in REFUSED
+        ]
+        if notes:
+            note = "; ".join(notes)
             if result.error is not None:
                 result.error.message = f"{note}: {result.error.message}"
             else:
@@ -152,14 +191,24 @@ class BlockWatch:
         self.mark()
 
     def between(self) -> list[str]:
-        """What was stopped since the last action ended (the page's own doing), once each."""
+        """What was stopped or held since the last action ended (the page's own doing), once each."""
         new = self.domains.blocked_log[self.seen :] if self.domains is not None else []
+        held = [h for h in self._new_held() if h.handled in REFUSED]
+        self.late_held += held
         self.mark()
         return [
             f"after the last action the page tried to load {b.url[:160]} on its own: blocked by the domain "
             f"policy ({b.reason})"
             for b in new
+        ] + [
+            f"after the last action the page sent {h.describe()} on its own: {h.handled}, {h.reason}"
+            for h in held
         ]
+
+    def take_held(self) -> list[HeldRequest]:
+        """The requests held and refused between two actions since the last call (each once)."""
+        held, self.late_held = self.late_held, []
+        return held
 
 
 class BrowserEnv:
@@ -180,7 +229,8 @@ class BrowserEnv:
         self.config, self.ctx, self.safety = config, ctx, safety
         self.owns_context = owns_context
         self.snapshotter = Snapshotter(config.snapshot)
-        self.blocks = BlockWatch(safety.domains)
+        ctx.holds.view = self.snapshotter.last  # the held request's page, as the model and the policy saw it
+        self.blocks = BlockWatch(safety.domains, ctx.holds)
         self.run_dir = run_dir
         self.executor = self._executor()
         self._rules_applied = rules_applied
@@ -475,7 +525,9 @@ class BrowserEnv:
             again = partial(self.gate.recheck, action, observation, gate.decision, confirmer=confirmer)
             self.blocks.mark()
             ends = await self._with_drag_ends(action, ActionResult(action=action.action, ok=False))
-            with timer.phase("act"):  # the target's fingerprint from the unit's own resolution of it
+            approved = (gate.answer is not None and gate.answer.approved) or gate.similar
+            covering = self.ctx.holds.covering() if approved else contextlib.nullcontext()
+            with timer.phase("act"), covering:  # an approval covers the requests the action sends
                 result = await self.executor.execute(
                     action, recheck=again, fingerprint=True, effect_only=effect_only
                 )
