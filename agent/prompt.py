@@ -66,6 +66,11 @@ def _system(
     )
 
 
+@cache
+def _task_part(language: str, task: str, output_schema: str | None) -> str:
+    return _env().get_template("task.j2").render(t=strings(language), task=task, output_schema=output_schema)
+
+
 @dataclass
 class PromptBuilder:
     """Everything about a run that shapes the prompt and does not change between steps.
@@ -97,6 +102,12 @@ class PromptBuilder:
             self.function_calling,
             self.constrained,
         )
+
+    def task_part(self) -> str:
+        """The user message's opening (the task and its answer format): the same every step, so with the
+        system message it is the prompt's stable prefix that a server's prompt cache keeps (llama.cpp reads
+        only what follows it again). Every user message starts with it."""
+        return _task_part(self.language, self.task, self.output_schema)
 
     def user(
         self,
