@@ -55,7 +55,7 @@ from kite_browser.agent.model_setup import IMAGE_TOKENS, ModelSetup
 from kite_browser.agent.modules.planner import module_toolset
 from kite_browser.agent.outcome import build_result, current_url
 from kite_browser.agent.output import OutputSpec, OutputType
-from kite_browser.agent.prompt import PromptBuilder, kite_notices, page_text
+from kite_browser.agent.prompt import PromptBuilder, kite_notices, page_text, warm_up
 from kite_browser.agent.recap import answer_next, named_place, out_of_view, recap, sought
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
@@ -166,10 +166,12 @@ class Agent:
         )
         logs = redacting_logs(self.safety.secrets)  # log records of the run are redacted too
         logs.__enter__()
+        warming = asyncio.ensure_future(asyncio.to_thread(warm_up, self.prompt, self.model.model))
         try:
-            async with self._environment(rec.run_dir) as env:
+            async with self._environment(rec.run_dir) as env:  # the browser starts while the prompt warms up
                 ctx = env.ctx
                 await self._prepare(env, task, start_url)
+                await warming
                 try:
                     if start_url:
                         await self._open(start_url)

@@ -98,3 +98,18 @@ def test_every_user_message_opens_with_the_same_task_part(schema):
     )  # fmt: skip
     for user, step in ((first, 1), (later, 7)):
         assert user.startswith(head) and user[len(head) :].lstrip("\n").startswith(f"Step {step} of at most")
+
+
+def test_the_warm_up_leaves_the_first_steps_count_of_the_system_message_cached():
+    """``warm_up`` (run by the loop while the browser starts) counts the system message as the first step
+    would: the step's own count is then a cache hit, not the counter's first load."""
+    from kite_browser.agent.browser.tokens import count_tokens, estimate_tokens
+    from kite_browser.agent.prompt import warm_up
+
+    p = PromptBuilder("t", function_calling=False, secret_names=["only-in-this-test"])
+    warm_up(p, "gpt-4o-mini")
+    before = count_tokens.cache_info()
+    assert estimate_tokens("gpt-4o-mini", p.system()) > 0
+    after = count_tokens.cache_info()
+    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+    warm_up(PromptBuilder("t"), "no-such-provider/no-such-model")  # a counter that fails: no error
