@@ -149,6 +149,10 @@ class LLMConfig(_Section):
     local_stretch: float = Field(default=4.0, ge=1.0)
     """Past its limit, a call that a llama.cpp server on this machine is still working on (``/slots``) may run
     up to this many times the limit: a loaded machine makes the model slow, not broken. 1 turns this off."""
+    local_page_tokens: int = Field(default=600, ge=100)
+    """The page's token budget with the bundled local model (``snapshot.token_budget`` when lower): it reads
+    20-50 prompt tokens a second on two cores, and acts by index, so a long page's links lose their hrefs
+    first (names, prices and the page's text stay)."""
 
     @model_validator(mode="after")
     def _coherent_timeouts(self) -> LLMConfig:

@@ -51,7 +51,7 @@ from kite_browser.agent.outcome import end_span, open_run_span
 from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.policies import Proposed, Ran, StepPlan, build
 from kite_browser.agent.policies.recap import sought
-from kite_browser.agent.prompt import PromptBuilder, kite_notices
+from kite_browser.agent.prompt import PromptBuilder, kite_notices, warm_up
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
 from kite_browser.agent.result import StopReason
@@ -147,13 +147,14 @@ class Agent(RunEnvironment):
             self.output.prompt(),
             constrained=self.model.constrained,
         )
-        logs = redacting_logs(self.safety.secrets)  # log records of the run are redacted too
-        logs.__enter__()
+        (logs := redacting_logs(self.safety.secrets)).__enter__()  # log records of the run are redacted too
         traced, span = open_run_span(task, self.model.model, self.label, self.safety, self.config.telemetry)
+        warming = asyncio.ensure_future(asyncio.to_thread(warm_up, self.prompt, self.model.model))
         try:
-            async with self._environment(rec.run_dir) as env:
+            async with self._environment(rec.run_dir) as env:  # the browser starts while the prompt warms up
                 ctx = env.ctx
                 await self._prepare(env, task, start_url)
+                await warming
                 try:
                     if start_url:
                         await self._open(start_url)

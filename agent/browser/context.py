@@ -116,6 +116,8 @@ class ContextSession:
     # ----------------------------------------------------------------- wiring
     def _reset_state(self) -> None:
         self._active: Page | None = None
+        self._front: Page | None = None
+        """The tab Kite last brought to the front of the window (None: not known)."""
         self._recent: list[Page] = []  # most recently active last
         self._crashed: set[Page] = set()
         self._new_pages: list[Page] = []
@@ -203,6 +205,7 @@ class ContextSession:
     def _on_page(self, page: Page) -> None:
         self._watch(page)
         self._new_pages.append(page)
+        self._front = None  # usually in front now, not always (a link opened in the background)
         if self.follow_new_tabs or self._active is None or self._active.is_closed():
             self._set_active(page)
 
@@ -213,6 +216,8 @@ class ContextSession:
             self._recent.remove(page)
         if self._active is page:
             self._active = next((p for p in reversed(self._recent) if not p.is_closed()), None)
+        if self._front is page:
+            self._front = None
 
     def _on_crash(self, page: Page) -> None:
         self._crashed.add(page)
@@ -318,6 +323,22 @@ class ContextSession:
         """Make ``page`` (a tab of this context) the active one, the one observed and acted on."""
         self._check_usable()
         self._set_active(page)
+
+    async def to_front(self, page: Page) -> None:
+        """Bring ``page`` to the front of its window before input lands on it, unless it is there already
+        (then no round trip) or it is the context's only tab.
+
+        Chromium gives a tab that gets input while another tab of the window is in front one animation frame
+        per second until it is brought to the front, however visible Playwright's focus emulation makes it
+        look (``document.visibilityState``): every settle that counts frames then waits about a second per
+        frame it needs. A caller acting on several tabs by id (the chrome tools, a run whose page opened a
+        tab it does not follow) hits that on every action."""
+        if page is self._front or page.is_closed() or page in self._crashed:
+            return
+        if len(self.context.pages) > 1:  # a context's only tab is in front of its window
+            with contextlib.suppress(PlaywrightError):
+                await page.bring_to_front()
+        self._front = page
 
     def _set_active(self, page: Page) -> None:
         self._active = page
@@ -434,8 +455,8 @@ class ContextSession:
         page = self._find(index, url)
         self._set_active(page)
         if page not in self._crashed:
-            with contextlib.suppress(PlaywrightError):
-                await page.bring_to_front()
+            self._front = None
+            await self.to_front(page)
         return page
 
     async def close_tab(self, index: int) -> None:
