@@ -138,9 +138,8 @@ async def checked_click(
     """Move, look again, press, look again, release (then the rest of a double click), with the input guard
     armed from the first look on (a move fires no event the guard watches) to the end. Returns whether the
     target is checked now (None when not known)."""
-    # The release is awaited before the disarm and the settle go out: sent along with them (e3f6c38, taken out
-    # again in 64253ff) it let the settle begin before a navigation the click starts (a form's submit) was under
-    # way, so the next observation could be the page before it; on a quiet machine it gained nothing.
+    # The release is awaited before the disarm and the settle go out, so the settle begins after a navigation
+    # the click starts (a form's submit) is under way (docs/decisions/release-before-settle.md).
     run = _checked_click(ec, page, target, pr, button, count)
     return await guarded(ec, target, run, "click", arms_itself=True)
 
