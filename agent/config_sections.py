@@ -174,6 +174,7 @@ POLICY_NAMES = (
     "answer_next",
     "out_of_view",
     "named_place",
+    "person_needed",
 )
 """The step policies (agent/policies/), by the name that switches each."""
 

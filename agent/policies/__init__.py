@@ -21,6 +21,7 @@ from kite_browser.agent.policies.base import (
 from kite_browser.agent.policies.loop_guard import LoopGuard
 from kite_browser.agent.policies.no_ops import NoOps
 from kite_browser.agent.policies.notes import AnswerNext, NamedPlace, OutOfView, Recap
+from kite_browser.agent.policies.person import PersonNeeded
 from kite_browser.agent.policies.repeats import Repeats
 from kite_browser.agent.policies.unfilled import Unfilled
 
@@ -33,6 +34,7 @@ MAKERS: dict[str, Callable[[AgentConfig], Policy]] = {
     "answer_next": lambda _: AnswerNext(),
     "out_of_view": lambda _: OutOfView(),
     "named_place": lambda _: NamedPlace(),
+    "person_needed": lambda _: PersonNeeded(),
 }
 """Each policy by its name (``POLICY_NAMES``, the config's), made fresh for a run."""
 assert tuple(MAKERS) == POLICY_NAMES, "every policy has a name in the config, and only those"

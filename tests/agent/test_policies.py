@@ -278,3 +278,19 @@ async def test_the_tasks_progress_is_computed_once_per_step(
     )
     assert result.stop_reason == "done" and result.steps == 3, result.message
     assert calls == [0, 1, 2], calls  # once per step, over the history so far
+
+
+async def test_person_needed_alone_says_to_ask_a_person_on_a_captcha_and_a_code(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    """A page with a CAPTCHA and a one-time-code field gets the askHuman hint; the shop does not; off, never."""
+    for on in (True, False):
+        for start, asked in (("/test/person-needed.html", True), ("/shop/", False)):
+            model = FunctionModel(lambda m, v: {"action": "done", "success": True, "answer": "ok"})
+            config = only(kite_config, "person_needed") if on else only(kite_config)
+            result = await Agent(config, model=model, context=ctx_session).run(
+                "Sign in", start_url=sites.url(start)
+            )
+            assert result.stop_reason == "done", result.message
+            said = "call askHuman" in prompt_text(model.messages[0])
+            assert said is (on and asked), (on, start)
