@@ -167,6 +167,8 @@ POLICY_NAMES = (
     "answer_next",
     "out_of_view",
     "named_place",
+    "claims",
+    "goal_reached",
 )
 """The step policies (agent/policies/), by the name that switches each."""
 

@@ -180,7 +180,15 @@ class OutputSpec:
                     answer=action.answer,
                 )
             return
-        raise Stop(StopReason.DONE, success=action.success, answer=action.answer, data=self.value)
+        verified = result.data.get("verified")
+        raise Stop(
+            StopReason.DONE,
+            success=action.success,
+            answer=action.answer,
+            data=self.value,
+            verified=verified if isinstance(verified, bool) else None,
+            verification=str(result.data.get("verification") or ""),
+        )
 
     def tools(self, tools: list[ChatTool] | None) -> list[ChatTool] | None:
         """``tools`` with the ``done`` tool's ``data`` parameter described by the schema, or left out without

@@ -59,6 +59,12 @@ class RunResult(BaseModel):
     claimed_success: bool = False
     """What the model said (``done(success=...)``); ``success`` is Kite's reading of the run: a claimed success
     is not a success while an action the run needed was declined or blocked (``declined``)."""
+    verified: bool | None = None
+    """Whether the pages bore out a claimed success (a cart count, a listing, the answer's prices and names
+    found on a page the run saw): False when the page contradicted it and the model insisted (then ``success``
+    is False); None when nothing was checked (no claimed success, nothing checkable, ``claims`` off)."""
+    verification: str = ""
+    """The evidence behind ``verified``: what the page contradicts, or what it bore out."""
     declined: list[RefusedAction] = Field(default_factory=list)
     """Actions declined by the user or blocked by the policy and never run afterwards with approval."""
     answer: str = ""
