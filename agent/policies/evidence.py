@@ -11,7 +11,9 @@ from decimal import Decimal, InvalidOperation
 from kite_browser.agent.browser.observation import Observation
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\d])")
-_FACT = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|(?<![\w.])\d[\d,]*\.\d+(?!\d)|(?<![\w.,])\d{3,}(?![\d.,])")
+_FACT = re.compile(
+    r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|(?<![\w.])\d[\d,]*\.\d+(?!\d)|(?<![\w.,])\d{3,}(?!\d|[.,]\d)"
+)
 """The answer's numbers worth checking: a price (a currency sign), a decimal, or a number of three digits or
 more (an order number). A small whole number is often a count the model made itself, so it is not checked."""
 _QUOTED = re.compile(r'"([^"]{3,80})"|“([^”]{3,80})”')
