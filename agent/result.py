@@ -107,10 +107,13 @@ class RunResult(BaseModel):
     def caveat(self) -> str:
         """What a plain ok / failed mark would hide, for every table and panel that shows this result ('' if
         nothing; the one rule of honest tables): ``success`` (a run's reading, or a task's check) differs from
-        what the model said calling ``done``, and actions that were declined or blocked."""
+        what the model said calling ``done``, a claim the page contradicted, and actions that were declined or
+        blocked."""
         notes = []
         if self.stop_reason == StopReason.DONE and self.success != self.claimed_success:
             notes.append("the model said it failed" if self.success else "the model claimed success")
+        if self.verified is False:
+            notes.append("its claim unverified: the page contradicted it")
         if self.declined:
             notes.append(f"{len(self.declined)} action{'s' if len(self.declined) > 1 else ''} declined")
         return ", ".join(notes)

@@ -85,7 +85,9 @@ class HolderClaim:
 def holder_claims(answer: str) -> list[HolderClaim]:
     """The counts an answer says a cart (basket ...) holds: "2 in the cart", "the cart has 3 items"."""
     out = [HolderClaim(m.group(0), m.group(2).lower(), _int(m.group(1))) for m in _IN_HOLDER.finditer(answer)]
-    out += [HolderClaim(m.group(0), m.group(1).lower(), _int(m.group(2))) for m in _HOLDER_HAS.finditer(answer)]
+    out += [
+        HolderClaim(m.group(0), m.group(1).lower(), _int(m.group(2))) for m in _HOLDER_HAS.finditer(answer)
+    ]
     return out
 
 

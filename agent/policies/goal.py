@@ -85,6 +85,9 @@ class GoalReached(Policy):
     def learn(self, ran: Ran) -> None:
         if ran.last:
             self._changed = any(
-                r is not None and r.ok and a.action not in OBSERVE_ONLY and (r.page_changed or r.effects.changed)
+                r is not None
+                and r.ok
+                and a.action not in OBSERVE_ONLY
+                and (r.page_changed or r.effects.changed)
                 for a, r in ran.ran
             )

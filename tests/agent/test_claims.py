@@ -27,7 +27,11 @@ def test_the_evidence_reads_counters_claims_and_facts() -> None:
     assert only_shown("the page shows only the items asked for")
     assert only_shown("only black bags are shown")
     assert only_shown("There is only one red mug: Red Enamel Mug") is None
-    assert facts('The "Black Backpack" costs $59.00, order KITE-10001, 2 left') == ["$59.00", "10001", "Black Backpack"]
+    assert facts('The "Black Backpack" costs $59.00, order KITE-10001, 2 left') == [
+        "$59.00",
+        "10001",
+        "Black Backpack",
+    ]
     assert number_key("$1,299.00") == number_key("1299") == "1299"
 
 
@@ -110,7 +114,10 @@ async def test_with_claims_off_a_contradicted_claim_is_not_judged(
 
 
 def _search_for_mug(view: ModelView) -> list[dict[str, Any]]:
-    return [{"action": "type", "index": _box(view), "text": "mug"}, {"action": "click", "index": _search(view)}]
+    return [
+        {"action": "type", "index": _box(view), "text": "mug"},
+        {"action": "click", "index": _search(view)},
+    ]
 
 
 async def test_a_search_done_at_step_one_gets_the_looks_done_note_at_step_two(
