@@ -91,8 +91,9 @@ class Claims(Policy):
                 verified, why = self._verdict
                 ran.result.data[VERIFIED], ran.result.data[VERIFICATION] = verified, why
             return
-        if ran.result.ok:
-            self._see(f"{ran.result.message}\n{ran.result.data.get('text', '')}")
+        if ran.result.ok:  # what it read, and a value set and read back from its field
+            effects = ran.result.effects
+            self._see(f"{ran.result.message}\n{ran.result.data.get('text', '')}\n{effects.value or ''}")
 
     def check(self, answer: str, obs: Observation) -> tuple[list[str], list[str]]:
         """(what the pages contradict, what they bear out) of ``answer`` on the final page ``obs``."""

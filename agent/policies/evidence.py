@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from urllib.parse import unquote_plus
 
 from kite_browser.agent.browser.observation import Observation
 
@@ -54,9 +55,10 @@ def numbers_in(text: str) -> set[str]:
 
 
 def page_text(obs: Observation) -> str:
-    """A page's words as the run saw them: its visible text, its elements' names and values."""
+    """A page's words as the run saw them: its address (the query decoded: what a search sent), its visible
+    text, its elements' names and values."""
     names = " | ".join(f"{e.name} {e.value or ''}" for e in obs.elements)
-    return f"{obs.summary.title}\n{obs.summary.visible_text}\n{names}"
+    return f"{unquote_plus(obs.url)}\n{obs.summary.title}\n{obs.summary.visible_text}\n{names}"
 
 
 def counters(text: str) -> dict[str, int]:

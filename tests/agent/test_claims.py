@@ -3,13 +3,16 @@ policies off), driven by a scripted model through a real browser on the bundled 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from kite_browser.agent import Agent, FunctionModel, ModelView
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.policies.evidence import counters, facts, holder_claims, number_key, only_shown
 from tests.agent.plan_model import find_index, prompt_text
+from tests.agent.test_cli import _run
 from tests.agent.test_policies import _box, _results, _search, only
 from tests.fixtures.sites import site_state
 
@@ -175,3 +178,16 @@ async def test_a_task_that_names_the_cart_is_never_held(
     )
     assert result.steps == 2 and "unasked_state_change" not in _results(model, 1), result.message
     assert (await site_state(ctx_session.page, sites))["cart_count"] == 1
+
+
+def test_kite_run_json_reports_an_unverified_claim(tmp_path: Path, sites: Any) -> None:
+    """The CLI: a claim the page contradicts, insisted on, exits 1 with ``verified`` false and the evidence in
+    the JSON, and the progress lines say unverified."""
+    said = {"name": "done", "arguments": {"success": True, "answer": "There are 2 in the cart"}}
+    proc = _run(tmp_path, [said, said], "run", "Look at the cart", "--model", "kite/scripted", "--start-url",
+                sites.url("/shop/"), "--json")  # fmt: skip
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert proc.returncode == 1, proc.stderr
+    assert result["claimed_success"] and not result["success"] and result["verified"] is False, result
+    assert "the page shows cart (0)" in result["verification"] and result["steps"] == 2, result
+    assert "unverified:" in proc.stderr, proc.stderr
