@@ -12,6 +12,7 @@ success). A claim that passes its checks is marked verified; one with nothing to
 
 from __future__ import annotations
 
+from decimal import Decimal
 from urllib.parse import urlsplit
 
 from kite_browser.agent.browser.actions import Done
@@ -35,6 +36,8 @@ UNVERIFIED = "unverified_claim"
 VERIFIED = "verified"
 VERIFICATION = "verification"
 """The keys of a ``done``'s result data that carry the verdict to the run's result (agent/output.py)."""
+MAX_DERIVED = 2000
+"""Numbers seen that the computed-number check combines (pairs: a set lookup each)."""
 MAX_TEXT = 400_000
 """Characters of seen text kept for the quoted-name check (the numbers are kept apart, all of them)."""
 
@@ -99,8 +102,7 @@ class Claims(Policy):
         """(what the pages contradict, what they bear out) of ``answer`` on the final page ``obs``."""
         bad: list[str] = []
         good: list[str] = []
-        text = page_text(obs)
-        shown = counters(text)
+        shown = counters(page_text(obs))
         for claim in holder_claims(answer):
             if claim.holder not in shown:
                 continue
@@ -118,11 +120,17 @@ class Claims(Policy):
                     f'you said "{defuse(said)}", the page lists {count} items at the same address, as it did '
                     "before anything was filtered"
                 )
+        self._facts(answer, bad, good)
+        return bad, good
+
+    def _facts(self, answer: str, bad: list[str], good: list[str]) -> None:
+        """The answer's numbers and quoted names against everything the run saw. A number the run could
+        have computed from two it saw (a sum, a difference, a multiple by 2 to 10) is neither."""
         seen = squeeze("\n".join(self._text))
         for fact in facts(answer):
             if fact[0].isdigit() or fact[0] in "$€£¥":
                 key = number_key(fact)
-                if key is None:
+                if key is None or (key not in self._numbers and self._derived(key)):
                     continue
                 if key in self._numbers:
                     good.append(f"{fact} seen")
@@ -132,7 +140,15 @@ class Claims(Policy):
                 good.append(f'"{fact}" seen')
             else:
                 bad.append(f'"{defuse(fact)}" in your answer appears on no page this run saw')
-        return bad, good
+
+    def _derived(self, key: str) -> bool:
+        """Whether ``key`` is a sum, a difference or a small multiple of numbers the run saw."""
+        want = Decimal(key)
+        seen = [Decimal(n) for n in sorted(self._numbers)[:MAX_DERIVED]]
+        if any(want == n * k for n in seen for k in range(2, 11)):
+            return True
+        pool = set(seen)
+        return any(want - n in pool or n - want in pool for n in seen)
 
     def _see(self, text: str) -> None:
         self._numbers |= numbers_in(text)

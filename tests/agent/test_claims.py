@@ -97,12 +97,12 @@ async def test_a_true_claim_passes_untouched_with_no_extra_model_call(
 async def test_a_price_on_no_page_is_sent_back_and_one_the_page_shows_passes(
     kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
 ) -> None:
-    answers = iter(["The Black Backpack costs $49.00", "The Black Backpack costs $59.00"])
+    answers = iter(["The Black Backpack costs $47.13", "The Black Backpack costs $59.00"])
     model = FunctionModel(lambda m, v: _done(next(answers)))
     result = await Agent(only(kite_config, "claims"), model=model, context=ctx_session).run(
         "What does the Black Backpack cost?", start_url=sites.url("/shop/")
     )
-    assert "$49.00 in your answer appears on no page this run saw" in _results(model, 1)
+    assert "$47.13 in your answer appears on no page this run saw" in _results(model, 1)
     assert result.success and result.verified is True and result.steps == 2, result.message
 
 
@@ -191,3 +191,17 @@ def test_kite_run_json_reports_an_unverified_claim(tmp_path: Path, sites: Any) -
     assert result["claimed_success"] and not result["success"] and result["verified"] is False, result
     assert "the page shows cart (0)" in result["verification"] and result["steps"] == 2, result
     assert "unverified:" in proc.stderr, proc.stderr
+
+
+async def test_a_number_computed_from_prices_seen_is_not_judged(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    """Two Classic Blue Mugs at $12.99: $25.98 is on no page, but the run could compute it; not sent back."""
+    model = FunctionModel(lambda m, v: _done("Two Classic Blue Mugs cost $25.98"))
+    result = await Agent(only(kite_config, "claims"), model=model, context=ctx_session).run(
+        "What would two Classic Blue Mugs cost?", start_url=sites.url("/shop/")
+    )
+    assert result.success and result.steps == 1 and result.verified is None, (
+        result.message,
+        result.verification,
+    )
