@@ -174,6 +174,8 @@ POLICY_NAMES = (
     "answer_next",
     "out_of_view",
     "named_place",
+    "claims",
+    "goal_reached",
     "person_needed",
 )
 """The step policies (agent/policies/), by the name that switches each."""

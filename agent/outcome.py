@@ -15,10 +15,13 @@ from kite_browser.agent.totals import Totals
 
 
 def judge_success(stop: Stop, declined: list[RefusedAction]) -> tuple[bool, str]:
-    """A claimed success with an outstanding refusal is not a success; the message says what was not done."""
+    """A claimed success with an outstanding refusal, or one the pages contradict (``stop.verified`` False),
+    is not a success; the message says what was not done or what the page shows."""
     if stop.success and declined:
         what = "; ".join(f"{d.action} ({d.outcome})" for d in declined)
         return False, f"the model reported success, but the run needed what was not done: {what}"
+    if stop.success and stop.verified is False:
+        return False, f"the model reported success, unverified: {stop.verification}"
     return stop.success, stop.message
 
 
@@ -37,6 +40,8 @@ def build_result(
         success=success,
         declined=declined,
         claimed_success=stop.success,
+        verified=stop.verified,
+        verification=stop.verification,
         answer=stop.answer,
         data=stop.data,
         stop_reason=stop.reason,
@@ -67,6 +72,7 @@ def run_attributes(result: RunResult) -> telemetry.Attributes:
     return {
         "kite.success": result.success,
         "kite.claimed_success": result.claimed_success,
+        "kite.verified": result.verified,
         "kite.stop_reason": str(result.stop_reason),
         "kite.steps": result.steps,
         "gen_ai.usage.input_tokens": result.tokens_in,

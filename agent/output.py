@@ -171,16 +171,25 @@ class OutputSpec:
 
     def settle(self, action: Done, result: ActionResult) -> None:
         """End the run (``Stop``): done, or ``invalid_output`` after the last try. Returns only when the
-        model was sent its data back to fix."""
-        if result.error is not None and result.error.error == INVALID_DATA:
-            if self.rejected > self.retries:
+        ``done`` did not run: the model was sent its data back to fix, or its claim back with the page's
+        evidence (agent/policies/claims.py)."""
+        if result.error is not None:
+            if result.error.error == INVALID_DATA and self.rejected > self.retries:
                 raise Stop(
                     StopReason.INVALID_OUTPUT,
                     f"done's data did not match the output schema after {self.rejected} tries: {self.errors}",
                     answer=action.answer,
                 )
             return
-        raise Stop(StopReason.DONE, success=action.success, answer=action.answer, data=self.value)
+        verified = result.data.get("verified")
+        raise Stop(
+            StopReason.DONE,
+            success=action.success,
+            answer=action.answer,
+            data=self.value,
+            verified=verified if isinstance(verified, bool) else None,
+            verification=str(result.data.get("verification") or ""),
+        )
 
     def tools(self, tools: list[ChatTool] | None) -> list[ChatTool] | None:
         """``tools`` with the ``done`` tool's ``data`` parameter described by the schema, or left out without

@@ -62,6 +62,12 @@ class RunResult(BaseModel):
     claimed_success: bool = False
     """What the model said (``done(success=...)``); ``success`` is Kite's reading of the run: a claimed success
     is not a success while an action the run needed was declined or blocked (``declined``)."""
+    verified: bool | None = None
+    """Whether the pages bore out a claimed success (a cart count, a listing, the answer's prices and names
+    found on a page the run saw): False when the page contradicted it and the model insisted (then ``success``
+    is False); None when nothing was checked (no claimed success, nothing checkable, ``claims`` off)."""
+    verification: str = ""
+    """The evidence behind ``verified``: what the page contradicts, or what it bore out."""
     declined: list[RefusedAction] = Field(default_factory=list)
     """Actions declined by the user or blocked by the policy and never run afterwards with approval."""
     answer: str = ""
@@ -104,10 +110,13 @@ class RunResult(BaseModel):
     def caveat(self) -> str:
         """What a plain ok / failed mark would hide, for every table and panel that shows this result ('' if
         nothing; the one rule of honest tables): ``success`` (a run's reading, or a task's check) differs from
-        what the model said calling ``done``, and actions that were declined or blocked."""
+        what the model said calling ``done``, a claim the page contradicted, and actions that were declined or
+        blocked."""
         notes = []
         if self.stop_reason == StopReason.DONE and self.success != self.claimed_success:
             notes.append("the model said it failed" if self.success else "the model claimed success")
+        if self.verified is False:
+            notes.append("its claim unverified: the page contradicted it")
         if self.declined:
             notes.append(f"{len(self.declined)} action{'s' if len(self.declined) > 1 else ''} declined")
         return ", ".join(notes)

@@ -23,10 +23,14 @@ class Stop(Exception):
         success: bool = False,
         answer: str = "",
         data: Any = None,
+        verified: bool | None = None,
+        verification: str = "",
     ) -> None:
+        """``verified``: whether the pages bore out a claimed success (None: nothing checked), with the
+        evidence in ``verification`` (agent/policies/claims.py)."""
         super().__init__(message or reason)
         self.reason, self.message, self.success, self.answer = reason, message, success, answer
-        self.data = data
+        self.data, self.verified, self.verification = data, verified, verification
 
     @classmethod
     def unreachable(cls, url: str, error: ErrorInfo | None) -> Stop:

@@ -44,6 +44,8 @@ class EvalReport(BaseModel):
     """Stopped early (Ctrl-C, SIGTERM): the report holds the tasks that finished."""
     n: int = 0
     successes: int = 0
+    unverified: int = 0
+    """Tasks whose claimed success the pages contradicted (``RunResult.verified`` False)."""
     success_rate: float = 0.0
     ci95: tuple[float, float] = (0.0, 0.0)
     """Wilson score interval of the success rate."""
@@ -79,6 +81,7 @@ def summarize(report: EvalReport) -> EvalReport:
     costs = [x.cost_usd for x in t if x.cost_usd is not None]
     steps = sum(x.steps for x in t)
     report.n, report.successes = n, sum(x.success for x in t)
+    report.unverified = sum(x.verified is False for x in t)
     report.planned = max(report.planned, n)
     report.success_rate = round(report.successes / n, 4) if n else 0.0
     report.ci95 = wilson(report.successes, n)

@@ -34,10 +34,14 @@ def _interrupted(r: EvalReport) -> str:
     return f" [interrupted: {r.n} of {r.planned} tasks finished]" if r.interrupted else ""
 
 
+def _unverified(r: EvalReport) -> str:
+    return f" [{r.unverified} claimed success unverified: the page contradicted it]" if r.unverified else ""
+
+
 def headline(r: EvalReport) -> str:
     lo, hi = r.ci95
     return (
-        f"{r.suite} · {r.model}: {r.successes}/{r.n} = {r.success_rate:.1%}{_interrupted(r)} "
+        f"{r.suite} · {r.model}: {r.successes}/{r.n} = {r.success_rate:.1%}{_interrupted(r)}{_unverified(r)} "
         f"(95% CI {lo:.1%}–{hi:.1%}), {r.steps_mean} steps/task, {r.tokens_in}+{r.tokens_out} tokens, "
         f"cost {fmt_cost(r.cost)}, wall {r.wall_s:.1f}s, model {r.model_latency_s:.1f}s vs Kite "
         f"{r.overhead_s:.1f}s ({r.overhead_per_step_ms:.0f} ms/step)"
@@ -52,7 +56,8 @@ def markdown(r: EvalReport) -> str:
         f"- model: `{r.model}`",
         f"- started: {r.started_at}, repeat {r.repeat}, concurrency {r.concurrency}",
         f"- success: **{r.successes}/{r.n} = {r.success_rate:.1%}** (95% Wilson interval {lo:.1%}–{hi:.1%})"
-        + _interrupted(r),
+        + _interrupted(r)
+        + _unverified(r),
         f"- mean score {r.mean_score}, {r.steps_mean} steps per task, tokens {r.tokens_in} in / {r.tokens_out} out, "
         f"cost {fmt_cost(r.cost)}",
         f"- time: {r.wall_s:.1f}s elapsed; model latency {r.model_latency_s:.1f}s vs Kite's own overhead "
@@ -269,9 +274,10 @@ def mark(t: TaskResult) -> str:
 
 
 def claimed(t: TaskResult) -> str:
-    """'claimed success; declined: …; ' when the model's word and the run disagree (else '')."""
-    if not t.declined and (t.success or not t.claimed_success):
+    """'claimed success; declined: …; unverified: …; ' when the model's word and the run disagree (else '')."""
+    if not t.declined and t.verified is not False and (t.success or not t.claimed_success):
         return ""
     said = "claimed success" if t.claimed_success else "claimed failure"
     refused = ", ".join(f"{d.action} ({d.outcome})" for d in t.declined)
-    return f"{said}; " + (f"not done: {refused}; " if refused else "")
+    unverified = f"unverified: {t.verification}; " if t.verified is False else ""
+    return f"{said}; " + (f"not done: {refused}; " if refused else "") + unverified

@@ -131,7 +131,11 @@ class ProgressPrinter:
             c.print(f"[cyan]{escape(replay_line(result))}[/]")
         if result.message and result.stop_reason != StopReason.DONE:
             c.print(f"[dim]{escape(result.message)}[/]")
-        if result.claimed_success and not result.success:
+        if result.verified is False:
+            c.print(
+                f"[yellow]unverified:[/] the page does not bear out its claim: {escape(result.verification)}"
+            )
+        elif result.claimed_success and not result.success:
             c.print("[yellow]the model reported success, but not everything it needed was done:[/]")
         for d in result.declined:
             c.print(

@@ -18,6 +18,8 @@ from kite_browser.agent.policies.base import (
     StepView,
     Withheld,
 )
+from kite_browser.agent.policies.claims import Claims
+from kite_browser.agent.policies.goal import GoalReached
 from kite_browser.agent.policies.loop_guard import LoopGuard
 from kite_browser.agent.policies.no_ops import NoOps
 from kite_browser.agent.policies.notes import AnswerNext, NamedPlace, OutOfView, Recap
@@ -34,6 +36,8 @@ MAKERS: dict[str, Callable[[AgentConfig], Policy]] = {
     "answer_next": lambda _: AnswerNext(),
     "out_of_view": lambda _: OutOfView(),
     "named_place": lambda _: NamedPlace(),
+    "claims": lambda _: Claims(),
+    "goal_reached": lambda _: GoalReached(),
     "person_needed": lambda _: PersonNeeded(),
 }
 """Each policy by its name (``POLICY_NAMES``, the config's), made fresh for a run."""

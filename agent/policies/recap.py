@@ -267,6 +267,14 @@ def progress(task: str, history: Sequence[PastAction]) -> Progress:
     parts = task_parts(task)
     if len(parts) < 2:
         return Progress([], None)
+    done = _done_parts(parts, history)
+    if not done:
+        return Progress([], None)
+    return Progress(done, parts[len(done)] if len(done) < len(parts) else None)
+
+
+def _done_parts(parts: Sequence[str], history: Sequence[PastAction]) -> list[str]:
+    """The leading parts the run's successful actions have done, in order (``progress``)."""
     ok = [p for p in history if p.ok and p.name not in OBSERVE_ONLY and p.name != "done"]
     acts, sends = [_action_words(p) for p in ok], [_sends(p) for p in ok]
     done: list[str] = []
@@ -280,9 +288,16 @@ def progress(task: str, history: Sequence[PastAction]) -> Progress:
             break
         done.append(part)
         at = hit + 1
-    if not done:
-        return Progress([], None)
-    return Progress(done, parts[len(done)] if len(done) < len(parts) else None)
+    return done
+
+
+def looks_complete(task: str, history: Sequence[PastAction]) -> bool:
+    """Whether the run's actions look to have done every part of the task, a one-part task too, and no part
+    asks for an answer (a guess from the task's words: a hint, never enforced)."""
+    parts = task_parts(task)
+    if not parts or any(asks_answer(p) for p in parts):
+        return False
+    return len(_done_parts(parts, history)) == len(parts)
 
 
 def _hit(wanted: set[str], acts: list[set[str]], sends: list[bool], at: int) -> int | None:

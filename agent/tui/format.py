@@ -70,7 +70,11 @@ def final_text(result: RunResult) -> str:
         head = "[red b]failed[/]"
     body = result.answer or result.message
     lines = [f"{head} ({escape(reason)})  {escape(body)}"]
-    if result.claimed_success and not result.success:
+    if result.verified is False:
+        lines.append(
+            f"[yellow]unverified:[/] the page does not bear out its claim: {escape(result.verification)}"
+        )
+    elif result.claimed_success and not result.success:
         lines.append("[yellow]the model reported success, but not everything it needed was done:[/]")
     lines += [f"[yellow]{d.outcome}[/] at step {d.step}: {escape(d.action)}" for d in result.declined]
     if result.run_dir:

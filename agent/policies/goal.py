@@ -1,0 +1,93 @@
+"""When the task already looks complete, ``done`` is offered first, and a state change the task never
+mentioned is held once.
+
+"Looks complete" is a guess from the task's words (``recap.looks_complete``: every part matched by the run's
+successful actions) resting on a fact of the run: the last step's actions ran and changed the page. It is
+said in the prompt as a hint. The hold rests on a fact of the page: the action's target names a state change
+(Add to cart, Buy, Place order, Subscribe ...) whose words the task never uses. It is held once, with a note;
+the same action proposed again runs (the model may know better). Recorded (bundled 1.5B model, unseen tasks):
+a search task searched correctly in step 1, then opened a product and added it to the cart twice; a question
+about a price found the price, typed it into Quantity and pressed Add to cart.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kite_browser.agent.browser.actions import OBSERVE_ONLY
+from kite_browser.agent.browser.exec.typing import PressKey
+from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
+from kite_browser.agent.fence import defuse
+from kite_browser.agent.policies.base import Notes, Policy, Proposed, Ran, StepView
+from kite_browser.agent.policies.recap import asks_answer, looks_complete, task_parts, words
+from kite_browser.agent.policies.repeats import element_key
+
+HELD = "unasked_state_change"
+"""The error type of an action held once because it changes state the task never mentioned."""
+STATE_CHANGE = re.compile(
+    r"\b(add(?:ed)? to (?:cart|basket|bag|trolley)|buy|purchase|place order|order now|checkout|check out|"
+    r"pay|subscribe|sign up|book now|book|delete|remove)\b",
+    re.IGNORECASE,
+)
+"""A target whose name says it changes state on the site (the fact the hold rests on)."""
+
+
+class GoalReached(Policy):
+    """Offers ``done`` first once the task looks complete; holds once a state change the task never named."""
+
+    name = "goal_reached"
+    reason = "A small model goes on after the goal and changes state nobody asked it to change."
+    held_as = frozenset({HELD})
+
+    def __init__(self) -> None:
+        self._complete = False
+        self._question = False
+        self._changed = False
+        """The last step's actions ran and changed the page (a fact of the run)."""
+        self._held: set[str] = set()
+        self._task = ""
+
+    def notes(self, view: StepView) -> Notes:
+        self._task, parts = view.task, task_parts(view.task)
+        self._question = len(parts) == 1 and asks_answer(parts[0])
+        self._complete = looks_complete(view.task, view.history)
+        changed, self._changed = self._changed, False
+        if not (self._complete and changed):
+            return Notes()
+        return Notes(
+            lines=[
+                "Every part of the task looks done by your actions so far. If this page shows it is complete, "
+                "call done now (with what the task asked for); do not start anything the task does not ask for."
+            ]
+        )
+
+    async def refuse(self, proposed: Proposed) -> ActionResult | None:
+        if not (self._complete or self._question) or proposed.element is None:
+            return None
+        action = proposed.action
+        if action.action != "click" and not (isinstance(action, PressKey) and action.key == "Enter"):
+            return None
+        name = proposed.element.name
+        m = STATE_CHANGE.search(name)
+        if m is None or words(name) & words(self._task):
+            return None
+        key = element_key(proposed.element)
+        if key in self._held:
+            return None  # asked again: it runs
+        self._held.add(key)
+        why = "the task looks done" if self._complete else "the task asks a question"
+        message = (
+            f'not run: {why}, and "{defuse(name)}" would change the site\'s state ({m.group(0).lower()}), which '
+            "the task never mentions. If the task needs it, do it again; otherwise call done."
+        )
+        return ActionResult(action=action.action, ok=False, error=ErrorInfo(error=HELD, message=message))
+
+    def learn(self, ran: Ran) -> None:
+        if ran.last:
+            self._changed = any(
+                r is not None
+                and r.ok
+                and a.action not in OBSERVE_ONLY
+                and (r.page_changed or r.effects.changed)
+                for a, r in ran.ran
+            )
