@@ -1,6 +1,6 @@
 """The planner loop: observe → prompt → model → parse → act (the env's gate, then its executor) → record,
-until a stop. The loop owns the order; the browser side is the ``BrowserEnv`` it is given or opens (agent/browser/
-env.py). Stops are exceptions that carry their reason; the record is saved in ``finally``."""
+until a stop. The loop owns the order; it acts only through the ``Environment`` protocol (agent/protocols.py),
+given or opened. Stops are exceptions that carry their reason; the record is saved in ``finally``."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.policies import Proposed, Ran, StepPlan, build
 from kite_browser.agent.policies.recap import sought
 from kite_browser.agent.prompt import PromptBuilder, kite_notices
+from kite_browser.agent.protocols import Environment
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
 from kite_browser.agent.result import StopReason
@@ -76,7 +77,7 @@ class Agent(RunEnvironment):
         config: KiteConfig,
         *,
         model: Model | None = None,
-        env: BrowserEnv | None = None,
+        env: Environment | None = None,
         confirmer: Confirmer | None = None,
         context: ContextSession | None = None,
         secrets: SecretStore | None = None,
@@ -89,18 +90,19 @@ class Agent(RunEnvironment):
         """``tools``: your own typed functions, offered to the model next to ``agent.module_tools``.
         ``output_type``: a pydantic model (any type pydantic validates) or a JSON schema dict that ``done``'s
         ``data`` must match (agent/output.py); ``result.data`` is its JSON, ``result.output`` its value.
-        ``env``: the environment to act in, left open (its gate, confirmer and secrets are the run's, so
-        ``confirmer`` and ``secrets`` are then not given); ``context``: a browser context to act in (an env
-        is made over it for each run and it is left open)."""
+        ``env``: the environment to act in (any ``Environment``), left open (its gate, confirmer and secrets
+        are the run's, so ``confirmer`` and ``secrets`` are then not given); ``context``: a browser context to
+        act in (a ``BrowserEnv`` is made over it, and both are left open); neither: a browser of its own."""
         if env is not None and (confirmer is not None or secrets is not None or context is not None):
             raise UsageError("Agent(env=...) brings its own confirmer, secrets and context: pass only env")
         if model is not None and config.llm.model != model.name:
             config = config.model_copy(update={"llm": config.llm.model_copy(update={"model": model.name})})
-        self.config, self._given_context, self._given_env, self.label = config, context, env, label
+        self.config, self.label = config, label
         self.stop_when = stop_when
         self.output = OutputSpec(output_type, config.agent.output_retries)
         self.model = ModelSetup.from_config(config, self.output)
         self.safety = env.safety if env is not None else EnvSafety.from_config(config, confirmer, secrets)
+        self._given_env = BrowserEnv(config, context, self.safety) if context is not None else env
         self.on_event = redacting_sink(self.safety.secrets, on_event)  # what leaves the run is redacted
         self.llm: Model = resolve_model(model, config.llm)
         self.tools = ToolCalls(module_toolset(config, self.safety.gate.confirmer, tools))
@@ -151,7 +153,6 @@ class Agent(RunEnvironment):
         traced, span = open_run_span(task, self.model.model, self.label, self.safety, self.config.telemetry)
         try:
             async with self._environment(rec.run_dir) as env:
-                ctx = env.ctx
                 await self._prepare(env, task, start_url)
                 try:
                     if start_url:
@@ -159,13 +160,13 @@ class Agent(RunEnvironment):
                     for step in range(1, self.config.agent.max_steps + 1):
                         with telemetry.span("kite.step", {"kite.step.number": step}):
                             await self._step(step)
-                        if self.stop_when is not None and (why := await self.stop_when(ctx)):
+                        if self.stop_when is not None and (why := await self.stop_when(env)):
                             raise Stop(StopReason.TASK_ENDED, why)
                     raise Stop(
                         StopReason.MAX_STEPS, f"reached the limit of {self.config.agent.max_steps} steps"
                     )
                 finally:
-                    await self._wind_down(ctx)
+                    await self._wind_down()
         except Stop as stop:
             result = self._result(stop, started)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -200,7 +201,7 @@ class Agent(RunEnvironment):
             )
         if recovered:
             self.warnings.append(recovered)
-        self.warnings += (blocked := self.blocks.between())  # stopped while no action ran: the page's doing
+        self.warnings += (blocked := self.env.blocked_between())  # while no action ran: the page's doing
         await emit(self.on_event, page_observed(step, obs))
         with self.timer.phase("prompt"):
             urls = {m.step: m.url for m in self.memory.steps if m.lines}
@@ -265,7 +266,7 @@ class Agent(RunEnvironment):
         ran: list[tuple[Action, ActionResult]] = []
         left = len(actions) - 1
         for i, (action, note) in enumerate(zip(actions, parsed.notes or [""] * len(actions), strict=True)):
-            self.warnings += (late := self.blocks.between())  # while the model thought
+            self.warnings += (late := self.env.blocked_between())  # while the model thought
             record.blocked += late
             result = await self._act(action, obs, record, note, ran, last=i == left)
             ran.append((action, result))

@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from kite_browser.agent.browser.actions import Action, Navigate
-from kite_browser.agent.browser.env import BlockWatch, BrowserEnv, EnvSafety
+from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import ActionResult, Element, Observation
 from kite_browser.agent.browser.pool import BrowserPool
-from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.events import ActionFinished, EventSink, PageObserved, RunStarted, emit
@@ -21,8 +20,8 @@ from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.memory import Memory, describe_action, describe_result
 from kite_browser.agent.model_setup import ModelSetup
-from kite_browser.agent.outcome import current_url
 from kite_browser.agent.output import OutputSpec
+from kite_browser.agent.protocols import Environment
 from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.refusals import Refusals
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, StepRecord
@@ -49,15 +48,12 @@ class RunEnvironment:
     history: list[PastAction]
     warnings: list[str]
     final_url: str | None
-    _given_env: BrowserEnv | None
-    env: BrowserEnv
-    ctx: ContextSession
-    blocks: BlockWatch
+    _given_env: Environment | None
+    env: Environment
     refusals: Refusals
     totals: Totals
     output: OutputSpec
     timer: StepTimer
-    _given_context: ContextSession | None
 
     def _remember(self, past: Sequence[PastAction]) -> None:
         """``past`` as the run's history (the model's view) and its memory (the prompt's lines), step 0."""
@@ -69,13 +65,11 @@ class RunEnvironment:
             self.memory.add(p.line or str(p.action), None, None)
 
     @contextlib.asynccontextmanager
-    async def _environment(self, run_dir: Path) -> AsyncIterator[BrowserEnv]:
-        """The run's env: the one given (left open), one over the given context (left open), or one on a new
+    async def _environment(self, run_dir: Path) -> AsyncIterator[Environment]:
+        """The run's environment: the one given (or made over a given context: left open), or one on a new
         browser of its own, closed at the end of the run."""
         if self._given_env is not None:
             yield self._given_env
-        elif self._given_context is not None:
-            yield BrowserEnv(self.config, self._given_context, self.safety)
         else:
             async with BrowserPool(self.config.browser, downloads_dir=run_dir / "downloads") as pool:
                 env = await BrowserEnv.open(pool, self.config, self.safety, run_dir=run_dir, default=True)
@@ -84,14 +78,12 @@ class RunEnvironment:
                 finally:
                     await env.close()
 
-    async def _prepare(self, env: BrowserEnv, task: str, start_url: str | None) -> None:
+    async def _prepare(self, env: Environment, task: str, start_url: str | None) -> None:
         """The env ready for this run (its folder, the safety rules), the trace, the run record's header."""
-        self.env, self.ctx, rec = env, env.ctx, self.recorder
+        self.env, rec = env, self.recorder
         await env.start(rec.run_dir)
-        self.blocks = env.blocks  # from what is blocked so far
-        ctx = env.ctx
         if self.config.run.trace:
-            await ctx.context.tracing.start(screenshots=True, snapshots=True)
+            await env.start_trace()
         self.warnings += await self.tools.start(self.model)
         rec.start(
             task=task,
@@ -103,18 +95,18 @@ class RunEnvironment:
         )
         await emit(self.on_event, RunStarted(task=task, model=self.model.model, run_dir=str(rec.run_dir)))
 
-    async def _wind_down(self, ctx: ContextSession) -> None:
-        await self.env.stop()  # pending notifications delivered; a context the run was handed let go
-        self.final_url = current_url(ctx)
+    async def _wind_down(self) -> None:
+        env = self.env
+        await env.stop()  # pending notifications delivered; a context the run was handed let go
+        self.final_url = env.current_url()
         if self.config.run.screenshots:  # the page after the last step (each step's own shows it before)
-            with contextlib.suppress(Exception):
-                await ctx.page.screenshot(path=str(self.recorder.screenshots / "final.png"), timeout=3000)
+            await env.screenshot(self.recorder.screenshots / "final.png")
         await self.tools.close()
         if self.config.run.trace:
-            await ctx.context.tracing.stop(path=str(self.recorder.run_dir / "trace.zip"))
+            await env.stop_trace(self.recorder.run_dir / "trace.zip")
 
     async def _open(self, url: str) -> None:
-        result = await self.env.executor.execute(Navigate(url=url))  # the user's own start URL
+        result = await self.env.open_url(url)  # the user's own start URL, past the gate
         self.recorder.step(
             StepRecord(step=0, actions=[ActionOutcome(action=Navigate(url=url).to_json(), result=result)])
         )

@@ -6,10 +6,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kite_browser.agent.browser.observation import ErrorInfo
-from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.protocols import Environment
 from kite_browser.agent.result import StopReason
 
-StopWhen = Callable[[ContextSession], Awaitable[str | None]]
+StopWhen = Callable[[Environment], Awaitable[str | None]]
 """Asked after every step: a reason when the task has ended by itself (a MiniWoB episode is over), else None."""
 
 
