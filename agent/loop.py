@@ -13,7 +13,7 @@ from typing import Any
 
 from kite_browser.agent import telemetry
 from kite_browser.agent.browser.actions import ACTION_NAMES, Action, Done
-from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
+from kite_browser.agent.browser.env import EnvSafety
 from kite_browser.agent.browser.exec.base import TOGGLED
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
 from kite_browser.agent.browser.session import ContextSession
@@ -92,17 +92,16 @@ class Agent(RunEnvironment):
         ``data`` must match (agent/output.py); ``result.data`` is its JSON, ``result.output`` its value.
         ``env``: the environment to act in (any ``Environment``), left open (its gate, confirmer and secrets
         are the run's, so ``confirmer`` and ``secrets`` are then not given); ``context``: a browser context to
-        act in (a ``BrowserEnv`` is made over it, and both are left open); neither: a browser of its own."""
+        act in (a ``BrowserEnv`` is made over it for each run, left open); neither: a browser of its own."""
         if env is not None and (confirmer is not None or secrets is not None or context is not None):
             raise UsageError("Agent(env=...) brings its own confirmer, secrets and context: pass only env")
         if model is not None and config.llm.model != model.name:
             config = config.model_copy(update={"llm": config.llm.model_copy(update={"model": model.name})})
-        self.config, self.label = config, label
+        self.config, self._given_context, self._given_env, self.label = config, context, env, label
         self.stop_when = stop_when
         self.output = OutputSpec(output_type, config.agent.output_retries)
         self.model = ModelSetup.from_config(config, self.output)
         self.safety = env.safety if env is not None else EnvSafety.from_config(config, confirmer, secrets)
-        self._given_env = BrowserEnv(config, context, self.safety) if context is not None else env
         self.on_event = redacting_sink(self.safety.secrets, on_event)  # what leaves the run is redacted
         self.llm: Model = resolve_model(model, config.llm)
         self.tools = ToolCalls(module_toolset(config, self.safety.gate.confirmer, tools))

@@ -13,6 +13,7 @@ from kite_browser.agent.browser.actions import Action, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import ActionResult, Element, Observation
 from kite_browser.agent.browser.pool import BrowserPool
+from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.events import ActionFinished, EventSink, PageObserved, RunStarted, emit
@@ -49,6 +50,7 @@ class RunEnvironment:
     warnings: list[str]
     final_url: str | None
     _given_env: Environment | None
+    _given_context: ContextSession | None
     env: Environment
     refusals: Refusals
     totals: Totals
@@ -66,10 +68,13 @@ class RunEnvironment:
 
     @contextlib.asynccontextmanager
     async def _environment(self, run_dir: Path) -> AsyncIterator[Environment]:
-        """The run's environment: the one given (or made over a given context: left open), or one on a new
-        browser of its own, closed at the end of the run."""
+        """The run's environment: the one given (left open), a ``BrowserEnv`` over the given context (left
+        open; a new one each run, so a run starts from a fresh snapshotter), or one on a new browser of its
+        own, closed at the end of the run."""
         if self._given_env is not None:
             yield self._given_env
+        elif self._given_context is not None:
+            yield BrowserEnv(self.config, self._given_context, self.safety)
         else:
             async with BrowserPool(self.config.browser, downloads_dir=run_dir / "downloads") as pool:
                 env = await BrowserEnv.open(pool, self.config, self.safety, run_dir=run_dir, default=True)
