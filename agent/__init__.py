@@ -13,7 +13,6 @@ network: litellm is told to use its bundled model cost map before anything impor
 from __future__ import annotations
 
 import importlib
-import os as _os
 from typing import TYPE_CHECKING, Any
 
 if not __name__.startswith("kite_browser."):
@@ -22,7 +21,6 @@ if not __name__.startswith("kite_browser."):
         " under its bare name each of its modules would load a second time, beside the copy the rest of Kite uses"
     )
 
-_os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 __version__ = "0.1.0"
 

@@ -49,6 +49,9 @@ class BrowserConfig(_Section):
     """Cap for executeJS."""
     max_download_mb: float = Field(100, gt=0)
     """A download larger than this (MB) is stopped, nothing of it kept, and the model told."""
+    max_download_total_mb: float = Field(500, gt=0)
+    """All of a run's (a context's) downloads together may not pass this (MB): the download that would is
+    stopped, nothing of it kept, and the model told; the files already saved stay."""
 
     @model_validator(mode="after")
     def _deadlines(self) -> BrowserConfig:
@@ -146,6 +149,10 @@ class LLMConfig(_Section):
     local_stretch: float = Field(default=4.0, ge=1.0)
     """Past its limit, a call that a llama.cpp server on this machine is still working on (``/slots``) may run
     up to this many times the limit: a loaded machine makes the model slow, not broken. 1 turns this off."""
+    local_page_tokens: int = Field(default=600, ge=100)
+    """The page's token budget with the bundled local model (``snapshot.token_budget`` when lower): it reads
+    20-50 prompt tokens a second on two cores, and acts by index, so a long page's links lose their hrefs
+    first (names, prices and the page's text stay)."""
 
     @model_validator(mode="after")
     def _coherent_timeouts(self) -> LLMConfig:

@@ -3,6 +3,8 @@ keep it small."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from kite_browser.agent.config_modules import Section
@@ -29,6 +31,10 @@ class McpConfig(Section):
     modules: list[str] = Field(default_factory=list)
     """Tool modules whose tools ``kite mcp`` offers next to its own browser tools (``--module NAME`` adds one);
     empty = Kite's browser tools only."""
+    output_schemas: Literal["compact", "full", "none"] = "compact"
+    """The ``outputSchema`` the tools whose results are data list (``agent/mcp/results.py``): compact = their
+    top-level fields and types; full = the whole schemas (nested objects, descriptions: many times the
+    tokens, in every page-action tool's definition); none = no schema and no ``structuredContent`` (text only)."""
     runs_dir: str | None = None
     """Where ``kite mcp`` writes its record (``mcp-<time>/record.jsonl``); None = <data dir>/mcp
     (``--runs-dir`` overrides)."""

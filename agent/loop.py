@@ -40,17 +40,18 @@ from kite_browser.agent.llm.errors import ContextWindowError, LLMError
 from kite_browser.agent.llm.model import Model, ModelView, PastAction
 from kite_browser.agent.llm.parsing import ParseError, parse_reply_async
 from kite_browser.agent.llm.progress import progress_to
+from kite_browser.agent.llm.redaction import redacting
 from kite_browser.agent.llm.reply_schema import reply_schema
 from kite_browser.agent.llm.resolve import resolve_model
 from kite_browser.agent.llm.traced import complete_traced
 from kite_browser.agent.memory import Memory, add_note, describe_action
 from kite_browser.agent.model_setup import ModelSetup
 from kite_browser.agent.modules.planner import module_toolset
-from kite_browser.agent.outcome import build_result, end_span, open_run_span
+from kite_browser.agent.outcome import end_span, open_run_span
 from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.policies import Proposed, Ran, StepPlan, build
 from kite_browser.agent.policies.recap import sought
-from kite_browser.agent.prompt import PromptBuilder, kite_notices
+from kite_browser.agent.prompt import PromptBuilder, kite_notices, warm_up
 from kite_browser.agent.protocols import Environment
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
@@ -58,7 +59,7 @@ from kite_browser.agent.result import StopReason
 from kite_browser.agent.run_env import RunEnvironment, page_observed
 from kite_browser.agent.step_prompt import fit_messages
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
-from kite_browser.agent.stop import Stop, StopWhen
+from kite_browser.agent.stop import Stop, StopWhen, stop_if_nobody_took_over
 from kite_browser.agent.tool_calls import ToolCalls
 from kite_browser.agent.totals import Totals, ms_since
 from kite_browser.safety.confirm import Confirmer, GateResult
@@ -147,12 +148,13 @@ class Agent(RunEnvironment):
             self.output.prompt(),
             constrained=self.model.constrained,
         )
-        logs = redacting_logs(self.safety.secrets)  # log records of the run are redacted too
-        logs.__enter__()
+        (logs := redacting_logs(self.safety.secrets)).__enter__()  # log records of the run are redacted too
         traced, span = open_run_span(task, self.model.model, self.label, self.safety, self.config.telemetry)
+        warming = asyncio.ensure_future(asyncio.to_thread(warm_up, self.prompt, self.model.model))
         try:
-            async with self._environment(rec.run_dir) as env:
+            async with self._environment(rec.run_dir) as env:  # the browser starts while the prompt warms up
                 await self._prepare(env, task, start_url)
+                await warming
                 try:
                     if start_url:
                         await self._open(start_url)
@@ -200,7 +202,7 @@ class Agent(RunEnvironment):
             )
         if recovered:
             self.warnings.append(recovered)
-        self.warnings += (blocked := self.env.blocked_between())  # while no action ran: the page's doing
+        self.warnings += (blocked := self._page_news(step))  # stopped while no action ran: the page's doing
         await emit(self.on_event, page_observed(step, obs))
         with self.timer.phase("prompt"):
             urls = {m.step: m.url for m in self.memory.steps if m.lines}
@@ -265,11 +267,12 @@ class Agent(RunEnvironment):
         ran: list[tuple[Action, ActionResult]] = []
         left = len(actions) - 1
         for i, (action, note) in enumerate(zip(actions, parsed.notes or [""] * len(actions), strict=True)):
-            self.warnings += (late := self.env.blocked_between())  # while the model thought
+            self.warnings += (late := self._page_news(step))  # while the model thought
             record.blocked += late
             result = await self._act(action, obs, record, note, ran, last=i == left)
             ran.append((action, result))
             record.overhead_ms["act"] = ms_since(t1)
+            stop_if_nobody_took_over(result)
             if isinstance(action, Done):  # ends the run, unless its data goes back to the model to fix
                 self.output.settle(action, result)
             elif result.error is None or result.error.error not in self.policies.held_as:  # held: no failure
@@ -300,7 +303,7 @@ class Agent(RunEnvironment):
         async def told(message: str) -> None:  # a slow call's progress: the queue ahead, the time expected
             await emit(self.on_event, ModelWaiting(step=step, message=message))
 
-        with progress_to(told):
+        with progress_to(told), redacting(self.safety.secrets.redact if len(self.safety.secrets) else None):
             try:
                 with self.timer.phase("record"):
                     record.request = self.recorder.request(messages, tools, shot)
@@ -381,10 +384,6 @@ class Agent(RunEnvironment):
             self.prompt, self.model, self.memory, self.config, self.safety.secrets.redact, self.timer,
             obs, step, warnings, self._plan.notes.recap, min_compaction,
         )  # fmt: skip
-
-    def _result(self, stop: Stop, started: float) -> RunResult:
-        run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding
-        return build_result(stop, declined, self.totals, self.steps_done, started, run_dir, self.final_url)
 
 
 _OF_REPLY = {False: " of your reply", True: ""}

@@ -15,12 +15,14 @@ import yaml
 
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.render import render_observation, render_summary
+from kite_browser.agent.browser.tokens import estimate_tokens
+from kite_browser.agent.browser.tokens import warm_up as warm_tokens
 from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.schemas import action_catalog
 from kite_browser.agent.resources import resource_dir, resource_path
 
-__all__ = ["PromptBuilder", "action_catalog", "render", "strings"]
+__all__ = ["PromptBuilder", "action_catalog", "render", "strings", "warm_up"]
 
 
 @cache
@@ -66,6 +68,11 @@ def _system(
     )
 
 
+@cache
+def _task_part(language: str, task: str, output_schema: str | None) -> str:
+    return _env().get_template("task.j2").render(t=strings(language), task=task, output_schema=output_schema)
+
+
 @dataclass
 class PromptBuilder:
     """Everything about a run that shapes the prompt and does not change between steps.
@@ -97,6 +104,12 @@ class PromptBuilder:
             self.function_calling,
             self.constrained,
         )
+
+    def task_part(self) -> str:
+        """The user message's opening (the task and its answer format): the same every step, so with the
+        system message it is the prompt's stable prefix that a server's prompt cache keeps (llama.cpp reads
+        only what follows it again). Every user message starts with it."""
+        return _task_part(self.language, self.task, self.output_schema)
 
     def user(
         self,
@@ -136,6 +149,20 @@ class PromptBuilder:
                 {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{screenshot_b64}"}},
             ]
         return [{"role": "system", "content": self.system()}, {"role": "user", "content": content}]
+
+
+def warm_up(builder: PromptBuilder, model: str) -> None:
+    """Pay now what a run's first step would pay once: the templates compiled, the system message rendered
+    and counted with ``model``'s token counter (for most models that imports litellm: seconds of CPU), the
+    page's tokenizer loaded. The loop runs it in a thread while the browser starts, so the first step costs
+    what the others do; the results are cached (the step's own count of the system message is a hit)."""
+    try:
+        estimate_tokens(model, builder.system())
+        builder.task_part()
+        _env().get_template("observation.j2")
+        warm_tokens()
+    except Exception:  # a warm-up only: the step does the same work and reports any failure itself
+        return
 
 
 def page_text(obs: Observation, *, layered: bool, budget_tokens: int) -> str:

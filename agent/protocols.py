@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from kite_browser.agent.browser.actions import Action
     from kite_browser.agent.browser.env import Acted, EnvSafety
-    from kite_browser.agent.browser.observation import ActionResult, Fingerprint, Observation
+    from kite_browser.agent.browser.observation import ActionResult, Fingerprint, HeldRequest, Observation
     from kite_browser.agent.browser.timing import StepTimer
     from kite_browser.agent.config import KiteConfig
     from kite_browser.agent.llm.chat import ChatMessage, ChatTool
@@ -46,7 +46,7 @@ class Environment(Protocol):
 
     ``safety`` is the environment's own (its gate judges every ``act``; its secrets redact the run's record).
     The loop calls, in order: ``start``, ``start_trace`` when tracing, ``open_url`` for the user's start URL,
-    then per step ``observe_guarded``, ``blocked_between`` and ``act`` (``read_each`` from a step policy),
+    then per step ``observe_guarded``, ``blocked_between``, ``held_between`` and ``act`` (``read_each`` from a step policy),
     and at the end ``stop``, ``current_url``, ``screenshot``, ``stop_trace``; ``close`` is its opener's. A
     workflow's replay also waits with ``quiet`` and ``reach``, finds targets by ``fingerprints`` and reads
     the page with ``read_page``."""
@@ -126,7 +126,13 @@ class Environment(Protocol):
         ...
 
     def blocked_between(self) -> list[str]:
-        """What the domain policy stopped since the last action ended (the page's own doing), once each."""
+        """What the domain policy stopped or the request hold held since the last action ended (the page's
+        own doing), as lines for the model, once each."""
+        ...
+
+    def held_between(self) -> list[HeldRequest]:
+        """The requests the page sent on its own between two actions, held and refused, once each (the run
+        keeps them as its refusals)."""
         ...
 
     async def read_each(self, indexes: list[int], js: str) -> dict[int, object]:

@@ -28,6 +28,9 @@ class StopReason(StrEnum):
     ERROR = "error"
     RUNNER_ERROR = "runner_error"
     """A batch task Kite could not run at all (no browser context, a bug): no agent run behind it."""
+    NEEDS_HUMAN = "needs_human"
+    """The model (or Kite) asked for a person to take over, and nobody could in this run (batch, eval, MCP):
+    the message says what the person was needed for."""
     REPLAY_DIVERGED = "replay_diverged"
     """A replayed workflow left its recorded path and no model took it back: a step's target was not found
     or not found for sure (two alike), its effect differed, it failed or was declined. The message names the

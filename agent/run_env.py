@@ -21,9 +21,10 @@ from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.memory import Memory, describe_action, describe_result
 from kite_browser.agent.model_setup import ModelSetup
+from kite_browser.agent.outcome import build_result
 from kite_browser.agent.output import OutputSpec
 from kite_browser.agent.protocols import Environment
-from kite_browser.agent.record import RunRecorder
+from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, StepRecord
 from kite_browser.agent.stop import Stop
@@ -56,6 +57,7 @@ class RunEnvironment:
     totals: Totals
     output: OutputSpec
     timer: StepTimer
+    steps_done: int
 
     def _remember(self, past: Sequence[PastAction]) -> None:
         """``past`` as the run's history (the model's view) and its memory (the prompt's lines), step 0."""
@@ -177,6 +179,20 @@ class RunEnvironment:
             ),
         )
         return result, decision
+
+    def _page_news(self, step: int) -> list[str]:
+        """What the page did while no action of the run was going: the loads stopped (for the prompt), and the
+        state-changing requests it sent then, held and refused, kept as the run's refusals."""
+        news = self.env.blocked_between()
+        self.refusals.held(self.env.held_between(), step)
+        return news
+
+    def _result(self, stop: Stop, started: float) -> RunResult:
+        """The run's result; what the page sent after the last action, held and refused, is reported too."""
+        if getattr(self, "env", None) is not None:  # the run got as far as its environment
+            self._page_news(self.steps_done)
+        run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding
+        return build_result(stop, declined, self.totals, self.steps_done, started, run_dir, self.final_url)
 
 
 def page_observed(step: int, obs: Observation) -> PageObserved:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kite_browser.agent.browser.observation import ErrorInfo
+from kite_browser.agent.browser.exec.human import NEEDS_HUMAN, nobody_took_over
+from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
 from kite_browser.agent.protocols import Environment
 from kite_browser.agent.result import StopReason
 
@@ -34,3 +35,10 @@ class Stop(Exception):
         if not message.startswith("could not open "):
             message = f"could not open {url}: {message}"
         return cls(StopReason.START_URL_UNREACHABLE, message)
+
+
+def stop_if_nobody_took_over(result: ActionResult) -> None:
+    """An askHuman that found nobody to take over (batch, eval, a face with no person) ends the run
+    ``needs_human`` at once: nothing else can do what a person was needed for."""
+    if nobody_took_over(result):
+        raise Stop(StopReason.NEEDS_HUMAN, result.error.message if result.error else NEEDS_HUMAN)

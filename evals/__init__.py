@@ -1,11 +1,7 @@
 """Kite's evaluation room: bundled sites, suites, the harness and benchmarks."""
 
-import os as _os
-
 if not __name__.startswith("kite_browser."):
     raise ImportError(
         f"import {__name__!r} as 'kite_browser.{__name__}' (the command line: 'kite' or 'python -m kite_browser.agent'):"
         " under its bare name each of its modules would load a second time, beside the copy the rest of Kite uses"
     )
-
-_os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -23,6 +23,7 @@ from kite_browser.agent.batch.jobs import Job, build_jobs, register_models, safe
 from kite_browser.agent.batch.results import TaskResult
 from kite_browser.agent.batch.runner import BatchRunner
 from kite_browser.agent.config import KiteConfig, with_overrides
+from kite_browser.agent.errors import UsageError
 from kite_browser.evals.miniwob import MiniwobScorer, MiniwobServer, expand
 from kite_browser.evals.oracle import ORACLE, OracleModel
 from kite_browser.evals.tasks import Suite, Task
@@ -129,8 +130,14 @@ async def suite_jobs(
     ids: list[str] | None = None,
     repeat: int = 1,
     max_steps: int | None = None,
+    phrasing: str | None = None,
 ) -> list[Job]:
-    """The suite's jobs, in the order of ``ids`` when given. ``max_steps`` (``--max-steps``) beats the suite's."""
+    """The suite's jobs, in the order of ``ids`` when given. ``max_steps`` (``--max-steps``) beats the suite's;
+    ``phrasing`` (``--phrasing``) says the tasks in other words (``Suite.phrased``)."""
+    if phrasing is not None:
+        if suite.miniwob is not None:
+            raise UsageError("--phrasing applies to task suites, not to MiniWoB")
+        suite, ids = suite.phrased(phrasing, ids), None
     jobs = await _jobs(suite, config, servers, ids=ids, repeat=repeat, max_steps=max_steps)
     for job in jobs:  # the oracle is an object with the task's own plan, not a registered model
         if job.config.llm.model == ORACLE:
@@ -227,18 +234,22 @@ async def run_eval(
     on_result: OnResult | None = None,
     backend: Backend | None = None,
     on_runner: Callable[[BatchRunner], None] | None = None,
+    phrasing: str | None = None,
 ) -> EvalReport:
     """Run every case of ``suite`` ``repeat`` times, ``concurrency`` at once (default: in one local browser).
 
     ``on_result`` hears of every result as it arrives (a caller keeps them to write a partial report if the
-    run is cut short); ``on_runner`` is handed the runner before it starts (to ``interrupt()`` it)."""
+    run is cut short); ``on_runner`` is handed the runner before it starts (to ``interrupt()`` it);
+    ``phrasing`` runs the tasks in other words (``terse``, ``chatty``, ``list`` or ``all`` three)."""
     from kite_browser.agent.batch.local import LocalBackend
 
     report = new_report(suite, config, concurrency=concurrency, repeat=repeat)
     servers = _Servers()
     started = time.monotonic()
     try:
-        jobs = await suite_jobs(suite, config, servers, ids=ids, repeat=repeat, max_steps=max_steps)
+        jobs = await suite_jobs(
+            suite, config, servers, ids=ids, repeat=repeat, max_steps=max_steps, phrasing=phrasing
+        )
         if backend is None:
             downloads = Path(config.run.runs_dir) / "_downloads"
             backend = LocalBackend(config.browser, concurrency=concurrency, downloads_dir=downloads)

@@ -10,6 +10,7 @@ from typing import Any
 
 from kite_browser.agent.batch.results import TaskResult
 from kite_browser.evals.harness import EvalReport, summarize, wilson
+from kite_browser.evals.tasks import PHRASINGS, base_id
 
 
 def fmt_cost(cost: float | None) -> str:
@@ -71,6 +72,74 @@ def markdown(r: EvalReport) -> str:
             f"{fmt_cost(t.cost_usd)} | {t.wall_s:.1f} | {t.model_latency_s:.1f} | {t.stop_reason} | "
             f"{why.replace('|', '/')} |"
         )
+    table = phrasing_markdown(r)
+    return "\n".join(lines) + "\n" + (f"\n{table}" if table else "")
+
+
+def phrasing_rows(r: EvalReport) -> list[dict[str, Any]]:
+    """Per task said in several phrasings (ids ``ID:terse`` …): each phrasing's successes/runs and mean steps,
+    and the worst phrasing (fewest successes, then most steps; None when every phrasing did alike)."""
+    groups: dict[str, dict[str, list[TaskResult]]] = {}
+    for t in r.tasks:
+        base, kind = base_id(t.id)
+        if kind is not None:
+            groups.setdefault(base, {}).setdefault(kind, []).append(t)
+    rows = []
+    for base, kinds in groups.items():
+        cells = {
+            k: {
+                "ok": sum(x.success for x in runs),
+                "n": len(runs),
+                "steps": sum(x.steps for x in runs) / len(runs),
+            }
+            for k, runs in sorted(kinds.items(), key=lambda kv: PHRASINGS.index(kv[0]))
+        }
+
+        ranks = {k: (c["ok"] / c["n"], -c["steps"]) for k, c in cells.items()}
+        worst = min(ranks, key=lambda k: ranks[k])
+        rows.append(
+            {
+                "task": base,
+                "phrasings": cells,
+                "worst": worst if len(set(ranks.values())) > 1 else None,
+                "worst_ok": cells[worst]["ok"] == cells[worst]["n"],
+            }
+        )
+    return rows
+
+
+def phrasing_summary(r: EvalReport) -> str:
+    """One line: tasks that pass in their worst phrasing, and each phrasing's count; empty without phrasings."""
+    rows = phrasing_rows(r)
+    if not rows:
+        return ""
+    each = ", ".join(
+        f"{k} {sum(row['phrasings'][k]['ok'] == row['phrasings'][k]['n'] for row in rows if k in row['phrasings'])}"
+        f"/{sum(k in row['phrasings'] for row in rows)}"
+        for k in PHRASINGS
+    )
+    return f"worst of the phrasings: {sum(row['worst_ok'] for row in rows)}/{len(rows)} tasks pass ({each})"
+
+
+def phrasing_markdown(r: EvalReport) -> str:
+    """The worst-phrasing table (Markdown), empty when no task ran in several phrasings."""
+    rows = phrasing_rows(r)
+    if not rows:
+        return ""
+    lines = [
+        "## Phrasings",
+        "",
+        f"- {phrasing_summary(r)}",
+        "",
+        "| task | " + " | ".join(PHRASINGS) + " | worst |",
+        "|---|" + "---|" * (len(PHRASINGS) + 1),
+    ]
+    for row in rows:
+        cells = [
+            f"{c['ok']}/{c['n']} ({c['steps']:.1f} steps)" if (c := row["phrasings"].get(k)) else "—"
+            for k in PHRASINGS
+        ]
+        lines.append(f"| {row['task']} | " + " | ".join(cells) + f" | {row['worst'] or 'all alike'} |")
     return "\n".join(lines) + "\n"
 
 

@@ -16,6 +16,8 @@ import importlib
 import os as _os
 from typing import Any
 
+# The one place that sets litellm's environment: every module of Kite is imported under this package, so this
+# runs before anything imports litellm (which would fetch its model cost map from the network otherwise).
 _os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 

@@ -14,11 +14,12 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.actions import ACTION_NAMES, Action
-from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.browser.observation import Element, Handled, Observation
 from kite_browser.agent.browser.render import role_word
 from kite_browser.agent.config import SafetyConfig
 from kite_browser.agent.errors import UsageError
 from kite_browser.safety.domains import DomainPolicy
+from kite_browser.safety.handover import HandBack, HandOverRequest
 from kite_browser.safety.policy import ConfirmLevel, Decision, SafetyPolicy
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,8 @@ class ConfirmRequest(BaseModel):
         call): the confirmation then shows no target rather than an empty one."""
         if self.action.get("action") == "dialog":  # the page's own confirm()/prompt()/beforeunload
             return f'the page\'s {self.action.get("type")} dialog "{self.action.get("message")}"'
+        if self.action.get("action") == "request":  # a state-changing request the network layer held
+            return f"the page's {self.action.get('method')} request to {self.action.get('url')}"
         el = self.element
         if el is None:
             named = self.action.get("selector") or self.action.get("url")
@@ -118,6 +121,20 @@ class TerminalConfirmer:
             if answer in ("n", "no"):
                 return ConfirmAnswer(approved=False, reason="the user said no")
         return ConfirmAnswer(approved=False, reason="no valid answer")
+
+    async def hand_over(self, request: HandOverRequest) -> HandBack:
+        """The question, then Enter when the person is done (n, or end of input, when they cannot)."""
+        self._out.write(f"\n[kite] a person is needed: {request.describe()}\n")
+        self._out.write(
+            "[kite] the browser is yours (run with --headed to see it); press Enter when done, n if not: "
+        )
+        self._out.flush()
+        line = await asyncio.to_thread(self._read)
+        if line == "" or line.strip().lower() in ("n", "no"):
+            return HandBack(
+                done=False, reason="no answer (end of input)" if line == "" else "the person could not"
+            )
+        return HandBack(done=True)
 
     async def notify(self, request: ConfirmRequest) -> None:
         self._out.write(f"[kite] note: {request.describe()}\n")
@@ -394,6 +411,43 @@ class Gate:
         if answer.similar:
             self._similar.add(key)
         return True, f"accepted, the user approved (asked because {why})"
+
+    async def check_request(
+        self, method: str, url: str, kind: str, view: Observation | None, page_url: str, *, covered: bool
+    ) -> tuple[bool, Handled, str] | None:
+        """For a state-changing request the page sends (held at the network layer, ``agent/browser/holds.py``):
+        (let it go?, how it was handled, why), or None when the policy has no objection. ``covered``: an
+        approved action sent it (its approval covers it: nobody is asked twice). Else a sensitive one is asked
+        as an action is (a batch run declines) and failed unless approved."""
+        decision = self.policy.evaluate_request(method, url, kind, view, page_url)
+        if decision.level is ConfirmLevel.AUTO:
+            return None
+        why = "; ".join(decision.reasons)
+        if decision.level is ConfirmLevel.BLOCK:
+            return False, "blocked", f"blocked by the safety policy: {why}"
+        if decision.level is ConfirmLevel.NOTIFY:
+            self._notify(self._held_request(method, url, kind, page_url, decision))
+            return None
+        if covered:
+            return True, "covered", f"covered by the approval of the action that sent it ({why})"
+        request = self._held_request(method, url, kind, page_url, decision)
+        key = ("request", f"{method} {urlsplit(url).path}", (urlsplit(page_url).hostname or "").lower())
+        if key in self._similar:
+            return True, "approved", "the user approved similar requests"
+        answer = await self._ask(request, None)
+        if not answer.approved:
+            return False, "declined", f"{answer.refusal()} (it needs confirmation because {why})"
+        if answer.similar:
+            self._similar.add(key)
+        return True, "approved", f"the user approved it (asked because {why})"
+
+    @staticmethod
+    def _held_request(method: str, url: str, kind: str, page_url: str, decision: Decision) -> ConfirmRequest:
+        return ConfirmRequest(
+            action={"action": "request", "method": method, "url": url, "kind": kind},
+            decision=decision,
+            url=page_url,
+        )
 
     @staticmethod
     def _dialog_request(kind: str, message: str, url: str, decision: Decision) -> ConfirmRequest:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
@@ -46,6 +46,9 @@ log = logging.getLogger(__name__)
 ALWAYS_ALLOWED_SCHEMES = frozenset({"about", "data", "blob"})
 NETWORK_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+RequestCheck = Callable[[Any], Awaitable[bool]]
+"""The context's request hold, asked whether a state-changing request (Playwright's ``Request``) may leave."""
 MAX_REDIRECTS = 20
 """Chromium's own limit (net::ERR_TOO_MANY_REDIRECTS): a longer chain is refused, not probed further."""
 WEBRTC_OFF = """(() => {
@@ -235,12 +238,23 @@ class DomainPolicy:
 
     # ------------------------------------------------------------ network enforcement
 
-    async def install(self, context: Any) -> None:
-        """Enforce the policy on a Playwright BrowserContext (navigations, subresources, redirects, popups)."""
+    async def install(self, context: Any, hold: RequestCheck | None = None) -> None:
+        """Enforce the policy on a Playwright BrowserContext (navigations, subresources, redirects, popups).
+        ``hold``: the context's request hold (``agent/browser/holds.py``), asked about a state-changing
+        request this route sees before the browser sends it."""
         if self.active:
             await context.add_init_script(WEBRTC_OFF)
-            await context.route("**/*", lambda route, request: self._handle(route, request, context))
+            await context.route("**/*", lambda route, request: self._handle(route, request, context, hold))
             await context.route_web_socket(lambda url: not self.allows(url), self._refuse_websocket)
+
+    def refuse(self, url: str, resource_type: str) -> str | None:
+        """Why a request the browser paused may not leave (recorded in ``blocked_log``), or None: the request
+        hold (``agent/browser/holds.py``) asks this of the beacons, pings and keepalive fetches no route
+        sees."""
+        why = self.reason(url) if self.active else None
+        if why is not None:
+            self._record(url, resource_type.lower(), why=why)
+        return why
 
     async def _refuse_websocket(self, ws: Any) -> None:
         """A page's WebSocket to a forbidden host: never connected to the server, closed at once."""
@@ -255,7 +269,7 @@ class DomainPolicy:
         self.blocked_log.append(entry)
         log.info("%s (%s)", entry.message(), entry.reason)
 
-    async def _handle(self, route: Any, request: Any, context: Any) -> None:
+    async def _handle(self, route: Any, request: Any, context: Any, hold: RequestCheck | None = None) -> None:
         url = request.url
         if not self.allows(url):
             self._record(url, request.resource_type)
@@ -264,6 +278,10 @@ class DomainPolicy:
         if request.headers.get("service-worker") == "script":
             # A service worker's own WebSockets pass no route, so none may be installed under a domain policy.
             self._record(url, "serviceworker", why="service workers are not allowed under a domain policy")
+            await route.abort("blockedbyclient")
+            return
+        if hold is not None and request.method not in SAFE_METHODS and not await hold(request):
+            # the request hold (agent/browser/holds.py) declined this state-changing request: it never leaves
             await route.abort("blockedbyclient")
             return
         if urlsplit(url).scheme not in ("http", "https"):

@@ -15,8 +15,12 @@ Built-in checks (levels configurable in ``config/safety.yaml``):
   -> confirm; a target path that deletes is destructive;
 - a destructive button or link on an ordinary page -> notify. Every reading of the label is judged (accessible
   name, visible text with CSS generated content, title, value, alt), folded by ``safety.text.fold`` (NFKC,
-  zero-width and bidi controls removed, case and spaces folded); the most sensitive reading wins;
-- Enter (pressKey, or a typed newline) in a form on a sensitive page -> confirm;
+  combining marks and format characters removed, case and spaces folded; the rules are folded alike and a
+  space between two of their words may be left out); the most sensitive reading wins;
+- a value-changing control (checkbox, radio, switch, option) is judged like a button by its label, and
+  choosing an option (``select``) by the option's words: a change handler pays as a click handler does;
+- Enter (pressKey, or a typed newline) in a form on a sensitive page, or in a field whose form goes to a
+  paying or deleting target (on any page) -> confirm;
 - typing a literal value (not a known ``<secret>name</secret>``) into a password or payment-card field, or
   text that looks like a card number anywhere -> confirm;
 - navigation or a link to a blocked domain (or outside allowed_domains) -> block (nothing lowers it);
@@ -27,8 +31,13 @@ Built-in checks (levels configurable in ``config/safety.yaml``):
 - a page's own confirm()/prompt()/beforeunload whose text is sensitive -> confirm (``evaluate_dialog``).
 
 A page is sensitive when its URL matches a sensitive pattern, its text (visible text and every reading of its
-elements, frames included) contains a sensitive keyword in any of the lexicon's languages, it has a payment
-card field (in any frame), or it draws a frame whose URL is a payment provider's. Then the user's rules: plain rules raise the level, the first matching
+elements, frames included) contains a sensitive keyword in any of the lexicon's languages, or by its
+structure, whatever its URL and words: it draws a frame whose URL is a payment provider's, it has a payment
+card field or another payment field (an IBAN, an amount to pay or send; in any frame), a form on it is sent
+by POST to a paying or deleting target, or a frame on it (nested, ``srcdoc``, ``blob:``, sandboxed: its URL
+may say nothing) shows a price beside a control or words that pay or submit. ``sensitivity(obs, target)`` is
+the one judgement other layers ask (the network hold of a state-changing request): the page's, else the
+target URL's (``target_sensitivity``). Then the user's rules: plain rules raise the level, the first matching
 ``override`` rule sets it.
 """
 
@@ -39,14 +48,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-from kite_browser.agent.browser.actions import Action, Click, Navigate, PressKey, Type, spec_of
+from kite_browser.agent.browser.actions import Action, Click, Navigate, PressKey, Select, Type, spec_of
 from kite_browser.agent.browser.observation import Element, Observation
 from kite_browser.agent.config import SafetyConfig
 from kite_browser.agent.resources import resource_path
 from kite_browser.safety.domains import DomainPolicy, host_of, site_of
 from kite_browser.safety.rules import ConfirmLevel, Decision, Rule, SafetyRules, load_rules
 from kite_browser.safety.secrets import PLACEHOLDER_RE
-from kite_browser.safety.text import fold, folded_forms, readings, skeleton
+from kite_browser.safety.text import fold, folded_forms, readings, skeleton, unmark
 
 __all__ = ["ConfirmLevel", "Decision", "SafetyPolicy"]
 
@@ -54,16 +63,60 @@ A, N, C, B = ConfirmLevel.AUTO, ConfirmLevel.NOTIFY, ConfirmLevel.CONFIRM, Confi
 ENTER_KEYS = frozenset({"enter", "numpadenter", "return", "\n", "\r"})
 BUTTON_ROLES = frozenset({"button", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "tab"})
 BUTTON_INPUT_TYPES = frozenset({"submit", "button", "image", "reset"})
+TOGGLE_INPUT_TYPES = frozenset({"checkbox", "radio"})
+TOGGLE_ROLES = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio", "option"})
 _SIMPLE_SELECTOR = re.compile(r"""^(?:[a-z]+)?(?:#([\w-]+)|\[name=["']?([^"'\]]+)["']?\])$""", re.IGNORECASE)
 _NOOP_SCRIPT = re.compile(r"^\s*javascript:\s*(?:;|void\s*\(?\s*0\s*\)?;?|//.*|return false;?|)\s*$", re.I)
 _CARD_RE = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 
 
-def _any_re(patterns: Iterable[str], escape: bool = False, folded: bool = False) -> re.Pattern[str] | None:
+def _any_re(
+    patterns: Iterable[str], escape: bool = False, folded: bool = False, text: bool = False
+) -> re.Pattern[str] | None:
     """One pattern for any of ``patterns``. ``folded``: the words and the text searched are both ``fold``ed
-    (casefolded), so the search is exact: ``re.IGNORECASE`` over a page's text made it about 12x slower."""
+    (casefolded), so the search is exact: ``re.IGNORECASE`` over a page's text made it about 12x slower.
+    ``text``: the patterns are matched in folded text, which has no combining marks, so theirs are removed
+    too (``unmark``: "bestätigen" in a rule is "bestatigen", as a page's "bestätigen" folds)."""
+    patterns = [_as_folded(p) for p in patterns] if text else list(patterns)
     parts = [re.escape(p) if escape else f"(?:{p})" for p in patterns]
+    if text:  # a space between two words may be left out ("Send\u2063money" folds to "sendmoney")
+        parts = [p.replace("\\ ", " ").replace(" ", " ?") for p in parts]
     return re.compile("|".join(parts), 0 if folded else re.IGNORECASE) if parts else None
+
+
+_Trie = dict[str, "_Trie"]
+"""A character -> the rest of the words that go on with it; the key "" marks a word's end."""
+
+
+def _words_re(words: Iterable[str]) -> re.Pattern[str] | None:
+    """One case-exact pattern for any of ``words`` (folded text, searched in folded text), written as a trie
+    so that the search fails fast at each position of a page's text (an alternation of a hundred words tried
+    one by one took twice as long); a space between two words may be left out."""
+    trie: _Trie = {}
+    for word in words:
+        if word:
+            node = trie
+            for ch in word:
+                node = node.setdefault(ch, {})
+            node[""] = {}
+    return re.compile(_trie_pattern(trie)) if trie else None
+
+
+def _trie_pattern(node: _Trie) -> str:
+    ends = "" in node
+    branches = [(" ?" if ch == " " else re.escape(ch)) + _trie_pattern(sub) for ch, sub in node.items() if ch]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if ends:  # a word ends here, and a longer one goes on
+        return f"(?:{body})?" if len(branches) > 1 or len(body) > 1 else f"{body}?"
+    return body
+
+
+def _as_folded(pattern: str) -> str:
+    """A text pattern as ``fold`` writes text: without combining marks, its letters beyond ASCII case folded
+    ("schließen" is "schliessen"); ASCII is left to ``re.IGNORECASE`` (``\\W`` must stay ``\\W``)."""
+    return "".join(c if c.isascii() else c.casefold() for c in unmark(pattern))
 
 
 def _luhn(digits: str) -> bool:
@@ -87,6 +140,14 @@ def activates(el: Element) -> bool:
     if (el.role or "") in BUTTON_ROLES:
         return True
     return el.tag == "input" and (el.type or "").lower() in BUTTON_INPUT_TYPES
+
+
+def toggles(el: Element) -> bool:
+    """Whether a click on ``el`` changes a value (a checkbox, a radio, a switch, an option): its change
+    handler can pay or delete as a button's click can, so its label is judged like a button's."""
+    if (el.role or "") in TOGGLE_ROLES:
+        return True
+    return el.tag == "input" and (el.type or "").lower() in TOGGLE_INPUT_TYPES
 
 
 def url_scheme(url: str) -> str:
@@ -120,22 +181,23 @@ class SafetyPolicy:
         self.domains = domains or DomainPolicy(allow_loopback=rules.domains.allow_loopback)
         self.secret_names = frozenset(secret_names)
         self._url_re = _any_re(rules.url_patterns)
-        self._kw_re = _any_re(
-            dict.fromkeys(f(k) for k in rules.keywords for f in (fold, skeleton)), escape=True, folded=True
-        )
-        self._submit_re = _any_re(rules.submit_texts)
-        self._destroy_re = _any_re(rules.destructive_texts)
+        self._kw_re = _words_re(f(k) for k in rules.keywords for f in (fold, skeleton))
+        self._submit_re = _any_re(rules.submit_texts, text=True)
+        self._destroy_re = _any_re(rules.destructive_texts, text=True)
         fields = rules.sensitive_fields
         self._field_types = frozenset(t.lower() for t in fields.types)
         self._field_ac = tuple(a.lower() for a in fields.autocomplete)
-        self._field_name_re = _any_re(fields.names)
+        self._field_name_re = _any_re(fields.names, text=True)
         self._download = tuple(e.lower() for e in rules.download_extensions)
         pay = rules.payment
-        self._pay_re = _any_re(pay.pay_texts)
+        self._pay_re = _any_re(pay.pay_texts, text=True)
         self._price_re = re.compile(pay.price, re.IGNORECASE) if pay.price else None
         self._card_ac = tuple(a.lower() for a in pay.card_fields.autocomplete)
         self._card_types = frozenset(t.lower() for t in pay.card_fields.types)
-        self._card_name_re = _any_re(pay.card_fields.names)
+        self._card_name_re = _any_re(pay.card_fields.names, text=True)
+        self._money_ac = tuple(a.lower() for a in pay.payment_fields.autocomplete)
+        self._money_name_re = _any_re(pay.payment_fields.names, text=True)
+        self._form_target_re = _any_re(pay.form_targets)
         self._frame_re = _any_re(pay.frame_urls)
         self._pay_path_re = _any_re(pay.pay_paths)
         self._delete_path_re = _any_re(pay.delete_paths)
@@ -175,6 +237,28 @@ class SafetyPolicy:
         self._cache = (obs, why)
         return why
 
+    def sensitivity(self, obs: Observation | None, target: str | None = None) -> str | None:
+        """The one judgement of "is this sensitive", for every layer that asks (the click-time policy, the
+        network hold of a state-changing request): why the page ``obs`` is sensitive (``page_sensitivity``,
+        its frames included), or why a request to ``target`` is (``target_sensitivity``), or None."""
+        return self.page_sensitivity(obs) or (self.target_sensitivity(target) if target else None)
+
+    def target_sensitivity(self, url: str, base: str = "") -> str | None:
+        """Why a request or form sent to ``url`` pays, sends money or deletes, by its path (``pay_paths``,
+        ``delete_paths``, ``form_targets`` of config/safety.yaml), or None. ``base``: the page's URL, for a
+        relative ``url``."""
+        path = unquote(urlsplit(urljoin(base, url) if base else url).path).lower()
+        if not path:
+            return None
+        for what, regex in (
+            ("pays", self._pay_path_re),
+            ("deletes", self._delete_path_re),
+            ("pays, sends money or closes an account", self._form_target_re),
+        ):
+            if regex is not None and regex.search(path):
+                return f"its target {path} {what}"
+        return None
+
     def _sensitivity(self, obs: Observation) -> str | None:
         if self._url_re and (m := self._url_re.search(obs.summary.url)):
             return f"the URL matches {m.group(0).lower()!r}"
@@ -187,21 +271,66 @@ class SafetyPolicy:
             for frame_url in obs.summary.frames:
                 if m := self._frame_re.search(frame_url):
                     return f"a frame on it is a payment page ({host_of(frame_url) or frame_url} matches {m.group(0)!r})"
-        card = (
-            next((e for e in obs.elements if e.editable and self.is_card_field(e)), None)
-            if self._card_name_re or self._card_ac
-            else None
-        )
-        if card is not None:
-            return f'it has a payment card field ("{card.name or card.attrs.get("name", card.tag)}")'
+        return self._structure(obs) or self._frame_pays(obs)
+
+    def _structure(self, obs: Observation) -> str | None:
+        """Sensitivity from what the page holds, whatever its URL and words: a payment card field, another
+        payment field (an IBAN, an amount to pay or send), a form sent by POST to a paying or deleting
+        target (frames included: their elements are in the observation)."""
+        for e in obs.elements:
+            label = e.name or e.attrs.get("name", e.tag)
+            if e.editable and self.is_card_field(e):
+                return f'it has a payment card field ("{label}")'
+            if (e.editable or e.tag == "select") and self.is_payment_field(e):
+                return f'it has a payment field ("{label}")'
+            if e.attrs.get("formmethod") == "post" and (
+                why := self.target_sensitivity(e.attrs.get("formaction") or e.attrs.get("form") or "")
+            ):
+                return f"a form on it is sent by POST and {why}"
         return None
+
+    def _frame_pays(self, obs: Observation) -> str | None:
+        """A frame that shows a price beside a control that pays or submits (its URL may say nothing: a
+        nested, ``srcdoc``, ``blob:`` or sandboxed frame). A frame's text is the part of the flow that is not
+        the top document's; a control the snapshot could not list in it still shows in that text."""
+        if not obs.summary.frames:
+            return None
+        top = obs.summary.visible_text
+        framed = [e for e in obs.elements if e.frame is not None]
+        lines = [x for x in obs.flow if isinstance(x, str) and x not in top]
+        lines += [obs.tails[e.index] for e in framed if e.index in obs.tails]
+        text = " ".join(lines) + " " + " ".join(r for e in framed for r in readings(e))
+        m = self._price_re.search(fold(text)) if self._price_re is not None else None
+        if m is None:
+            return None
+        for e in framed:
+            if activates(e) or toggles(e):
+                reading, submit, destroy = self._judge_label(e)
+                if submit or destroy:
+                    return f'a frame on it shows a price ({m.group(0)}) and "{reading[:40]}"'
+        if any(self._pays(line) for line in lines):
+            return f"a frame on it shows a price ({m.group(0)}) and a paying word"
+        return None
+
+    def is_payment_field(self, el: Element) -> bool:
+        """A payment field other than a card's: an IBAN or bank account, an amount to pay or send (by its
+        autocomplete token, name, id, label or placeholder)."""
+        ac = el.attrs.get("autocomplete", "").lower()
+        if ac and any(p in ac.split() for p in self._money_ac):
+            return True
+        if self._money_name_re is None:
+            return False
+        text = fold(
+            " ".join((el.attrs.get("name", ""), el.attrs.get("id", ""), el.name, el.placeholder or ""))
+        )
+        return bool(self._money_name_re.search(text))
 
     def is_card_field(self, el: Element) -> bool:
         """A payment card field (card number, expiry, security code), by autocomplete, name, id or label."""
         if (el.type or "").lower() in self._card_types:
             return True
         ac = el.attrs.get("autocomplete", "").lower()
-        if ac and any(ac.startswith(p) or p in ac.split() for p in self._card_ac):
+        if ac and any(token.startswith(p) for token in ac.split() for p in self._card_ac):
             return True
         text = fold(
             " ".join((el.attrs.get("name", ""), el.attrs.get("id", ""), el.name, el.placeholder or ""))
@@ -252,9 +381,9 @@ class SafetyPolicy:
         if (el.type or "").lower() in self._field_types:
             return True
         ac = el.attrs.get("autocomplete", "").lower()
-        if ac and any(ac.startswith(p) or p in ac.split() for p in self._field_ac):
+        if ac and any(token.startswith(p) for token in ac.split() for p in self._field_ac):
             return True
-        text = " ".join((el.attrs.get("name", ""), el.attrs.get("id", ""), el.name))
+        text = fold(" ".join((el.attrs.get("name", ""), el.attrs.get("id", ""), el.name)))
         return bool(self._field_name_re and self._field_name_re.search(text))
 
     def _safe_secret(self, text: str) -> bool:
@@ -280,6 +409,8 @@ class SafetyPolicy:
             self._check_type(f, action.text, el, observation)
         elif isinstance(action, PressKey):
             self._check_key(f, action.key, el, observation)
+        elif isinstance(action, Select):
+            self._check_select(f, action.value, el, observation)
         elif name == "refresh" and (why := self.page_sensitivity(observation)):
             f.add("sensitive_refresh", f"reloading a sensitive page may resubmit a form ({why})")
         return self._decide(f, action, el, observation)
@@ -312,6 +443,52 @@ class SafetyPolicy:
         if not items:
             return Decision(level=A)
         return Decision(level=items[0][0], reasons=[r for _, _, r in items], rule=items[0][1])
+
+    def request_target(self, url: str) -> str | None:
+        """Why a request's target is sensitive (its path pays or deletes: ``payment.pay_paths``,
+        ``payment.delete_paths``), or None."""
+        path = unquote(urlsplit(url).path).lower()
+        for regex, what in ((self._pay_path_re, "pays"), (self._delete_path_re, "deletes")):
+            if regex is not None and regex.search(path):
+                return f"its target {path} {what}"
+        return None
+
+    def request_page(self, obs: Observation | None, page_url: str) -> str | None:
+        """Why a page's state-changing requests are sensitive, or None: the page takes payment (a card field,
+        a payment provider's frame), or it is sensitive (``page_sensitivity``; with no observation, its URL)
+        and shows a price or its path reads as paying or destroying. A sign-in, settings or account page is
+        sensitive for its submit-like clicks, not for every form it posts (a "Log out" there)."""
+        if obs is not None and self._card_on(obs):
+            return "it has a payment card field"
+        if obs is not None and self._frame_re is not None:
+            if frame := next((u for u in obs.summary.frames if self._frame_re.search(u)), None):
+                return f"a frame on it is a payment page ({host_of(frame) or frame})"
+        why = self.page_sensitivity(obs) if obs is not None else None
+        if why is None and self._url_re is not None and (m := self._url_re.search(page_url)):
+            why = f"the URL matches {m.group(0).lower()!r}"
+        if why is None:
+            return None
+        words = re.sub(r"[\W_]+", " ", unquote(urlsplit(page_url).path))
+        if any(self._judge_text(words)):
+            return f"{why}, and its path reads as paying or destroying"
+        if price := self._shows_price(obs):
+            return f"{why}, and it shows a price ({price})"
+        return None
+
+    def evaluate_request(
+        self, method: str, url: str, kind: str, obs: Observation | None, page_url: str
+    ) -> Decision:
+        """A state-changing request the page sends (a form post, a non-GET fetch/XHR, a beacon, a ping),
+        judged at the network layer whatever set it off: it needs the user's confirmation when it goes to a
+        paying or deleting target (``request_target``) or leaves a page that pays or destroys
+        (``request_page``: ``obs`` is the page's latest observation, None when there is none)."""
+        why = self.request_target(url)
+        if why is None and (page := self.request_page(obs, page_url)):
+            why = f"it leaves a sensitive page: {page}"
+        if why is None:
+            return Decision(level=A)
+        what = f"the page sends {method} {kind} {host_of(url) or ''}{urlsplit(url).path[:120]} ({why})"
+        return Decision(level=self.rules.level("sensitive_request"), reasons=[what], rule="sensitive_request")
 
     def _check_url(self, f: _Findings, url: str, obs: Observation | None, verb: str) -> None:
         current = obs.summary.url if obs else ""
@@ -347,7 +524,9 @@ class SafetyPolicy:
             return
         text, submit, destroy = self._judge_label(el)
         is_link = el.tag == "a" or el.kind == "link" or el.role == "link"
-        button = is_link or activates(el)
+        button = (
+            is_link or activates(el) or toggles(el)
+        )  # a checkbox's change handler can pay as a button does
         sends_to = el.attrs.get("formaction", "") if button else ""
         goes = ""
         if sends_to:  # a submit button is judged by where its form goes too: "Next" may post to /checkout/pay
@@ -433,15 +612,50 @@ class SafetyPolicy:
             )
         if literal and looks_like_card_number(PLACEHOLDER_RE.sub("", text)):
             f.add("card_number", "the text looks like a payment card number")
-        if "\n" in text and why:
+        if "\n" in text and (why := why or self._form_target(el, obs)):
             f.add("sensitive_enter", f"a typed newline submits the form on a sensitive page ({why})")
 
     def _check_key(self, f: _Findings, key: str, el: Element | None, obs: Observation | None) -> None:
         k = key.lower()
-        if el is not None and not el.editable and activates(el) and k in (*ENTER_KEYS, " ", "space"):
+        pressing = k in (*ENTER_KEYS, " ", "space")
+        if el is not None and not el.editable and (activates(el) or toggles(el)) and pressing:
             self._check_click(f, el, obs, has_target=True)
-        elif k in ENTER_KEYS and (why := self.page_sensitivity(obs)):
+        elif k in ENTER_KEYS and (why := self.page_sensitivity(obs) or self._form_target(el, obs)):
             f.add("sensitive_enter", f"Enter submits the form on a sensitive page ({why})")
+
+    def _form_target(self, el: Element | None, obs: Observation | None) -> str | None:
+        """Why the form of the field ``el`` (where Enter sends it) pays, sends money or deletes, or None."""
+        where = el.attrs.get("form", "") if el is not None else ""
+        return self.target_sensitivity(where, obs.summary.url if obs else "") if where else None
+
+    def _check_select(
+        self, f: _Findings, value: str | list[str], el: Element | None, obs: Observation | None
+    ) -> None:
+        """Choosing an option is judged like a click on a button labelled with it: a checkout page's
+        ``<select>`` whose change handler pays is chosen by its option's words ("Pay now", "Delete all")."""
+        if el is None:
+            if why := self.page_sensitivity(obs):
+                f.add(
+                    "unknown_target",
+                    f"the target element is not in the snapshot and the page is sensitive ({why})",
+                )
+            return
+        wanted = [value] if isinstance(value, str) else list(value)
+        # the option's label as listed ("value (label)"), beside the value the model wrote
+        texts = [*wanted, *(o for o in el.options or [] if any(w and w in o for w in wanted))]
+        why = self.page_sensitivity(obs)
+        for text in texts:
+            submit, destroy = self._judge_text(text)
+            if not why and self._pays(text) and (price := self._shows_price(obs)):
+                why = f"the page shows a price ({price})"
+            if not (submit or destroy):
+                continue
+            what = "destructive" if destroy else "submit-like"
+            if why:
+                f.add("sensitive_click", f'choosing "{text[:80]}" ({what}) on a sensitive page ({why})')
+            elif destroy:
+                f.add("destructive_click", f'choosing "{text[:80]}" ({what})')
+            return
 
     # ------------------------------------------------------------ combine
 

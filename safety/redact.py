@@ -13,6 +13,12 @@ For a value of at least ``WHOLE_TOKEN_BELOW`` characters, one case-insensitive p
   alignments, so ``btoa("user:" + password)`` is caught; the one or two characters at the edges of such a
   run, which also carry neighbouring bytes, are left).
 
+A second look reads the text as a person or a server would (``decoded``): percent-encoding decoded, again and
+again ("%2568" -> "%68" -> "h", each letter encoded or not), and every combining mark (Mn, after NFKD) and
+format character (Cf: U+2063 INVISIBLE SEPARATOR, bidi controls) removed; the value is read the same way.
+Where the pattern matches there, the span of the text as written that it came from is replaced: a value
+written "h%75%6E%74er22", "h\u0301u\u0301nter22" or "%68%CC%81..." is found and goes whole.
+
 A shorter value ("wrong", "123", "12/30") would rewrite ordinary words and numbers, so it is matched only
 exactly (with its URL encodings) and only as a whole token: not inside a longer word or number. A value
 shorter than ``MIN_LENGTH`` is refused.
@@ -24,11 +30,14 @@ rot13, reversed, JSON ``\\u`` escapes), a value split across separate strings, o
 from __future__ import annotations
 
 import base64
+import codecs
 import html
 import re
 import unicodedata
 from functools import cache
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote
+
+from kite_browser.safety.text import unmark
 
 MIN_LENGTH = 3
 WHOLE_TOKEN_BELOW = 6
@@ -150,3 +159,104 @@ def secret_pattern(value: str) -> str:
     ):  # folded, spaced-out / re-separated forms, only for values long enough
         alternatives.append(SEPARATORS.join(_char_class(c) for c in chars))
     return "(?i:" + "|".join(alternatives) + ")"
+
+
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+MAX_DECODE_ROUNDS = 5
+"""Rounds of percent-decoding a text gets (``%25`` encodes ``%``: a value encoded twice needs two)."""
+_UNSEEN_CATEGORIES = frozenset({"Mn", "Cf"})
+
+
+@cache
+def _unmarked(ch: str) -> str:
+    """One character without its combining marks and format characters (NFKD, Mn and Cf removed); the
+    character itself when it has none (a Hangul syllable or a fullwidth letter stays as it is)."""
+    if unicodedata.category(ch) in _UNSEEN_CATEGORIES:
+        return ""
+    parts = unicodedata.normalize("NFKD", ch)
+    if not any(unicodedata.category(c) in _UNSEEN_CATEGORIES for c in parts):
+        return ch
+    return "".join(c for c in parts if unicodedata.category(c) not in _UNSEEN_CATEGORIES)
+
+
+def needs_decoding(text: str) -> bool:
+    """Whether ``decoded`` reads ``text`` otherwise than it is written: a percent-encoded byte, a combining
+    mark or a format character in it (a quick test: ASCII text without ``%XX`` never does)."""
+    if _PERCENT_RUN.search(text):
+        return True
+    if text.isascii():
+        return False
+    return any(_unmarked(ch) != ch for ch in set(text) if not ch.isascii())
+
+
+Spans = list[tuple[int, int]]
+
+
+def _percent_round(text: str, spans: Spans) -> tuple[str, Spans]:
+    """One round of percent-decoding (UTF-8; a byte that is not UTF-8 stays as written), each character out
+    with the span of the original text it came from."""
+    out: list[str] = []
+    out_spans: Spans = []
+    last = 0
+    for m in _PERCENT_RUN.finditer(text):
+        out.append(text[last : m.start()])
+        out_spans.extend(spans[last : m.start()])
+        decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        begin = m.start()
+        for k in range(m.start(), m.end(), 3):
+            try:
+                chars = decoder.decode(bytes([int(text[k + 1 : k + 3], 16)]))
+            except UnicodeDecodeError:  # not UTF-8: left as written
+                decoder.reset()
+                out.append(text[begin : k + 3])
+                out_spans.extend(spans[begin : k + 3])
+                begin = k + 3
+                continue
+            if chars:
+                span = (spans[begin][0], spans[k + 2][1])
+                out.append(chars)
+                out_spans.extend([span] * len(chars))
+                begin = k + 3
+        if begin < m.end():  # an incomplete sequence at the end of the run: as written
+            out.append(text[begin : m.end()])
+            out_spans.extend(spans[begin : m.end()])
+        last = m.end()
+    out.append(text[last:])
+    out_spans.extend(spans[last:])
+    return "".join(out), out_spans
+
+
+def decoded(text: str) -> tuple[str, Spans]:
+    """``text`` as read: percent-decoded (up to ``MAX_DECODE_ROUNDS`` times), then without combining marks
+    and format characters; with, for each character of it, the span ``(start, end)`` of ``text`` it came
+    from."""
+    spans: Spans = [(i, i + 1) for i in range(len(text))]
+    for _ in range(MAX_DECODE_ROUNDS):
+        if not _PERCENT_RUN.search(text):
+            break
+        before = text
+        text, spans = _percent_round(text, spans)
+        if text == before:  # only bytes that are not UTF-8 were left
+            break
+    out: list[str] = []
+    out_spans: Spans = []
+    for ch, span in zip(text, spans, strict=True):
+        plain = ch if ch.isascii() else _unmarked(ch)
+        out.append(plain)
+        out_spans.extend([span] * len(plain))
+    return "".join(out), out_spans
+
+
+def quick_decoded(text: str) -> str:
+    """``decoded(text)`` without the spans, at C speed, for the quick test (``SecretStore.might_contain``):
+    it may read a little more than ``decoded`` (a byte that is not UTF-8 becomes U+FFFD), never less."""
+    for _ in range(MAX_DECODE_ROUNDS):
+        if not _PERCENT_RUN.search(text):
+            break
+        text = unquote(text, errors="replace")
+    return unmark(text)
+
+
+def decoded_value(value: str) -> str:
+    """A secret's value read as ``decoded`` reads a text (what its second-look pattern is made from)."""
+    return decoded(value)[0]

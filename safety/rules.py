@@ -113,6 +113,10 @@ class PaymentRules(_Strict):
     """A price in the page's text."""
     card_fields: FieldRules = Field(default_factory=FieldRules)
     """A payment card field anywhere on the page (frames included) makes the page sensitive."""
+    payment_fields: FieldRules = Field(default_factory=FieldRules)
+    """Other payment fields (an IBAN, an amount to pay or send): one anywhere on the page makes it sensitive."""
+    form_targets: list[Regex] = Field(default_factory=list)
+    """A form sent by POST to a target path that matches makes the page that holds it sensitive."""
     frame_urls: list[Regex] = Field(default_factory=list)
     """A frame whose URL matches (a payment provider's iframe) makes its page sensitive."""
     pay_paths: list[Regex] = Field(default_factory=list)

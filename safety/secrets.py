@@ -5,7 +5,9 @@ Sources, later ones win: ``safety.secrets`` in the config, ``KITE_SECRET_<NAME>`
 (name lower-cased), ``--secret name=value`` / ``--secret name@example.com=value`` on the command line. A
 ``name@a.com,b.com`` key limits the secret to those domains and their subdomains.
 
-Redaction guarantee: a value never survives ``redact``, nor do its common transforms (``safety.redact``);
+Redaction guarantee: a value never survives ``redact``, nor do its common transforms (``safety.redact``), nor
+the value read as a person or a server reads the text (percent-decoded again and again, combining marks and
+format characters removed: ``safety.redact.decoded``);
 a value shorter than 6 characters is redacted only as a whole token, one shorter than 3 is refused. To make that hold, a value that is part of the
 ``<secret>…</secret>`` markup or of a secret's name, or that could straddle the markup, is refused up front.
 """
@@ -24,7 +26,11 @@ from kite_browser.agent.errors import KiteError, UsageError
 from kite_browser.safety.domains import DomainPolicy
 from kite_browser.safety.redact import (
     MIN_LENGTH,
+    decoded,
+    decoded_value,
     longest_match,
+    needs_decoding,
+    quick_decoded,
     quick_form,
     quick_needles,
     secret_pattern,
@@ -37,6 +43,12 @@ NAME_RE = r"[A-Za-z_][A-Za-z0-9_.-]*"
 PLACEHOLDER_RE = re.compile(rf"<secret>({NAME_RE})</secret>")
 _NAME_FULL = re.compile(NAME_RE)
 ENV_PREFIX = "KITE_SECRET_"
+
+
+def _dotless(text: str) -> str:
+    """The dotless "ı" read as "i", as the full pattern's case-insensitive match reads it (case folding keeps
+    them apart): the quick test never misses what the pattern finds."""
+    return text.replace("\u0131", "i")
 
 
 class UnknownSecretError(KiteError):
@@ -77,6 +89,8 @@ def _split_key(key: str, where: str) -> tuple[str, tuple[str, ...]]:
 class SecretStore:
     def __init__(self, secrets: Iterable[Secret] = ()) -> None:
         self._secrets: dict[str, Secret] = {}
+        self._hidden: frozenset[str] = frozenset()
+        """Names of values hidden by ``hide`` (not the user's secrets: never offered to the model)."""
         for secret in secrets:
             self._secrets[secret.name] = secret
         self._check()
@@ -84,10 +98,15 @@ class SecretStore:
         self._names = [s.name for s in ordered]
         alternatives = [f"(?P<s{i}>{secret_pattern(s.value)})" for i, s in enumerate(ordered)]
         self._value_re = re.compile("|".join(alternatives)) if alternatives else None
-        needles = [quick_needles(s.value) for s in ordered]
-        self._cores = [core for core, _ in needles if core]
-        self._literals = [lit for _, lits in needles for lit in lits]
-        self._longest = max((longest_match(s.value) for s in ordered), default=0)
+        read = [f"(?P<s{i}>{secret_pattern(decoded_value(s.value))})" for i, s in enumerate(ordered)]
+        self._decoded_re = re.compile("|".join(read)) if read else None
+        """The values as ``decoded`` reads them, matched in a text read the same way (the second look)."""
+        values = [*(s.value for s in ordered), *(decoded_value(s.value) for s in ordered)]
+        needles = [quick_needles(v) for v in dict.fromkeys(values)]
+        self._cores = [_dotless(core) for core, _ in needles if core]
+        self._literals = [_dotless(lit) for _, lits in needles for lit in lits]
+        # a value percent-encoded twice with a mark on each letter is some 16 characters a letter
+        self._longest = max((max(longest_match(s.value), 16 * len(s.value)) for s in ordered), default=0)
 
     # ------------------------------------------------------------ construction
 
@@ -149,7 +168,22 @@ class SecretStore:
     # ------------------------------------------------------------ use
 
     def names(self) -> list[str]:
-        return sorted(self._secrets)
+        return sorted(self._secrets if not self._hidden else set(self._secrets) - self._hidden)
+
+    def hide(self, value: str) -> None:
+        """Redact ``value`` from now on, like a secret nobody gave (what a person typed while they had the
+        browser): never shown as a name the model may use. Too short a value cannot be told from ordinary text
+        and is left alone."""
+        if len(value) < MIN_LENGTH or self.redact(value) != value:
+            return
+        name = f"typed_by_person_{len(self._hidden) + 1}"
+        try:
+            fresh = SecretStore([*self._secrets.values(), Secret(name, value, ())])
+        except UsageError:  # the value is part of the <secret> markup: it cannot be told apart
+            return
+        hidden = self._hidden | {name}
+        self.__dict__.update(fresh.__dict__)
+        self._hidden = hidden
 
     def only(self, names: Iterable[str]) -> SecretStore:
         """A store holding just the secrets named (names this store lacks are skipped)."""
@@ -179,9 +213,38 @@ class SecretStore:
 
     def redact(self, text: str) -> str:
         """Every secret value and its common transforms (``safety.redact``) -> ``<secret>name</secret>``."""
-        if self._value_re is None or not text:
-            return text
-        return self._value_re.sub(self._placeholder_for, text)
+        if self._value_re is None or not text or not self.might_contain(text):
+            return text  # the quick test first: the full pattern is some 10x slower on a page's text
+        out = self._value_re.sub(self._placeholder_for, text)
+        if needs_decoding(out) and self._might_contain(quick_decoded(out)):
+            return self._redact_decoded(out)
+        return out
+
+    def _redact_decoded(self, text: str) -> str:
+        """The second look: the text read as ``decoded`` reads it, and each span of the text as written that a
+        value read the same way came from replaced by its placeholder."""
+        assert self._decoded_re is not None
+        view, spans = decoded(text)
+        # a span ends where the next character read begins: the marks after the value's last letter go too
+        hits = [
+            (
+                spans[m.start()][0],
+                spans[m.end()][0] if m.end() < len(spans) else len(text),
+                self._placeholder_for(m),
+            )
+            for m in self._decoded_re.finditer(view)
+            if m.end() > m.start()
+        ]
+        out: list[str] = []
+        last = 0
+        for start, end, mark in hits:
+            if start < last:  # overlaps the span before (two values in one run): that placeholder covers both
+                last = max(last, end)
+                continue
+            out += [text[last:start], mark]
+            last = end
+        out.append(text[last:])
+        return "".join(out)
 
     def might_contain(self, text: str) -> bool:
         """A quick test for large texts (a downloaded file): False means ``redact`` leaves ``text`` as it is.
@@ -190,12 +253,17 @@ class SecretStore:
         seconds per MB)."""
         if self._value_re is None or not text:
             return False
-        folded = text.casefold()
+        if self._might_contain(text):
+            return True
+        return needs_decoding(text) and self._might_contain(quick_decoded(text))
+
+    def _might_contain(self, text: str) -> bool:
+        folded = _dotless(text.casefold())
         if any(lit in folded for lit in self._literals):
             return True
         if not self._cores:
             return False
-        bare = quick_form(text)
+        bare = _dotless(quick_form(text))
         return any(core in bare for core in self._cores)
 
     def redact_long(self, text: str, piece: int = LONG_PIECE) -> str:

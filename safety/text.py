@@ -2,9 +2,12 @@
 
 A page can make the accessible name say one thing and the screen another (``aria-label="Continue"`` on a
 "Pay now" button), hide characters inside a word (zero-width spaces, bidi controls), or draw letters in
-compatibility forms (fullwidth "Ｐａｙ") or small capitals ("ᴘᴀʏ ɴᴏᴡ", which NFKC keeps). ``fold`` undoes
-what can be undone: Unicode NFKC, small capitals read as their letters, every format character (category Cf:
-zero-width, bidi, soft hyphen) removed, case folded, whitespace collapsed.
+compatibility forms (fullwidth "Ｐａｙ") or small capitals ("ᴘᴀʏ ɴᴏᴡ", which NFKC keeps), or stack combining marks
+on its letters ("P̸a̷y̶ n̴o̵w̷"). ``fold`` undoes what can be undone: Unicode NFKC, small capitals read as their
+letters, case folded, then ``unmark``: every combining mark (category Mn, after NFKD) and every format
+character (category Cf: zero-width, bidi, soft hyphen, the invisible separator U+2063) removed, whitespace
+collapsed. The lexicon's words are folded the same way (``unmark`` of each rule), so "bestätigen" in a rule
+matches "bestätigen", "bestatigen" and "besta\u0308tigen" on a page alike.
 ``readings`` gives every text a person or a screen reader gets for an element; the policy judges each and
 the most sensitive one wins.
 
@@ -80,15 +83,35 @@ def _small_capitals() -> dict[int, str]:
 _FOLD = _small_capitals()
 
 
+_UNSEEN_CATEGORIES = frozenset({"Mn", "Cf"})
+
+
+def _is_unseen(ch: str) -> bool:
+    return not ch.isascii() and unicodedata.category(ch) in _UNSEEN_CATEGORIES
+
+
+def unmark(text: str) -> str:
+    """``text`` without combining marks and format characters: NFKD, every Mn and Cf character removed, then
+    NFC (so Hangul syllables, split into their letters by NFKD, come back whole). "Pay" with a combining
+    long stroke on each letter, "P\u2063ay" and "Páy" all read "Pay"."""
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKD", text)
+    if unseen := [ch for ch in set(text) if _is_unseen(ch)]:  # a class of the few there: C speed
+        text = re.sub("[" + "".join(map(re.escape, unseen)) + "]+", "", text)
+    return unicodedata.normalize("NFC", text)
+
+
 @lru_cache(maxsize=4096)
 def fold(text: str) -> str:
-    """NFKC, small capitals read as their letters, format characters (zero-width, bidi controls, soft hyphen)
-    removed, casefolded, spaces collapsed."""
+    """NFKC, small capitals read as their letters, casefolded, combining marks and format characters
+    (zero-width, bidi controls, soft hyphen, invisible separators) removed (``unmark``), spaces collapsed."""
     if not text:
         return ""
+    if text.isascii():
+        return _SPACE.sub(" ", text.lower()).strip()
     text = unicodedata.normalize("NFKC", text).translate(_FOLD)
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
-    return _SPACE.sub(" ", text.casefold()).strip()
+    return _SPACE.sub(" ", unmark(text.casefold())).strip()
 
 
 def skeleton(text: str) -> str:

@@ -20,6 +20,7 @@ from pydantic import Field, TypeAdapter
 
 import kite_browser.agent.browser.exec as _exec_pkg
 from kite_browser.agent.browser.exec.files import Screenshot, UploadFile
+from kite_browser.agent.browser.exec.human import AskHuman
 from kite_browser.agent.browser.exec.js import ExecuteJS
 from kite_browser.agent.browser.exec.navigation import GoBack, GoForward, Navigate, Refresh, Wait
 from kite_browser.agent.browser.exec.observe import Done, ElementKind, GetElementDetails, GetElements
@@ -46,6 +47,7 @@ __all__ = [
     "Action",
     "ActionModel",
     "ActionSpec",
+    "AskHuman",
     "Click",
     "Done",
     "DragDrop",

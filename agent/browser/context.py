@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.downloads import DownloadGuard, SecretScan
 from kite_browser.agent.browser.filenames import safe_filename, unique_path
+from kite_browser.agent.browser.holds import RequestHold
 from kite_browser.agent.browser.observation import DialogInfo, DownloadNotice, TabInfo
 from kite_browser.agent.errors import (
     CRASHED_TAB_ADVICE,
@@ -81,6 +82,7 @@ class ContextSession:
         owns_context: bool = True,
         navigation_timeout_ms: int | None = None,
         max_download_mb: float | None = None,
+        max_download_total_mb: float | None = None,
     ) -> None:
         self.downloads_dir: Path | None = downloads_dir
         """Where downloads are saved (the run folder's downloads/); settable at any time."""
@@ -92,7 +94,7 @@ class ContextSession:
         """Applied to a download's suggested file name before it is saved (the run takes secrets out)."""
         self.secret_scan: SecretScan | None = None
         """The run's secrets, taken out of a saved download's content; None: not scanned."""
-        self._guard = DownloadGuard(max_download_mb)
+        self._guard = DownloadGuard(max_download_mb, max_download_total_mb)
         self.dialog_judge: DialogJudge | None = None
         """Asked before answering a confirm, prompt or beforeunload dialog: (accept?, why) overrides
         ``dialog_policy``; None leaves it to the policy (the safety gate sets this for a run)."""
@@ -100,9 +102,9 @@ class ContextSession:
         """Make a tab the page opens itself the active one (else it is only reported)."""
         self.last_dialog: DialogInfo | None = None
         self.owns_context = owns_context
-        self.awaiting_user = False
-        """True while a person is asked about something the page is blocked on (a dialog): the hang watchdog
-        (agent/browser/watchdog.py) then counts neither the deadline nor the unresponsive page."""
+        self._dialog_asks = False
+        self.holds = RequestHold()
+        """The state-changing requests of every tab, held and judged (``agent/browser/holds.py``)."""
         self.navigation_timeout_ms = navigation_timeout_ms
         self._closed = False
         self._dead_reason: str | None = None
@@ -114,6 +116,8 @@ class ContextSession:
     # ----------------------------------------------------------------- wiring
     def _reset_state(self) -> None:
         self._active: Page | None = None
+        self._front: Page | None = None
+        """The tab Kite last brought to the front of the window (None: not known)."""
         self._recent: list[Page] = []  # most recently active last
         self._crashed: set[Page] = set()
         self._new_pages: list[Page] = []
@@ -144,6 +148,13 @@ class ContextSession:
             self._unwatch(page)
 
     @property
+    def awaiting_user(self) -> bool:
+        """True while a person is asked about something the page is blocked on (a dialog, a held request):
+        the hang watchdog (agent/browser/watchdog.py) then counts neither the deadline nor the unresponsive
+        page."""
+        return self._dialog_asks or self.holds.awaiting_user
+
+    @property
     def max_download_mb(self) -> float | None:
         """A download larger than this is stopped (None: no cap)."""
         return self._guard.max_mb
@@ -152,14 +163,25 @@ class ContextSession:
     def max_download_mb(self, value: float | None) -> None:
         self._guard.max_mb = value
 
+    @property
+    def max_download_total_mb(self) -> float | None:
+        """The context's downloads together may not pass this (None: no cap)."""
+        return self._guard.max_total_mb
+
+    @max_download_total_mb.setter
+    def max_download_total_mb(self, value: float | None) -> None:
+        self._guard.max_total_mb = value
+
     def _watch(self, page: Page) -> None:
         self._guard.watch(self.context, page)
+        self.holds.watch(self.context, page)
         page.on("dialog", self._on_dialog)
         page.on("download", self._on_download)
         page.on("crash", self._on_crash)
         page.on("close", self._on_page_close)
 
     def _unwatch(self, page: Page) -> None:
+        self.holds.forget(page)
         with contextlib.suppress(Exception):
             page.remove_listener("dialog", self._on_dialog)
             page.remove_listener("download", self._on_download)
@@ -183,6 +205,7 @@ class ContextSession:
     def _on_page(self, page: Page) -> None:
         self._watch(page)
         self._new_pages.append(page)
+        self._front = None  # usually in front now, not always (a link opened in the background)
         if self.follow_new_tabs or self._active is None or self._active.is_closed():
             self._set_active(page)
 
@@ -193,6 +216,8 @@ class ContextSession:
             self._recent.remove(page)
         if self._active is page:
             self._active = next((p for p in reversed(self._recent) if not p.is_closed()), None)
+        if self._front is page:
+            self._front = None
 
     def _on_crash(self, page: Page) -> None:
         self._crashed.add(page)
@@ -214,13 +239,13 @@ class ContextSession:
         self.last_dialog = info
         self._pending_dialog = info
         if kind != "alert" and self.dialog_judge is not None:
-            self.awaiting_user = True  # a person may be asked: the hang watchdog must not count this time
+            self._dialog_asks = True  # a person may be asked: the hang watchdog must not count this time
             try:
                 verdict = await self.dialog_judge(info, _page_url(dialog))
             except Exception as exc:  # a failing judge must not leave the page blocked: refuse
                 verdict = (False, f"the safety check failed ({exc!r})")
             finally:
-                self.awaiting_user = False
+                self._dialog_asks = False
             if verdict is not None:
                 accept, info.reason = verdict
         info.handled = "accepted" if accept else "dismissed"
@@ -298,6 +323,22 @@ class ContextSession:
         """Make ``page`` (a tab of this context) the active one, the one observed and acted on."""
         self._check_usable()
         self._set_active(page)
+
+    async def to_front(self, page: Page) -> None:
+        """Bring ``page`` to the front of its window before input lands on it, unless it is there already
+        (then no round trip) or it is the context's only tab.
+
+        Chromium gives a tab that gets input while another tab of the window is in front one animation frame
+        per second until it is brought to the front, however visible Playwright's focus emulation makes it
+        look (``document.visibilityState``): every settle that counts frames then waits about a second per
+        frame it needs. A caller acting on several tabs by id (the chrome tools, a run whose page opened a
+        tab it does not follow) hits that on every action."""
+        if page is self._front or page.is_closed() or page in self._crashed:
+            return
+        if len(self.context.pages) > 1:  # a context's only tab is in front of its window
+            with contextlib.suppress(PlaywrightError):
+                await page.bring_to_front()
+        self._front = page
 
     def _set_active(self, page: Page) -> None:
         self._active = page
@@ -414,8 +455,8 @@ class ContextSession:
         page = self._find(index, url)
         self._set_active(page)
         if page not in self._crashed:
-            with contextlib.suppress(PlaywrightError):
-                await page.bring_to_front()
+            self._front = None
+            await self.to_front(page)
         return page
 
     async def close_tab(self, index: int) -> None:
@@ -433,6 +474,7 @@ class ContextSession:
         for task in list(self._saving):
             task.cancel()
         self._guard.close()
+        self.holds.close()
         self._unbind()
         if self.owns_context:
             with contextlib.suppress(PlaywrightError):

@@ -9,6 +9,10 @@
   Playwright's artifacts folder, named by the event's guid) is also measured every ``POLL_S``. A download no
   tab reported (a cross-origin frame's, or a browser refusing CDP) is measured once saved: past the cap it
   is deleted, with the same notice.
+* **The run's total** (``browser.max_download_total_mb``): what the context's downloads add up to — the files
+  kept plus what the downloads in flight received — is held under a second cap, so a page cannot fill the
+  disk with many files each under the per-file cap. The download that would pass it is stopped (or, measured
+  once saved, deleted) with a ``download_total_too_large`` notice; the files already kept stay.
 * **The content**: a saved file is read and every value of the run's secrets in it (``SecretStore.redact``:
   after NFKC and case folding, with separators between the characters, URL/HTML/base64 encoded) is replaced
   by its placeholder when the file is UTF-8 text (``download_secret_redacted``); a file that is not (a
@@ -86,6 +90,20 @@ def too_large(name: str, received: int, total: int, cap_mb: float) -> DownloadNo
     )
 
 
+def over_total(name: str, received: int, kept: int, cap_mb: float) -> DownloadNotice:
+    return DownloadNotice(
+        type="download_total_too_large",
+        file=name,
+        message=(
+            f"the download {name} was stopped at {_mb(received)} MB: with the {_mb(kept)} MB already downloaded "
+            f"in this run it passes the run's download cap of {_cap_text(cap_mb)} "
+            "(browser.max_download_total_mb); nothing of it was kept"
+        ),
+        received_mb=_mb(received),
+        cap_mb=cap_mb,
+    )
+
+
 def _partial_file(guid: str) -> str | None:
     """The file Chromium writes a download to, in Playwright's artifacts folder (None: not found)."""
     pattern = os.path.join(glob.escape(tempfile.gettempdir()), "playwright-artifacts-*", glob.escape(guid))
@@ -141,21 +159,43 @@ def _scrub_notice(name: str, how: Scrubbed, names: list[str]) -> DownloadNotice 
 class DownloadGuard:
     """The downloads of one browser context: their progress (per tab, over CDP), the cap, the content scan."""
 
-    def __init__(self, max_mb: float | None = None) -> None:
+    def __init__(self, max_mb: float | None = None, max_total_mb: float | None = None) -> None:
         self.max_mb = max_mb
         """The cap in MB; None: no cap."""
+        self.max_total_mb = max_total_mb
+        """The cap on all the context's downloads together, in MB; None: no cap."""
+        self._kept = 0
+        """Bytes of the downloaded files kept so far."""
         self._progress: dict[str, _Progress] = {}
         """CDP guid -> what arrived so far."""
         self._in_flight: list[Download] = []
-        self._capped: dict[int, tuple[int, int]] = {}
-        """id(Download) -> (received, announced) when it was stopped."""
-        self._early: dict[str, tuple[int, int]] = {}
-        """url -> (received, announced) of a download stopped before Playwright reported it."""
+        self._capped: dict[int, tuple[int, int, int | None]] = {}
+        """id(Download) -> (received, announced, kept before it: None when the per-file cap stopped it)."""
+        self._early: dict[str, tuple[int, int, int | None]] = {}
+        """url -> the same, for a download stopped before Playwright reported it."""
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
     def max_bytes(self) -> int | None:
         return int(self.max_mb * MB) if self.max_mb is not None else None
+
+    @property
+    def max_total_bytes(self) -> int | None:
+        return int(self.max_total_mb * MB) if self.max_total_mb is not None else None
+
+    def _before(self, guid: str) -> int:
+        """What the run downloaded besides the download ``guid``: files kept, and the others in flight."""
+        return self._kept + sum(p.received for g, p in self._progress.items() if g != guid)
+
+    def _passes(self, guid: str, prog: _Progress) -> int | bool | None:
+        """False when ``prog`` is within both caps; else what ``_stop`` records: None for the per-file cap,
+        the bytes downloaded before it for the run's total."""
+        cap, total = self.max_bytes, self.max_total_bytes
+        if cap is not None and (prog.received > cap or prog.total > cap):
+            return None
+        if total is not None and (before := self._before(guid)) + max(prog.received, prog.total) > total:
+            return before
+        return False
 
     # ----------------------------------------------------------------- progress
     def watch(self, context: BrowserContext, page: Page) -> None:
@@ -177,7 +217,7 @@ class DownloadGuard:
     def _on_will_begin(self, event: dict[str, Any]) -> None:
         guid = str(event.get("guid"))
         self._progress[guid] = _Progress(url=str(event.get("url", "")))
-        if self.max_mb is not None:
+        if self.max_mb is not None or self.max_total_mb is not None:
             task = asyncio.ensure_future(self._measure(guid))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -185,12 +225,15 @@ class DownloadGuard:
     async def _measure(self, guid: str) -> None:
         """Measure the file the download is written to until it ends, is stopped, or passes the cap."""
         path: str | None = None
-        while (prog := self._progress.get(guid)) is not None and (cap := self.max_bytes) is not None:
+        while (prog := self._progress.get(guid)) is not None:
             path = path or await asyncio.to_thread(_partial_file, guid)
             size = await asyncio.to_thread(_size, path) if path else 0
-            if size > cap and self._progress.pop(guid, None) is not None:
-                prog.received = size
-                self._stop(prog)
+            measured = _Progress(prog.url, max(size, prog.received), 0)
+            if (why := self._passes(guid, measured)) is not False and self._progress.pop(
+                guid, None
+            ) is not None:
+                prog.received = measured.received
+                self._stop(prog, why)
                 return
             await asyncio.sleep(POLL_S)
 
@@ -204,19 +247,18 @@ class DownloadGuard:
             return
         prog.received = int(event.get("receivedBytes") or 0)
         prog.total = int(event.get("totalBytes") or 0)
-        cap = self.max_bytes
-        if cap is not None and (prog.received > cap or prog.total > cap):
+        if (why := self._passes(guid, prog)) is not False:
             self._progress.pop(guid, None)
-            self._stop(prog)
+            self._stop(prog, why)
 
-    def _stop(self, prog: _Progress) -> None:
+    def _stop(self, prog: _Progress, before: int | None) -> None:
         found = next((d for d in self._in_flight if d.url == prog.url and id(d) not in self._capped), None)
         if found is None:  # Playwright has not reported it yet: stopped when it does
-            self._early[prog.url] = (prog.received, prog.total)
+            self._early[prog.url] = (prog.received, prog.total, before)
             return
-        self._cancel(found, (prog.received, prog.total))
+        self._cancel(found, (prog.received, prog.total, before))
 
-    def _cancel(self, download: Download, sizes: tuple[int, int]) -> None:
+    def _cancel(self, download: Download, sizes: tuple[int, int, int | None]) -> None:
         self._capped[id(download)] = sizes
         task = asyncio.ensure_future(download.cancel())
         self._tasks.add(task)
@@ -234,9 +276,12 @@ class DownloadGuard:
         with contextlib.suppress(ValueError):
             self._in_flight.remove(download)
         sizes = self._capped.pop(id(download), None)
-        if sizes is None or self.max_mb is None:
+        if sizes is None:
             return None
-        return too_large(name, sizes[0], sizes[1], self.max_mb)
+        received, announced, before = sizes
+        if before is not None and self.max_total_mb is not None:
+            return over_total(name, received, before, self.max_total_mb)
+        return too_large(name, received, announced, self.max_mb) if self.max_mb is not None else None
 
     async def check_saved(self, path: Path, name: str, secrets: SecretScan | None) -> DownloadNotice | None:
         """A saved file past the cap is deleted; secrets in its content are taken out (or it is withheld)."""
@@ -248,6 +293,11 @@ class DownloadGuard:
         if cap is not None and cap_mb is not None and size > cap:
             path.unlink(missing_ok=True)
             return too_large(name, size, 0, cap_mb)
+        total, total_mb = self.max_total_bytes, self.max_total_mb
+        if total is not None and total_mb is not None and self._kept + size > total:
+            path.unlink(missing_ok=True)
+            return over_total(name, size, self._kept, total_mb)
+        self._kept += size
         if secrets is None:
             return None
         how, names = scrub_file(path, secrets)

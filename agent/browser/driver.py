@@ -12,11 +12,16 @@ from typing import Any
 
 from playwright.async_api import Playwright, async_playwright
 
+from kite_browser.agent.browser.world import register_engine
+
 
 async def start_driver() -> tuple[Any, Playwright]:
-    """Start one Playwright driver: ``(handle, playwright)``; stop it with ``await playwright.stop()``."""
+    """Start one Playwright driver: ``(handle, playwright)``; stop it with ``await playwright.stop()``. Kite's
+    selector engine (the door from its world to element handles: ``world.py``) is registered on it."""
     handle = async_playwright()
-    return handle, await handle.start()
+    pw = await handle.start()
+    await register_engine(pw)
+    return handle, pw
 
 
 @asynccontextmanager

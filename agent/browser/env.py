@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -28,23 +29,26 @@ from playwright.async_api import Browser, ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent import telemetry
-from kite_browser.agent.browser.actions import Action, Navigate
+from kite_browser.agent.browser.actions import Action, AskHuman, Navigate
 from kite_browser.agent.browser.context import ContextSession
+from kite_browser.agent.browser.exec.human import NEEDS_HUMAN
 from kite_browser.agent.browser.exec.reading import Read
 from kite_browser.agent.browser.executor import ActionExecutor
-from kite_browser.agent.browser.extractor_call import call_extractor
+from kite_browser.agent.browser.extractor_call import id_of
 from kite_browser.agent.browser.fingerprint import (
     FINGERPRINT_JS,
     drag_ends,
     element_index,
     fingerprint_from,
 )
+from kite_browser.agent.browser.holds import PausedRequest, RequestHold, Verdict
 from kite_browser.agent.browser.observation import (
     ActionResult,
     DialogInfo,
     Element,
     ErrorInfo,
     Fingerprint,
+    HeldRequest,
     Observation,
 )
 from kite_browser.agent.browser.pool import BrowserPool, ContextRules, apply_rules
@@ -55,10 +59,13 @@ from kite_browser.agent.browser.watchdog import PageUnresponsiveError, guard
 from kite_browser.agent.config import BrowserConfig, KiteConfig
 from kite_browser.safety.confirm import BY_CONFIG, NO_CONFIRMER, BatchConfirmer, Confirmer, Gate, GateResult
 from kite_browser.safety.domains import DomainPolicy
+from kite_browser.safety.handover import HandOverRequest, person_of
 from kite_browser.safety.policy import SafetyPolicy
 from kite_browser.safety.secrets import PLACEHOLDER_RE, SecretStore
 
 T = TypeVar("T")
+REFUSED = ("declined", "blocked")
+"""How a held request that never reached the server was handled."""
 
 
 @dataclass
@@ -72,6 +79,8 @@ class EnvSafety:
     domains: DomainPolicy | None = None
     max_download_mb: float | None = None
     """The download cap (``browser.max_download_mb``); None leaves each context's own."""
+    max_download_total_mb: float | None = None
+    """The cap on a run's downloads together (``browser.max_download_total_mb``); None: each context's own."""
 
     @classmethod
     def from_config(
@@ -87,7 +96,15 @@ class EnvSafety:
         policy = policy or SafetyPolicy.from_config(config.safety, secret_names=secrets.names())
         confirmer = confirmer or BatchConfirmer(config.safety.approve, nobody=NO_CONFIRMER, allow=BY_CONFIG)
         domains = policy.domains if policy.domains.active else None
-        return cls(policy, Gate(policy, confirmer), secrets, domains, config.browser.max_download_mb)
+        browser = config.browser
+        return cls(
+            policy,
+            Gate(policy, confirmer),
+            secrets,
+            domains,
+            browser.max_download_mb,
+            browser.max_download_total_mb,
+        )
 
     def rules(self) -> ContextRules:
         """What a context is held to: the domain policy, the gate on its dialogs, secrets out of file names
@@ -97,12 +114,17 @@ class EnvSafety:
         async def judge(info: DialogInfo, url: str) -> tuple[bool, str] | None:
             return await gate.check_dialog(info.type, info.message, url)
 
+        async def judge_request(r: PausedRequest) -> Verdict:
+            return await gate.check_request(r.method, r.url, r.kind, r.view, r.page_url, covered=r.covered)
+
         return ContextRules(
             network=self.domains,
             dialog_judge=judge,
+            request_judge=judge_request,
             name_filter=lambda name: PLACEHOLDER_RE.sub(r"secret-\1", redact(name)),
             secret_scan=self.secrets if len(self.secrets) else None,
             max_download_mb=self.max_download_mb,
+            max_download_total_mb=self.max_download_total_mb,
         )
 
 
@@ -128,21 +150,41 @@ Veto = Callable[[Action], ActionResult | None]
 
 @dataclass
 class BlockWatch:
-    """Tells where the domain policy stopped a request: during an action (named in its result), or between
-    two steps, by the page on its own (a timer's ``location`` change, a late meta refresh)."""
+    """Tells where the domain policy stopped a request, or the request hold held one (``holds``): during an
+    action (named in its result), or between two steps, by the page on its own (a timer's ``location``
+    change, a late meta refresh, a timer's post)."""
 
     domains: DomainPolicy | None
+    holds: RequestHold | None = None
     seen: int = field(default=0)
+    seen_held: int = field(default=0)
+    late_held: list[HeldRequest] = field(default_factory=list)
+    """The requests held and refused between two actions, not yet taken (``take_held``)."""
 
     def __post_init__(self) -> None:
         self.mark()
 
     def mark(self) -> None:
         self.seen = len(self.domains.blocked_log) if self.domains is not None else 0
+        self.seen_held = len(self.holds.log) if self.holds is not None else 0
+
+    def _new_held(self) -> list[HeldRequest]:
+        return self.holds.log[self.seen_held :] if self.holds is not None else []
 
     def annotate(self, result: ActionResult) -> None:
-        """Name the latest block since the last look in the action's result."""
+        """Name the latest block since the last look in the action's result, and the requests held while it
+        ran in its effects (a refused one in its message too)."""
+        notes = []
         if self.domains is not None and (note := self.domains.last_block_message(since=self.seen)):
+            notes.append(note)
+        result.effects.held = self._new_held()
+        notes += [
+            f"{h.describe()} was held and {h.handled}: {h.reason}"
+            for h in result.effects.held
+            if h.handled in REFUSED
+        ]
+        if notes:
+            note = "; ".join(notes)
             if result.error is not None:
                 result.error.message = f"{note}: {result.error.message}"
             else:
@@ -150,14 +192,24 @@ class BlockWatch:
         self.mark()
 
     def between(self) -> list[str]:
-        """What was stopped since the last action ended (the page's own doing), once each."""
+        """What was stopped or held since the last action ended (the page's own doing), once each."""
         new = self.domains.blocked_log[self.seen :] if self.domains is not None else []
+        held = [h for h in self._new_held() if h.handled in REFUSED]
+        self.late_held += held
         self.mark()
         return [
             f"after the last action the page tried to load {b.url[:160]} on its own: blocked by the domain "
             f"policy ({b.reason})"
             for b in new
+        ] + [
+            f"after the last action the page sent {h.describe()} on its own: {h.handled}, {h.reason}"
+            for h in held
         ]
+
+    def take_held(self) -> list[HeldRequest]:
+        """The requests held and refused between two actions since the last call (each once)."""
+        held, self.late_held = self.late_held, []
+        return held
 
 
 class BrowserEnv:
@@ -178,7 +230,8 @@ class BrowserEnv:
         self.config, self.ctx, self.safety = config, ctx, safety
         self.owns_context = owns_context
         self.snapshotter = Snapshotter(config.snapshot)
-        self.blocks = BlockWatch(safety.domains)
+        ctx.holds.view = self.snapshotter.last  # the held request's page, as the model and the policy saw it
+        self.blocks = BlockWatch(safety.domains, ctx.holds)
         self.run_dir = run_dir
         self.executor = self._executor()
         self._rules_applied = rules_applied
@@ -367,12 +420,12 @@ class BrowserEnv:
         element is not listed."""
         page = self.ctx.page
         try:
-            got = await self._briefly(call_extractor(page.main_frame, {"fn": "idOf", "el": handle}))
+            got = await self._briefly(id_of(page.main_frame, handle))
         except PlaywrightError:
             return None
-        if not isinstance(got, dict):
+        if got is None:
             return None
-        return self.snapshotter.index_keys(page).get((got["token"], got["id"]))
+        return self.snapshotter.index_keys(page).get(got)
 
     async def fingerprint(self, index: int) -> Fingerprint | None:
         """The fingerprint of the element behind ``index`` in the active tab (agent/browser/fingerprint.py);
@@ -412,8 +465,12 @@ class BrowserEnv:
         return await self.executor.execute(Read(), effect_only=True)
 
     def blocked_between(self) -> list[str]:
-        """``BlockWatch.between``: what the domain policy stopped since the last action ended, once each."""
+        """``BlockWatch.between``: what was stopped or held since the last action ended, once each."""
         return self.blocks.between()
+
+    def held_between(self) -> list[HeldRequest]:
+        """``BlockWatch.take_held``: the requests held and refused between two actions, once each."""
+        return self.blocks.take_held()
 
     def current_url(self) -> str | None:
         """The active page's URL, or None when the context is gone."""
@@ -504,11 +561,15 @@ class BrowserEnv:
             refused = ActionResult(action=action.action, ok=False, error=error, target=target)
             return Acted(await self._with_drag_ends(action, refused), gate)
         result = veto(action) if veto is not None else None
+        if result is None and isinstance(action, AskHuman):
+            result = await self._hand_over(action, confirmer or self.gate.confirmer)
         if result is None:
             again = partial(self.gate.recheck, action, observation, gate.decision, confirmer=confirmer)
             self.blocks.mark()
             ends = await self._with_drag_ends(action, ActionResult(action=action.action, ok=False))
-            with timer.phase("act"):  # the target's fingerprint from the unit's own resolution of it
+            approved = (gate.answer is not None and gate.answer.approved) or gate.similar
+            covering = self.ctx.holds.covering() if approved else contextlib.nullcontext()
+            with timer.phase("act"), covering:  # an approval covers the requests the action sends
                 result = await self.executor.execute(
                     action, recheck=again, fingerprint=True, effect_only=effect_only
                 )
@@ -516,6 +577,39 @@ class BrowserEnv:
             self.blocks.annotate(result)
             result.target, result.drop = result.target or ends.target, ends.drop
         return Acted(result, gate)
+
+    async def _hand_over(self, action: AskHuman, confirmer: Confirmer) -> ActionResult:
+        """The browser handed to the run's person and taken back (``safety/handover.py``); ``needs_human``
+        when nobody can take over here. What the person typed into the page's fields is added to the values
+        redacted from everything that leaves the run: the model and the record never see it."""
+        person = person_of(confirmer)
+        url = self.ctx.page.url
+        if person is None:
+            error = ErrorInfo(
+                error=NEEDS_HUMAN,
+                message=f"a person is needed ({action.question}) and nobody can take over in this run",
+            )
+            return ActionResult(action=action.action, ok=False, error=error)
+        before = await self._typed_values()
+        started = time.monotonic()
+        back = await person.hand_over(HandOverRequest(question=action.question, url=url))
+        seconds = round(time.monotonic() - started, 1)
+        for value in (await self._typed_values()) - before:
+            self.safety.secrets.hide(value)
+        data = {"human_s": seconds, "handed_back": back.done}
+        if back.done:
+            said = f"a person took over for {seconds:g} s and handed the browser back; look at the page again"
+            return ActionResult(action=action.action, ok=True, message=said, data=data)
+        why = f": {back.reason}" if back.reason else ""
+        error = ErrorInfo(error=NEEDS_HUMAN, message=f"the person could not do it{why}")
+        return ActionResult(action=action.action, ok=False, error=error, data=data)
+
+    async def _typed_values(self) -> set[str]:
+        """The values of the page's editable fields (passwords come masked), to tell what a person typed."""
+        with contextlib.suppress(Exception):
+            obs = await self.observe()
+            return {e.value for e in obs.elements if e.editable and e.value}
+        return set()
 
     async def _with_drag_ends(self, action: Action, result: ActionResult) -> ActionResult:
         """``result`` with a drag's ends' fingerprints (taken before the drag moves them); as it is for

@@ -129,6 +129,7 @@ class ActionExecutor:
             page = self.ec.page
         except KiteError as exc:  # crashed tab, no open tab, closed context
             return ActionResult(action=name, ok=False, message=exc.message, error=ErrorInfo(**exc.to_dict()))
+        await self.ec.session.to_front(page)  # a tab behind another draws a frame a second once it gets input
         secrets = self._secret_values(action)
         effects = Effects(url_before=page.url)
         mark_task: asyncio.Future[PageMark] | None = None

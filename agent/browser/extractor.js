@@ -7,7 +7,7 @@
 // seen by listeners.js) and POINT (the first element of a run with cursor pointer/move/grab).
 (req) => {
   const KEY = "__kiteExtractor";
-  const VERSION = 15;
+  const VERSION = 16;
   let api = window[KEY];
   if (!api || api.version !== VERSION) {
     const _WeakMap = WeakMap;
@@ -16,7 +16,8 @@
     const _now = performance.now.bind(performance);
     const _gcs = window.getComputedStyle.bind(window);
     const _stringify = JSON.stringify.bind(JSON);
-    const listened = window.__kiteListeners || null;
+    // In Kite's world: the elements the page's listener tracking reported (extractor_call.py); flushed per extract.
+    const listened = window.__kiteListened || null;
     const STRONG = 3, LISTEN = 2, POINT = 1;
     const GRAB = new Set(["pointer", "move", "grab", "grabbing", "-webkit-grab", "-webkit-grabbing"]);
     const token = Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 10);
@@ -449,6 +450,16 @@
         const raw = sub.getAttribute("formaction") ?? sub.form.getAttribute("action") ?? "";
         try { attrs.formaction = cut(new URL(raw, document.baseURI).href, 300); } catch (e) { /* unparsable: no target */ }
       }
+      // How a form is sent (safety: structure as well as words): a submit button's method (``formmethod``, only
+      // when not GET), and for a field of a form where Enter sends it (``form``) and how; the policy judges a
+      // POST to a paying or deleting target whatever the labels say.
+      if (sub.form && (submits || subTag === "INPUT" || subTag === "TEXTAREA" || subTag === "SELECT")) {
+        const method = String((submits && sub.getAttribute("formmethod")) || sub.form.getAttribute("method") || "get").toLowerCase();
+        if (method !== "get") attrs.formmethod = cut(method, 10);
+        if (!submits) {
+          try { attrs.form = cut(new URL(sub.form.getAttribute("action") ?? "", document.baseURI).href, 300); } catch (e) { /* unparsable: no target */ }
+        }
+      }
       if (acts) keepReading(attrs, "control", BUTTON_TYPES.has(acts.type) && acts.tagName === "INPUT" ? acts.value : acts.innerText || acts.textContent, r.name, opts.nameChars);
       r.attrs = attrs;
       return r;
@@ -737,6 +748,7 @@
     };
 
     const extract = (opts, withText) => {
+      if (listened) listened.flush();
       const t0 = _now();
       const wanted = opts.includeOffscreen ? [] : opts.wanted || [];
       let wantedLeft = wanted.length ? opts.wantedCap || 0 : 0;

@@ -1,9 +1,12 @@
-"""Talking to extractor.js in a frame: installing it on first use in a document, calling it, and the click
-listener tracking that goes with it."""
+"""Talking to extractor.js in a frame: it runs in Kite's world (``world.py``: out of the page scripts' reach),
+registered for every new document of a page and installed on first use in one that predates it; calling it;
+and the click listener tracking that goes with it (listeners.js, in the page's own world, hands what it sees to
+Kite's world through the DOM)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import weakref
@@ -11,12 +14,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import BrowserContext, Frame
+from playwright.async_api import BrowserContext, ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
+
+from kite_browser.agent.browser.world import FLUSH, MARK, World, world_of
 
 EXTRACTOR_JS = Path(__file__).with_name("extractor.js").read_text(encoding="utf-8")
 LISTENERS_JS = Path(__file__).with_name("listeners.js").read_text(encoding="utf-8")
-"""A function expression: wraps addEventListener to remember elements given click-like listeners."""
+"""A function expression of (FLUSH, MARK): wraps the page's addEventListener to remember elements given
+click-like listeners, and hands them to Kite's world when it asks."""
+TRACK_JS = f"({LISTENERS_JS})({FLUSH!r}, {MARK!r});"
+"""Listener tracking in the page's world (a context init script, or late in a document that predates it)."""
+_HEARD_JS = f"""() => {{
+  if (window.__kiteListened) return;
+  const seen = new WeakSet();
+  const flush = () => {{ try {{ window.dispatchEvent(new Event({FLUSH!r})); }} catch (e) {{}} }};
+  Object.defineProperty(window, "__kiteListened", {{ value: {{ has: (el) => seen.has(el), flush }} }});
+  window.addEventListener({MARK!r}, (ev) => {{ const t = ev.composedPath()[0]; if (t) seen.add(t); }}, true);
+}}"""
+"""In Kite's world: the set of elements the page's listener tracking reported (``window.__kiteListened``)."""
 _MISSING = "__kite_missing__"
 _KEY_LINE = re.compile(r'const KEY = "(\w+)";')
 TOP_FRAME_GRACE_S = 1.0
@@ -36,10 +52,22 @@ class ExtractorScript:
     stub: str
     """Calls the installed extractor, or answers ``_MISSING`` when this version is not installed yet."""
     install: str
-    """First call in a document: start listener tracking (if the init script did not), then install."""
+    """First call in a document: install (in Kite's world: with the listened set it reads)."""
+    world: bool = True
+    """Runs in Kite's world (Kite's extractor); False: in the page's own world, as extractors before it did
+    (only the A/B bench's other side, evals/bench/snapshot_ab.py)."""
+
+    @property
+    def boot(self) -> str:
+        """The script registered for every new document of a page: the extractor installed in Kite's world."""
+        return f"(() => {{ try {{ ({self.install})({{fn: 'token'}}); }} catch (e) {{}} }})()"
 
     @classmethod
-    def of(cls, source: str, key: str | None = None) -> ExtractorScript:
+    def of(
+        cls, source: str, key: str | None = None, *, world: bool = True, listeners: str | None = None
+    ) -> ExtractorScript:
+        """``source``'s extractor; ``world`` False: one of an older commit, in the page's world, with that
+        commit's ``listeners`` tracking installed on first use."""
         found = _KEY_LINE.search(source)
         version = re.search(r"const VERSION = (\d+);", source)
         if found is None or version is None:
@@ -52,8 +80,12 @@ class ExtractorScript:
             f" if (!a || a.version !== {version.group(1)}) return {_MISSING!r};"
             " return req.json ? a.json(req) : a.call(req); }"
         )
-        install = f"(req) => {{ try {{ ({LISTENERS_JS})(); }} catch (e) {{}} return ({source})(req); }}"
-        return cls(source, key, int(version.group(1)), stub, install)
+        if world:
+            install = f"(req) => {{ try {{ ({_HEARD_JS})(); }} catch (e) {{}} return ({source})(req); }}"
+        else:
+            track = f"try {{ ({listeners})(); }} catch (e) {{}}" if listeners else ""
+            install = f"(req) => {{ {track} return ({source})(req); }}"
+        return cls(source, key, int(version.group(1)), stub, install, world)
 
 
 EXTRACTOR = ExtractorScript.of(EXTRACTOR_JS)
@@ -66,9 +98,19 @@ async def _call(frame: Frame, req: dict[str, Any], script: ExtractorScript = EXT
 
     Results travel as one JSON string: Playwright's structured serialisation is several times slower."""
     req = {**req, "json": True}
-    result = await frame.evaluate(script.stub, req)
-    if result == _MISSING:
-        result = await frame.evaluate(script.install, req)
+    if script.world:
+        world = _world(frame, script)
+        result = await world.call(frame, script.stub, req)
+        if (
+            result == _MISSING
+        ):  # a document that predates the registration: listener tracking may be missing too
+            with contextlib.suppress(PlaywrightError):
+                await frame.evaluate(TRACK_JS)
+            result = await world.call(frame, script.install, req)
+    else:
+        result = await frame.evaluate(script.stub, req)
+        if result == _MISSING:
+            result = await frame.evaluate(script.install, req)
     if isinstance(result, str):
         try:
             return json.loads(result)
@@ -81,6 +123,44 @@ call_extractor = _call
 """``call_extractor(frame, {"fn": ...})``: the extractor's API in a frame (installed on first use)."""
 
 
+def _world(frame: Frame, script: ExtractorScript = EXTRACTOR) -> World:
+    """The frame's page's world, with ``script`` registered for its new documents."""
+    world = world_of(frame.page)
+    if not world.boot_source:
+        world.boot_source = script.boot
+    return world
+
+
+_ID_OF_PIN_JS = """(nonce) => { const pins = globalThis.__kitePins; const el = pins && pins.get(nonce);
+  if (pins) pins.delete(nonce); const a = window.__kiteExtractor;
+  return el && a ? {token: a.token, id: a.idOf(el)} : null; }"""
+
+
+_OWNER_JS = """function () { const a = window.__kiteExtractor; return a ? {token: a.token, id: a.idOf(this)} : null; }"""
+
+
+async def id_of_frame(frame: Frame, script: ExtractorScript = EXTRACTOR) -> tuple[str, int] | None:
+    """(document token, local id) the extractor in ``frame``'s parent gives the iframe that holds it."""
+    parent = frame.parent_frame
+    if parent is None:
+        return None
+    if not script.world:
+        res = await _call(parent, {"fn": "idOf", "el": await frame.frame_element()}, script)
+        return (res["token"], res["id"]) if isinstance(res, dict) else None
+    await _call(parent, {"fn": "token"}, script)
+    got = await _world(parent, script).on_owner(frame, parent, _OWNER_JS)
+    return (str(got["token"]), int(got["id"])) if isinstance(got, dict) else None
+
+
+async def id_of(frame: Frame, handle: ElementHandle) -> tuple[str, int] | None:
+    """(document token, local id) the extractor in ``frame`` gives the element behind ``handle`` (installing
+    the extractor if needed); None when it is not there."""
+    await _call(frame, {"fn": "token"})
+    world = _world(frame)
+    got = await world.call(frame, _ID_OF_PIN_JS, await world.pin(handle))
+    return (str(got["token"]), int(got["id"])) if isinstance(got, dict) else None
+
+
 async def install_listener_tracking(context: BrowserContext) -> None:
     """Track JS click listeners in every document ``context`` loads from now on (idempotent).
 
@@ -90,7 +170,7 @@ async def install_listener_tracking(context: BrowserContext) -> None:
         return
     _tracked.add(context)
     try:
-        await context.add_init_script(f"({LISTENERS_JS})();")
+        await context.add_init_script(TRACK_JS)
     except PlaywrightError:
         _tracked.discard(context)
 

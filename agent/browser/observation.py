@@ -103,15 +103,41 @@ class DownloadNotice(_Model):
     """What Kite did to a download the page started, besides saving it: stopped it at the size cap, took a
     secret's value out of its content, or withheld it (a file that is not text with a secret in it)."""
 
-    type: Literal["download_too_large", "download_secret_redacted", "download_withheld"]
+    type: Literal[
+        "download_too_large", "download_total_too_large", "download_secret_redacted", "download_withheld"
+    ]
     file: str
     """The file's name (as the page suggested it, secrets taken out)."""
     message: str
     """One line for the model: what was done, and why."""
     received_mb: float | None = None
-    """download_too_large: how much had arrived when it was stopped."""
+    """download_too_large, download_total_too_large: how much of it had arrived when it was stopped."""
     cap_mb: float | None = None
-    """download_too_large: the cap (``browser.max_download_mb``)."""
+    """download_too_large: the cap (``browser.max_download_mb``); download_total_too_large: the run's
+    (``browser.max_download_total_mb``)."""
+
+
+Handled = Literal["declined", "blocked", "approved", "covered"]
+"""What became of a held request: declined / blocked (failed, it never reached the server), approved (the user
+allowed it when asked), covered (allowed by the approval of the action that sent it)."""
+
+
+class HeldRequest(_Model):
+    """A state-changing request (a form post, a non-GET fetch/XHR, a beacon, a ping) the network layer held
+    and judged (``agent/browser/holds.py``): the request as it was about to leave, and what became of it."""
+
+    method: str
+    url: str
+    kind: str
+    """The browser's resource type, lower case: document (a navigation: a form post), fetch, xhr, ping
+    (``sendBeacon``, ``<a ping>``), other."""
+    page_url: str = ""
+    """The page that sent it."""
+    handled: Handled
+    reason: str = ""
+
+    def describe(self) -> str:
+        return f"{self.method} {self.url[:160]} ({self.kind}) from {self.page_url[:120] or '(no page)'}"
 
 
 class Counts(_Model):
@@ -190,6 +216,8 @@ class Effects(_Model):
     downloads: list[str] = Field(default_factory=list)
     download_notices: list[DownloadNotice] = Field(default_factory=list)
     """Downloads stopped at the size cap, or whose content held a secret (redacted, or the file withheld)."""
+    held: list[HeldRequest] = Field(default_factory=list)
+    """State-changing requests the network layer held while the action ran (``agent/browser/holds.py``)."""
     value: str | None = None
     """Value read back from the target field after typing or selecting."""
     focused: str | None = None

@@ -12,7 +12,7 @@ What the pool does, once for all of them:
 * **the shared browser**: started on first use, and when it died (crashed, closed, stopped answering) started
   again under a lock, however many callers notice it at once (``shared()``);
 * **contexts** (``context()``), with downloads in the folder asked for;
-* **the context rules** (``ContextRules``): the network (domain) policy and the dialog policy of every
+* **the context rules** (``ContextRules``): the network (domain) policy, the request hold and the dialog policy of every
   context Kite opens are applied in ONE place, ``BrowserPool.apply``; after a restart they are applied again
   to the fresh contexts. Extend what every context gets there, nowhere else.
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,6 +35,7 @@ from kite_browser.agent.browser.context import ContextSession, DialogJudge
 from kite_browser.agent.browser.downloads import SecretScan
 from kite_browser.agent.browser.driver import start_driver
 from kite_browser.agent.browser.extractor_call import install_listener_tracking
+from kite_browser.agent.browser.holds import RequestJudge
 from kite_browser.agent.browser.launch import chromium_args, viewport
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.config import BrowserConfig
@@ -47,7 +48,11 @@ PROBE_TIMEOUT_S = 5.0
 class NetworkPolicy(Protocol):
     """What the network layer of a context enforces (``safety.domains.DomainPolicy``)."""
 
-    async def install(self, context: Any) -> None: ...
+    async def install(self, context: Any, hold: Callable[[Any], Awaitable[bool]] | None = None) -> None: ...
+
+    def refuse(self, url: str, resource_type: str) -> str | None:
+        """Why a request may not leave (recorded as the policy's other blocks), or None."""
+        ...
 
 
 @dataclass
@@ -59,12 +64,18 @@ class ContextRules:
     dialog_judge: DialogJudge | None = None
     """Judges each confirm/prompt/beforeunload dialog (the safety gate's ``check_dialog``); None = the
     context's ``dialog_policy`` answers alone."""
+    request_judge: RequestJudge | None = None
+    """Judges each state-changing request of the context's tabs (the safety gate's ``check_request``,
+    ``agent/browser/holds.py``); None: no request is held."""
     name_filter: Callable[[str], str] | None = None
     """Applied to a download's file name before it is saved (secrets taken out)."""
     secret_scan: SecretScan | None = None
     """The secrets taken out of a saved download's content (a binary file holding one is deleted)."""
     max_download_mb: float | None = None
     """The download cap; None leaves the context's own (its browser's ``browser.max_download_mb``)."""
+    max_download_total_mb: float | None = None
+    """The cap on the context's downloads together; None leaves the context's own
+    (``browser.max_download_total_mb``)."""
 
 
 async def apply_rules(ctx: ContextSession, rules: ContextRules) -> None:
@@ -75,8 +86,14 @@ async def apply_rules(ctx: ContextSession, rules: ContextRules) -> None:
     ctx.secret_scan = rules.secret_scan
     if rules.max_download_mb is not None:
         ctx.max_download_mb = rules.max_download_mb
+    if rules.max_download_total_mb is not None:
+        ctx.max_download_total_mb = rules.max_download_total_mb
     if rules.network is not None:
-        await rules.network.install(ctx.context)
+        await rules.network.install(
+            ctx.context, ctx.holds.on_route if rules.request_judge is not None else None
+        )
+    refuse = rules.network.refuse if rules.network is not None else None
+    await ctx.holds.install(ctx.context, rules.request_judge, refuse)
 
 
 @dataclass
@@ -244,6 +261,7 @@ class BrowserPool:
             downloads_dir=self.downloads_dir,
             navigation_timeout_ms=self.config.navigation_timeout_ms,
             max_download_mb=self.config.max_download_mb,
+            max_download_total_mb=self.config.max_download_total_mb,
         )
         await self.apply(ctx, rules or ContextRules())
         return ctx

@@ -23,9 +23,10 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 from pydantic import BaseModel, ConfigDict, Field
 
-from kite_browser.agent.browser.extractor_call import call_extractor
+from kite_browser.agent.browser.extractor_call import call_extractor, id_of_frame
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.browser.tokens import count_tokens
+from kite_browser.agent.browser.world import world_of
 
 READER_JS = Path(__file__).with_name("reader.js").read_text(encoding="utf-8")
 _FRAME_TIMEOUT_S = 5.0
@@ -71,16 +72,19 @@ class _Block:
 async def _blocks(frame: Frame, by_key: dict[tuple[str, int], int], depth: int = 0) -> list[_Block]:
     """The frame's blocks (child frames spliced in at their iframe), links rewritten to global indexes."""
     await call_extractor(frame, {"fn": "token"})  # install the extractor: links get local ids
-    data: dict[str, Any] = await asyncio.wait_for(frame.evaluate(READER_JS, {}), _FRAME_TIMEOUT_S)
+    data: dict[str, Any] = await asyncio.wait_for(
+        world_of(frame.page).call(frame, READER_JS, {}), _FRAME_TIMEOUT_S
+    )
     token = data.get("token")
     children: dict[int, Frame] = {}
     if depth < 4:
         for child in frame.child_frames:
             try:
-                res = await call_extractor(frame, {"fn": "idOf", "el": await child.frame_element()})
-                children[int(res["id"])] = child
-            except (PlaywrightError, TypeError, KeyError):
+                place = await id_of_frame(child)
+            except PlaywrightError:
                 continue
+            if place is not None:
+                children[place[1]] = child
 
     def link(m: re.Match[str]) -> str:
         index = by_key.get((str(token), int(m.group(2))))

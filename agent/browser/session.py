@@ -175,6 +175,7 @@ class BrowserSession:
                 owns_context=owns_default,
                 navigation_timeout_ms=cfg.navigation_timeout_ms,
                 max_download_mb=cfg.max_download_mb,
+                max_download_total_mb=cfg.max_download_total_mb,
             )
         else:
             self._default.owns_context = owns_default
@@ -265,6 +266,7 @@ class BrowserSession:
             downloads_dir=self._downloads_for(downloads_dir),
             navigation_timeout_ms=self.config.navigation_timeout_ms,
             max_download_mb=self.config.max_download_mb,
+            max_download_total_mb=self.config.max_download_total_mb,
         )
         self._extra = [(c, kw) for c, kw in self._extra if not c._closed]
         self._extra.append((ctx, context_kwargs))

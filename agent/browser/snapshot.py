@@ -26,6 +26,7 @@ from kite_browser.agent.browser.extractor_call import (
     ExtractorScript,
     ask_frame,
     call_extractor,
+    id_of_frame,
     install_listener_tracking,
 )
 from kite_browser.agent.browser.flow import splice_flow
@@ -37,6 +38,7 @@ from kite_browser.agent.browser.observation import (
     PageSummary,
     Rect,
 )
+from kite_browser.agent.browser.world import world_of
 from kite_browser.agent.config import SnapshotConfig
 from kite_browser.agent.errors import StaleElementError
 
@@ -60,6 +62,8 @@ class ResolvedElement:
     frame: Frame
     handle: ElementHandle
     element: Element
+    ref: tuple[str, int] | None = None
+    """(document token, local id) in the extractor's world."""
 
 
 @dataclass
@@ -208,18 +212,9 @@ class Snapshotter:
 
         async def locate(info: _FrameInfo) -> tuple[str, int] | None:
             try:
-
-                async def go() -> tuple[str, int] | None:
-                    handle = await info.frame.frame_element()
-                    parent = info.frame.parent_frame
-                    res = (
-                        await call_extractor(parent, {"fn": "idOf", "el": handle}, self.script)
-                        if parent
-                        else None
-                    )
-                    return (res["token"], res["id"]) if res else None
-
-                return await asyncio.wait_for(go(), max(cap - (time.perf_counter() - t0), 0.05))
+                return await asyncio.wait_for(
+                    id_of_frame(info.frame, self.script), max(cap - (time.perf_counter() - t0), 0.05)
+                )
             except (TimeoutError, PlaywrightError):
                 return None
 
@@ -420,17 +415,32 @@ class Snapshotter:
         if entry is not None:
             frame, token, local = entry
             if not frame.is_detached():
-                try:
-                    handle = await frame.evaluate_handle(
-                        self.script.stub, {"fn": "get", "id": local, "token": token}
+                el = await self._handle(frame, token, local)
+                if el is not None:
+                    return ResolvedElement(
+                        frame=frame, handle=el, element=state.known[index], ref=(token, local)
                     )
-                    el = handle.as_element()
-                    if el is not None:
-                        return ResolvedElement(frame=frame, handle=el, element=state.known[index])
-                    await handle.dispose()
-                except PlaywrightError:
-                    pass
         raise await self._stale(page, index)
+
+    async def _handle(self, frame: Frame, token: str, local: int) -> ElementHandle | None:
+        """A Playwright handle of the element behind (token, local) in ``frame`` (found in Kite's world)."""
+        if self.script.world:
+            return await world_of(frame.page).handle(frame, token, local)
+        try:
+            handle = await frame.evaluate_handle(self.script.stub, {"fn": "get", "id": local, "token": token})
+        except PlaywrightError:
+            return None
+        el = handle.as_element()
+        if el is None:
+            await handle.dispose()
+        return el
+
+    async def call(self, frame: Frame, fn: str, arg: Any) -> Any:
+        """``fn`` (a JS function expression of one JSON argument) called with ``arg`` where the extractor
+        runs (Kite's world of ``frame``)."""
+        if self.script.world:
+            return await world_of(frame.page).call(frame, fn, arg)
+        return await frame.evaluate(fn, arg)
 
     async def resolve_with(self, page: Page, index: int, js: str) -> tuple[ResolvedElement, Any]:
         """``resolve``, and ``js`` (a function expression of the element) run on it in the same round trip:
@@ -449,7 +459,7 @@ class Snapshotter:
         resolved: ResolvedElement | BaseException
         got: Any
         resolved, got = await asyncio.gather(
-            self.resolve(page, index), frame.evaluate(call, req), return_exceptions=True
+            self.resolve(page, index), self.call(frame, call, req), return_exceptions=True
         )
         if isinstance(resolved, BaseException):
             raise resolved
@@ -474,7 +484,7 @@ class Snapshotter:
 
         async def ask(frame: Frame, entries: list[tuple[int, str, int]]) -> list[Any]:
             try:
-                got = await frame.evaluate(call, [[token, local] for _, token, local in entries])
+                got = await self.call(frame, call, [[token, local] for _, token, local in entries])
             except PlaywrightError:
                 return []
             return got if isinstance(got, list) else []

@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import kite_browser.agent  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before litellm is imported)
+import kite_browser  # noqa: F401  (its __init__ sets LITELLM_LOCAL_MODEL_COST_MAP before litellm is imported)
 
 if TYPE_CHECKING:
     import tiktoken

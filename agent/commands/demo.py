@@ -7,6 +7,7 @@ one and exits non-zero; it never pretends.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from rich.markup import escape
@@ -20,6 +21,7 @@ from kite_browser.agent.commands._agent_opts import (
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.commands._progress import ProgressPrinter
+from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.resolve import prepare_config
 
 DEMO_TASK = (
@@ -40,7 +42,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run a demo task on the bundled shop",
         description="Start the bundled sites and run a real agent task on the shop.",
     )
-    p.add_argument("--task", default=DEMO_TASK, help="the task to run (default: %(default)s)")
+    p.add_argument(
+        "--task",
+        default=DEMO_TASK,
+        help="the task to run: in words (on the shop), or the id of a task of the bundled suites (sites, mail, "
+        "events; e.g. mail-reply-lunch, events-cancel-football), run where it starts and checked on the app's "
+        "state (default: %(default)s)",
+    )
+    p.add_argument(
+        "--phrasing",
+        choices=("terse", "chatty", "list"),
+        help="with a task id: say the task in these other words (its phrasings in the suite)",
+    )
     add_agent_options(p)
     add_browser_options(p)
     p.set_defaults(func=run)
@@ -48,10 +61,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     from kite_browser.agent.loop import Agent
+    from kite_browser.evals.demo_tasks import find_task, misses, prepared
     from kite_browser.evals.sites.server import SitesServer
     from kite_browser.safety.confirm import BatchConfirmer
 
-    config = load_with_args(args, {"browser.block_external_hosts": True})
+    bundled = find_task(args.task)
+    if args.phrasing and bundled is None:
+        raise UsageError("--phrasing needs --task ID (a task of the bundled suites), not a task in words")
+    extra: dict[str, Any] = {"browser.block_external_hosts": True}
+    if bundled is not None:  # the task's own approvals and secrets, as kite eval gives them
+        extra |= {"safety.approve": bundled[1].approve, "safety.secrets": bundled[1].secrets}
+    config = load_with_args(args, extra)
     refuse_unusable_models(config.llm.model)  # one line and exit 2, before the sites and the browser start
     config = await prepare_config(config)
     printer = ProgressPrinter(console_for())
@@ -61,10 +81,17 @@ async def run(args: argparse.Namespace) -> int:
             confirmer=BatchConfirmer(config.safety.approve, nobody="nobody is asked in kite demo"),
             on_event=printer,
         )
-        result = await agent.run(args.task, start_url=sites.url("/shop/"))
-        checked = demo_check(result.answer or "", sites.states()) if args.task == DEMO_TASK else []
+        if bundled is None:
+            result = await agent.run(args.task, start_url=sites.url("/shop/"))
+            checked = demo_check(result.answer or "", sites.states()) if args.task == DEMO_TASK else []
+        else:
+            task = prepared(*bundled, sites.url("/"), args.phrasing)
+            result = await agent.run(task.task, start_url=task.start_url or sites.url("/shop/"))
+            checked = _one_visitor(sites.states(), lambda state: misses(task, state, result.answer or ""))
     printer.final(result)
-    if args.task == DEMO_TASK:
+    if bundled is not None:
+        _verdict(printer.console, checked, f"the task's check ({bundled[1].id})")
+    elif args.task == DEMO_TASK:
         console = printer.console
         if checked:
             console.print("[red bold]checked on the shop: not done[/]")
@@ -73,6 +100,24 @@ async def run(args: argparse.Namespace) -> int:
         else:
             console.print(f"[green bold]checked on the shop:[/] the cart holds 1 × {DEMO_ANSWER}")
     return 0 if result.success and not checked else 1
+
+
+def _verdict(console: Any, checked: list[str], what: str) -> None:
+    if checked:
+        console.print("[red bold]checked on the app: not done[/]")
+        for line in checked:
+            console.print(f"  {escape(line)}")
+    else:
+        console.print(f"[green bold]checked on the app:[/] {escape(what)} holds")
+
+
+def _one_visitor(
+    states: dict[str, dict[str, Any]], check: Callable[[dict[str, Any]], list[str]]
+) -> list[str]:
+    """``check`` on the state of the run's visitor (the only one: the demo's own browser)."""
+    if len(states) != 1:
+        return [f"the sites saw {len(states)} visitors, expected the demo's browser alone"]
+    return check(next(iter(states.values())))
 
 
 def demo_check(answer: str, states: dict[str, dict[str, Any]]) -> list[str]:

@@ -1,7 +1,7 @@
 """``kite eval SUITE``: run an eval suite and write reports; ``kite eval compare A.json B.json``.
 
-SUITE is ``sites`` (the bundled apps), ``miniwob`` (MiniWoB++ over the ``miniwob`` package's HTML) or a suite
-file. ``--model kite/oracle`` runs the oracle (a deterministic model that follows the suites' solution plans).
+SUITE is ``sites`` (the bundled apps), ``mail`` / ``events`` (the WebArena-style webmail and event booking
+apps), ``miniwob`` (MiniWoB++ over the ``miniwob`` package's HTML) or a suite file. ``--model kite/oracle`` runs the oracle (a deterministic model that follows the suites' solution plans).
 A real local model: ``--model openai/NAME --api-base http://127.0.0.1:PORT/v1``.
 """
 
@@ -35,6 +35,7 @@ from kite_browser.agent.llm.resolve import prepare_config
 if TYPE_CHECKING:
     from kite_browser.agent.batch.results import TaskResult
     from kite_browser.agent.batch.runner import BatchRunner
+    from kite_browser.evals.tasks import Suite
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,7 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "suite", nargs="+", metavar="SUITE", help="sites | miniwob | FILE, or: compare A.json B.json"
+        "suite",
+        nargs="+",
+        metavar="SUITE",
+        help="sites | mail | events | miniwob | FILE, or: compare A.json B.json",
     )
     p.add_argument("--repeat", type=positive_int, default=1, help="run every task K times")
     p.add_argument("--concurrency", type=positive_int, default=1, help="tasks at once (one context each)")
@@ -68,6 +72,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="turn the step policy NAME off for this eval, an ablation (repeatable; names: "
         + ", ".join(POLICY_NAMES)
         + ")",
+    )
+    p.add_argument(
+        "--phrasing",
+        choices=("terse", "chatty", "list", "all"),
+        help="say the suite's multi-step tasks in other words: terse, chatty, a numbered list, or all three "
+        "(each task three times; the report names each task's worst phrasing); default: the task as written",
     )
     p.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
     p.add_argument("--md", dest="md_out", metavar="OUT", help="write the Markdown report here")
@@ -115,21 +125,14 @@ async def run(args: argparse.Namespace) -> int:
         raise UsageError("give one suite: sites, miniwob or a suite file")
     from kite_browser.agent.commands._interrupt import interruptible
     from kite_browser.evals.harness import run_eval
-    from kite_browser.evals.report import headline, write_json, write_markdown
+    from kite_browser.evals.report import headline, phrasing_summary, write_json, write_markdown
     from kite_browser.evals.report_html import write_html
-    from kite_browser.evals.tasks import find_suite, load_suite
 
     check_backend(args)
     off = ablation(args.policy)
     for flag, out in (("--json", args.json_out), ("--md", args.md_out), ("--html", args.html_out)):
         check_out_file(out, flag)
-    suite = load_suite(find_suite(args.suite[0]))
-    if args.seeds:
-        if suite.miniwob is None:
-            raise UsageError("--seeds applies to MiniWoB suites only")
-        suite.miniwob.seeds = parse_seeds(args.seeds)
-    if args.variant is not None:
-        suite.sites_variant = args.variant
+    suite = _suite(args)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     extra: dict[str, Any] = {"browser.block_external_hosts": True}
     if not args.runs_dir:
@@ -169,8 +172,11 @@ async def run(args: argparse.Namespace) -> int:
             on_result=progress,
             on_runner=runners.append,
             backend=make_backend(args, config, args.concurrency) if args.backend == "ray" else None,
+            phrasing=args.phrasing,
         )
     print(headline(report))
+    if worst := phrasing_summary(report):
+        print(worst)
     for out, writer in (
         (args.json_out, write_json),
         (args.md_out, write_markdown),
@@ -183,6 +189,23 @@ async def run(args: argparse.Namespace) -> int:
         print("kite: interrupted (the report holds the tasks that finished)", file=sys.stderr)
         return 130
     return 0 if report.successes == report.n else 1
+
+
+def _suite(args: argparse.Namespace) -> Suite:
+    """The suite named on the command line, with ``--seeds`` and ``--variant`` applied (``--phrasing`` is
+    applied by the harness: it checks here that the suite takes it)."""
+    from kite_browser.evals.tasks import find_suite, load_suite
+
+    suite = load_suite(find_suite(args.suite[0]))
+    if args.seeds:
+        if suite.miniwob is None:
+            raise UsageError("--seeds applies to MiniWoB suites only")
+        suite.miniwob.seeds = parse_seeds(args.seeds)
+    if args.variant is not None:
+        suite.sites_variant = args.variant
+    if args.phrasing and suite.miniwob is not None:
+        raise UsageError("--phrasing applies to task suites, not to MiniWoB")
+    return suite
 
 
 def compare(paths: list[str]) -> int:

@@ -10,7 +10,9 @@ from kite_browser.agent.errors import UsageError
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("sites", help="the bundled local web apps (shop, accounts, forms, ...)")
+    parser = subparsers.add_parser(
+        "sites", help="the bundled local web apps (shop, accounts, mail, events, forms, ...)"
+    )
     sub = parser.add_subparsers(dest="sites_command", metavar="ACTION", parser_class=type(parser))
     serve = sub.add_parser("serve", help="serve the bundled sites on 127.0.0.1 until Ctrl-C")
     serve.add_argument("--port", type=int, default=8765, help="main port (0 = any free port; default 8765)")
@@ -45,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         if args.variant:
             print(f"Page variant: {args.variant}", flush=True)
         print(
-            "Shop /shop/ · Account /account/ · Forms /forms/ · Dynamic /dynamic/ · Frames /frames/ · Tests /test/"
+            "Shop /shop/ · Account /account/ · Mail /mail/ · Events /events/ · Forms /forms/ · Dynamic /dynamic/ · "
+            "Frames /frames/ · Tests /test/"
         )
         print("Press Ctrl-C to stop.", flush=True)
         threading.Event().wait()

@@ -37,6 +37,7 @@ from kite_browser.agent.llm.errors import (
 )
 from kite_browser.agent.llm.local_call import LocalCall, applies
 from kite_browser.agent.llm.model_names import check_model_request, is_local
+from kite_browser.agent.llm.redaction import redact_request
 
 if TYPE_CHECKING:
     from kite_browser.agent.llm.capabilities import Capabilities
@@ -57,6 +58,10 @@ class ToolCall(BaseModel):
     """The arguments as raw JSON text, exactly as the model sent them."""
 
 
+def _unsaid(value: object) -> bool:
+    return value is None
+
+
 class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -64,6 +69,13 @@ class Usage(BaseModel):
     """litellm's price for the call when it knows the model; None otherwise (never estimated)."""
     latency_ms: float = 0.0
     """Wall time of the successful attempt."""
+    cached_tokens: int | None = Field(default=None, exclude_if=_unsaid)
+    """Prompt tokens the server took from its prompt cache instead of reading them (llama.cpp's
+    ``timings.cache_n``, else ``usage.prompt_tokens_details.cached_tokens``); None: the server did not say."""
+    read_s: float | None = Field(default=None, exclude_if=_unsaid)
+    """Seconds the server spent reading the prompt's uncached tokens (llama.cpp's ``timings.prompt_ms``)."""
+    write_s: float | None = Field(default=None, exclude_if=_unsaid)
+    """Seconds the server spent writing the reply (llama.cpp's ``timings.predicted_ms``)."""
 
     @field_validator("prompt_tokens", "completion_tokens", mode="before")
     @classmethod
@@ -202,6 +214,7 @@ class LiteLLMModel:
 
     async def _attempt(self, kwargs: dict[str, Any], attempts: int) -> LLMReply:
         check_model_request(kwargs.get("model"), kwargs.get("api_base"))
+        kwargs = redact_request(kwargs)  # the one place: every byte of the request, just before it leaves
         litellm = _import_litellm()
         limit = float(kwargs["timeout"])
         async with self.local.turn(limit) if self.local else contextlib.nullcontext():
@@ -341,6 +354,7 @@ class LiteLLMModel:
                 completion_tokens=getattr(usage, "completion_tokens", 0),
                 cost_usd=self._cost(response) if _counts_are_real(usage) else None,
                 latency_ms=round(latency_ms, 3),
+                **server_timings(response),
             ),
             finish_reason=choice.finish_reason,
             model=self.model,
@@ -388,6 +402,26 @@ def _counts_are_real(usage: Any) -> bool:
         if _token_count(raw) != raw:
             return False
     return True
+
+
+def server_timings(response: Any) -> dict[str, Any]:
+    """What the server says of its prompt cache and its time, as ``Usage`` fields: llama.cpp's server sends
+    ``timings`` (``cache_n``: prompt tokens taken from its cache; ``prompt_ms``, ``predicted_ms``: reading
+    the rest of the prompt, writing the reply) beside ``usage``, and litellm keeps it on the response; other
+    providers say only ``usage.prompt_tokens_details.cached_tokens``. What is missing or not a number is
+    left out."""
+    timings = getattr(response, "timings", None)
+    timings = timings if isinstance(timings, dict) else {}
+    details = getattr(getattr(response, "usage", None), "prompt_tokens_details", None)
+    out: dict[str, Any] = {}
+    cached = timings.get("cache_n", getattr(details, "cached_tokens", None))
+    if cached is not None and not isinstance(cached, bool) and _token_count(cached) == cached:
+        out["cached_tokens"] = cached
+    for key, field in (("prompt_ms", "read_s"), ("predicted_ms", "write_s")):
+        ms = timings.get(key)
+        if isinstance(ms, int | float) and not isinstance(ms, bool) and math.isfinite(ms) and ms >= 0:
+            out[field] = round(ms / 1000, 3)
+    return out
 
 
 def cost_of(response: Any, model: str) -> float | None:

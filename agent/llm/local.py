@@ -140,7 +140,8 @@ def local_status(config: KiteConfig) -> dict[str, Any]:
 
 def config_for_server(config: KiteConfig, server: LocalServer) -> KiteConfig:
     """A copy of ``config`` whose llm section calls ``server``: model string, api_base, a dummy key, and the
-    local model's capabilities (no function calling, no vision, an 8k window) unless the user forced them."""
+    local model's capabilities (no function calling, no vision, an 8k window) unless the user forced them; the
+    page's token budget at most ``llm.local_page_tokens``."""
     llm = config.llm.model_copy(
         update={
             "model": server.model,
@@ -152,4 +153,6 @@ def config_for_server(config: KiteConfig, server: LocalServer) -> KiteConfig:
     )
     budget = config.agent.max_input_tokens or CONTEXT_TOKENS - config.llm.max_output_tokens
     agent = config.agent.model_copy(update={"max_input_tokens": budget})
-    return config.model_copy(update={"llm": llm, "agent": agent})
+    page = min(config.snapshot.token_budget, config.llm.local_page_tokens)
+    snapshot = config.snapshot.model_copy(update={"token_budget": page})
+    return config.model_copy(update={"llm": llm, "agent": agent, "snapshot": snapshot})

@@ -39,9 +39,8 @@ TARGET_NAME_CHARS = 50
 THOUGHT_CHARS = 300
 """Longest ``thought`` the schema allows: one or two short sentences."""
 TYPE_CHARS = 300
-"""Longest text one ``type`` takes (longer text goes in several, with ``append``). Recorded (the sites subset,
-bundled model, bd71f89): it typed the "•••••" a password field showed into the shop's Search box until the
-reply hit the output-token limit, and the reply was rejected as cut off."""
+"""Longest text one ``type`` takes (longer text goes in several, with ``append``): a small model copying a long
+text (a masked field's dots) into a field would otherwise run its reply into the output-token limit."""
 _NOT_TEXT = frozenset(
     {"checkbox", "radio", "file", "submit", "button", "reset", "image", "hidden", "range", "color"}
 )
@@ -86,8 +85,8 @@ def targets(action: str, observation: Observation) -> list[int]:
 def target_label(el: Element) -> str:
     """An element as a reply names it: its role, its name (or placeholder), its index: ``radio: GDKkQ [2]``,
     ``input: Search products [5]``, ``input [9]``. Not its id or name attribute: two nameless password fields
-    with ids "password" and "verify" read as names, and the model typed twice into "input: password" because
-    the task said "password" (MiniWoB enter-password at f87fe35); a nameless element is chosen by its index."""
+    with ids "password" and "verify" would read as names, and a model matches the task's words to them ("type the
+    password" into both); a nameless element is chosen by its index."""
     name = el.name or el.placeholder or ""
     name = " ".join(name.split())
     if len(name) > TARGET_NAME_CHARS:

@@ -2,7 +2,9 @@
 the safety gate (block / confirm / notify), the ActionExecutor (verified effects, typed stale errors), then
 the new compact snapshot only when the page changed (a diff when that is smaller).
 
-``ToolFailure`` carries a typed error ``{"error", "message", ...}``; every other outcome is text or an image.
+``ToolFailure`` carries a typed error ``{"error", "message", ...}``; every other outcome is text or an image,
+and for the tools whose answer is data a ``Reply`` with that data too (its model is the tool's output model:
+results.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from kite_browser.agent.mcp.confirm import CANNOT_ASK, close_round, input_pendin
 from kite_browser.agent.mcp.hub import BrowserHub, ClientState
 from kite_browser.agent.mcp.image import fitted_screenshot
 from kite_browser.agent.mcp.record import Record
+from kite_browser.agent.mcp.results import ActOut, Reply, TabsOut, snapshot_out
 from kite_browser.agent.modules.action_tools import ActionToolset
 from kite_browser.agent.toolset import JsonObject
 from kite_browser.safety.toolset import (
@@ -116,7 +119,7 @@ class Calls:
                 kind, message = "refused", answer.reason  # nobody was asked, so nobody declined
             raise ToolFailure({"error": kind, "message": message, "reasons": gate.decision.reasons}) from None
 
-    async def act(self, state: ClientState, tool: str, args: JsonObject, client: str) -> Content:
+    async def act(self, state: ClientState, tool: str, args: JsonObject, client: str) -> Reply:
         """One page action through the client's env, as a gated toolset's call (``safety/toolset.py``): the
         gate (the decision recorded), then the executor with the second look at the target; a refusal or a
         failure is a typed ``ToolFailure``."""
@@ -131,7 +134,15 @@ class Calls:
             listed=bool(update.text),
             page_url=update.page_url,
         )
-        return _with_page(text, update.text)
+        out = ActOut(
+            ok=result.ok,
+            message=result.message,
+            changed=result.page_changed or bool(update.text),
+            effects=result.effects,
+            data={k: v for k, v in result.data.items() if k not in render.UNSENT_DATA},
+            page="snapshot" if update.page_url else "diff" if update.text else "unchanged",
+        )
+        return Reply(_with_page(text, update.text), out)
 
     async def _update(self, state: ClientState, result: ActionResult) -> render.Update:
         """What changed on the page for this client (no text when nothing did), checked on a new snapshot:
@@ -160,12 +171,12 @@ class Calls:
 
     # ------------------------------------------------------------ the tools
 
-    async def action(self, s: ClientState, spec: ActionSpec, a: BaseModel, client: str) -> Content:
+    async def action(self, s: ClientState, spec: ActionSpec, a: BaseModel, client: str) -> Reply:
         """A tool derived from the action registry: its arguments made into the action, then ``act``."""
         assert spec.face is not None
         return await self.act(s, spec.face.name, a.model_dump(mode="json"), client)
 
-    async def snapshot(self, s: ClientState, a: T.SnapshotArgs, client: str) -> Content:
+    async def snapshot(self, s: ClientState, a: T.SnapshotArgs, client: str) -> Reply:
         whole = not a.visible_only  # the whole page, its text in reading order too
         obs = await s.env.observe(include_all=whole, whole_flow=whole, flow_chars=a.max_text + 200)
         render_it = partial(
@@ -177,9 +188,9 @@ class Calls:
             text, lines = await asyncio.to_thread(render_it)
         if a.visible_only and not a.query:
             s.shown, s.shown_url = lines, obs.url
-        return _with_page("", text)
+        return Reply(_with_page("", text), snapshot_out(obs, list(lines)))
 
-    async def tabs(self, s: ClientState, a: T.TabsArgs, client: str) -> Content:
+    async def tabs(self, s: ClientState, a: T.TabsArgs, client: str) -> Reply:
         ctx = s.ctx
         if a.action == "switch":
             if (a.index is None) == (a.url is None):
@@ -198,17 +209,16 @@ class Calls:
                 await self._gated(s, opened, "tabs", a.model_dump(mode="json"), client)
             else:
                 await ctx.open_tab(None)
-        listing = "\n".join(
-            f"{t.index}{'*' if t.active else ' '} {t.title[:60]!r} {t.url}" for t in await ctx.tabs()
-        )
+        tabs = await ctx.tabs()
+        listing = "\n".join(f"{t.index}{'*' if t.active else ' '} {t.title[:60]!r} {t.url}" for t in tabs)
         out = f"Tabs (* = active):\n{listing}"
         if a.action != "list":
             obs = await s.env.observe()
             obs.summary.tabs = []  # listed just above
             text, lines = render.snapshot_text(obs)
             s.shown, s.shown_url = lines, obs.url
-            return _with_page(out + "\nActive tab:", text)
-        return _text(out)
+            return Reply(_with_page(out + "\nActive tab:", text), TabsOut(tabs=tabs))
+        return Reply(_text(out), TabsOut(tabs=tabs))
 
     async def screenshot(self, s: ClientState, a: T.ScreenshotArgs, client: str) -> Content:
         page = s.ctx.page
@@ -255,7 +265,7 @@ class Calls:
             raise
         return _text(f"{what} did {a.state}.")
 
-    async def read(self, s: ClientState, a: T.ReadArgs, client: str) -> Content:
+    async def read(self, s: ClientState, a: T.ReadArgs, client: str) -> Reply:
         from kite_browser.agent.browser.reader import read_page
 
         res = await read_page(
@@ -268,7 +278,7 @@ class Calls:
         head = res.text().partition("\n")[0]
         more = f"\n(more: read page={res.page + 1})" if res.page < res.pages else ""
         text = _page_text(head, res.markdown or "(nothing to read)") + more
-        return [types.TextContent(type="text", text=text)]
+        return Reply([types.TextContent(type="text", text=text)], res)
 
     async def dialog(self, s: ClientState, a: T.DialogArgs, client: str) -> Content:
         s.ctx.dialog_policy = a.action

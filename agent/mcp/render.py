@@ -182,6 +182,10 @@ def snapshot_text(
     return "\n".join(parts), lines
 
 
+UNSENT_DATA = ("settle_ms", "path", "base64")
+"""An action's payload a client is not sent: timings, a file's path on Kite's machine, an image's bytes."""
+
+
 def effects_text(
     result: ActionResult, *, changed: bool | None = None, listed: bool = False, page_url: str | None = None
 ) -> str:
@@ -210,7 +214,7 @@ def effects_text(
         facts.append(f"scroll {e.scroll.get('x', 0):.0f},{e.scroll.get('y', 0):.0f}")
     if not (result.page_changed if changed is None else changed) and result.ok and not facts:
         facts.append("no interactive element changed")
-    data = {k: v for k, v in result.data.items() if k not in ("settle_ms", "path", "base64")}
+    data = {k: v for k, v in result.data.items() if k not in UNSENT_DATA}
     if "result" in data:
         facts.append("result: " + json.dumps(data["result"], ensure_ascii=False)[:4000])
     return head.rstrip(".") + (". " + "; ".join(facts) + "." if facts else ".")

@@ -5,9 +5,16 @@ elicitation as a server request) and 2026-07-28 (``server/discover``, every requ
 elicitation as an ``InputRequiredResult`` the client answers by calling again: see confirm.py). Per-client
 state (a browser context with ``--isolated``, the last snapshot sent) is keyed by the HTTP session; a
 2026-07-28 request has no session, so such requests share one state. Hence the ``server/discover`` answer:
-with ``--isolated`` it names only the handshake versions (an SDK client in ``auto`` mode then opens a
-session, which isolation needs), otherwise every version Kite serves. A client pinned to 2026-07-28 is
-served in both cases.
+by default it names the 2026-07-28-era versions only (a discover answer is itself of that era; the
+handshake versions are reached by ``initialize`` whatever it names), so a client in ``auto`` mode settles on
+the newest revision both speak. With ``--isolated`` it names only the handshake versions, the advertisement
+an SDK client in ``auto`` mode reads as "open a session", which isolation needs. A client pinned to
+2026-07-28 is served in both cases (sharing one state under ``--isolated``).
+
+Results: the tools whose answers are data (the page actions, snapshot, read, tabs) declare an
+``outputSchema`` and answer ``structuredContent`` next to the text (results.py), redacted as the text is.
+Kite rewrites no request: a request's ``_meta`` (a W3C ``traceparent``, a progress token) reaches the
+SDK's middleware (its span per request) and handlers as the client sent it.
 
 Every failure reaches the client as a tool result with ``isError`` and one JSON object
 ``{"error": "<snake_case>", "message": ...}``; nothing is ever a traceback in the protocol stream (bugs are
@@ -41,6 +48,7 @@ from kite_browser.agent.mcp.confirm import (
 )
 from kite_browser.agent.mcp.hub import SHARED, BrowserHub
 from kite_browser.agent.mcp.record import Record
+from kite_browser.agent.mcp.results import STRUCTURED_SINCE, Reply, SchemaForm, redacted
 from kite_browser.agent.mcp.tools import TOOLS, mcp_tool
 from kite_browser.agent.modules.base import CallContext
 from kite_browser.agent.modules.registry import ModuleRegistry
@@ -135,7 +143,7 @@ class KiteMCP:
         """The protocol versions ``server/discover`` names (see the module docstring)."""
         if self.hub.isolated:
             return list(HANDSHAKE_PROTOCOL_VERSIONS)
-        return [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS]
+        return list(MODERN_PROTOCOL_VERSIONS)
 
     async def _discover(self, ctx: Any, params: Any) -> types.DiscoverResult:
         return types.DiscoverResult(
@@ -152,10 +160,18 @@ class KiteMCP:
             return own
         return own + [d for d in self.modules.definitions() if d.name not in TOOLS]
 
-    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[mcp_tool(d) for d in self.definitions()])
+    def _schema_form(self, ctx: Any) -> SchemaForm:
+        """How this client is offered structured results: ``mcp.output_schemas``, or none for a client whose
+        protocol version predates them (it would only pay their tokens)."""
+        version = getattr(ctx, "protocol_version", None) or STRUCTURED_SINCE
+        return self.hub.config.mcp.output_schemas if version >= STRUCTURED_SINCE else "none"
 
-    async def _module_call(self, name: str, raw: dict[str, Any], client: str) -> list[types.ContentBlock]:
+    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        form = self._schema_form(ctx)
+        own = {name: spec.tool(form) for name, spec in TOOLS.items()}  # with their outputSchema
+        return types.ListToolsResult(tools=[own.get(d.name) or mcp_tool(d) for d in self.definitions()])
+
+    async def _module_call(self, name: str, raw: dict[str, Any], client: str) -> Reply:
         assert self.modules is not None
         confirmer = _RecordingConfirmer(self.hub.confirmer, self.record, client, name)
         result = await self.modules.call(name, raw, CallContext(caller="mcp", confirmer=confirmer))
@@ -163,7 +179,9 @@ class KiteMCP:
             if result.get("error") == "declined" and confirmer.refused:  # nobody was asked
                 result = {**result, "error": "refused", "message": f"{name}: {confirmer.refused}"}
             raise ToolFailure(result)
-        return [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, default=str))]
+        return Reply(
+            [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, default=str))]
+        )
 
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
@@ -174,7 +192,7 @@ class KiteMCP:
         request_token, round_token = current_request.set(ctx), current_round.set(rnd)
         tool_token = current_tool.set(name)
         try:
-            content, error, page = await self._outcome(ctx, name, raw)
+            reply, error, page = await self._outcome(ctx, name, raw)
         finally:
             current_tool.reset(tool_token)
             current_round.reset(round_token)
@@ -185,23 +203,34 @@ class KiteMCP:
         if error is not None:
             return self._failed(name, client, error, page)
         self.record.write("call", client=client, tool=name, arguments=raw, ok=True)
-        return types.CallToolResult(content=self._redact(content))
+        return types.CallToolResult(
+            content=self._redact(reply.content), structured_content=self._structured(ctx, reply)
+        )
+
+    def _structured(self, ctx: Any, reply: Reply) -> dict[str, Any] | None:
+        """The reply's data as ``structuredContent``, redacted as the text is (None: not data, or this client
+        is offered text only)."""
+        if reply.data is None or self._schema_form(ctx) == "none":
+            return None
+        data = redacted(reply.data.model_dump(mode="json"), self.hub.secrets.redact)
+        return data if isinstance(data, dict) else None
 
     async def _outcome(
         self, ctx: Any, name: str, raw: dict[str, Any]
-    ) -> tuple[list[types.ContentBlock], dict[str, Any] | None, str]:
-        """The call's content, or its typed error (and the page text sent after it, if any)."""
+    ) -> tuple[Reply, dict[str, Any] | None, str]:
+        """The call's reply, or its typed error (and the page text sent after it, if any)."""
+        none = Reply([])
         try:
             return await self.call(name, raw, client_key=_client_key(ctx)), None, ""
         except ToolFailure as exc:
-            return [], exc.error, exc.page
+            return none, exc.error, exc.page
         except KiteError as exc:
-            return [], exc.to_dict(), ""
+            return none, exc.to_dict(), ""
         except PlaywrightError as exc:
-            return [], dict(browser_failure(str(exc))), ""
+            return none, dict(browser_failure(str(exc))), ""
         except Exception as exc:  # a bug in Kite: log it, answer typed
             log.exception("tool %s failed", name)
-            return [], {"error": "internal_error", "message": f"{type(exc).__name__}: {exc}"}, ""
+            return none, {"error": "internal_error", "message": f"{type(exc).__name__}: {exc}"}, ""
 
     def _redact(self, content: list[types.ContentBlock]) -> list[types.ContentBlock]:
         out: list[types.ContentBlock] = []
@@ -220,11 +249,10 @@ class KiteMCP:
     def _names(self) -> list[str]:
         return [d.name for d in self.definitions()]
 
-    async def call(
-        self, name: str, raw: JsonObject, /, client_key: str | None = None
-    ) -> list[types.ContentBlock]:
+    async def call(self, name: str, raw: JsonObject, /, client_key: str | None = None) -> Reply:
         """One tool call of the client session ``client_key`` (None: the shared one): the server's tools as
-        a toolset (``agent/toolset.py``), answering content blocks or raising a typed failure."""
+        a toolset (``agent/toolset.py``), answering content blocks (and the data of a tool with an output
+        model: results.py) or raising a typed failure."""
         spec = TOOLS.get(name)
         if spec is None and self.modules is not None and self.modules.owner(name) is not None:
             return await self._module_call(name, raw, client_key or SHARED)
@@ -244,9 +272,9 @@ class KiteMCP:
         async with state.lock:
             try:
                 if spec.action is not None:
-                    content = await self.calls.action(state, spec.action, args, client_key or SHARED)
+                    out = await self.calls.action(state, spec.action, args, client_key or SHARED)
                 else:
-                    content = await getattr(self.calls, name)(state, args, client_key or SHARED)
+                    out = await getattr(self.calls, name)(state, args, client_key or SHARED)
             except StaleElementError as exc:
                 raise await self.calls.stale(state, exc.to_dict()) from None
             except ToolFailure as exc:
@@ -257,6 +285,7 @@ class KiteMCP:
                 raise ToolFailure(
                     {**exc.to_dict(), "message": exc.message + "; the next call starts the browser again"}
                 ) from None
+        reply = out if isinstance(out, Reply) else Reply(out)  # a tool whose answer is not data: its blocks
         if note:
-            content = [types.TextContent(type="text", text=note), *content]
-        return content
+            return Reply([types.TextContent(type="text", text=note), *reply.content], reply.data)
+        return reply

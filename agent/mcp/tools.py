@@ -1,6 +1,7 @@
 """The MCP tools: one pydantic argument model per tool, a one-line description written for a model, and
 annotations that are true. ``TOOLS`` is the one registry; the JSON schemas sent to clients come from the
-models (``model_json_schema``), never written by hand.
+models (``model_json_schema``), never written by hand: the arguments' here, the structured results'
+(``outputSchema``: the page actions, snapshot, read, tabs) in results.py.
 
 The page actions' tools are derived from the action registry (each action's ``ToolFace``:
 ``agent/browser/tool_face.py``), in the model's menu order; an action without a face is in ``NOT_OFFERED``
@@ -27,6 +28,7 @@ from kite_browser.agent.browser.actions import ActionSpec
 from kite_browser.agent.browser.exec.spec import REF_WORDS
 from kite_browser.agent.browser.tool_face import FaceArgs, FaceTool, args_schema, face_tool, face_tools
 from kite_browser.agent.mcp.render import MAX_TEXT_CHARS, TEXT_CHARS
+from kite_browser.agent.mcp.results import OUTPUTS, ActOut, SchemaForm, schema_of
 from kite_browser.agent.toolset import LOADS, READS, ToolDef, ToolHints
 
 Ref = Annotated[int, Field(ge=0, description=REF_WORDS)]
@@ -79,12 +81,16 @@ def mcp_annotations(h: ToolHints) -> ToolAnnotations:
     )
 
 
-def mcp_tool(definition: ToolDef) -> Tool:
-    """A tool's definition (any source: ``agent/toolset.py``) as the MCP tool clients list."""
+def mcp_tool(
+    definition: ToolDef, output: type[BaseModel] | None = None, form: SchemaForm = "compact"
+) -> Tool:
+    """A tool's definition (any source: ``agent/toolset.py``) as the MCP tool clients list; ``output``: the
+    model of its structured result, whose schema in ``form`` is the tool's ``outputSchema`` (results.py)."""
     return Tool(
         name=definition.name,
         description=definition.description,
         input_schema=copy.deepcopy(definition.parameters),
+        output_schema=schema_of(output, form),
         annotations=mcp_annotations(definition.hints),
     )
 
@@ -103,11 +109,18 @@ class ToolSpec:
         """The tool as a toolset lists it (its JSON schema made once: clients list the tools often)."""
         return ToolDef(self.name, self.description, args_schema(self.args), self.hints)
 
-    def tool(self) -> Tool:
-        return mcp_tool(self.definition)
+    @property
+    def output(self) -> type[BaseModel] | None:
+        """The model of the tool's structured result: a page action's outcome, or the own tool's data (None:
+        the answer is not data)."""
+        return ActOut if self.action is not None else OUTPUTS.get(self.name)
+
+    def tool(self, form: SchemaForm = "compact") -> Tool:
+        return mcp_tool(self.definition, self.output, form)
 
 
 NOT_OFFERED: dict[str, str] = {
+    "askHuman": "the MCP client is the one to ask its user: it has its own channel to them",
     "screenshot": "the screenshot tool sends the image itself (the action saves a file for the run's record)",
     "wait": "wait_for waits for a text or an element instead of a fixed time",
     "goForward": "not offered: every tool's definition costs each client tokens (go_back and navigate cover it)",

@@ -1,16 +1,10 @@
 """Nothing typed: a click or an Enter that would send a sign-in form (one with a password field) with every
 text field empty is not run, once, and the reply says which fields to fill first.
 
-Recorded (the sites subset, bundled 1.5B model, bd71f89): told to "log in as demo@kite.test ..., then log out",
-its first action clicked "Log in" on the empty form; the site counted a failed login (a real site may lock the
-account after a few), and the task's first login was that one. A form is "unfilled" when it has a password
-field, every visible text field in it is empty, and no box, radio or select in it differs from how the page
-set it.
-
-Only sign-in forms: a first version held back any form with empty text fields, and on the sites subset at
-d3bc85cf it did more harm than good: the refusal of an empty search ("Search" on the shop's front page, which
-lists everything) sent the model typing the product's full name into the box, and the refusal of a form whose
-only choice was made in a custom picker (not a form control) sent it typing "Mango" into "Full name".
+A sign-in sent empty is a failed login the site counts (a real site may lock the account after a few). A form
+is "unfilled" when it has a password field, every visible text field in it is empty, and no box, radio or
+select in it differs from how the page set it. Only sign-in forms: an empty search or a form whose choice is
+made in a custom picker is a legitimate send (docs/decisions/unfilled-sign-in-only.md).
 
 The rule asks once: the same action on the same page, with nothing changed since it was refused, runs (a
 person may mean to send it empty: to see the form's own errors).

@@ -17,6 +17,7 @@ from kite_browser.agent.server.errors import ApiError
 from kite_browser.agent.server.run import Run
 from kite_browser.agent.server.run_models import ConfirmationAnswer, ConfirmationResult, ConfirmationView
 from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest
+from kite_browser.safety.handover import HandBack, HandOverRequest
 from kite_browser.safety.policy import ConfirmLevel
 from kite_browser.safety.secrets import SecretStore
 
@@ -79,6 +80,12 @@ class HttpConfirmer:
         said = {"id": cid, "step": pending.view.step, "approved": answer.approved, "reason": answer.reason}
         self.run.add("confirmed", said)
         return answer
+
+    async def hand_over(self, request: HandOverRequest) -> HandBack:
+        """The browser handed to the panel's person (``server/handover.py``)."""
+        from kite_browser.agent.server.handover import hand_over
+
+        return await hand_over(self.run, request, self.timeout_s, self.secrets)
 
     async def notify(self, request: ConfirmRequest) -> None:
         self.run.add(

@@ -73,6 +73,8 @@ class Run:
         self.stop_requested = False
         self.task: asyncio.Task[None] | None = None
         self.context: ContextSession | None = None
+        self.handing: Any = None
+        """The open hand-over of the browser to the panel's person (``server/handover.py``), if any."""
         """The browser context the run acts in (while it runs): the panel's live view is taken of its page."""
         self._changed = asyncio.Event()
 

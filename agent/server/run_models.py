@@ -216,3 +216,35 @@ class RunRecord(BaseModel):
     action as the TUI words it (``click [6]``)."""
     files: list[str]
     """The files of the run folder (GET /api/runs/{id}/record/{path})."""
+
+
+class HandOverView(BaseModel):
+    """The browser handed to the panel's person: what to do, on which page, until when."""
+
+    id: str
+    step: int = Field(ge=0)
+    question: str
+    url: str = ""
+    timeout_s: float
+    created_at: str
+
+
+class HandOverAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    done: bool = Field(description="true: the person did what was asked; false: they could not.")
+    reason: str = Field(
+        "", max_length=300, description="Why not (shown to the model: no typed secrets here)."
+    )
+
+
+class PageInput(BaseModel):
+    """One input of the person to the run's page during a hand-over, as the live view's picture gives it:
+    ``x``/``y`` as fractions of the picture (0..1), a text to type, a key, or a wheel's pixels."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["click", "type", "press", "scroll"]
+    x: float | None = Field(None, ge=0, le=1)
+    y: float | None = Field(None, ge=0, le=1)
+    text: str | None = Field(None, min_length=1, max_length=1000)
+    key: str | None = Field(None, pattern=r"^[A-Za-z0-9+]{1,32}$")
+    dy: float | None = Field(None, ge=-5000, le=5000)

@@ -15,13 +15,17 @@ from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, StreamingResponse
 
 from kite_browser.agent.memory import describe_action
+from kite_browser.agent.server import handover
 from kite_browser.agent.server.confirm import answer_or_raise
 from kite_browser.agent.server.errors import ApiError, responses
 from kite_browser.agent.server.run import Run
 from kite_browser.agent.server.run_models import (
     ConfirmationAnswer,
     ConfirmationResult,
+    HandOverAnswer,
+    HandOverView,
     Outcome,
+    PageInput,
     RunList,
     RunRecord,
     RunRequest,
@@ -278,5 +282,26 @@ def router() -> APIRouter:
     ) -> ConfirmationResult:
         run = manager(request).get(run_id)
         return answer_or_raise(run, cid, body, f"run {run.id} has no confirmation {cid!r}")
+
+    @api.post(
+        "/{run_id}/handover/{hid}",
+        summary="Hand the browser back: the person did what the run asked (done) or could not",
+        responses=responses(404),
+    )
+    async def hand_back(
+        run_id: RunId, hid: ConfirmationId, body: HandOverAnswer, request: Request
+    ) -> HandOverView:
+        return handover.answer(manager(request).get(run_id), hid, body)
+
+    @api.post(
+        "/{run_id}/input",
+        status_code=204,
+        summary="The person's click, typing, key or wheel on the run's page, while it is handed over",
+        responses=responses(409),
+    )
+    async def page_input(run_id: RunId, body: PageInput, request: Request) -> Response:
+        run = manager(request).get(run_id)
+        await handover.page_input(run, body)
+        return Response(status_code=204)
 
     return api

@@ -99,6 +99,7 @@ class KiteApp(App[None]):
     async def _run(self, entry: TaskEntry) -> RunResult:
         config = await run_config(self.config, entry)
         self.confirmer = TuiConfirmer(self, approve=config.safety.approve)
+        self.confirmer.headed = not config.browser.headless and config.browser.attach is None
         self.agent = self.agent_factory(config, self.confirmer, self._on_event)
         return await self.agent.run(entry.task, start_url=entry.start_url or None)
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from kite_browser.agent.record import RunResult
     from kite_browser.agent.tui.history import TaskEntry
     from kite_browser.safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
+    from kite_browser.safety.handover import HandBack, HandOverRequest
 
 
 class RunsTasks(Protocol):
@@ -39,6 +40,10 @@ class TuiConfirmer:
         self.approve = frozenset(approve)
         """Levels or action names approved without opening the modal (``kite tui --approve``)."""
         self.asked: list[ConfirmRequest] = []
+        self.handed: list[HandOverRequest] = []
+        """Every hand-over the modal was opened for."""
+        self.headed = False
+        """Whether this run's browser has a window the person can use (set by the app for each run)."""
 
     async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
         from kite_browser.safety.confirm import ConfirmAnswer
@@ -64,6 +69,27 @@ class TuiConfirmer:
 
     async def notify(self, request: ConfirmRequest) -> None:
         self.app.notify(request.describe(), title="Kite (notify)", severity="warning")
+
+    async def hand_over(self, request: HandOverRequest) -> HandBack:
+        """The browser handed to the person at the TUI: the modal says what to do, and waits for Done."""
+        from kite_browser.agent.tui.handover import HandOverModal
+        from kite_browser.safety.handover import HandBack
+
+        self.handed.append(request)
+        future: asyncio.Future[HandBack] = asyncio.get_running_loop().create_future()
+
+        def answered(back: HandBack | None) -> None:
+            if not future.done():
+                future.set_result(back or HandBack(done=False, reason="no answer"))
+
+        modal = HandOverModal(request, self.headed)
+        self.app.push_screen(modal, callback=answered)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if modal.is_attached and self.app.screen is modal:
+                self.app.pop_screen()
+            raise
 
 
 def default_agent_factory(

@@ -37,6 +37,7 @@ from playwright.async_api import Page
 
 from kite_browser.agent.browser.launch import OFFLINE_RESOLVER
 from kite_browser.agent.browser.tokens import count_tokens, warm_up
+from kite_browser.agent.browser.world import world_of
 from kite_browser.agent.config import load_config
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.mcp.render import DIFF_HEAD
@@ -117,7 +118,7 @@ async def _aria(page: Page) -> int | None:
 async def _recall(kite: KiteMCP, page: Page, text: str) -> tuple[int, int]:
     """(visible interactive elements in the main frame, how many of them the answer lists as [N])."""
     try:
-        truth = await page.evaluate(TRUTH_JS)
+        truth = await world_of(page).call(page.main_frame, TRUTH_JS)  # where the extractor runs
     except PlaywrightError:
         return 0, 0
     by_key = kite.hub.clients["shared"].env.snapshotter._state(page).by_key

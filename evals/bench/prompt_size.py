@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import tempfile
 from dataclasses import dataclass, field
@@ -133,7 +132,6 @@ async def measure(mode: str, ids: list[str] | None, concurrency: int) -> dict[st
 
 
 def main() -> None:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -95,6 +95,7 @@ async def check_page(page: Page, snap: Snapshotter, key: str = "__kiteExtractor"
     )
     obs = await snap.snapshot(page)
     by_index = snap._state(page).by_index
+    ask = snap.call  # where the extractor runs: Kite's world (or the page's, for an older one)
     listed = {(by_index[e.index][1], by_index[e.index][2]) for e in obs.elements if e.in_viewport}
     out = PageRecall()
     for frame in page.frames:
@@ -106,7 +107,7 @@ async def check_page(page: Page, snap: Snapshotter, key: str = "__kiteExtractor"
             continue
         for strict in (False, True):
             try:
-                res = await frame.evaluate(truth_js, strict)
+                res = await ask(frame, truth_js, strict)
             except Exception:  # a frame without the extractor (hidden, detached) has no listed elements
                 continue
             for local, html, labels in res["found"]:
@@ -121,7 +122,7 @@ async def check_page(page: Page, snap: Snapshotter, key: str = "__kiteExtractor"
         if not e.in_viewport or frame.is_detached():
             continue
         try:
-            ok = (await frame.evaluate(check_js, [local]))[0]
+            ok = (await ask(frame, check_js, [local]))[0]
         except Exception as exc:  # the frame went away since the snapshot (detach-iframe page)
             if "detached" in str(exc) or "destroyed" in str(exc):
                 continue

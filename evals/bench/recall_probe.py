@@ -20,7 +20,10 @@ _THROUGH = r"""
   const clear = (c) => c === 'transparent' || /rgba\(.*,\s*0\)$/.test(c);
   const through = (n, x, y) => {
     if (REPLACED.has(n.tagName) || n.matches(SEL) || n.onclick) return false;
-    if (window.__kiteListeners && window.__kiteListeners.has(n)) return false;  // a click listener: it takes the click
+    // a click listener: it takes the click (as the page's listener tracking told Kite's world, or an older
+    // extractor's tracking in the page's world)
+    const heard = window.__kiteListened || window.__kiteListeners;
+    if (heard && heard.has(n)) return false;
     for (let a = n; a; a = a.parentElement) {
       if (a !== n && a.matches(SEL)) return false;
       if (parseFloat(getComputedStyle(a).opacity) === 0) return false;

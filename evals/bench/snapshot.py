@@ -5,7 +5,8 @@
 
 Each DIR is a folder of saved pages (``<name>/index.html`` or ``<name>.html``), served by a local static
 server; default: ``evals/bench/pages`` (synthetic heavy pages) plus the MiniWoB++ pages named in
-``evals/bench/pages/miniwob.txt``. Per page: the first (cold) snapshot, then the median of ``--repeat`` warm
+``evals/bench/pages/miniwob.txt``. Per page (in a tab observed once before it navigated there, as an agent's tab
+is): the first (cold) snapshot, the first capture after a navigation, then the median of ``--repeat`` warm
 ones; ``extract_ms`` is page loaded → LLM text ready (extraction + render + token count), as in
 ``kite snapshot --json``. Prints a table, or with ``--json`` one object of metrics (unit-suffixed keys).
 """
@@ -103,6 +104,9 @@ async def run(corpora: list[tuple[Path, list[str]]], repeat: int) -> list[dict[s
             with serve(root) as base:
                 for rel in pages:
                     page = await ctx.new_page()
+                    await snap.snapshot(
+                        page
+                    )  # an agent's tab was observed before it navigated: cold = after one
                     try:
                         await page.goto(f"{base}/{rel}", wait_until="load", timeout=15000)
                     except Exception:  # a saved page that never finishes loading is measured as it is

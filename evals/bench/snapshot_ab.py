@@ -4,7 +4,10 @@
 
 ``REV``'s ``agent/browser/extractor.js`` (``git show``) is installed beside this tree's in every page under its
 own window key, and both are driven by this tree's Snapshotter, so the comparison isolates the extractor (the
-Python side, the renderer and the token counter are the same code for both). Per page: one cold snapshot each,
+Python side, the renderer and the token counter are the same code for both; ``REV``'s extractor runs where it ran
+then, in the page's own world, with its listener tracking, and this tree's in Kite's world). Each page is opened
+in a tab that was observed once before it navigated there (as an agent's tab is), so the cold snapshot is the
+first capture after a navigation. Per page: one cold snapshot each,
 then ``--repeat`` rounds of one snapshot each, the order flipped every round, so load on the machine falls on
 both sides alike. Each snapshot is timed page loaded -> text for the model (extract + render + token count, as
 ``kite snapshot --json``); ``js`` is the extractor's own time in the page, ``cpu`` the CPU time the page's renderer
@@ -62,9 +65,24 @@ def extractor_at(rev: str, repo: Path = REPO_ROOT) -> ExtractorScript:
             f"no agent/browser/extractor.js at {rev!r}: {why.strip().splitlines()[-1]}"
         ) from exc
     try:
-        return ExtractorScript.of(source, key=OTHER_KEY)
+        return ExtractorScript.of(source, key=OTHER_KEY, world=False, listeners=listeners_at(rev, repo))
     except ValueError as exc:
         raise RevisionError(f"{rev}: {exc}") from exc
+
+
+def listeners_at(rev: str, repo: Path = REPO_ROOT) -> str | None:
+    """``rev``'s listener tracking (agent/browser/listeners.js) when it is the page-world kind that an
+    extractor of the page's world reads (a function of no arguments), else None."""
+    try:
+        source = subprocess.run(
+            ["git", "-C", str(repo), "show", f"{rev}:agent/browser/listeners.js"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return source if "() => {" in source and "__kiteListeners" in source else None
 
 
 @dataclass
@@ -180,12 +198,18 @@ async def run_ab(
         browser = await pw.chromium.launch(executable_path=require_chromium(), headless=True, args=[OFFLINE])
         ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
         new_snap, old_snap = Snapshotter(), Snapshotter(script=other)
+        if (old_listeners := listeners_at(rev)) is not None:  # as that commit's sessions did
+            await ctx.add_init_script(f"({old_listeners})();")
         n = 0
         for group, root in corpora:
             with serve(root) as base:
                 for rel in pages_of(root):
                     page = await ctx.new_page()
                     try:
+                        # Kite observes a tab before it navigates it further: a capture of the blank page
+                        # first, so each side's first capture of the page is the one after a navigation
+                        for snap in (new_snap, old_snap):
+                            await snap.snapshot(page)
                         try:
                             await page.goto(f"{base}/{rel}", wait_until="load", timeout=15000)
                         except Exception:  # a saved page that never finishes loading is measured as it is
@@ -221,6 +245,9 @@ def summarise_ab(rev: str, rows: list[dict[str, Any]], load: tuple[float, float]
             g[f"{side}_recall_ratio"] = (
                 round(1 - sum(r[side]["missing"] for r in rs) / truth, 4) if truth else 1.0
             )
+            g[f"{side}_cold_median_ms"] = round(statistics.median(r[side]["cold_ms"] for r in rs), 2)
+            g[f"{side}_cold_p95_ms"] = round(pct([r[side]["cold_ms"] for r in rs], 0.95), 2)
+        g["cold_median_ratio"] = round(g["new_cold_median_ms"] / max(g["old_cold_median_ms"], 0.01), 3)
         g["median_ratio"] = round(g["new_median_ms"] / g["old_median_ms"], 3)
         g["total_ratio"] = round(g["new_total_ms"] / g["old_total_ms"], 3)
         g["cpu_median_ratio"] = round(g["new_cpu_median_ms"] / max(g["old_cpu_median_ms"], 0.01), 3)
@@ -259,7 +286,8 @@ def summarise_ab(rev: str, rows: list[dict[str, Any]], load: tuple[float, float]
 def table_ab(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
     head = (
         f"{'page':50} {'nodes':>6} | {'new ms':>7} {'p95':>7} {'js':>6} {'cpu':>6} {'tok':>5} {'rec':>7} |"
-        f" {'old ms':>7} {'p95':>7} {'js':>6} {'cpu':>6} {'tok':>5} {'rec':>7} | {'ratio':>5}"
+        f" {'old ms':>7} {'p95':>7} {'js':>6} {'cpu':>6} {'tok':>5} {'rec':>7} | {'ratio':>5} |"
+        f" {'cold new':>8} {'old':>7}"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
@@ -273,7 +301,10 @@ def table_ab(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
             )
         ratio = r["new"]["median_ms"] / r["old"]["median_ms"]
         name = f"{r['group']}/{r['page']}"[:50]
-        lines.append(f"{name:50} {r['nodes']:>6} | {cells[0]} | {cells[1]} | {ratio:>5.2f}")
+        lines.append(
+            f"{name:50} {r['nodes']:>6} | {cells[0]} | {cells[1]} | {ratio:>5.2f} |"
+            f" {r['new']['cold_ms']:>8.1f} {r['old']['cold_ms']:>7.1f}"
+        )
     lines.append("-" * len(head))
     lines.append(
         f"new = this tree, old = {s['rev']}; load (1 min) {s['load_1m_start']} -> {s['load_1m_end']}"
@@ -287,6 +318,11 @@ def table_ab(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
             f" {g['page_ratio_median']}); worst page p95 ratio {g['worst_p95_ratio']} ({g['worst_p95_page']});"
             f" tokens {g['new_tokens']} vs {g['old_tokens']} ({g['tokens_change_pct']:+}%); recall new"
             f" {g['new_recall_ratio']} of {g['new_truth_count']}, old {g['old_recall_ratio']} of {g['old_truth_count']}"
+        )
+        lines.append(
+            f"  cold (the first capture after a navigation, median over pages): new {g['new_cold_median_ms']} ms"
+            f" (p95 {g['new_cold_p95_ms']}), old {g['old_cold_median_ms']} ms (p95 {g['old_cold_p95_ms']}),"
+            f" ratio {g['cold_median_ratio']}"
         )
         lines.append(
             f"  renderer CPU per snapshot (median of page medians): new {g['new_cpu_median_ms']} ms, old"

@@ -7,6 +7,10 @@ A zero-latency fake model (through the real litellm path) drives real runs on th
 wall time (from steps.jsonl) minus the model call's latency is Kite's overhead. Reports median and p95 per
 site and overall, and where it goes: the median of each phase the step record carries (``phases_ms``,
 agent/browser/timing.py) and ``other``, the rest of the overhead (events, memory, history: no phase of its own).
+The first step of each run is left out of those and reported on its own: ``first_step_ms`` (the process's
+first step, which pays what a process does once: imports, templates, tokenizers) with its phases
+(``first_<phase>_ms``), and ``first_steps_median_ms`` (each site's run's first step; with ``--ab``, each run's
+first step, per side).
 
 The fake model names its targets as a model does, by the index the page's listing gives them (found by their
 name in the prompt); ``--selectors`` names them by CSS selector instead (the bench before 2026-11-26 23:30).
@@ -115,6 +119,7 @@ async def measure(steps: int, screenshots: bool, selectors: bool = False) -> dic
     per_site: dict[str, list[float]] = {}
     phases: list[dict[str, float]] = []
     raw: list[dict[str, Any]] = []
+    first: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp, SitesServer() as sites:
         for site, actions in WORKLOADS.items():
             register_fake("bench", _model(actions, steps, selectors))
@@ -132,13 +137,15 @@ async def measure(steps: int, screenshots: bool, selectors: bool = False) -> dic
             result = await Agent(config).run(f"benchmark {site}", start_url=sites.url(PATHS[site]))
             if not result.success:
                 raise SystemExit(f"the {site} run failed: {result.stop_reason} {result.message}")
-            steps_of = step_overheads(result)[1:]  # the first step pays one-time warm-ups
+            steps_of = step_overheads(result)
+            first += [{"site": site, "ms": x, "phases": p} for x, p in steps_of[:1]]
+            steps_of = steps_of[1:]  # the first step is reported on its own (what it pays once)
             per_site[site] = [x for x, _ in steps_of]
             phases += [p for _, p in steps_of]
             raw += [{"site": site, "ms": x, "phases": p} for x, p in steps_of]
-    out = summarise(raw)
+    out = summarise(raw, first)
     out["load_1m"] = round(os.getloadavg()[0], 2)
-    out["raw"] = raw
+    out["raw"], out["first"] = raw, first
     return out
 
 
@@ -147,8 +154,10 @@ def _p95(values: list[float]) -> float:
     return vals[max(0, int(len(vals) * 0.95) - 1)]
 
 
-def summarise(raw: list[dict[str, Any]]) -> dict[str, Any]:
-    """Median and p95 over steps (``{site, ms, phases}``), per site, and each phase's median and p95."""
+def summarise(raw: list[dict[str, Any]], first: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Median and p95 over steps (``{site, ms, phases}``), per site, and each phase's median and p95; with
+    ``first`` (each run's first step, in run order), the process's first step (``first_step_ms``: it pays
+    what the process does once, the first site's) and the median of the runs' first steps."""
     per_site: dict[str, list[float]] = {}
     for r in raw:
         per_site.setdefault(r["site"], []).append(r["ms"])
@@ -165,6 +174,11 @@ def summarise(raw: list[dict[str, Any]]) -> dict[str, Any]:
         vals = [p.get(name, 0.0) for p in phases]
         out[f"{name}_median_ms"] = round(statistics.median(vals), 2)
         out[f"{name}_p95_ms"] = round(_p95(vals), 2)
+    if first:
+        out["first_step_ms"] = round(first[0]["ms"], 1)
+        out["first_steps_median_ms"] = round(statistics.median(f["ms"] for f in first), 1)
+        for name, value in first[0]["phases"].items():
+            out[f"first_{name}_ms"] = round(value, 1)
     return out
 
 
@@ -185,6 +199,7 @@ def run_ab(rev: str, pairs: int, steps: int, selectors: bool) -> dict[str, Any]:
     """This tree against ``rev``'s, ``pairs`` runs each, alternating; steps pooled per side."""
     here = Path(__file__).resolve().parents[2]
     sides: dict[str, list[dict[str, Any]]] = {"this": [], rev: []}
+    firsts: dict[str, list[dict[str, Any]]] = {"this": [], rev: []}
     loads: list[float] = []
     with tempfile.TemporaryDirectory(prefix="kite-ab-") as tmp:
         archive = subprocess.run(["git", "-C", str(here), "archive", rev], capture_output=True, check=False)
@@ -196,7 +211,9 @@ def run_ab(rev: str, pairs: int, steps: int, selectors: bool) -> dict[str, Any]:
             order = ["this", rev] if i % 2 else [rev, "this"]
             for side in order:
                 loads.append(os.getloadavg()[0])
-                sides[side] += _one_run(trees[side], steps, selectors)["raw"]
+                run = _one_run(trees[side], steps, selectors)
+                sides[side] += run["raw"]
+                firsts[side] += run["first"][:1]  # each process's first step
     out: dict[str, Any] = {
         "rev": rev,
         "pairs": pairs,
@@ -204,6 +221,8 @@ def run_ab(rev: str, pairs: int, steps: int, selectors: bool) -> dict[str, Any]:
     }
     for side, raw in sides.items():
         out[side] = summarise(raw)
+        if firsts[side]:
+            out[side]["first_step_median_ms"] = round(statistics.median(f["ms"] for f in firsts[side]), 1)
     a, b = out["this"], out[rev]
     out["ratio_median"] = round(a["step_overhead_median_ms"] / b["step_overhead_median_ms"], 2)
     out["ratio_p95"] = round(a["step_overhead_p95_ms"] / b["step_overhead_p95_ms"], 2)
@@ -245,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        result.pop("raw")
+        result.pop("raw"), result.pop("first")
         width = max(map(len, result))
         for key, value in result.items():
             if not any(key.startswith(f"{p}_") for p in (*PHASES, "other")):

@@ -29,6 +29,12 @@ SYNONYMS = (
     ("proceed to checkout", "go to checkout"),
     ("log in", "sign in"),
     ("log out", "sign out"),
+    ("compose", "new message"),
+    ("reply", "respond"),
+    ("star", "flag"),
+    ("book now", "reserve now"),
+    ("booking", "reservation"),
+    ("bookings", "reservations"),
 )
 """Words that say the same thing on a page (both ways)."""
 

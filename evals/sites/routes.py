@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from kite_browser.evals.sites import accounts, api, policy, shop
+from kite_browser.evals.sites import accounts, api, events, mail, policy, shop
 from kite_browser.evals.sites.web import Request, Response
 
 Route = tuple[str, re.Pattern[str], Callable[..., Response]]
@@ -47,9 +47,22 @@ def _localised() -> list[tuple[str, str, Callable[..., Response]]]:
 
 
 def build_routes() -> list[Route]:
-    table = [
+    table: list[tuple[str, str, Callable[..., Response]]] = [
         *_localised(),
         ("GET", r"/help/returns", policy.returns_page),
+        ("GET", r"/mail/?", mail.mailbox),
+        ("GET", r"/mail/message/(\w+)", mail.message_page),
+        ("POST", r"/mail/message/(\w+)", mail.message_action),
+        ("GET", r"/mail/compose", mail.compose_page),
+        ("POST", r"/mail/send", mail.send),
+        ("POST", r"/mail/folders", mail.new_folder),
+        ("GET", r"/events/?", events.catalogue),
+        ("GET", r"/events/event/([\w-]+)", events.event_page),
+        ("POST", r"/events/book", events.book),
+        ("GET", r"/events/bookings", events.bookings_page),
+        ("GET", r"/events/booking/([\w-]+)", events.booking_page),
+        ("GET", r"/events/booking/([\w-]+)/cancel", events.cancel_page),
+        ("POST", r"/events/booking/([\w-]+)/cancel", events.cancel),
         ("GET", r"/api/state", api.get_state),
         ("POST", r"/api/reset", api.reset_state),
         ("POST", r"/api/event", api.post_event),

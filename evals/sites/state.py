@@ -10,6 +10,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from kite_browser.evals.sites.events import events_view
+from kite_browser.evals.sites.events_data import fresh_events
+from kite_browser.evals.sites.mail import mail_view
+from kite_browser.evals.sites.mail_data import fresh_mail
+
 DEMO_EMAIL = "demo@kite.test"
 DEMO_PASSWORD = "kite123"
 DEMO_NAME = "Demo User"
@@ -28,7 +33,8 @@ def new_account(name: str, email: str, password: str) -> dict[str, Any]:
 
 
 def fresh_state(sid: str) -> dict[str, Any]:
-    """The state a new visitor starts with: an empty cart and the seeded demo account."""
+    """The state a new visitor starts with: an empty cart, the seeded demo account, the seeded mailbox and
+    bookings."""
     return {
         "sid": sid,
         "cart": [],
@@ -40,6 +46,8 @@ def fresh_state(sid: str) -> dict[str, Any]:
         "login_attempts": [],
         "form_submissions": [],
         "events": [],
+        "mail": fresh_mail(),
+        "booking": fresh_events(),
     }
 
 
@@ -53,6 +61,8 @@ def public_view(state: dict[str, Any]) -> dict[str, Any]:
         email: {k: acc[k] for k in ("display_name", "newsletter", "language")}
         for email, acc in view["accounts"].items()
     }
+    view["mail"] = mail_view(view["mail"])
+    view["booking"] = events_view(view["booking"])
     view["cart_count"] = sum(item["qty"] for item in view["cart"])
     view["cart_total"] = round(sum(item["qty"] * item["price"] for item in view["cart"]), 2)
     return view

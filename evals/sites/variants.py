@@ -52,8 +52,17 @@ SYNONYMS = {
     "view_cart": "View basket",
     "cart": "Basket",
     "checkout": "Go to checkout",
+    "compose": "New message",
+    "reply": "Respond",
+    "star": "Add flag",
+    "unstar": "Remove flag",
+    "book": "Reserve now",
+    "bookings": "My reservations",
+    "cancel_booking": "Cancel reservation",
+    "confirm_cancel": "Yes, cancel reservation",
 }
-"""English labels that variant 2 says differently (the Chinese pages keep theirs)."""
+"""English labels that variant 2 says differently (the Chinese pages keep theirs): the shop's, the mail's and
+the events app's."""
 
 T = TypeVar("T")
 

@@ -22,6 +22,7 @@ from kite_browser.agent.browser.observation import (
     Element,
     ErrorInfo,
     Fingerprint,
+    HeldRequest,
     Observation,
     PageSummary,
     Rect,
@@ -181,6 +182,9 @@ class MemoryEnv:
         }
 
     def blocked_between(self) -> list[str]:
+        return []
+
+    def held_between(self) -> list[HeldRequest]:
         return []
 
     async def read_each(self, indexes: list[int], js: str) -> dict[int, object]:

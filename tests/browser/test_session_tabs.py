@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from playwright.async_api import Browser
 
 from kite_browser.agent.browser.session import ContextSession, NoOpenTabError, TabNotFoundError
+from tests.browser.action_pages.harness import make_kite
 from tests.fixtures.browser import PagesServer
 
 
@@ -13,6 +17,7 @@ def tab_pages(pages_server: PagesServer) -> dict[str, str]:
     return {
         "a": pages_server.add("/tabs/a", "<title>Page A</title><h1>A</h1>"),
         "b": pages_server.add("/tabs/b", "<title>Page B</title><h1>B</h1>"),
+        "form": pages_server.add("/tabs/form", '<title>Form</title><input id="field" aria-label="Field">'),
         "opener": pages_server.add(
             "/tabs/opener",
             """<title>Opener</title>
@@ -110,3 +115,37 @@ async def test_all_tabs_closed_is_typed(ctx_session: ContextSession) -> None:
     assert err.value.to_dict()["error"] == "no_open_tab"
     page = await ctx_session.open_tab()
     assert ctx_session.page is page
+
+
+FRAMES_JS = """() => new Promise((done) => {
+  const t0 = performance.now(); let frames = 0;
+  const tick = () => { frames++; if (frames < 6) requestAnimationFrame(tick); else done(performance.now() - t0); };
+  requestAnimationFrame(tick);
+})"""
+"""Milliseconds the page takes to draw six animation frames: ~100 in front, ~6,000 in a throttled tab."""
+
+
+async def test_a_tab_typed_into_behind_another_keeps_drawing(
+    pw_browser: Browser, tmp_path: Path, tab_pages: dict[str, str]
+) -> None:
+    """Input on a tab while another tab of the window is in front (the chrome tools act on tabs by id; a
+    run's page may open a tab it does not follow) brings it to the front first: Chromium otherwise draws it
+    one frame a second from then on, and every action's settle, which counts frames, waits for them."""
+    context = await pw_browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        kite = make_kite(ContextSession(context), tmp_path)
+        first = await context.new_page()
+        await first.goto(tab_pages["form"])
+        second = await context.new_page()  # opens in front of the first
+        await second.goto(tab_pages["a"])
+        kite.session.activate(first)
+        for text in ("one", "two"):
+            typed = await kite.act(action="type", selector="#field", text=text)
+            assert typed.ok and typed.effects.value == text
+            assert (await first.evaluate(FRAMES_JS)) < 3000, "the tab typed into draws a frame a second"
+        kite.session.activate(second)  # and back: the other tab comes to the front in its turn
+        assert (await kite.act(action="scroll", direction="down", amount=100)).ok
+        assert (await second.evaluate(FRAMES_JS)) < 3000
+        assert not second.is_closed() and await first.input_value("#field") == "two"
+    finally:
+        await context.close()

@@ -64,10 +64,10 @@ async def test_frozen_page_hits_time_cap(pw_browser: Browser, base: str) -> None
         snap = Snapshotter(SnapshotConfig(time_cap_ms=800))
         await snap.snapshot(page)
         # CDP messages run in order on the page's main thread: the snapshot is queued behind the endless loop
-        spin = asyncio.ensure_future(page.evaluate("() => { for (;;) {} }"))
+        # (started in the page's next task, so it runs before any later message, whichever session sends it)
+        await page.evaluate("() => { setTimeout(() => { for (;;) {} }, 0); }")
         start = time.perf_counter()
         obs = await snap.snapshot(page)
-        spin.cancel()
         assert time.perf_counter() - start < 5
         assert obs.elements == [] and any("time cap" in w for w in obs.summary.warnings)
         assert "Warning:" in render_observation(obs)

@@ -8,10 +8,12 @@ from collections.abc import Iterator
 import pytest
 from playwright.async_api import BrowserContext, Page
 
+from kite_browser.agent.browser.extractor_call import call_extractor
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.browser.snapshot import Snapshotter, install_listener_tracking
+from kite_browser.agent.browser.world import world_of
 from kite_browser.evals.sites import SitesServer
 from tests.browser.pages.server import serve
 
@@ -126,8 +128,15 @@ async def test_browser_session_contexts_track_listeners(browser_session: Browser
     ctx = await browser_session.new_context()
     try:
         await ctx.page.goto(f"{base}/listeners.html")
-        tracked = "(id) => window.__kiteListeners.has(document.getElementById(id))"
-        assert await ctx.page.evaluate(tracked, "js-card") is True  # before any snapshot
-        assert await ctx.page.evaluate(tracked, "plain") is False
+        # the listeners were added at load, before the extractor ever ran: tracked by the context's init
+        # script, and handed to Kite's world when it asks
+        await call_extractor(ctx.page.main_frame, {"fn": "token"})
+        tracked = "(id) => { window.__kiteListened.flush(); return window.__kiteListened.has(document.getElementById(id)); }"
+        world = world_of(ctx.page)
+        assert await world.call(ctx.page.main_frame, tracked, "js-card") is True
+        assert await world.call(ctx.page.main_frame, tracked, "plain") is False
+        assert (
+            await ctx.page.evaluate("Object.getOwnPropertyNames(window).filter((n) => /kite/i.test(n))") == []
+        )
     finally:
         await ctx.close()

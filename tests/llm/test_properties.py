@@ -32,6 +32,7 @@ FIELD_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "append": st.booleans(),
     "direction": st.sampled_from(["up", "down", "left", "right"]),
     "amount": st.integers(min_value=1, max_value=100_000),
+    "question": st.text(min_size=1, max_size=300).filter(str.strip),
     "url": nonempty,
     "full_page": st.booleans(),
     "ms": st.integers(min_value=0, max_value=30_000),

@@ -11,7 +11,7 @@ from kite_browser.agent.config import LLMConfig
 from kite_browser.agent.llm.client import LLMClient, Usage
 from kite_browser.agent.llm.errors import LLMAuthError, LLMUnavailableError
 from kite_browser.agent.llm.parsing import ParseError, parse_reply
-from tests.fixtures.openai_server import Body, FakeOpenAIServer, Reply, Status
+from tests.fixtures.openai_server import Body, FakeOpenAIServer, Reply, Status, completion
 
 USER = [{"role": "user", "content": "click the button"}]
 OK = Reply(tool_calls=[("click", {"index": 3})])
@@ -109,3 +109,31 @@ async def test_reasoning_then_an_action_runs_the_action(openai_server):
     reply = await fake_client(openai_server).complete(USER)
     assert [a.action for a in parse_reply(reply).actions] == ["click"]
     assert reply.reasoning is not None and "Item 3." in reply.reasoning
+
+
+@pytest.mark.parametrize(
+    ("extra", "usage_extra", "expected"),
+    [
+        (  # llama.cpp: timings beside usage
+            {"timings": {"cache_n": 900, "prompt_n": 40, "prompt_ms": 1234.5, "predicted_ms": 8000}},
+            {},
+            {"cached_tokens": 900, "read_s": 1.234, "write_s": 8.0},
+        ),
+        ({}, {"prompt_tokens_details": {"cached_tokens": 512}}, {"cached_tokens": 512}),  # OpenAI's form
+        (  # what is not a count or a time is left out
+            {"timings": {"cache_n": -3, "prompt_ms": "slow", "predicted_ms": float("nan")}},
+            {},
+            {},
+        ),
+        ({"timings": "none"}, {}, {}),
+    ],
+)
+async def test_what_the_server_says_of_its_cache_and_time_is_kept(
+    openai_server, extra, usage_extra, expected
+):
+    data = completion(Reply(content="hi", prompt_tokens=1000, completion_tokens=20), "fake")
+    data["usage"].update(usage_extra)
+    openai_server.push(Body({**data, **extra}))
+    reply = await fake_client(openai_server).complete(USER)
+    said = reply.usage.model_dump(include={"cached_tokens", "read_s", "write_s"})
+    assert said == expected and reply.usage.prompt_tokens == 1000

@@ -40,6 +40,15 @@ def test_config_for_server_points_litellm_at_the_server() -> None:
     assert forced.llm.function_calling is True
 
 
+def test_the_local_model_gets_a_smaller_page_budget_unless_a_lower_one_is_set() -> None:
+    """llm.local_page_tokens caps the page's budget for the bundled model; a lower snapshot.token_budget stays."""
+    default = KiteConfig(llm=LLMConfig(model="local"))
+    assert default.snapshot.token_budget > default.llm.local_page_tokens
+    assert config_for_server(default, SERVER).snapshot.token_budget == default.llm.local_page_tokens
+    lower = default.model_copy(update={"snapshot": default.snapshot.model_copy(update={"token_budget": 300})})
+    assert config_for_server(lower, SERVER).snapshot.token_budget == 300
+
+
 def test_status_of_an_empty_data_dir(tmp_path: Path) -> None:
     status = local_status(KiteConfig(browser=BrowserConfig(data_dir=str(tmp_path))))
     assert status["installed"] is False and status["running"] is False and status["model_size"] is None

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
+import jsonschema
 import mcp_types as types
 from mcp import Client
 
+from kite_browser.agent.mcp.results import full_schema
+from kite_browser.agent.mcp.tools import TOOLS
 from kite_browser.evals.sites import SitesServer
 from tests.mcp.conftest import error_of, ref, text_of
 
@@ -92,6 +96,9 @@ async def confirmations(c: Client, answers: Answers, path: str = "/shop/cart") -
     InputRequiredResult round in 2026-07-28); one approved, one declined."""
     ok = await c.call_tool("evaluate", {"code": "return 6 * 7"})
     assert not ok.is_error and "42" in text_of(ok)
+    assert (
+        ok.structured_content is not None and ok.structured_content["data"]["value"] == 42
+    )  # after the question
     no = error_of(await c.call_tool("evaluate", {"code": "return 1"}))
     assert no["error"] == "declined" and "declined" in no["message"]
     assert len(answers.messages) == 2
@@ -122,3 +129,48 @@ async def secrets_hidden(c: Client, sites: SitesServer) -> None:
     snap = text_of(await c.call_tool("snapshot", {}))
     assert "hunter2" not in typed + snap
     assert "value" in typed  # the field was filled (its value is masked)
+
+
+def structured_of(tool: types.Tool, result: types.CallToolResult) -> dict[str, Any]:
+    """A data tool's ``structuredContent``, checked against the ``outputSchema`` the tool listed and against
+    its output model's whole schema (jsonschema), with the text still there for clients that read text."""
+    assert not result.is_error and text_of(result), text_of(result)
+    data, listed = result.structured_content, tool.output_schema
+    assert isinstance(data, dict) and listed is not None, tool.name
+    jsonschema.validate(data, listed)
+    spec = TOOLS[tool.name]
+    assert spec.output is not None
+    jsonschema.validate(data, full_schema(spec.output))
+    return data
+
+
+async def structured_results(c: Client, sites: SitesServer) -> None:
+    """Actions, snapshot, read and tabs answer data that validates against their schemas; a secret the page
+    echoes (the search for it, in the URL and the heading) is redacted in the data as in the text."""
+    tools = {t.name: t for t in (await c.list_tools()).tools}
+    assert {n for n, t in tools.items() if t.output_schema} == {n for n, s in TOOLS.items() if s.output}
+    assert tools["screenshot"].output_schema is None and tools["click"].output_schema is not None
+    nav = await c.call_tool("navigate", {"url": sites.url("/shop/")})
+    moved = structured_of(tools["navigate"], nav)
+    assert moved["ok"] and moved["effects"]["navigated"] and moved["page"] == "snapshot"
+    home = text_of(nav)
+    snap = structured_of(tools["snapshot"], await c.call_tool("snapshot", {}))
+    assert snap["url"] == sites.url("/shop/") and snap["title"] == "Kite Shop"
+    search = ref(home, "input", "Search")
+    assert {"ref": search, "role": "input", "name": "Search"} in snap["elements"]
+    typed = structured_of(
+        tools["type"], await c.call_tool("type", {"ref": search, "text": "<secret>code</secret>"})
+    )
+    assert typed["ok"] and typed["effects"]["value"] is not None
+    clicked = await c.call_tool("click", {"ref": ref(home, "button", "Search")})
+    found = structured_of(tools["click"], clicked)
+    assert found["changed"] and found["effects"]["navigated"]
+    read = await c.call_tool("read", {})
+    page = structured_of(tools["read"], read)
+    tabs = structured_of(tools["tabs"], await c.call_tool("tabs", {}))
+    assert [t["active"] for t in tabs["tabs"]] == [True]
+    data = json.dumps(
+        [typed, found, page, tabs, structured_of(tools["snapshot"], await c.call_tool("snapshot", {}))]
+    )
+    assert "hunter2" not in data + text_of(clicked) + text_of(read)
+    assert "<secret>code</secret>" in found["effects"]["url_after"]  # the page echoed it: redacted

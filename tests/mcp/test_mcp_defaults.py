@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 from mcp import Client
 
 from kite_browser.agent.browser.tokens import count_tokens
@@ -30,12 +31,24 @@ def _prices(text: str) -> set[str]:
 ALL_PRICES = {f"${p.price:.2f}" for p in PRODUCTS}
 
 
-async def test_default_tools_are_kites_own_within_3000_tokens(kite_config: Any) -> None:
-    async with kite_mcp(kite_config()) as kite, Client(kite.server, mode="legacy") as c:
+async def _definition_tokens(config: Any) -> tuple[list[types.Tool], int]:
+    async with kite_mcp(config) as kite, Client(kite.server, mode="legacy") as c:
         tools = (await c.list_tools()).tools
-    assert [t.name for t in tools] == list(TOOLS)  # no module's tools unless --module or mcp.modules
     definitions = json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools])
-    assert count_tokens(definitions) <= 3000
+    return tools, count_tokens(definitions)
+
+
+async def test_default_tools_are_kites_own_within_3000_tokens_plus_compact_output_schemas(
+    kite_config: Any,
+) -> None:
+    """The text-only definitions stay within 3,000 tokens; the compact outputSchemas (the default) add at
+    most 1,200 (14 data tools), the whole schemas (``mcp.output_schemas: full``) far more."""
+    tools, compact = await _definition_tokens(kite_config())
+    assert [t.name for t in tools] == list(TOOLS)  # no module's tools unless --module or mcp.modules
+    bare_tools, bare = await _definition_tokens(kite_config(**{"mcp.output_schemas": "none"}))
+    _, full = await _definition_tokens(kite_config(**{"mcp.output_schemas": "full"}))
+    assert not any(t.output_schema for t in bare_tools)
+    assert bare <= 3000 and compact - bare <= 1200 and full > compact + 5000
 
 
 async def test_modules_are_offered_when_named(kite_config: Any) -> None:

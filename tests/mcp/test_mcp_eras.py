@@ -9,7 +9,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule
@@ -39,6 +39,11 @@ async def test_discover_names_2026_unless_isolation_needs_sessions(kite_config: 
     async with kite_mcp(config, registry=_registry(config)) as kite:
         async with Client(kite.server) as c:  # auto: probes server/discover
             assert c.protocol_version == MODERN
+            found = types.DiscoverResult.model_validate(await c.session.send_discover(MODERN))
+            assert found.supported_versions == list(MODERN_PROTOCOL_VERSIONS)  # initialize reaches the rest
+        async with Client(kite.server, mode="legacy") as c:  # an older client still gets its handshake
+            assert c.protocol_version == HANDSHAKE_PROTOCOL_VERSIONS[-1]
+            assert "forget" in [t.name for t in (await c.list_tools()).tools]
     async with kite_mcp(config, registry=_registry(config), isolated=True) as kite:
         async with Client(kite.server, mode=MODERN) as c:
             found = types.DiscoverResult.model_validate(await c.session.send_discover(MODERN))
@@ -101,3 +106,26 @@ async def test_2026_confirmation_is_an_input_round_answered_once(kite_config: An
         "Cy Young",
         "Cy Young",
     ]  # the replay was asked again; Dee's client cannot be asked
+
+
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+async def test_request_meta_reaches_the_innermost_middleware_at_both_revisions(kite_config: Any) -> None:
+    """Kite rewrites no request: a call's ``_meta`` (the trace context the SDK's span middleware reads) is
+    still there after Kite's own middleware, at 2026-07-28 and in the handshake era."""
+    config = kite_config()
+    seen: list[dict[str, Any]] = []
+
+    async def spy(ctx: Any, call_next: Any) -> Any:
+        meta = getattr(ctx, "meta", None)
+        if meta is not None:
+            seen.append(meta.model_dump(by_alias=True) if hasattr(meta, "model_dump") else dict(meta))
+        return await call_next(ctx)
+
+    async with kite_mcp(config, registry=_registry(config)) as kite:
+        kite.server.middleware.append(spy)
+        for mode in (MODERN, "legacy"):
+            async with Client(kite.server, mode=mode) as c:
+                await c.call_tool("forget", {"name": "x"}, meta={"traceparent": TRACEPARENT})
+    assert sum(1 for m in seen if m.get("traceparent") == TRACEPARENT) == 2

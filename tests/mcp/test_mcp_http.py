@@ -13,7 +13,15 @@ from kite_browser.agent.mcp.image import MAX_CAPTURE_PX, MAX_IMAGE_BYTES
 from kite_browser.evals.sites import SitesServer
 from tests.fixtures.browser import PagesServer
 from tests.mcp.conftest import HttpServer, error_of, records, ref, text_of, wait_until
-from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, secrets_hidden, shop_task
+from tests.mcp.scenarios import (
+    Answers,
+    bad_input,
+    check_tools,
+    confirmations,
+    secrets_hidden,
+    shop_task,
+    structured_results,
+)
 
 
 async def test_http_task_stale_ref_confirmations_and_bad_input(
@@ -42,6 +50,7 @@ async def test_http_client_pinned_to_2026_07_28(http_server: HttpServer, sites: 
         assert stale["error"] == "stale_element" and "Create account" in stale["page"]
     async with Client(http_server.url, mode="2026-07-28") as c:  # the same state: still on the register page
         assert "/account/register" in text_of(await c.call_tool("snapshot", {}))
+        await structured_results(c, sites)
     rounds = [r for r in records(http_server.home) if r["event"] == "input_required"]
     assert [r["client"] for r in rounds] == ["shared", "shared"]
 

@@ -42,6 +42,7 @@ async def test_a_foreign_host_or_origin_is_refused_on_any_loopback_address(mcp_h
         foreign_origin = post(server.url, host=own, origin="http://evil.example")
         assert foreign_origin.status_code == 403, foreign_origin.text
         async with Client(server.url) as c:  # the SDK's own client (Host: the address itself) is served
+            assert c.protocol_version == "2026-07-28"  # auto mode, no --isolated: the current revision
             assert "navigate" in {t.name for t in (await c.list_tools()).tools}
     finally:
         server.stop()

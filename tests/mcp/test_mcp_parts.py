@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
+import jsonschema
 import pytest
 from mcp import Client
 
+from kite_browser.agent.browser.observation import DialogInfo, Effects
 from kite_browser.agent.cli import main
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.mcp.confirm import ElicitConfirmer
+from kite_browser.agent.mcp.results import ActOut, SnapshotOut, TabsOut, full_schema, output_schema, redacted
 from kite_browser.agent.mcp.tools import TOOLS
 from kite_browser.agent.mcp.transport import BearerToken, check_http_options
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule, tool
 from kite_browser.agent.modules.registry import ModuleRegistry
 from kite_browser.safety.confirm import ConfirmRequest, Gate
 from kite_browser.safety.rules import ConfirmLevel, Decision
+from kite_browser.safety.secrets import Secret, SecretStore
 from tests.mcp.conftest import error_of, text_of
 from tests.mcp.scenarios import Answers
 
@@ -133,3 +138,37 @@ async def test_builtin_modules_tools_carry_the_hints_their_modules_declare(kite_
         for n, a in hints.items()
         if n.startswith("chrome_")
     )
+
+
+def test_output_schemas_compact_and_full_accept_the_data_and_the_full_one_checks_it() -> None:
+    """One source: both forms come from the output model; a real result validates against both, and the
+    whole schema refuses what the model would (a wrong ``page``, an unknown dialog type)."""
+    effects = Effects(navigated=True, url_after="http://x/", dialog=DialogInfo(type="alert", message="hi"))
+    out = ActOut(ok=True, message="clicked", changed=True, effects=effects, data={"value": 42}, page="diff")
+    data = out.model_dump(mode="json")
+    compact, full = output_schema(ActOut), full_schema(ActOut)
+    jsonschema.validate(data, compact)
+    jsonschema.validate(data, full)
+    assert compact["properties"]["effects"] == {"type": "object"} and "$defs" in full
+    assert compact["properties"]["page"]["enum"] == ["unchanged", "diff", "snapshot"]
+    for bad in ({**data, "page": "all"}, {**data, "effects": {**data["effects"], "dialog": {"type": "x"}}}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, full)
+    tab = output_schema(TabsOut)
+    assert tab == {"type": "object", "properties": {"tabs": {"type": "array"}}}
+    assert "title" in output_schema(SnapshotOut)["properties"]  # a field named title is kept
+
+
+def test_redacted_takes_a_secret_out_of_every_string_key_and_number() -> None:
+    secrets = SecretStore([Secret("pin", "918273")])
+    data = {
+        "url": "http://x/?q=918273",
+        "918273": 1,
+        "value": 918273,
+        "n": 5,
+        "ok": True,
+        "list": ["a 918273"],
+    }
+    out = redacted(data, secrets.redact)
+    assert "918273" not in json.dumps(out)
+    assert out["n"] == 5 and out["ok"] is True and out["value"] == "<secret>pin</secret>"

@@ -15,7 +15,14 @@ from mcp import Client, StdioServerParameters
 from kite_browser.agent.browser.procs import with_env
 from kite_browser.evals.sites import SitesServer
 from tests.mcp.conftest import MARK, records, ref, server_argv, server_env, text_of, wait_until
-from tests.mcp.scenarios import Answers, bad_input, check_tools, confirmations, shop_task
+from tests.mcp.scenarios import (
+    Answers,
+    bad_input,
+    check_tools,
+    confirmations,
+    shop_task,
+    structured_results,
+)
 
 
 def _stdio(home: Path, *flags: str) -> StdioServerParameters:
@@ -27,7 +34,8 @@ async def test_stdio_task_stale_ref_confirmations_and_bad_input(mcp_home: Path, 
     """An SDK client in its default mode: it probes server/discover and speaks 2026-07-28."""
     answers = Answers(True, False)
     async with Client(
-        _stdio(mcp_home, "--blocked-domain", "blocked.test"), elicitation_callback=answers
+        _stdio(mcp_home, "--blocked-domain", "blocked.test", "--secret", "code=hunter2"),
+        elicitation_callback=answers,
     ) as c:
         assert c.protocol_version == "2026-07-28"
         await check_tools(c)
@@ -35,6 +43,7 @@ async def test_stdio_task_stale_ref_confirmations_and_bad_input(mcp_home: Path, 
         assert total == "$7.25"
         await confirmations(c, answers)
         await bad_input(c)
+        await structured_results(c, sites)
     carts = [s["cart"] for s in sites.states().values()]
     assert any([i["product_id"] for i in cart] == ["sky-blue-espresso-mug"] for cart in carts)
     decisions = [r for r in records(mcp_home) if r["event"] == "decision"]
@@ -52,7 +61,8 @@ async def test_stdio_handshake_era_client_is_asked_by_server_request(
     mcp_home: Path, sites: SitesServer
 ) -> None:
     answers = Answers(True, False)
-    async with Client(_stdio(mcp_home), mode="legacy", elicitation_callback=answers) as c:
+    secret = _stdio(mcp_home, "--secret", "code=hunter2")
+    async with Client(secret, mode="legacy", elicitation_callback=answers) as c:
         assert c.protocol_version == "2025-11-25"
         page = text_of(await c.call_tool("navigate", {"url": sites.url("/account/login")}))
         await confirmations(c, answers, "/account/login")
@@ -63,6 +73,7 @@ async def test_stdio_handshake_era_client_is_asked_by_server_request(
         assert "Tabs:" not in opened  # the list is given once
         closed = text_of(await c.call_tool("tabs", {"action": "close", "index": 1}))
         assert re.search(r"^0\* 'Register'", closed, re.M) and "Kite forms" not in closed
+        await structured_results(c, sites)
     run = records(mcp_home, last=True)  # this server's record: asked mid-call, no input rounds
     decisions = [(r["tool"], r["allowed"]) for r in run if r["event"] == "decision"]
     assert decisions == [("evaluate", True), ("evaluate", False)]
@@ -123,3 +134,30 @@ def test_closed_browser_is_restarted_and_a_vanished_client_leaves_no_chromium(
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+def test_a_2024_11_05_client_is_served_text_only(mcp_home: Path) -> None:
+    """The oldest handshake version: negotiated as asked, tools listed and called, no ``outputSchema`` or
+    ``structuredContent`` (that version has neither: the client would only pay their tokens)."""
+    proc = subprocess.Popen(
+        server_argv(mcp_home), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=server_env(uuid.uuid4().hex)
+    )
+    try:
+        init = {
+            "protocolVersion": "2024-11-05",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        }
+        _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+        assert _answer(proc)["result"]["protocolVersion"] == "2024-11-05"
+        _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        tools = _answer(proc)["result"]["tools"]
+        assert "snapshot" in [t["name"] for t in tools] and not [t for t in tools if "outputSchema" in t]
+        _rpc(proc, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "tabs"}})
+        listed = _answer(proc)["result"]
+        assert "about:blank" in listed["content"][0]["text"] and "structuredContent" not in listed
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(60)

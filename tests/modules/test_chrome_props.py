@@ -17,9 +17,10 @@ from tests.fixtures.browser import PagesServer
 from tests.modules.conftest import ToolboxHarness
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-"""100 examples each. Quiet, the slowest test takes ~20 s; at load 20 on 2 cores (CI's slow part beside Ray and
-the wheel installs) a click takes 2-5 s and test_click_runs_the_handler ~350 s: it once passed 300 s there. A
-stuck call cannot eat this margin: every call on a tab runs under its hang watchdog (test_chrome_stuck_tab.py)."""
+"""100 examples each. Quiet, the slowest test takes ~20 s; at load 30 on 2 cores, ~60 s. (The typing and click
+properties took 200-300 s while test_tab_lifecycle's tabs stood in front of the one acted on: Chromium drew it a
+frame a second; ContextSession.to_front, tests/browser/test_session_tabs.py.) A stuck call cannot eat this
+margin: every call on a tab runs under its hang watchdog (test_chrome_stuck_tab.py)."""
 
 SETTINGS = settings(
     max_examples=100,

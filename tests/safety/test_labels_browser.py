@@ -172,7 +172,10 @@ async def test_a_submit_button_is_judged_by_where_its_form_goes(
     def decide(element_id: str) -> Decision:
         return policy.evaluate(parse_action({"action": "click", "index": by_id[element_id].index}), obs)
 
-    sensitive = prefix == "/checkout"
+    # /notes is sensitive too, by what it holds: a form on it is sent by POST to /checkout/pay
+    why = policy.page_sensitivity(obs) or ""
+    assert ("the URL" if prefix == "/checkout" else "sent by POST and its target /checkout/pay") in why, why
+    sensitive = True
     for element_id, level, rule, said in [
         ("next", "confirm" if sensitive else "auto", "sensitive_click", "its form goes to /checkout/pay"),
         (

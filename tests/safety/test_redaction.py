@@ -44,7 +44,21 @@ def transforms(v: str) -> dict[str, str]:
         "fullwidth-slashed": "\uff0f".join(v),
         "mixed": "\u2060".join(v[:4]) + "/" + v[4:].upper(),
         "math-bold-digits": v.replace("0", "\U0001d7ce").replace("4", "\U0001d7d2"),
+        # read as a person or a server reads them: percent-decoded again and again, marks and format
+        # characters removed
+        "percent-every-byte": _every_byte(v),
+        "percent-twice": _every_byte(v).replace("%", "%25"),
+        "percent-half": "".join(_every_byte(c) if i % 2 else c for i, c in enumerate(v)),
+        "combining-marks": "".join(c + "\u0301\u0336" for c in v),
+        "percent-combining-marks": _every_byte("".join(c + "\u0308" for c in v)),
+        "invisible-separator": "\u2063".join(v),
+        "precomposed-accents": v.replace("r", "\u0155").replace("u", "\u00fa").replace("o", "\u00f3"),
     }
+
+
+def _every_byte(text: str) -> str:
+    """Every byte of ``text`` percent-encoded, letters too (``quote`` leaves letters as they are)."""
+    return "".join(f"%{b:02X}" for b in text.encode())
 
 
 @pytest.mark.parametrize(("kind", "form"), list(transforms(VALUE).items()))
@@ -53,6 +67,8 @@ def test_common_transforms_are_redacted(kind: str, form: str) -> None:
     assert "<secret>pw</secret>" in out, (kind, out)
     core = form[4:-4] if kind.startswith("base64-") else form  # edge chars also carry neighbouring bytes
     assert core not in out, (kind, out)
+    if not kind.startswith(("base64-", "url-plus")):  # the whole form goes, marks and encoded bytes included
+        assert out == "before <secret>pw</secret> after", (kind, out)
 
 
 @pytest.mark.parametrize(("kind", "form"), list(transforms(VALUE).items()))
@@ -72,6 +88,9 @@ def test_ordinary_text_is_not_taken_for_a_folded_secret() -> None:
     store = _store(pw=VALUE, card="4242 4242 4242 4242")
     text = "The troubadour sang 3x; order 4242 4242 4241 4242; Tr0ub4dor-3 is not it."
     assert store.redact(text) == text
+    # percent-encoded and accented ordinary text is read, and left as it is
+    other = "q=caf%C3%A9%20cr%C3%A8me&x=%FF%2G; na\u0308ive r\u00e9sum\u00e9 \u2063 Tr0ub%34dor-3"
+    assert store.redact(other) == other
 
 
 def test_short_values_are_redacted_only_as_whole_tokens() -> None:
@@ -129,3 +148,12 @@ async def test_a_page_that_transforms_the_secret_never_gets_it_to_the_model(
         for form in (*forms, VALUE.lower(), basic[4:-4]):
             assert form not in text
     assert "<secret>phrase</secret>" in sent
+
+
+@pytest.mark.parametrize("form", ["admın12345", "ADMİN12345", "\u212adm1n2345x", "ＡＤＭＩＮ12345"])
+def test_the_quick_test_never_misses_what_the_pattern_finds(form: str) -> None:
+    """``redact`` runs the quick test first: a form the case-insensitive pattern matches (a dotless or dotted
+    capital I, the Kelvin sign for K, fullwidth letters) passes it too."""
+    store = _store(pw="Admin12345", k="Kdm1n2345x")
+    out = store.redact(f"a {form} b")
+    assert out in ("a <secret>pw</secret> b", "a <secret>k</secret> b"), out

@@ -16,6 +16,7 @@ from typing import Any
 
 from kite_browser.agent.browser.exec import guard
 from kite_browser.agent.browser.exec.cdp import mouse_event
+from kite_browser.agent.browser.exec.targets import Target, on_target
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
 from kite_browser.agent.loop import Agent
@@ -203,11 +204,12 @@ async def test_a_look_sent_with_the_move_reads_the_page_after_the_move(ctx_sessi
     box = await button.bounding_box()
     assert box is not None
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    seen = await button.evaluate(f"(el) => {guard.op_call('seen')}")
+    target = Target(page.main_frame, button, None, "the button")  # the guard runs in Kite's world
+    seen = await on_target(target, f"(el) => {guard.op_call('seen')}")
     after = guard.op_call("after", "[kind, base, x, y]")
     look_js = f"async (el, [kind, base, x, y]) => {{ await {after}; return el.textContent; }}"
-    elsewhere = asyncio.ensure_future(button.evaluate(look_js, ["move", seen["move"], x + 40, y]))
-    look = asyncio.ensure_future(button.evaluate(look_js, ["move", seen["move"], x, y]))
+    elsewhere = asyncio.ensure_future(on_target(target, look_js, ["move", seen["move"], x + 40, y]))
+    look = asyncio.ensure_future(on_target(target, look_js, ["move", seen["move"], x, y]))
     # A call that answers in the task after its own: both looks were run before it and still wait.
     await page.evaluate(
         "() => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); })"
@@ -216,7 +218,7 @@ async def test_a_look_sent_with_the_move_reads_the_page_after_the_move(ctx_sessi
     await mouse_event(page, "move", x, y)
     assert await look == "Pay now"
     assert not elsewhere.done()  # a move at another point does not answer it; "go" does
-    await guard.go(button)
+    await guard.go(target)
     assert await elsewhere == "Pay now"
 
 
@@ -242,7 +244,7 @@ async def test_go_answers_a_look_whose_event_came_without_waiting_for_the_task_a
       await Promise.resolve(); await Promise.resolve();
       return [due, answered];
     }}"""
-    assert await button.evaluate(js) == [False, True]
+    assert await on_target(Target(page.main_frame, button, None, "the button"), js) == [False, True]
 
 
 STOPPED_PAGE = """<!doctype html><title>Review</title><script>window.log = [];

@@ -6,6 +6,11 @@ relabel it between two of those looks and the event that acts (on ``keydown`` fo
 the target right before the input, it reads the target again at every event of the sequence in a
 capture-phase listener, and cancels that event and the rest of the input when the target now reads otherwise.
 ``disarm`` says whether it tripped; the caller turns that into a ``target_changed`` refusal.
+
+The guard lives in Kite's world (agent/browser/world.py), not on the page's ``window``: a page cannot find it
+among its window's properties to disarm it, and the ``addEventListener`` it arms with, the getters it reads
+with and the prototypes it reads through are the world's own, which no page script can replace. Its
+capture-phase listeners on the window still see (and can cancel) every event of the page's input.
 """
 
 from __future__ import annotations
@@ -15,13 +20,14 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 
+from kite_browser.agent.browser.exec.targets import Target, on_target
+
 GUARD_JS = Path(__file__).with_name("guard.js").read_text(encoding="utf-8")
 _KEY = "__kite_guard_" + secrets.token_hex(6)
-"""The window property the guard lives under: random per process, so a page cannot plant a fake one."""
+"""The property of Kite's world's window the guard lives under (random per process)."""
 
 
 class Tripped(BaseModel):
@@ -51,16 +57,16 @@ def op_call(op: str, arg_js: str = "null", handle_js: str = "el") -> str:
     return f"({GUARD_JS})({handle_js}, [{op!r}, {_KEY!r}, {arg_js}])"
 
 
-async def go(handle: ElementHandle) -> None:
+async def go(target: Target) -> None:
     """Answer every ``after`` waiting in the element's frame now (the input it waits for was handled)."""
     with contextlib.suppress(PlaywrightError):
-        await handle.evaluate(GUARD_JS, ["go", _KEY, None])
+        await on_target(target, GUARD_JS, ["go", _KEY, None])
 
 
-async def arm(handle: ElementHandle) -> bool:
-    """Arm the guard on ``handle`` in its frame; False when it could not be (the element or frame is gone)."""
+async def arm(target: Target) -> bool:
+    """Arm the guard on the target in its frame; False when it could not be (the element or frame is gone)."""
     try:
-        return bool(await handle.evaluate(GUARD_JS, ["arm", _KEY]))
+        return bool(await on_target(target, GUARD_JS, ["arm", _KEY]))
     except PlaywrightError:
         return False
 
@@ -72,16 +78,16 @@ _DISARM_JS = f"""(el, key) => {{
 }}"""
 
 
-async def disarm(handle: ElementHandle) -> Tripped | None:
+async def disarm(target: Target) -> Tripped | None:
     """End the input: what tripped the guard, or None (also when the frame went away: a navigation)."""
-    return (await disarm_reading(handle))[0]
+    return (await disarm_reading(target))[0]
 
 
-async def disarm_reading(handle: ElementHandle) -> tuple[Tripped | None, bool | None]:
+async def disarm_reading(target: Target) -> tuple[Tripped | None, bool | None]:
     """``disarm``, and in the same call whether the element is checked now (an input's ``checked``, else its
     ``aria-checked``; None when the frame went away)."""
     try:
-        got: Any = await handle.evaluate(_DISARM_JS, _KEY)
+        got: Any = await on_target(target, _DISARM_JS, _KEY)
     except PlaywrightError:
         return None, None
     if not isinstance(got, dict):

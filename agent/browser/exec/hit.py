@@ -1,4 +1,7 @@
-"""Where to put the mouse for an element: its visible centre, hit-tested with elementFromPoint."""
+"""Where to put the mouse for an element: its visible centre, hit-tested with elementFromPoint.
+
+The hit test runs in Kite's world (agent/browser/world.py): a page that replaces ``elementFromPoint`` or
+``getBoundingClientRect`` on its prototypes changes nothing it reads."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from playwright.async_api import Page
 
 from kite_browser.agent.browser.exec import guard
 from kite_browser.agent.browser.exec.base import ElementCoveredError, ExecContext
-from kite_browser.agent.browser.exec.targets import Target, describe_element, resolve_reading
+from kite_browser.agent.browser.exec.targets import Target, describe_element, on_target, resolve_reading
 
 # In the element's own frame: the centre of its visible part, and what elementFromPoint finds there.
 HIT_JS = """(el) => {
@@ -102,15 +105,15 @@ async def probe(target: Target, scroll: bool = True, first: Any = None) -> Probe
     ``first``: ``HIT_JS``'s answer already read (``resolve_probe``)."""
     h = target.handle
     try:
-        p = first if isinstance(first, dict) else await h.evaluate(HIT_JS)
+        p = first if isinstance(first, dict) else await on_target(target, HIT_JS)
         if not p.get("visible") and scroll:
             try:
                 await h.scroll_into_view_if_needed(timeout=1500)
             except PlaywrightError:
                 pass
-            p = await h.evaluate(HIT_JS)
-        if p.get("hit") == "other" and scroll and await h.evaluate(UNBAR_JS):
-            p = await h.evaluate(HIT_JS)
+            p = await on_target(target, HIT_JS)
+        if p.get("hit") == "other" and scroll and await on_target(target, UNBAR_JS):
+            p = await on_target(target, HIT_JS)
     except PlaywrightError:
         return Probe(visible=False)
     if not p.get("visible"):
@@ -200,12 +203,12 @@ async def through_covers(target: Target, pr: Probe) -> AsyncIterator[None]:
     if not pr.through:
         yield
         return
-    await target.handle.evaluate(_THROUGH_JS, [*pr.local, True])
+    await on_target(target, _THROUGH_JS, [*pr.local, True])
     try:
         yield
     finally:
         with contextlib.suppress(PlaywrightError):
-            await target.handle.evaluate(_THROUGH_JS, [*pr.local, False])
+            await on_target(target, _THROUGH_JS, [*pr.local, False])
 
 
 def _same_rect(a: dict[str, float], b: Any) -> bool:
@@ -231,7 +234,7 @@ def cover_label(ec: ExecContext, page: Page, pr: Probe) -> str:
 async def uncovered_soon(target: Target, ms: int = UNCOVER_WAIT_MS) -> bool:
     """Whether the covered ``target`` is hit by the pointer again within ``ms`` (a cover on the move)."""
     try:
-        return bool(await target.handle.evaluate(UNCOVERED_JS, ms))
+        return bool(await on_target(target, UNCOVERED_JS, ms))
     except PlaywrightError:
         return False
 

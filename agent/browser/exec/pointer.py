@@ -37,7 +37,13 @@ from kite_browser.agent.browser.exec.spec import (
     define_action,
     target_kinds,
 )
-from kite_browser.agent.browser.exec.targets import Target, check_point, resolve_element, resolve_index
+from kite_browser.agent.browser.exec.targets import (
+    Target,
+    check_point,
+    on_target,
+    resolve_element,
+    resolve_index,
+)
 
 
 class DragPoint(BaseModel):
@@ -159,7 +165,7 @@ async def _box_state(target: Target, now: bool | None = None) -> str:
     if was is None:
         return ""
     try:
-        now = bool(await target.handle.evaluate(_CHECKED_NOW_JS)) if now is None else now
+        now = bool(await on_target(target, _CHECKED_NOW_JS)) if now is None else now
     except PlaywrightError:  # the click took the element away (a navigation, a re-render)
         return ""
     if now == was:
@@ -184,7 +190,7 @@ async def _toggle_state(target: Target) -> tuple[str, dict[str, object]]:
     if was is None:
         return "", {}
     try:
-        now = await target.handle.evaluate(_EXPANDED_NOW_JS)
+        now = await on_target(target, _EXPANDED_NOW_JS)
     except PlaywrightError:  # the click took the element away (a navigation, a re-render)
         return "", {}
     if now is None or bool(now) == was:
@@ -231,7 +237,7 @@ async def _refuse_hidden(target: Target, verb: str) -> None:
     clicked a link of a closed panel by JS, reward -1). The model is told to open what holds it first.
     Asked of every element the mouse cannot land on: one with ``visibility: hidden`` keeps its box."""
     try:
-        why = await target.handle.evaluate(_HIDDEN_JS)
+        why = await on_target(target, _HIDDEN_JS)
     except PlaywrightError:
         return
     if why:

@@ -30,9 +30,10 @@ from kite_browser.agent.browser.exec import guard
 from kite_browser.agent.browser.exec.base import ExecContext
 from kite_browser.agent.browser.exec.cdp import mouse_event
 from kite_browser.agent.browser.exec.hit import Probe
-from kite_browser.agent.browser.exec.targets import Target
-from kite_browser.agent.browser.extractor_call import call_extractor
+from kite_browser.agent.browser.exec.targets import Target, on_target
+from kite_browser.agent.browser.extractor_call import call_extractor, id_of
 from kite_browser.agent.browser.observation import Element
+from kite_browser.agent.browser.world import world_of
 from kite_browser.agent.errors import ActionError
 
 Recheck = Callable[[Element], Awaitable[str | None]]
@@ -54,10 +55,11 @@ async def _index_of(ec: ExecContext, page: Page, target: Target) -> int | None:
     if keys is None:
         return None
     try:
-        got = await call_extractor(target.frame, {"fn": "idOf", "el": target.handle})
+        ref = target.ref or await id_of(target.frame, target.handle)
     except PlaywrightError:
         return None
-    index: int | None = keys(page).get((got["token"], got["id"])) if isinstance(got, dict) else None
+    target.ref = ref
+    index: int | None = keys(page).get(ref) if ref is not None else None
     return index
 
 
@@ -103,13 +105,13 @@ async def guarded(
     read otherwise at one of the input's events, which were cancelled from there on) -> ``TargetChangedError``.
     ``arms_itself``: ``input_`` arms the guard itself, before its first event that the guard watches. Returns
     whether the target is checked after the input (read as the guard is disarmed; None when not known)."""
-    if ec.recheck is None or (not arms_itself and not await guard.arm(target.handle)):
+    if ec.recheck is None or (not arms_itself and not await guard.arm(target)):
         await input_
         return None
     try:
         await input_
     finally:
-        reading = asyncio.ensure_future(guard.disarm_reading(target.handle))
+        reading = asyncio.ensure_future(guard.disarm_reading(target))
         await asyncio.sleep(0)  # the task's first step sends the disarm: the settle's calls follow it
         ec.input_over()
         tripped, checked = await reading
@@ -136,9 +138,8 @@ async def checked_click(
     """Move, look again, press, look again, release (then the rest of a double click), with the input guard
     armed from the first look on (a move fires no event the guard watches) to the end. Returns whether the
     target is checked now (None when not known)."""
-    # The release is awaited before the disarm and the settle go out: sent along with them (e3f6c38, taken out
-    # again in 64253ff) it let the settle begin before a navigation the click starts (a form's submit) was under
-    # way, so the next observation could be the page before it; on a quiet machine it gained nothing.
+    # The release is awaited before the disarm and the settle go out, so the settle begins after a navigation
+    # the click starts (a form's submit) is under way (docs/decisions/release-before-settle.md).
     run = _checked_click(ec, page, target, pr, button, count)
     return await guarded(ec, target, run, "click", arms_itself=True)
 
@@ -151,12 +152,12 @@ async def _answered(
     try:
         await sent
     except BaseException:
-        await guard.go(target.handle)
+        await guard.go(target)
         await asyncio.wait({waiting})
         raise
     await asyncio.wait({waiting}, timeout=grace_s)
     if not waiting.done():  # the page did not tell the look of the input (a listener of its own stopped the
-        await guard.go(target.handle)  # event before the guard's): the input's answer came, so read now
+        await guard.go(target)  # event before the guard's): the input's answer came, so read now
 
 
 # Sent along with a move or a press: waits in the page until that input was dispatched (and the task after it,
@@ -205,7 +206,7 @@ async def _input_and_look(
     base = (pr.seen or {}).get(kind, _NONE_SEEN)
     js = _AFTER_LOOK_JS.replace("{stub}", call[1] if req is not None and call is not None else "null")
     sent = asyncio.ensure_future(input_)
-    look = asyncio.ensure_future(target.handle.evaluate(js, [*pr.local, kind, base, arm, req]))
+    look = asyncio.ensure_future(on_target(target, js, [*pr.local, kind, base, arm, req]))
     await _answered(sent, look, target, GO_AFTER_S if base != _NONE_SEEN and kind == "move" else 0)
     try:
         got = await look
@@ -275,7 +276,8 @@ async def look_at_point(ec: ExecContext, page: Page, x: float, y: float, when: s
     if ec.recheck is None or ec.snapshotter is None or keys is None:
         return
     try:
-        got = await page.main_frame.evaluate(_AT_JS, [x, y])
+        await call_extractor(page.main_frame, {"fn": "token"})
+        got = await world_of(page).call(page.main_frame, _AT_JS, [x, y])
     except PlaywrightError:
         return
     known = keys(page) if got else {}
@@ -293,20 +295,27 @@ async def checked_point_click(
     ec: ExecContext, page: Page, x: float, y: float, button: str, count: int
 ) -> None:
     """``checked_click`` for a click by coordinates (the guard armed on the element under the point)."""
+    world, frame = world_of(page), page.main_frame
+    handle = ref = None
     try:
-        handle = (await page.main_frame.evaluate_handle(_POINT_JS, [x, y])).as_element()
+        await call_extractor(frame, {"fn": "token"})
+        got = await world.call(frame, _POINT_JS, [x, y])
+        if isinstance(got, dict):
+            ref = (str(got["t"]), int(got["i"]))
+            handle = await world.handle(frame, *ref)
     except PlaywrightError:
         handle = None
     run = _checked_point_click(ec, page, x, y, button, count)
     if handle is None:
         await run
         return
-    await guarded(ec, Target(page.main_frame, handle, None, f"the element at ({x:g}, {y:g})"), run, "click")
+    await guarded(ec, Target(frame, handle, None, f"the element at ({x:g}, {y:g})", ref), run, "click")
 
 
-_POINT_JS = """([x, y]) => { let h = document.elementFromPoint(x, y);
+# In Kite's world of the top frame: the extractor's ids of the element at (x, y).
+_POINT_JS = """([x, y]) => { const api = window.__kiteExtractor; let h = document.elementFromPoint(x, y);
   while (h && h.shadowRoot) { const i = h.shadowRoot.elementFromPoint(x, y); if (!i || i === h) break; h = i; }
-  return h; }"""
+  return api && h ? {t: api.token, i: api.idOf(h)} : null; }"""
 
 
 async def _checked_point_click(

@@ -15,9 +15,11 @@ from kite_browser.agent.browser.exec.base import (
     InvalidSelectorError,
     OutsideViewportError,
 )
+from kite_browser.agent.browser.extractor_call import id_of
 from kite_browser.agent.browser.fingerprint import FINGERPRINT_JS, fingerprint_from
 from kite_browser.agent.browser.observation import Element
 from kite_browser.agent.browser.render import role_word
+from kite_browser.agent.browser.world import WorldError, world_of
 from kite_browser.agent.errors import ActionError, ElementNotFoundError
 
 
@@ -25,9 +27,34 @@ from kite_browser.agent.errors import ActionError, ElementNotFoundError
 class Target:
     frame: Frame
     handle: ElementHandle
+    """For Playwright's own actions (in the page's world)."""
     element: Element | None
     label: str
     """How the target is named in messages: '[12] button "Save"' or 'selector "#save"'."""
+    ref: tuple[str, int] | None = None
+    """(document token, local id): the element as the extractor in Kite's world knows it (``on_target``)."""
+
+
+_ON_JS = """(req) => {
+  const a = window.__kiteExtractor;
+  const el = a && a.token === req.t ? a.get(req.i) : null;
+  if (!el) throw new Error("the element is gone");
+  return (%s)(el, req.a);
+}"""
+
+
+async def on_target(target: Target, js: str, arg: Any = None) -> Any:
+    """``js`` (a function expression of ``(el, arg)``; ``arg`` JSON) run on the target in Kite's world, out of
+    the page's reach (agent/browser/world.py). Raises PlaywrightError when the element or its frame is gone
+    or ``js`` threw."""
+    if target.ref is None:
+        target.ref = await id_of(target.frame, target.handle)
+        if target.ref is None:
+            raise WorldError("the element is not in Kite's world")
+    token, local = target.ref
+    return await world_of(target.frame.page).call(
+        target.frame, _ON_JS % js, {"t": token, "i": local, "a": arg}
+    )
 
 
 def describe_element(el: Element) -> str:
@@ -75,7 +102,12 @@ async def resolve_index(ec: ExecContext, page: Page, index: int) -> Target:
         raise ActionError("element indexes need a snapshotter; use a selector or coordinates", index=index)
     resolved = await ec.snapshotter.resolve(page, index)  # raises StaleElementError with a fresh list
     await ec.resolved(index, resolved.handle, resolved.element)
-    return Target(resolved.frame, resolved.handle, resolved.element, describe_element(resolved.element))
+    return _target(resolved)
+
+
+def _target(resolved: Any) -> Target:
+    ref = getattr(resolved, "ref", None)
+    return Target(resolved.frame, resolved.handle, resolved.element, describe_element(resolved.element), ref)
 
 
 async def resolve_reading(
@@ -90,7 +122,7 @@ async def resolve_reading(
         return await resolve_index(ec, page, index), None
     parts = ([f"fp: ({FINGERPRINT_JS})(el)"] if want else []) + ([f"got: ({js})(el)"] if js else [])
     resolved, got = await resolve_with(page, index, "(el) => ({" + ", ".join(parts) + "})")
-    target = Target(resolved.frame, resolved.handle, resolved.element, describe_element(resolved.element))
+    target = _target(resolved)
     got = got if isinstance(got, dict) else {}
     if want and "fp" in got:  # taken before any input, as ``ExecContext.resolved`` does
         ec.fingerprint = asyncio.get_running_loop().create_future()

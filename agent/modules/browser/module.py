@@ -44,6 +44,7 @@ from kite_browser.safety.toolset import CallRefusedError
 KINDS = act_kinds()
 """The ``act`` kinds, derived from the action registry (each action's ``ToolFace``), in the model's menu order."""
 NOT_OFFERED: dict[str, str] = {
+    "askHuman": "a tool caller is the one to ask its user: it has its own channel to them",
     "navigate": "the tool's own navigate (target_url), which starts the browser when none runs",
     "screenshot": "the snapshot is the module's view of the page",
     "wait": "each act already waits for the page to settle",

@@ -48,6 +48,7 @@ RUNS: dict[str, tuple[str, ...]] = {
 """The registry's actions the chrome tools run through the browser's env, or are judged as by the same gate."""
 _NO_SEED_TOOL = "seed 000 has no chrome tool for it"
 NOT_OFFERED: dict[str, str] = {
+    "askHuman": "a tool caller is the one to ask its user: it has its own channel to them",
     "screenshot": "chrome_screenshot answers the PNG itself (base64), by CSS selector",
     "wait": "chrome_wait_for waits for an element's state instead of a fixed time",
     "scroll": f"{_NO_SEED_TOOL} (chrome_evaluate can scroll, judged as executeJS)",

@@ -24,9 +24,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from playwright.async_api import BrowserContext
 from pydantic import Field, JsonValue
 
 from kite_browser.agent.browser.actions import ExecuteJS
+from kite_browser.agent.browser.holds import hold_raw_context
 from kite_browser.agent.modules.base import (
     CallContext,
     ModuleRuntime,
@@ -78,9 +80,16 @@ class JavaScriptModule(ToolModule):
 
     async def init(self, runtime: ModuleRuntime) -> None:
         await super().init(runtime)
-        self.sandbox = Sandbox(
-            runtime.config, runtime.pool, runtime.gate.domains.install
-        )  # no browser until the first call
+        domains = runtime.gate.domains
+
+        async def protect(context: BrowserContext) -> None:
+            """The domain policy on the sandbox context: routes and WebRTC (``install``), and the request hold
+            for the beacons, pings and keepalive fetches no route sees."""
+            await domains.install(context)
+            if domains.active:
+                await hold_raw_context(context, domains.refuse)
+
+        self.sandbox = Sandbox(runtime.config, runtime.pool, protect)  # no browser until the first call
 
     def tools(self) -> Sequence[Tool]:
         # hints: the code can fetch() anywhere, and the Node.js fallback runs it with the process's rights

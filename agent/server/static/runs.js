@@ -510,6 +510,19 @@ const RunsView = (() => {
       case "error":
         stepBox(n).actions.append(el("li", { class: "action bad" }, [el("strong", { text: ev.error }), ` ${ev.message}`]));
         break;
+      case "handover": {
+        HandOver.show(watch, ev);
+        stepBox(n).actions.append(el("li", { class: "action note waiting", dataset: { hid: ev.id }, text: `Handed to you: ${ev.question}` }));
+        break;
+      }
+      case "handed_back": {
+        HandOver.hide(watch);
+        const note = watch.box.steps.querySelector(`.action.note[data-hid="${CSS.escape(ev.id)}"]`);
+        const line = el("li", { class: `action note ${ev.done ? "ok" : "bad"}`, text: `${ev.done ? "Handed back" : "Handed back undone"} after ${ev.seconds} s${ev.reason ? `: ${ev.reason}` : ""}` });
+        if (note) note.replaceWith(line);
+        else stepBox(n).actions.append(line);
+        break;
+      }
       case "confirm": {
         // the question belongs to its step (ev.step); the server words the action as the TUI does
         Confirmations.show(watch, ev);
