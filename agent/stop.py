@@ -11,7 +11,8 @@ from kite_browser.agent.protocols import Environment
 from kite_browser.agent.result import StopReason
 
 StopWhen = Callable[[Environment], Awaitable[str | None]]
-"""Asked after every step: a reason when the task has ended by itself (a MiniWoB episode is over), else None."""
+"""Asked after every step with the run's environment: a reason when the task has ended by itself (a MiniWoB
+episode is over), else None."""
 
 
 class Stop(Exception):
