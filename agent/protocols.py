@@ -46,10 +46,10 @@ class Environment(Protocol):
 
     ``safety`` is the environment's own (its gate judges every ``act``; its secrets redact the run's record).
     The loop calls, in order: ``start``, ``start_trace`` when tracing, ``open_url`` for the user's start URL,
-    then per step ``observe_guarded``, ``blocked_between``, ``held_between`` and ``act`` (``read_each`` from a step policy),
-    and at the end ``stop``, ``current_url``, ``screenshot``, ``stop_trace``; ``close`` is its opener's. A
-    workflow's replay also waits with ``quiet`` and ``reach``, finds targets by ``fingerprints`` and reads
-    the page with ``read_page``."""
+    then per step ``observe_guarded``, ``blocked_between``, ``held_between`` and ``act`` (``read_each`` from a
+    step policy), and at the end ``stop``, ``current_url``, ``screenshot``, ``stop_trace``; ``close`` is its
+    opener's. A workflow's replay also waits with ``quiet`` and ``reach``, finds targets by ``fingerprints``
+    and reads the page with ``read_page``."""
 
     config: KiteConfig
     """The settings it runs under (its step deadline, ``browser.step_timeout_ms``, is a replay's too)."""
