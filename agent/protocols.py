@@ -58,7 +58,8 @@ class Environment(Protocol):
     """The folder of the run it is ready for (``start``), or None."""
 
     async def start(self, run_dir: Path | None = None) -> None:
-        """Gets ready for a run whose files go to ``run_dir`` (downloads, screenshots); the safety's rules on."""
+        """Gets ready for a run whose files go to ``run_dir`` (downloads, screenshots), the safety's rules
+        on."""
         ...
 
     async def stop(self) -> None:

@@ -480,7 +480,8 @@ class BrowserEnv:
             return None
 
     async def screenshot(self, path: Path) -> bool:
-        """A screenshot of the active page saved to ``path`` (3 s at most); False when it could not be taken."""
+        """A screenshot of the active page saved to ``path`` (3 s at most); False when none could be
+        taken."""
         try:
             await self.ctx.page.screenshot(path=str(path), timeout=3000)
         except Exception:
