@@ -29,7 +29,8 @@ _EXPORTS = {
     "RunResult": "kite_browser.agent.record",
     "KiteConfig": "kite_browser.agent.config",
     "load_config": "kite_browser.agent.config",
-    "Model": "kite_browser.agent.llm.model",
+    "Model": "kite_browser.agent.protocols",
+    "Environment": "kite_browser.agent.protocols",
     "ModelView": "kite_browser.agent.llm.model",
     "PastAction": "kite_browser.agent.llm.model",
     "LiteLLMModel": "kite_browser.agent.llm.client",
@@ -40,6 +41,7 @@ _EXPORTS = {
 
 __all__ = [
     "Agent",
+    "Environment",
     "FunctionModel",
     "KiteConfig",
     "LLMReply",
@@ -55,9 +57,10 @@ __all__ = [
 if TYPE_CHECKING:
     from kite_browser.agent.config import KiteConfig, load_config
     from kite_browser.agent.llm.client import LiteLLMModel, LLMReply
-    from kite_browser.agent.llm.model import Model, ModelView, PastAction
+    from kite_browser.agent.llm.model import ModelView, PastAction
     from kite_browser.agent.llm.testing import FunctionModel, ScriptedModel
     from kite_browser.agent.loop import Agent
+    from kite_browser.agent.protocols import Environment, Model
     from kite_browser.agent.record import RunResult
 
 

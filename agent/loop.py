@@ -1,6 +1,6 @@
 """The planner loop: observe → prompt → model → parse → act (the env's gate, then its executor) → record,
-until a stop. The loop owns the order; the browser side is the ``BrowserEnv`` it is given or opens (agent/browser/
-env.py). Stops are exceptions that carry their reason; the record is saved in ``finally``."""
+until a stop. The loop owns the order; it acts only through the ``Environment`` protocol (agent/protocols.py),
+given or opened. Stops are exceptions that carry their reason; the record is saved in ``finally``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from kite_browser.agent import telemetry
 from kite_browser.agent.browser.actions import ACTION_NAMES, Action, Done
-from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
+from kite_browser.agent.browser.env import EnvSafety
 from kite_browser.agent.browser.exec.base import TOGGLED
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
 from kite_browser.agent.browser.session import ContextSession
@@ -52,6 +52,7 @@ from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.policies import Proposed, Ran, StepPlan, build
 from kite_browser.agent.policies.recap import sought
 from kite_browser.agent.prompt import PromptBuilder, kite_notices, warm_up
+from kite_browser.agent.protocols import Environment
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
 from kite_browser.agent.result import StopReason
@@ -77,7 +78,7 @@ class Agent(RunEnvironment):
         config: KiteConfig,
         *,
         model: Model | None = None,
-        env: BrowserEnv | None = None,
+        env: Environment | None = None,
         confirmer: Confirmer | None = None,
         context: ContextSession | None = None,
         secrets: SecretStore | None = None,
@@ -90,9 +91,9 @@ class Agent(RunEnvironment):
         """``tools``: your own typed functions, offered to the model next to ``agent.module_tools``.
         ``output_type``: a pydantic model (any type pydantic validates) or a JSON schema dict that ``done``'s
         ``data`` must match (agent/output.py); ``result.data`` is its JSON, ``result.output`` its value.
-        ``env``: the environment to act in, left open (its gate, confirmer and secrets are the run's, so
-        ``confirmer`` and ``secrets`` are then not given); ``context``: a browser context to act in (an env
-        is made over it for each run and it is left open)."""
+        ``env``: the environment to act in (any ``Environment``), left open (its gate, confirmer and secrets
+        are the run's, so ``confirmer`` and ``secrets`` are then not given); ``context``: a browser context to
+        act in (a ``BrowserEnv`` is made over it for each run, left open); neither: a browser of its own."""
         if env is not None and (confirmer is not None or secrets is not None or context is not None):
             raise UsageError("Agent(env=...) brings its own confirmer, secrets and context: pass only env")
         if model is not None and config.llm.model != model.name:
@@ -152,7 +153,6 @@ class Agent(RunEnvironment):
         warming = asyncio.ensure_future(asyncio.to_thread(warm_up, self.prompt, self.model.model))
         try:
             async with self._environment(rec.run_dir) as env:  # the browser starts while the prompt warms up
-                ctx = env.ctx
                 await self._prepare(env, task, start_url)
                 await warming
                 try:
@@ -161,13 +161,13 @@ class Agent(RunEnvironment):
                     for step in range(1, self.config.agent.max_steps + 1):
                         with telemetry.span("kite.step", {"kite.step.number": step}):
                             await self._step(step)
-                        if self.stop_when is not None and (why := await self.stop_when(ctx)):
+                        if self.stop_when is not None and (why := await self.stop_when(env)):
                             raise Stop(StopReason.TASK_ENDED, why)
                     raise Stop(
                         StopReason.MAX_STEPS, f"reached the limit of {self.config.agent.max_steps} steps"
                     )
                 finally:
-                    await self._wind_down(ctx)
+                    await self._wind_down()
         except Stop as stop:
             result = self._result(stop, started)
         except (asyncio.CancelledError, KeyboardInterrupt):

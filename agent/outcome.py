@@ -7,7 +7,6 @@ import time
 
 from kite_browser.agent import telemetry
 from kite_browser.agent.browser.env import EnvSafety
-from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.config import TelemetryConfig
 from kite_browser.agent.record import RefusedAction, RunResult
 from kite_browser.agent.stop import Stop
@@ -58,13 +57,6 @@ def build_result(
         run_dir=run_dir,
         final_url=final_url,
     )
-
-
-def current_url(ctx: ContextSession) -> str | None:
-    try:
-        return ctx.page.url
-    except Exception:
-        return None
 
 
 def run_attributes(result: RunResult) -> telemetry.Attributes:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kite_browser.agent.browser.actions import Action, Navigate
-from kite_browser.agent.browser.env import BlockWatch, BrowserEnv, EnvSafety
+from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import ActionResult, Element, Observation
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
@@ -21,8 +21,9 @@ from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.memory import Memory, describe_action, describe_result
 from kite_browser.agent.model_setup import ModelSetup
-from kite_browser.agent.outcome import build_result, current_url
+from kite_browser.agent.outcome import build_result
 from kite_browser.agent.output import OutputSpec
+from kite_browser.agent.protocols import Environment
 from kite_browser.agent.record import RunRecorder, RunResult
 from kite_browser.agent.refusals import Refusals
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, StepRecord
@@ -49,15 +50,13 @@ class RunEnvironment:
     history: list[PastAction]
     warnings: list[str]
     final_url: str | None
-    _given_env: BrowserEnv | None
-    env: BrowserEnv
-    ctx: ContextSession
-    blocks: BlockWatch
+    _given_env: Environment | None
+    _given_context: ContextSession | None
+    env: Environment
     refusals: Refusals
     totals: Totals
     output: OutputSpec
     timer: StepTimer
-    _given_context: ContextSession | None
     steps_done: int
 
     def _remember(self, past: Sequence[PastAction]) -> None:
@@ -70,9 +69,10 @@ class RunEnvironment:
             self.memory.add(p.line or str(p.action), None, None)
 
     @contextlib.asynccontextmanager
-    async def _environment(self, run_dir: Path) -> AsyncIterator[BrowserEnv]:
-        """The run's env: the one given (left open), one over the given context (left open), or one on a new
-        browser of its own, closed at the end of the run."""
+    async def _environment(self, run_dir: Path) -> AsyncIterator[Environment]:
+        """The run's environment: the one given (left open), a ``BrowserEnv`` over the given context (left
+        open; a new one each run, so a run starts from a fresh snapshotter), or one on a new browser of its
+        own, closed at the end of the run."""
         if self._given_env is not None:
             yield self._given_env
         elif self._given_context is not None:
@@ -85,14 +85,12 @@ class RunEnvironment:
                 finally:
                     await env.close()
 
-    async def _prepare(self, env: BrowserEnv, task: str, start_url: str | None) -> None:
+    async def _prepare(self, env: Environment, task: str, start_url: str | None) -> None:
         """The env ready for this run (its folder, the safety rules), the trace, the run record's header."""
-        self.env, self.ctx, rec = env, env.ctx, self.recorder
+        self.env, rec = env, self.recorder
         await env.start(rec.run_dir)
-        self.blocks = env.blocks  # from what is blocked so far
-        ctx = env.ctx
         if self.config.run.trace:
-            await ctx.context.tracing.start(screenshots=True, snapshots=True)
+            await env.start_trace()
         self.warnings += await self.tools.start(self.model)
         rec.start(
             task=task,
@@ -104,18 +102,18 @@ class RunEnvironment:
         )
         await emit(self.on_event, RunStarted(task=task, model=self.model.model, run_dir=str(rec.run_dir)))
 
-    async def _wind_down(self, ctx: ContextSession) -> None:
-        await self.env.stop()  # pending notifications delivered; a context the run was handed let go
-        self.final_url = current_url(ctx)
+    async def _wind_down(self) -> None:
+        env = self.env
+        await env.stop()  # pending notifications delivered; a context the run was handed let go
+        self.final_url = env.current_url()
         if self.config.run.screenshots:  # the page after the last step (each step's own shows it before)
-            with contextlib.suppress(Exception):
-                await ctx.page.screenshot(path=str(self.recorder.screenshots / "final.png"), timeout=3000)
+            await env.screenshot(self.recorder.screenshots / "final.png")
         await self.tools.close()
         if self.config.run.trace:
-            await ctx.context.tracing.stop(path=str(self.recorder.run_dir / "trace.zip"))
+            await env.stop_trace(self.recorder.run_dir / "trace.zip")
 
     async def _open(self, url: str) -> None:
-        result = await self.env.executor.execute(Navigate(url=url))  # the user's own start URL
+        result = await self.env.open_url(url)  # the user's own start URL, past the gate
         self.recorder.step(
             StepRecord(step=0, actions=[ActionOutcome(action=Navigate(url=url).to_json(), result=result)])
         )
@@ -185,13 +183,14 @@ class RunEnvironment:
     def _page_news(self, step: int) -> list[str]:
         """What the page did while no action of the run was going: the loads stopped (for the prompt), and the
         state-changing requests it sent then, held and refused, kept as the run's refusals."""
-        news = self.blocks.between()
-        self.refusals.held(self.blocks.take_held(), step)
+        news = self.env.blocked_between()
+        self.refusals.held(self.env.held_between(), step)
         return news
 
     def _result(self, stop: Stop, started: float) -> RunResult:
         """The run's result; what the page sent after the last action, held and refused, is reported too."""
-        self._page_news(self.steps_done)
+        if getattr(self, "env", None) is not None:  # the run got as far as its environment
+            self._page_news(self.steps_done)
         run_dir, declined = str(self.recorder.run_dir), self.refusals.outstanding
         return build_result(stop, declined, self.totals, self.steps_done, started, run_dir, self.final_url)
 

@@ -7,11 +7,12 @@ from typing import Any
 
 from kite_browser.agent.browser.exec.human import NEEDS_HUMAN, nobody_took_over
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
-from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.protocols import Environment
 from kite_browser.agent.result import StopReason
 
-StopWhen = Callable[[ContextSession], Awaitable[str | None]]
-"""Asked after every step: a reason when the task has ended by itself (a MiniWoB episode is over), else None."""
+StopWhen = Callable[[Environment], Awaitable[str | None]]
+"""Asked after every step with the run's environment: a reason when the task has ended by itself (a MiniWoB
+episode is over), else None."""
 
 
 class Stop(Exception):

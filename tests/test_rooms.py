@@ -36,6 +36,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "agent.toolset",
         "agent.telemetry",
     ),
+    "protocols": ("agent.protocols",),
     "browser": ("agent.browser",),
     "llm": ("agent.llm",),
     "safety": ("safety",),
@@ -69,10 +70,12 @@ ROOMS: dict[str, tuple[str, ...]] = {
 }
 MAY_IMPORT: dict[str, set[str]] = {
     LEAVES: set(),
+    "protocols": set(),  # types alone: the browser's, the llm's and the gate's models (PARTS below)
     "browser": set(),
     "llm": set(),  # and the action and observation models of the browser room: PARTS below
     "safety": set(),  # the same
     "loop": {
+        "protocols",
         "browser",
         "llm",
         "safety",
@@ -90,7 +93,17 @@ MAY_IMPORT: dict[str, set[str]] = {
     "evals": set(ROOMS),  # agent and safety
 }
 PARTS = {
-    "llm": ("agent.browser.actions", "agent.browser.observation"),
+    "protocols": (
+        "agent.browser.actions",
+        "agent.browser.env",
+        "agent.browser.observation",
+        "agent.browser.timing",
+        "agent.llm.chat",
+        "agent.llm.client",
+        "agent.llm.model",
+        "safety.confirm",
+    ),
+    "llm": ("agent.browser.actions", "agent.browser.observation", "agent.protocols"),
     "safety": ("agent.browser.actions", "agent.browser.observation"),
     "policies": (
         "agent.browser.actions",

@@ -29,9 +29,10 @@ from playwright.async_api import Browser, ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent import telemetry
-from kite_browser.agent.browser.actions import Action, AskHuman
+from kite_browser.agent.browser.actions import Action, AskHuman, Navigate
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.exec.human import NEEDS_HUMAN
+from kite_browser.agent.browser.exec.reading import Read
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.extractor_call import id_of
 from kite_browser.agent.browser.fingerprint import (
@@ -452,6 +453,48 @@ class BrowserEnv:
             if fp is not None:
                 out[index] = fp
         return out
+
+    async def open_url(self, url: str, *, effect_only: bool = False) -> ActionResult:
+        """Open ``url`` in the active tab past the gate: the user's own start URL, never a model's
+        (``effect_only``: as ``ActionExecutor.execute`` takes it)."""
+        return await self.executor.execute(Navigate(url=url), effect_only=effect_only)
+
+    async def read_page(self) -> ActionResult:
+        """The active page's text as the ``read`` action gives it (``data["text"]``), past the gate: a
+        look that changes nothing (a replay's answer read again)."""
+        return await self.executor.execute(Read(), effect_only=True)
+
+    def blocked_between(self) -> list[str]:
+        """``BlockWatch.between``: what was stopped or held since the last action ended, once each."""
+        return self.blocks.between()
+
+    def held_between(self) -> list[HeldRequest]:
+        """``BlockWatch.take_held``: the requests held and refused between two actions, once each."""
+        return self.blocks.take_held()
+
+    def current_url(self) -> str | None:
+        """The active page's URL, or None when the context is gone."""
+        try:
+            return self.ctx.page.url if self.ctx.is_alive else None
+        except Exception:
+            return None
+
+    async def screenshot(self, path: Path) -> bool:
+        """A screenshot of the active page saved to ``path`` (3 s at most); False when none could be
+        taken."""
+        try:
+            await self.ctx.page.screenshot(path=str(path), timeout=3000)
+        except Exception:
+            return False
+        return True
+
+    async def start_trace(self) -> None:
+        """Start the context's Playwright trace (screenshots and DOM snapshots)."""
+        await self.ctx.context.tracing.start(screenshots=True, snapshots=True)
+
+    async def stop_trace(self, path: Path) -> None:
+        """Stop the context's Playwright trace and save it to ``path``."""
+        await self.ctx.context.tracing.stop(path=str(path))
 
     # ------------------------------------------------------------------ act
     async def act(

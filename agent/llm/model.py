@@ -1,4 +1,5 @@
-"""The ``Model`` protocol: what the planner loop asks of a model, and the structured view it hands over.
+"""What the planner loop hands a model: the structured view of a step and the actions taken so far. The
+``Model`` protocol itself sits with the ``Environment`` in agent/protocols.py (re-exported here).
 
 A model answers one step: ``await model.complete(messages, tools, view=view) -> LLMReply``. ``messages`` are
 the chat messages (system + user, as a real model sees them); ``view`` carries the same step as structure:
@@ -12,15 +13,15 @@ is the one door from a model string to a ``Model``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.observation import Element, Observation
-from kite_browser.agent.llm.chat import ChatMessage, ChatTool
+from kite_browser.agent.llm.chat import ChatTool
+from kite_browser.agent.protocols import Model
 
-if TYPE_CHECKING:
-    from kite_browser.agent.llm.client import LLMReply
+__all__ = ["Model", "ModelView", "PastAction"]
 
 
 class PastAction(BaseModel):
@@ -65,14 +66,3 @@ class ModelView(BaseModel):
     reply_schema: dict[str, Any] | None = None
     """This step's reply schema (``agent.llm.reply_schema``) when replies are constrained: a real model sends
     it as ``response_format``; None: the reply is free text (JSON in Markdown) or tool calls."""
-
-
-@runtime_checkable
-class Model(Protocol):
-    """Anything that answers a step. ``name`` is the model string used for capabilities and the record."""
-
-    name: str
-
-    async def complete(
-        self, messages: list[ChatMessage], tools: list[ChatTool] | None, *, view: ModelView | None
-    ) -> LLMReply: ...

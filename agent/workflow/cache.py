@@ -31,6 +31,7 @@ from kite_browser.agent.events import EventSink, RunEvent, RunFinished, RunStart
 from kite_browser.agent.llm.model import Model
 from kite_browser.agent.loop import Agent
 from kite_browser.agent.output import OutputType
+from kite_browser.agent.protocols import Environment
 from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.result import RunResult
 from kite_browser.agent.stop import StopWhen
@@ -157,9 +158,9 @@ async def _environment(
     config: KiteConfig,
     safety: EnvSafety,
     run_dir: Path,
-    env: BrowserEnv | None,
+    env: Environment | None,
     context: ContextSession | None,
-) -> AsyncIterator[BrowserEnv]:
+) -> AsyncIterator[Environment]:
     """The replay's env: the one given, one over the given context (both left open), or a browser of its own."""
     if env is not None:
         yield env
@@ -189,7 +190,7 @@ class CachedRunOptions(AgentOptions, total=False):
     confirmer: Confirmer | None
     secrets: SecretStore | None
     on_event: EventSink | None
-    env: BrowserEnv | None
+    env: Environment | None
     context: ContextSession | None
     label: str | None
 
@@ -207,7 +208,7 @@ class CachedRun:
         confirmer: Confirmer | None = None,
         secrets: SecretStore | None = None,
         on_event: EventSink | None = None,
-        env: BrowserEnv | None = None,
+        env: Environment | None = None,
         context: ContextSession | None = None,
         label: str | None = None,
         **agent_options: Unpack[AgentOptions],

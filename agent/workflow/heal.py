@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kite_browser.agent.browser.env import BrowserEnv
 from kite_browser.agent.browser.observation import Fingerprint
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.events import EventSink
@@ -28,7 +27,7 @@ from kite_browser.agent.stop import StopWhen
 from kite_browser.agent.workflow.model import Step, fill
 
 if TYPE_CHECKING:
-    from kite_browser.agent.browser.session import ContextSession
+    from kite_browser.agent.protocols import Environment
 
 HEAL_STEPS = 4
 """Model steps one healed step may take (e.g. close a banner, then the step, then ``done``)."""
@@ -96,7 +95,9 @@ class Healer:
     def model_name(self) -> str | None:
         return self.model.name if self.model is not None else self.config.llm.model
 
-    def _agent(self, env: BrowserEnv, max_steps: int, label: str, stop_when: StopWhen | None = None) -> Agent:
+    def _agent(
+        self, env: Environment, max_steps: int, label: str, stop_when: StopWhen | None = None
+    ) -> Agent:
         config = self.config.model_copy(
             update={"agent": self.config.agent.model_copy(update={"max_steps": max_steps})}
         )
@@ -111,7 +112,7 @@ class Healer:
 
     async def heal(
         self,
-        env: BrowserEnv,
+        env: Environment,
         *,
         task: str,
         step: int,
@@ -126,7 +127,7 @@ class Healer:
         did already shows the step's recorded effect (the run then stops without asking it again)."""
         agent: list[Agent] = []
 
-        async def effect_seen(_ctx: ContextSession) -> str | None:
+        async def effect_seen(_env: Environment) -> str | None:
             actions = agent[0].history[len(past) :]
             return "the step's recorded effect is seen" if actions and done_when(actions) else None
 
@@ -147,7 +148,7 @@ class Healer:
         return bool((self.task or task).strip())
 
     async def take_over(
-        self, env: BrowserEnv, *, task: str, why: str, variables: dict[str, str], past: Sequence[PastAction]
+        self, env: Environment, *, task: str, why: str, variables: dict[str, str], past: Sequence[PastAction]
     ) -> Healing:
         """The agent finishes the task from the current page, with the replayed actions as its history."""
         agent = self._agent(env, self.config.agent.max_steps, "takeover")
@@ -155,7 +156,7 @@ class Healer:
         result = await agent.run(text, past=past)
         return Healing(result, agent.history[len(past) :])
 
-    async def answer(self, env: BrowserEnv, *, task: str, why: str, past: Sequence[PastAction]) -> Healing:
+    async def answer(self, env: Environment, *, task: str, why: str, past: Sequence[PastAction]) -> Healing:
         """One model call for the answer alone, on the page every step was replayed to."""
         agent = self._agent(env, 1, "answer")
         text = render("heal.j2", task=self.task or task, variables="", intent="", why=why, answer=True)

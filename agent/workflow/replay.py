@@ -22,15 +22,14 @@ from urllib.parse import quote_plus, urlsplit, urlunsplit
 from pydantic import ValidationError
 
 from kite_browser.agent import telemetry
-from kite_browser.agent.browser.actions import Action, Click, Navigate, Scroll, parse_action
-from kite_browser.agent.browser.env import BrowserEnv
-from kite_browser.agent.browser.exec.reading import Read
+from kite_browser.agent.browser.actions import Action, Click, Scroll, parse_action
 from kite_browser.agent.browser.observation import ActionResult, Fingerprint, Observation
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.memory import describe_action, describe_result
+from kite_browser.agent.protocols import Environment
 from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.result import RefusedAction, RunResult, StopReason
 from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
@@ -211,7 +210,7 @@ class Replayer:
     ``healer``: a model that does a step the replay cannot (agent/workflow/heal.py); without one a failed
     step stops the replay with a typed error."""
 
-    env: BrowserEnv
+    env: Environment
 
     def __init__(
         self,
@@ -242,7 +241,7 @@ class Replayer:
         self.refused: list[RefusedAction] = []
         """The steps the gate refused again, as in the recorded run."""
 
-    async def run(self, env: BrowserEnv) -> ReplayResult:
+    async def run(self, env: Environment) -> ReplayResult:
         self.env, t0 = env, time.monotonic()
         self.home = env.run_dir
         try:
@@ -329,7 +328,7 @@ class Replayer:
                 workflow=self.source,
             )
         # the user's own start URL; its loading is waited for only when the first step needs it (_look)
-        result = await self.env.executor.execute(Navigate(url=self.start), effect_only=True)
+        result = await self.env.open_url(self.start, effect_only=True)
         self._record(
             StepRecord(
                 step=0,
@@ -392,7 +391,7 @@ class Replayer:
             steps_by=counts,
             run_dir=out.run_dir,
             duration_s=out.wall_s,
-            final_url=self.env.ctx.page.url if self.env.ctx.is_alive else None,
+            final_url=self.env.current_url(),
         )
         if self.recorder is not None:
             self.recorder.finish(self.result)
@@ -408,7 +407,7 @@ class Replayer:
             self.out.answer, self.out.answered_by = want.text, "recorded"
             return
         obs = await self.env.observe()
-        read = await self.env.executor.execute(Read(), effect_only=True)
+        read = await self.env.read_page()
         texts = [render_observation(obs), str(read.data.get("text") or "")]
         found = read_again(want, texts)
         if found is not None:
@@ -539,7 +538,7 @@ class Replayer:
         if want is None or want.url is None:
             return True
         pattern = fill(want.url, {k: quote_plus(v) for k, v in self.values.items()})
-        return url_matches(path_of(url if url is not None else self.env.ctx.page.url), pattern)
+        return url_matches(path_of(url if url is not None else self.env.current_url() or ""), pattern)
 
     def _effect_holds(self, step: Step, actions: list[PastAction]) -> bool:
         """A model's actions did the step: one of its kind succeeded and the recorded URL is reached (a step
@@ -726,7 +725,7 @@ class Replayer:
         want = step.expect
         if want is None or not result.ok:
             return []
-        url = self.env.ctx.page.url
+        url = self.env.current_url() or ""
         problems = []
         if want.url is not None and not self._history_is_the_models(step):
             pattern = fill(want.url, {k: quote_plus(v) for k, v in self.values.items()})

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from kite_browser.agent.browser.env import BrowserEnv
 from tests.tui.conftest import SIZE, rows, wait_finished, wait_until
 
 
@@ -16,7 +17,9 @@ async def test_esc_stops_mid_run(make_app, sites, scripted_model):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: len(script.received) == 1)  # the model call is in flight
-        ctx = app.agent.ctx
+        env = app.agent.env
+        assert isinstance(env, BrowserEnv)
+        ctx = env.ctx
         browser = ctx.page.context.browser
         assert ctx.is_alive and app.running and browser is not None and browser.is_connected()
         await pilot.press("escape")
