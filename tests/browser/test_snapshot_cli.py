@@ -61,9 +61,7 @@ def test_text_names_the_cli_flag_for_what_is_off_screen(base: str) -> None:
 
 def test_the_command_module_loads_without_playwright() -> None:
     # every kite command imports all command modules at startup: Playwright must load only in run()
-    code = (
-        "import sys, agent.commands.snapshot; print([m for m in sys.modules if m.startswith('playwright')])"
-    )
+    code = "import sys, kite_browser.agent.commands.snapshot; print([m for m in sys.modules if m.startswith('playwright')])"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"

@@ -85,7 +85,8 @@ def test_bundled_sites_suite_covers_every_action() -> None:
     suite = load_suite(find_suite("sites"))
     assert len(suite.tasks) >= 30
     used = {next(iter(s)) if isinstance(s, dict) else s for t in suite.tasks for s in t.solution} | {"done"}
-    assert used == set(ACTION_NAMES)
+    # askHuman is a person's: a suite run has nobody to hand the browser to (tests/agent/test_handover.py)
+    assert used == set(ACTION_NAMES) - {"askHuman"}
     assert all(t.check is not None for t in suite.tasks)
     tags = {tag for t in suite.tasks for tag in t.tags}
     assert {

@@ -97,7 +97,7 @@ async def test_the_three_sources_list_through_one_interface(kite_config: Any, en
         assert mcp["click"].parameters == actions["click"].parameters  # one definition, derived once
         assert mcp["snapshot"].hints == READS
         answer = await server.call("word_count", {"text": "one two"})  # through the same interface
-        assert [getattr(block, "text", "") for block in answer] == ['{"result": 2}']
+        assert [getattr(block, "text", "") for block in answer.content] == ['{"result": 2}']
 
 
 async def test_the_wrapper_confirms_a_disguised_pay_now_and_does_not_run_it(

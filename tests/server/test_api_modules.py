@@ -126,12 +126,14 @@ ROUTES = {
     "GET /api/runs/{run_id}/record/{path}",
     "POST /api/runs/{run_id}/confirmations/{cid}",
     "GET /api/runs/{run_id}/live",
+    "POST /api/runs/{run_id}/handover/{hid}",
+    "POST /api/runs/{run_id}/input",
     "GET /api/tools-confirmations",
     "POST /api/tools-confirmations/{cid}",
     "GET /api/settings",
 }
 """The routes of the issue (and GET /api/tools, the run record; issue 33's live view, the tool console's
-questions and the settings page) — nothing more, nothing less."""
+questions and the settings page; the hand-over's answer and the person's input) — nothing more, nothing less."""
 
 
 def test_the_openapi_spec_names_every_route_and_its_typed_errors(api: TestClient) -> None:
