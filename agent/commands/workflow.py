@@ -68,7 +68,7 @@ def export_cmd(args: argparse.Namespace) -> int:
 
     wf = load_workflow(args.file)
     out = Path(args.playwright).expanduser()
-    out.write_text(playwright_script(wf), encoding="utf-8")
+    out.write_text(playwright_script(wf, script=str(out)), encoding="utf-8")
     print(f"wrote {out}: {len(wf.steps)} steps; run it: python {out} --start-url URL")
     return 0
 
