@@ -20,9 +20,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Workflows: a successful run saved as a YAML file, replayed with 'kite replay FILE'.",
     )
     cmds = p.add_subparsers(dest="workflow_command", metavar="SUBCOMMAND", required=True)
-    save = cmds.add_parser("save", help="save a recorded run as a workflow file")
-    save.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (runs/<run>)")
+    save = cmds.add_parser("save", help="save a recorded run (or a kite mcp session) as a workflow file")
+    save.add_argument(
+        "run_dir", metavar="RUN_DIR", help="a run folder (runs/<run>), or a kite mcp record folder"
+    )
     save.add_argument("file", metavar="FILE", help="the workflow file to write (YAML)")
+    save.add_argument("--client", help="a kite mcp record: the session whose actions to save (when several)")
+    save.add_argument("--task", default="", help="a kite mcp record: what the workflow does, in words")
     save.set_defaults(func=save_cmd)
     check = cmds.add_parser("check", help="load a workflow file and list its steps")
     check.add_argument("file", metavar="FILE")
@@ -41,10 +45,16 @@ def summary(wf: Workflow) -> str:
 
 
 def save_cmd(args: argparse.Namespace) -> int:
-    from kite_browser.agent.workflow.model import save_file
-    from kite_browser.agent.workflow.save import workflow_from_run
+    from pathlib import Path
 
-    wf = workflow_from_run(args.run_dir)
+    from kite_browser.agent.workflow.model import save_file
+    from kite_browser.agent.workflow.save import workflow_from_mcp, workflow_from_run
+
+    mcp = (Path(args.run_dir) / "record.jsonl").is_file() and not (Path(args.run_dir) / "run.json").is_file()
+    if mcp:
+        wf = workflow_from_mcp(args.run_dir, client=args.client, task=args.task)
+    else:
+        wf = workflow_from_run(args.run_dir)
     path = save_file(wf, args.file)
     print(f"saved {path}: {summary(wf)}")
     return 0
@@ -68,7 +78,7 @@ def export_cmd(args: argparse.Namespace) -> int:
 
     wf = load_workflow(args.file)
     out = Path(args.playwright).expanduser()
-    out.write_text(playwright_script(wf), encoding="utf-8")
+    out.write_text(playwright_script(wf, script=str(out)), encoding="utf-8")
     print(f"wrote {out}: {len(wf.steps)} steps; run it: python {out} --start-url URL")
     return 0
 

@@ -28,6 +28,7 @@ from kite_browser.agent.llm.local_install import (
     is_installed,
     model_installed,
     server_installed,
+    stop_pip,
 )
 from kite_browser.agent.llm.local_pins import CONTEXT_TOKENS, GGUF_SHA256, GGUF_SIZE, MODEL_ALIAS
 from kite_browser.agent.llm.local_progress import rich_progress
@@ -89,7 +90,11 @@ async def ensure_local_server(
     paths = paths_for(config)
     if not is_installed(paths):
         with rich_progress(enabled=progress) as report:
-            await asyncio.to_thread(install, paths, report)
+            try:
+                await asyncio.to_thread(install, paths, report)
+            except asyncio.CancelledError:  # Ctrl-C: no pip outlives Kite, the thread ends with it
+                stop_pip()
+                raise
     with srv.state_lock(paths):
         state = srv.live_state(paths)
         owned = state is None

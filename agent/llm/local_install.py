@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -36,6 +37,12 @@ from kite_browser.agent.llm.local_pins import (
 # (description, bytes done, bytes total) -> None
 ProgressFn = Callable[[str, int, int], None]
 _CHUNK = 1 << 20
+PIP = [sys.executable, "-m", "pip"]
+"""The pip command the install runs (a test gives a slow stand-in)."""
+STOP_WAIT_S = 5.0
+"""How long a stopped pip has to exit on SIGTERM before it is killed."""
+_running: set[subprocess.Popen[str]] = set()
+_running_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -124,21 +131,50 @@ def _requirements(path: Path, wheels: tuple[Wheel, ...]) -> Path:
     return path
 
 
-def _pip(args: list[str], on_line: Callable[[str], None] | None = None) -> None:
-    cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
+def stop_pip() -> None:
+    """Stop the pip the install runs (Ctrl-C during the first install): SIGTERM, then SIGKILL after
+    ``STOP_WAIT_S``; it is waited for, so none outlives Kite. The install's thread then fails."""
+    with _running_lock:
+        procs = list(_running)
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for proc in procs:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+        for proc in procs:
+            proc.wait(STOP_WAIT_S)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):  # slow to go, or a second Ctrl-C: at once
+        for proc in procs:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            proc.wait()
+
+
+def _pip(args: list[str], on_line: Callable[[str], None] | None = None) -> None:
+    """Run pip in its own session (a terminal's Ctrl-C reaches Kite, which stops it: ``stop_pip``)."""
+    cmd = [*PIP, "--disable-pip-version-check", "--no-input", *args]
+    try:
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+        )
     except OSError as exc:
         raise LocalInstallError(
             f"cannot run pip ({exc.strerror}); Kite installs the local model with pip"
         ) from exc
+    with _running_lock:
+        _running.add(proc)
     lines: list[str] = []
     assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append(line.rstrip())
-        if on_line:
-            on_line(line)
-    if proc.wait() != 0:
+    try:
+        for line in proc.stdout:
+            lines.append(line.rstrip())
+            if on_line:
+                on_line(line)
+        proc.wait()
+    finally:
+        with _running_lock:
+            _running.discard(proc)
+        proc.stdout.close()
+    if proc.returncode != 0:
         tail = "\n".join(lines[-12:])
         if "THESE PACKAGES DO NOT MATCH THE HASHES" in tail:
             raise LocalHashMismatchError(f"a downloaded wheel does not match its pinned sha256:\n{tail}")

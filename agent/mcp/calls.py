@@ -123,10 +123,12 @@ class Calls:
         """One page action through the client's env, as a gated toolset's call (``safety/toolset.py``): the
         gate (the decision recorded), then the executor with the second look at the target; a refusal or a
         failure is a typed ``ToolFailure``."""
-        acted = await self._gated(state, ActionToolset(state.env), tool, args, client)
+        toolset = ActionToolset(state.env)
+        acted = await self._gated(state, toolset, tool, args, client)
         result = acted.result
         if not result.ok and result.error is not None:
             raise ToolFailure(result.error.model_dump())  # a domain block during it is named (env.act)
+        self.record.action(client, tool, toolset.action(tool, args).to_json(), result)
         update = await self._update(state, result)
         text = render.effects_text(
             result,

@@ -1,5 +1,6 @@
 """The MCP server's run record: ``<runs_dir>/mcp-<time>/record.jsonl``, append-only, one line per tool call
-and one per safety decision, secrets redacted, written as the server goes."""
+and one per safety decision, secrets redacted, written as the server goes; each page action that ran is a line
+with its fingerprinted result too (``kite workflow save`` makes a workflow of them)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kite_browser.agent.browser.observation import ActionResult
 from kite_browser.safety.secrets import SecretStore
 
 
@@ -34,6 +36,11 @@ class Record:
         text = json.dumps(line, ensure_ascii=False, default=str)
         with self._lock, self.path.open("a", encoding="utf-8") as fh:
             fh.write(text + "\n")
+
+    def action(self, client: str, tool: str, action: dict[str, Any], result: ActionResult) -> None:
+        """One page action that ran: the action as Kite's JSON and its result with the target's fingerprint,
+        what ``kite workflow save`` turns into a workflow's step."""
+        self.write("action", client=client, tool=tool, action=action, result=result.model_dump(mode="json"))
 
     def read(self) -> list[dict[str, Any]]:
         if not self.path.exists():

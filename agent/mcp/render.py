@@ -109,6 +109,39 @@ def joined(items: list[tuple[int | None, str]]) -> list[str]:
     return [f"[{','.join(map(str, refs))}] {body}" if refs is not None else body for refs, body in out]
 
 
+FOLD_MARK = "(cut by the fold)"
+"""What the line of a card cut by the fold ends with."""
+
+
+def fold_notice(count: int) -> str:
+    """The line under a snapshot whose last cards are cut by the fold (and how to read them whole)."""
+    cards = "1 card" if count == 1 else f"{count} cards"
+    return f"({cards} cut by the fold: scroll down, or snapshot with visible_only=false, to read them whole)"
+
+
+def cut_by_fold(obs: Observation) -> set[int]:
+    """The in-view elements whose card goes on below the viewport: the last elements of the view's flow, of the
+    role and tag of an earlier element that has its card's text on its line (a result's price) while they have
+    none (or only punctuation, the part of the card in view), on a page that goes on below (a grid's last row cut by the fold lists its names without prices)."""
+    s = obs.summary
+    if s.scroll.get("y", 0) + s.viewport.get("height", 0) >= s.page_size.get("height", 0) - 1:
+        return set()
+    by_index = {e.index: e for e in obs.elements}
+    worded = {i for i, tail in obs.tails.items() if _WORDY.search(tail)}
+    kinds = {(by_index[i].role, by_index[i].tag) for i in worded if i in by_index}
+    cut: set[int] = set()
+    for item in reversed(obs.flow):
+        if not isinstance(item, int):
+            if _WORDY.search(item):
+                break
+            continue
+        el = by_index.get(item)
+        if el is None or item in worded or (el.role, el.tag) not in kinds:
+            break
+        cut.add(item)
+    return cut
+
+
 def _flow(
     obs: Observation, lines: dict[int, str], max_text: int = TEXT_CHARS
 ) -> tuple[list[tuple[int | None, str]], bool]:
@@ -119,6 +152,7 @@ def _flow(
     items: list[tuple[int | None, str]] = []
     placed: set[int] = set()
     used, cut = 0, False
+    folded = cut_by_fold(obs)
     line_chars = max(LINE_CHARS, min(max_text // 10, 400))
     for i, item in enumerate(obs.flow):
         if isinstance(item, int):
@@ -130,6 +164,8 @@ def _flow(
                     tail = _cut_text(" ".join(tail.split()), min(line_chars, max_text - used))
                     used += len(tail)
                     items.append((item, f"{lines[item]} — {tail}"))
+                elif item in folded:
+                    items.append((item, f"{lines[item]} — {FOLD_MARK}"))
                 else:
                     cut = cut or bool(tail)
                     items.append((item, lines[item]))
@@ -171,6 +207,9 @@ def snapshot_text(
         body = f"{body}\n{none}" if body else none
     if cut:
         body = f"{body}\n{cut_notice(max_text)}"
+    folded = len(cut_by_fold(obs).intersection(lines)) if in_flow else 0
+    if folded:
+        body = f"{body}\n{fold_notice(folded)}"
     with_text = visible_only and not query and not in_flow
     parts = [summary_text(obs, with_text=with_text, max_text=max_text), body]
     s = obs.summary

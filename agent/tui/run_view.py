@@ -106,7 +106,7 @@ class RunScreen(Screen[None]):
             self._step_usage = (u.tokens, u.cost_usd)
         elif isinstance(event, ActionFinished):
             self.actions += 1
-            self.add_row(event.step, event.action, event.level, event.ok, event.message)
+            self.add_row(event.step, event.action, event.level, event.went_well, event.message)
         elif isinstance(event, ReplyRejected):
             message = event.message or event.error or "the reply could not be used"
             self.add_row(event.step, "(reply not understood)", "-", False, message)

@@ -1,9 +1,12 @@
 """A workflow as a readable Playwright-for-Python script that runs without Kite (issue 32, item 7).
 
 Each step's locator comes from its fingerprint: ``get_by_test_id``, then ``get_by_role`` with the accessible
-name, ``get_by_label``, the id, the ``name`` attribute; the variables are the function's parameters (a secret's
-default is read from ``KITE_SECRET_<NAME>``); the expected effects are ``expect`` assertions. An action with
-no Playwright equivalent here stops the export with a typed error naming the step.
+name, ``get_by_label``, the id, the ``name`` attribute; an element in a frame is looked for in each of the
+page's frames (``in_frame``: the frame that holds it, whatever its position among the page's iframes); the
+variables are the function's parameters (a secret's default is read from ``KITE_SECRET_<NAME>``). Each step's
+effect is an assertion: the recorded URL and field value, the option a select shows, a radio checked, and a
+submit that changed the page (its URL or its text), so a step that did nothing fails the script. An action
+with no Playwright equivalent here stops the export with a typed error naming the step.
 """
 
 from __future__ import annotations
@@ -61,9 +64,12 @@ def role_of(fp: Fingerprint) -> str | None:
 
 def locator(fp: Fingerprint) -> str:
     """The Playwright locator of a fingerprint, most specific first (an expression on ``page``)."""
-    base = "page"
-    for part in (fp.frame or "").split(".") if fp.frame else []:
-        base += f'.frame_locator("iframe").nth({int(part)})'
+    if fp.frame:
+        return f"in_frame(page, lambda f: {_located(fp, 'f')})"
+    return _located(fp, "page")
+
+
+def _located(fp: Fingerprint, base: str) -> str:
     role, name = role_of(fp), fp.name
     whole = bool(name) and not name.endswith("…")
     if fp.attrs.get("data-testid"):
@@ -151,12 +157,37 @@ def url_regex(pattern: str) -> str:
     return "".join(out) + "$"
 
 
+def submits(step: Step) -> bool:
+    """A click on a submit button, or Enter in a field: the page should change."""
+    fp = step.target
+    if step.action == "pressKey":
+        return step.args.get("key") == "Enter" and fp is not None and fp.tag in ("input", "textarea")
+    return step.action == "click" and fp is not None and fp.attrs.get("type") == "submit"
+
+
+def effect_lines(step: Step, changed: bool) -> list[str]:
+    """The assertions after a step beyond its recorded URL and value: the option shown, a radio checked,
+    a submit that changed the page (``changed``: no recorded URL says it already)."""
+    out: list[str] = []
+    fp = step.target
+    if fp is not None and step.action == "select" and isinstance(step.args.get("value"), str):
+        out.append(f"    expect_selected({locator(fp)}, {expr(step.args['value'])})")
+    if fp is not None and step.action == "click" and role_of(fp) == "radio":
+        out.append(f"    expect({locator(fp)}).to_be_checked()")
+    if changed:
+        out.append("    expect_changed(page, before)")
+    return out
+
+
 def lines_of(step: Step, i: int) -> list[str]:
     out = [f"    # {i}. {step.intent or step.action}"]
     exp = step.expect
     if exp is not None and exp.refused is not None:  # Kite's gate refused it: the script does not do it
         return [*out, f"    # not done: Kite's safety gate {exp.refused} this step in the recorded run"]
     action = call(step, i)
+    changed = submits(step) and (exp is None or exp.url is None)
+    if changed:
+        out.append("    before = page_state(page)")
     if exp is not None and exp.new_tab:
         out += [
             "    with page.context.expect_page() as opened:",
@@ -169,25 +200,74 @@ def lines_of(step: Step, i: int) -> list[str]:
         out.append(f"    expect(page).to_have_url(re.compile({url_regex(exp.url)!r}))")
     if exp is not None and exp.value is not None and step.target is not None:
         out.append(f"    expect({locator(step.target)}).to_have_value({expr(exp.value)})")
-    return out
+    return out + effect_lines(step, changed)
 
 
 HEAD = '''"""Exported from a Kite workflow (kite workflow export): {task}
 
-    python {{script}} [--start-url URL] [--chromium PATH] [--headed]{flags}
+    python {script} [--start-url URL] [--chromium PATH] [--headed]{flags}
+
+It needs Playwright for Python (pip install playwright) and a Chromium: Playwright's own
+(python -m playwright install chromium), or one already installed, given with --chromium
+(--chromium /usr/bin/chromium on Debian and Ubuntu).
 
 Plain Playwright for Python: no Kite needed, and none of Kite's safety either: no gate asks before a step
-that pays, deletes or submits. Read it before you run it.
+that pays, deletes or submits. Read it before you run it. Each step's effect is asserted: the script stops
+with an AssertionError at the first step that did not do what it did in the recorded run.
 """
 
 import argparse
 import os
 import re
+import time
+from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Frame, Locator, Page, expect, sync_playwright
 
 START_URL = {start!r}
+WAIT_S = 10.0
+
+
+def in_frame(page: Page, find: Callable[[Frame], Locator]) -> Locator:
+    """The element ``find`` gives in the frame of the page that holds it (any frame, whatever its
+    position among the page's iframes)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        for frame in page.frames[1:]:
+            found = find(frame)
+            if found.count() == 1:
+                return found
+        if time.monotonic() > deadline:
+            raise AssertionError("no frame of the page holds the element")
+        page.wait_for_timeout(100)
+
+
+def page_state(page: Page) -> str:
+    """The page's URL and the text of each of its frames: what a submit changes."""
+    texts = [page.url]
+    for frame in page.frames:
+        try:
+            texts.append(frame.evaluate("() => document.body ? document.body.innerText : ''"))
+        except Exception:  # a frame that went away while read
+            texts.append("")
+    return "\\n".join(texts)
+
+
+def expect_changed(page: Page, before: str) -> None:
+    """The page changed (its URL or its text) after a submit."""
+    deadline = time.monotonic() + WAIT_S
+    while page_state(page) == before:
+        if time.monotonic() > deadline:
+            raise AssertionError("the submit changed nothing on the page")
+        page.wait_for_timeout(100)
+
+
+def expect_selected(select: Locator, value: str) -> None:
+    """The select shows the option chosen (by its text or its value)."""
+    shown = select.evaluate("s => [...s.selectedOptions].map(o => [o.value, o.label.trim()])")
+    if not any(value in pair for pair in shown):
+        raise AssertionError(f"the select shows {{shown}}, not {{value!r}}")
 
 
 def rebase(url: str, start_url: str) -> str:
@@ -224,8 +304,9 @@ if __name__ == "__main__":
 """
 
 
-def playwright_script(wf: Workflow) -> str:
-    """The Python source of a Playwright script doing what ``wf`` does."""
+def playwright_script(wf: Workflow, script: str = "script.py") -> str:
+    """The Python source of a Playwright script doing what ``wf`` does (``script``: the file it is
+    written to, as its docstring's command line names it)."""
     params, options, passed, flags = "", "", "", ""
     for name, var in wf.variables.items():
         p = ident(name)
@@ -240,6 +321,10 @@ def playwright_script(wf: Workflow) -> str:
         flags += f" [--{name.replace('_', '-')} VALUE]"
     body = [line for i, step in enumerate(wf.steps, 1) for line in lines_of(step, i)]
     head = HEAD.format(
-        task=wf.task.replace('"""', "'''") or "(no task)", flags=flags, start=wf.start_url, params=params
+        task=wf.task.replace('"""', "'''") or "(no task)",
+        script=script,
+        flags=flags,
+        start=wf.start_url,
+        params=params,
     )
     return head + "\n".join(body) + "\n" + TAIL.format(options=options, passed=passed)

@@ -230,6 +230,31 @@ def steps_of_run(run_dir: str | Path) -> tuple[list[Step], dict[str, Variable]]:
     return builder.steps, builder.variables
 
 
+def workflow_from_mcp(record_dir: str | Path, *, client: str | None = None, task: str = "") -> Workflow:
+    """The workflow of a ``kite mcp`` session's page actions (its record's ``action`` lines, one client's):
+    the first ``navigate`` is the start URL, the actions after it are the steps."""
+    root = Path(record_dir).expanduser()
+    lines = [x for x in _lines(root / "record.jsonl") if x.get("event") == "action"]
+    clients = sorted({str(x.get("client")) for x in lines})
+    if client is None and len(clients) > 1:
+        raise RunNotSavableError(
+            f"{record_dir}: actions of {len(clients)} clients ({', '.join(clients)}): name one"
+        )
+    lines = [x for x in lines if client is None or x.get("client") == client]
+    start = next((i for i, x in enumerate(lines) if x["action"].get("action") == "navigate"), None)
+    if start is None:
+        raise RunNotSavableError(f"{record_dir}: the session opened no page with navigate")
+    builder = _Builder()
+    for n, line in enumerate(lines[start + 1 :], start + 2):
+        action, res = dict(line["action"]), ActionResult.model_validate(line["result"])
+        if action.get("action") not in SKIPPED and res.ok:
+            builder.add(f"{record_dir}: action {n}", action, res)
+    if not builder.steps:
+        raise RunNotSavableError(f"{record_dir}: the session did no action to replay after navigate")
+    start_url = str(lines[start]["action"]["url"])
+    return Workflow(task=task, start_url=start_url, variables=builder.variables, steps=builder.steps)
+
+
 def workflow_from_run(run_dir: str | Path, *, require_success: bool = True) -> Workflow:
     """The workflow of a recorded run (``require_success``: refuse a run that did not succeed)."""
     root = Path(run_dir).expanduser()

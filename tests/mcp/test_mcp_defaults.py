@@ -79,6 +79,22 @@ async def test_snapshot_says_when_it_cut_the_text_and_gives_more_when_asked(
     assert "blue · $12.99" in bare and "page text cut at 200 characters" in bare
 
 
+async def test_a_card_cut_by_the_fold_says_so_instead_of_losing_its_price(
+    kite_config: Any, sites: SitesServer
+) -> None:
+    async with kite_mcp(kite_config()) as kite, Client(kite.server, mode="legacy") as c:
+        await c.call_tool("navigate", {"url": sites.url("/shop/")})
+        longer = text_of(await c.call_tool("snapshot", {"max_text": 3000}))
+    product_lines = [line for line in longer.splitlines() if any(f"link {p.name}" in line for p in PRODUCTS)]
+    assert product_lines, longer
+    # every product line in view has its price, or says its card goes on below the fold
+    bare = [line for line in product_lines if not _prices(line) and "(cut by the fold)" not in line]
+    assert not bare, bare
+    folded = [line for line in product_lines if "(cut by the fold)" in line]
+    assert folded, longer  # the shop's grid at 1280x800 cuts its last row
+    assert f"({len(folded)} card{'s' if len(folded) > 1 else ''} cut by the fold:" in longer
+
+
 async def test_stale_ref_answers_the_current_page_as_a_snapshot(kite_config: Any, sites: SitesServer) -> None:
     async with kite_mcp(kite_config()) as kite, Client(kite.server, mode="legacy") as c:
         home = text_of(await c.call_tool("navigate", {"url": sites.url("/shop/")}))

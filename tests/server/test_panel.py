@@ -201,10 +201,16 @@ async def test_every_control_of_each_view_is_reachable_with_tab(page: Page, serv
 # ----------------------------------------------------------------------------- runs
 
 
+async def open_options(page: Page) -> None:
+    """Unfold the run form's options (folded so the run list stays in view under the form)."""
+    await page.evaluate("() => { document.getElementById('run-options').open = true; }")
+
+
 async def start_run(page: Page, server: LiveServer, task: str, start_url: str) -> str:
     await page.goto(f"{server.base}/#runs")
     await page.fill("#run-task", task)
     await page.fill("#run-url", start_url)
+    await open_options(page)
     await page.fill("#run-steps", "8")
     await page.click("#run-start")
     await expect(page).to_have_url(re.compile(r"#runs/\w+$"))
@@ -353,6 +359,7 @@ async def test_the_run_form_sends_a_profile_with_approvals_vision_and_schema(
     await page.goto(f"{server.base}/#runs")
     await page.fill("#run-task", "[hold] Keep the shop open in my profile")
     await page.fill("#run-url", sites.url("/shop/"))
+    await open_options(page)
     await page.fill("#run-profile", "shopper")
     await page.fill("#run-approve", "confirm, executeJS")
     await page.select_option("#run-vision", "false")
@@ -438,4 +445,33 @@ async def test_the_run_just_started_is_in_view(
         await expect(card).to_contain_text(re.compile(r"20\d\d"))  # the date, not only the time
         server.api("POST", f"/api/runs/{run_id}/stop")
     finally:
+        await context.close()
+
+
+async def test_the_run_list_is_in_view_under_the_form_at_desktop_size(
+    pw_browser: Browser, server: LiveServer, sites: SitesServer
+) -> None:
+    """At 1280x800 the run list starts within the window's upper two thirds: the form's options are folded
+    (a <details> the tests open), so the task, the start URL and Start run stand above the list."""
+    finished_api_run = server.api(
+        "POST", "/api/runs", json={"task": "[ok] Find the mug", "start_url": sites.url("/shop/")}
+    )
+    context = await pw_browser.new_context(viewport=DESKTOP)
+    try:
+        page = await context.new_page()
+        await page.goto(server.panel_url)
+        await expect(page.locator("body[data-ready]")).to_be_attached()
+        await page.goto(f"{server.base}/#runs")
+        card = page.locator(f'#run-list [data-run="{finished_api_run["id"]}"]')
+        await expect(card).to_be_visible()
+        top = await card.evaluate("e => e.getBoundingClientRect().top")
+        box = await card.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= DESKTOP["height"], box  # whole, no scrolling
+        assert top < 540, top  # two thirds down at most (under the unfolded form it was ~650 px)
+        await expect(page.locator("#run-options")).not_to_have_attribute("open", "")
+        await expect(page.locator("#run-start")).to_be_in_viewport()
+        await page.click("#run-options summary")  # the options are one click away
+        await expect(page.locator("#run-profile")).to_be_visible()
+    finally:
+        server.api("POST", f"/api/runs/{finished_api_run['id']}/stop")
         await context.close()

@@ -38,3 +38,15 @@ async def test_a_run_to_completion(make_app, sites, tmp_path):
         assert type(app.screen).__name__ == "TaskScreen"
     run = json.loads((Path(result.run_dir) / "run.json").read_text())
     assert run["result"]["stop_reason"] == "done"
+
+
+async def test_a_done_with_success_false_is_marked_failed_not_ticked(make_app, sites):
+    install([[("done", None, {"success": False, "answer": "no such mug"})]])
+    app = make_app("Find a purple mug", sites.url("/shop/"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+r")
+        result = await wait_finished(pilot, app)
+        assert not result.success, result
+        done = [r for r in app.run_screen.rows if r.action.startswith("done")]
+        assert len(done) == 1 and not done[0].ok, rows(app)
+        assert "✗" in done[0].cells()[3] and "✓" not in done[0].cells()[3]

@@ -116,6 +116,7 @@ const RunsView = (() => {
       body = formBody();
     } catch (err) {
       $("run-form-error").textContent = `invalid_output_schema: the output schema is not valid JSON: ${err.message}`;
+      $("run-options").open = true;
       $("run-schema").focus();
       return;
     }
@@ -125,7 +126,7 @@ const RunsView = (() => {
       const { ok, data } = await api("/api/runs", { method: "POST", body });
       if (!ok) {
         $("run-form-error").textContent = errorText(data);
-        if (data && /profile/.test(data.error || "")) $("run-profile").focus(); // in use, or not a name of ours
+        if (data && /profile/.test(data.error || "")) { $("run-options").open = true; $("run-profile").focus(); } // in use, or not a name of ours
         return;
       }
       toast(`Run ${runId(data)} started`);
