@@ -102,10 +102,14 @@ def configure(
     service: str = "kite",
     prompts: bool = False,
     exporter: SpanExporter | None = None,
+    install: bool = True,
 ) -> None:
     """Start making spans: sent to ``exporter`` (a test's in-memory one) or by OTLP/HTTP to ``endpoint`` (the
     collector's base URL, ``/v1/traces`` added as the OTLP spec says). A second call changes nothing until
-    ``shutdown()``. Raises ``ConfigError`` with the install command when the extra is missing."""
+    ``shutdown()``. ``install``: also make Kite's provider the process's global one (a command's process: the
+    MCP SDK's and FastAPI's request spans then nest with Kite's); a test that shares its process with other
+    tests leaves the global alone (an SDK client would otherwise put its own trace into every request's
+    ``_meta``). Raises ``ConfigError`` with the install command when the extra is missing."""
     global _state, _provider
     if _state is not None:
         return
@@ -134,7 +138,8 @@ def configure(
         else:
             resource = Resource.create({"service.name": service, "service.version": __version__})
             _provider = TracerProvider(resource=resource)
-            trace.set_tracer_provider(_provider)
+            if install:
+                trace.set_tracer_provider(_provider)
         _provider.add_span_processor(_Switch())  # type: ignore[arg-type]
     _Switch.current = processor
     _state = _Tracing(_provider.get_tracer(TRACER_NAME, __version__), processor, prompts)

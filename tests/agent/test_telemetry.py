@@ -40,7 +40,9 @@ SECRET = "Zq7-secret-Pv42"
 @pytest.fixture
 def exporter() -> Iterator[InMemorySpanExporter]:
     memory = InMemorySpanExporter()
-    telemetry.configure(exporter=memory, prompts=True)
+    telemetry.configure(
+        exporter=memory, prompts=True, install=False
+    )  # the worker's other tests keep no global
     try:
         yield memory
     finally:
