@@ -23,11 +23,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TypedDict, TypeVar
+from typing import TypeVar
 
 from playwright.async_api import Browser, ElementHandle
 from playwright.async_api import Error as PlaywrightError
-from typing_extensions import Unpack
 
 from kite_browser.agent import telemetry
 from kite_browser.agent.browser.actions import Action, AskHuman, Navigate
@@ -211,17 +210,6 @@ class BlockWatch:
         """The requests held and refused between two actions since the last call (each once)."""
         held, self.late_held = self.late_held, []
         return held
-
-
-class ActOptions(TypedDict, total=False):
-    """How ``BrowserEnv.act`` runs an action (see ``BrowserEnv._act``)."""
-
-    decided: Decided | None
-    veto: Veto | None
-    confirmer: Confirmer | None
-    timer: StepTimer | None
-    effect_only: bool
-    judged: GateResult | None
 
 
 class BrowserEnv:
@@ -510,14 +498,32 @@ class BrowserEnv:
 
     # ------------------------------------------------------------------ act
     async def act(
-        self, action: Action, observation: Observation | None = None, **options: Unpack[ActOptions]
+        self,
+        action: Action,
+        observation: Observation | None = None,
+        *,
+        decided: Decided | None = None,
+        veto: Veto | None = None,
+        confirmer: Confirmer | None = None,
+        timer: StepTimer | None = None,
+        effect_only: bool = False,
+        judged: GateResult | None = None,
     ) -> Acted:
         """``_act`` in an OpenTelemetry span (when telemetry is on): the action's kind and target, the gate's
         level and decision, the verified effect. Every face acts through here, so each has the span."""
         index = element_index(action)
         target = observation.element(index) if observation is not None and index is not None else None
         with telemetry.span(f"kite.action {action.action}", _target_attributes(action, target, self)) as span:
-            acted = await self._act(action, observation, **options)
+            acted = await self._act(
+                action,
+                observation,
+                decided=decided,
+                veto=veto,
+                confirmer=confirmer,
+                timer=timer,
+                effect_only=effect_only,
+                judged=judged,
+            )
             span.set(_acted_attributes(acted, self.safety.secrets.redact))
             if not acted.result.ok:
                 span.fail(acted.result.error.error if acted.result.error else "failed")
