@@ -171,6 +171,7 @@ POLICY_NAMES = (
     "loop_guard",
     "no_ops",
     "recap",
+    "own_plan",
     "answer_next",
     "out_of_view",
     "named_place",

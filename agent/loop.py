@@ -115,7 +115,7 @@ class Agent(RunEnvironment):
         self.memory = Memory(full_steps=self.config.agent.history_full_steps)
         self.totals, self.steps_done, self.guards = Totals(), 0, Guards(self.config.agent)
         self.warnings: list[str] = []
-        self.refusals = Refusals()
+        self.refusals, self._said = Refusals(), dict[str, str]()
         m = self.model
         self.policies = build(
             self.config.agent, constrained=m.constrained, function_calling=m.function_calling
@@ -147,6 +147,7 @@ class Agent(RunEnvironment):
             self.safety.secrets.names(),
             self.output.prompt(),
             constrained=self.model.constrained,
+            own_notes="own_plan" in self.policies.names,
         )
         (logs := redacting_logs(self.safety.secrets)).__enter__()  # log records of the run are redacted too
         traced, span = open_run_span(task, self.model.model, self.label, self.safety, self.config.telemetry)
@@ -259,6 +260,7 @@ class Agent(RunEnvironment):
             record.parse_error = ErrorInfo.model_validate(exc.to_dict())
             return self.guards.step_failed(True)
         actions, any_error, record.thought = parsed.actions, False, parsed.thought
+        record.said = self._said = parsed.said
         if parsed.dropped:
             self.memory.add(
                 f"your reply had {len(actions) + parsed.dropped} actions; only the first "
@@ -331,6 +333,7 @@ class Agent(RunEnvironment):
             task=self.prompt.task,
             exclude=plan.withheld.pairs,
             secrets=self.prompt.secret_names,
+            notes=plan.notes.ask,
         )
 
     async def _act(
@@ -344,10 +347,8 @@ class Agent(RunEnvironment):
     ) -> ActionResult:
         """One action of the reply: the policies' refusal or the env's gate and run; the policies learn its
         result, which goes into the memory, the history, the events and ``record``."""
-        step, element = (
-            record.step,
-            obs.element(action.target_index) if action.target_index is not None else None,
-        )
+        step, index = record.step, action.target_index
+        element = obs.element(index) if index is not None else None
         described = describe_action(action, element)
 
         async def decided(_a: Action, _o: Observation | None, gate: GateResult) -> None:
@@ -365,7 +366,7 @@ class Agent(RunEnvironment):
         try:
             ran = [*earlier, (action, result)]
             self.policies.learn(
-                Ran(action, element, result, obs, step, last or bool(_cut_short(result)), ran)
+                Ran(action, element, result, obs, step, last or bool(_cut_short(result)), ran, self._said)
             )
         finally:
             add_note(result, repaired)  # what the parser repaired to run it: the model learns the right form

@@ -52,6 +52,7 @@ def _system(
     vision: bool,
     function_calling: bool,
     constrained: bool = False,
+    own_notes: bool = False,
 ) -> str:
     return (
         _env()
@@ -63,6 +64,7 @@ def _system(
             vision=vision,
             function_calling=function_calling,
             constrained=constrained,
+            own_notes=own_notes,
             actions=action_catalog(vision),
         )
     )
@@ -93,6 +95,8 @@ class PromptBuilder:
     task's, so the system message stays the same for every task)."""
     constrained: bool = False
     """Replies are decoded under the step's reply schema: the system message shows its JSON object form."""
+    own_notes: bool = False
+    """A constrained reply carries the model's own notes (plan, done so far, next: the ``own_plan`` policy)."""
 
     def system(self) -> str:
         """The system message; rendered once per distinct setting (it is the same for every step and task)."""
@@ -103,6 +107,7 @@ class PromptBuilder:
             self.vision,
             self.function_calling,
             self.constrained,
+            self.own_notes,
         )
 
     def task_part(self) -> str:

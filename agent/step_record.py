@@ -79,6 +79,8 @@ class StepRecord(BaseModel):
     """The model's reply as received: its text and tool calls (arguments as the raw JSON it wrote)."""
     usage: Usage | None = None
     thought: str | None = None
+    said: dict[str, str] = {}
+    """The reply's own notes (its plan, done so far, next: ``reply_schema.OWN_NOTES``)."""
     actions: list[ActionOutcome] = Field(default_factory=list)
     tools: list[ToolCallRecord] = Field(default_factory=list)
     """Calls to module tools and the user's own tools (``agent.module_tools``)."""

@@ -43,7 +43,7 @@ from kite_browser.agent.llm.reply_json import (
     spend_repair,
     strict_candidates,
 )
-from kite_browser.agent.llm.reply_schema import TARGET, target_index
+from kite_browser.agent.llm.reply_schema import OWN_NOTES, TARGET, target_index
 from kite_browser.agent.llm.reply_text import CUT_OFF, REASONING_ONLY, was_cut_off
 from kite_browser.agent.llm.schemas import SINGLE_TOOL_NAME
 
@@ -62,6 +62,8 @@ _META_KEYS = frozenset(
         "memory",
         "evaluation",
         "next_goal",
+        "done_so_far",
+        "next",
         "comment",
         "note",
         "description",
@@ -87,6 +89,9 @@ class ParsedReply(BaseModel):
     """Where the actions came from."""
     dropped: int = 0
     """Actions beyond ``max_actions`` that were ignored (the model should be told)."""
+    said: dict[str, str] = {}
+    """The model's own notes beside its actions (``reply_schema.OWN_NOTES``: its plan, what it has done so far,
+    what it does next), as it wrote them."""
     notes: list[str] = []
     """Per action (same order), what Kite repaired to run it ("" if nothing): extra fields ignored, a near
     name read as the real one, two targets reduced to one. The model sees it in the action's result."""
@@ -209,20 +214,31 @@ def _from_call(name: Any, arguments: Any) -> dict[str, Any]:
     return {**implied, **args, "action": resolved}
 
 
-def _items(values: list[Any]) -> tuple[list[Any], str | None]:
+def _said(value: dict[str, Any]) -> dict[str, str]:
+    """The own notes (``OWN_NOTES``) of a reply object that carries actions."""
+    return {
+        k: v.strip()[:MAX_THOUGHT_CHARS]
+        for k in OWN_NOTES
+        if isinstance(v := value.get(k), str) and v.strip()
+    }
+
+
+def _items(values: list[Any]) -> tuple[list[Any], str | None, dict[str, str]]:
     items: list[Any] = []
     thought: str | None = None
+    said: dict[str, str] = {}
     for value in values:
         if isinstance(value, dict) and isinstance(value.get("actions"), list):
             thought = thought or _thought_of(value)
+            said = said or _said(value)
             items.extend(value["actions"])
         elif isinstance(value, list):
-            sub, sub_thought = _items(value)
+            sub, sub_thought, sub_said = _items(value)
             items.extend(sub)
-            thought = thought or sub_thought
+            thought, said = thought or sub_thought, said or sub_said
         else:
             items.append(value)
-    return items, thought
+    return items, thought, said
 
 
 def _thought_of(value: Any) -> str | None:
@@ -246,7 +262,7 @@ _HOW_TO = (
 )
 
 
-def _parse_text(text: str) -> tuple[list[dict[str, Any]], str | None]:
+def _parse_text(text: str) -> tuple[list[dict[str, Any]], str | None, dict[str, str]]:
     if not text.strip():
         raise _fail(f"Your reply was empty. {_HOW_TO}")
     text = text[:MAX_TEXT_CHARS]
@@ -258,11 +274,11 @@ def _parse_text(text: str) -> tuple[list[dict[str, Any]], str | None]:
             _flatten(other)  # raises the precise "needs an action field" error
     if not values:
         raise _fail(f"No action found in your reply. {_HOW_TO}{example_from_prose(text)}")
-    items, thought = _items(values)
+    items, thought, said = _items(values)
     if not items:
         raise _fail(f"The action list was empty. {_HOW_TO}")
     thought = thought or next((t for t in map(_thought_of, items) if t), None)
-    return [_flatten(item) for item in items], thought or (_prose(text, spans) if spans else None)
+    return [_flatten(item) for item in items], thought or (_prose(text, spans) if spans else None), said
 
 
 def _parse_calls(calls: list[ToolCall]) -> list[dict[str, Any]]:
@@ -274,17 +290,19 @@ def _parse(reply: LLMReply | str, max_actions: int) -> ParsedReply:
     if isinstance(reply, LLMReply) and reply.tool_calls:
         flats, source = _parse_calls(reply.tool_calls), "tool_calls"
         thought = (reply.content or "").strip()[:MAX_THOUGHT_CHARS] or None
+        said: dict[str, str] = {}
     else:
         text = reply if isinstance(reply, str) else (reply.content or "")
         if not text.strip() and isinstance(reply, LLMReply) and reply.reasoning:
             raise _fail(f"{REASONING_ONLY} {_HOW_TO}")
-        (flats, thought), source = _parse_text(text), "json"
+        (flats, thought, said), source = _parse_text(text), "json"
     checked = [_validate(flat, i) for i, flat in enumerate(flats)]
     keep = max(1, max_actions)
     return ParsedReply(
         actions=[a for a, _ in checked[:keep]],
         notes=[n for _, n in checked[:keep]],
         thought=thought,
+        said=said,
         source=source,
         dropped=max(0, len(checked) - keep),
     )

@@ -38,6 +38,14 @@ TARGET_INDEX = re.compile(r"\[(\d{1,9})\]\s*$")
 TARGET_NAME_CHARS = 50
 THOUGHT_CHARS = 300
 """Longest ``thought`` the schema allows: one or two short sentences."""
+OWN_NOTES: dict[str, tuple[int, bool]] = {
+    "plan": (200, True),
+    "done_so_far": (160, True),
+    "next": (120, False),
+}
+"""The model's own notes a reply may be asked to carry (the ``own_plan`` policy says which, each step): its plan
+on the first step, what it has done so far and what it does next on later ones. Each name -> (its longest text,
+whether it comes before ``thought``); ``next`` comes after it, just before the actions it leads to."""
 TYPE_CHARS = 300
 """Longest text one ``type`` takes (longer text goes in several, with ``append``): a small model copying a long
 text (a masked field's dots) into a field would otherwise run its reply into the output-token limit."""
@@ -206,12 +214,14 @@ def reply_schema(
     task: str = "",
     exclude: Iterable[tuple[str, int]] = (),
     secrets: Sequence[str] = (),
+    notes: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The JSON schema of this step's reply: ``thought`` (first), then 1..``max_actions`` actions, each one of
     ``enabled`` (default: every action) narrowed to this observation; a click's ``double`` and
     ``mouse_button`` only when ``task`` asks for them (``_ASKED_FOR``); no (action, element) pair of
     ``exclude`` (the loop guard's ``futile`` ones); with ``secrets`` (their names), a password field takes
-    only their placeholders (``_password_variants``)."""
+    only their placeholders (``_password_variants``); ``notes``: the model's own notes it carries
+    (``OWN_NOTES``), in their order around ``thought``."""
     names = [n for n in (ACTION_NAMES if enabled is None else enabled) if n in ACTION_MODELS]
     off: dict[str, set[int]] = {}
     for name, index in exclude:
@@ -222,18 +232,24 @@ def reply_schema(
         if (v := _variant(n, observation, vision, output_schema, task, off.get(n, set()))) is not None
         for part in _narrowed(n, v, observation, secrets)
     ]
+    own = [n for n in OWN_NOTES if n in notes]
+    before = [n for n in own if OWN_NOTES[n][1]]
+    fields = [*before, "thought", *(n for n in own if n not in before), "actions"]
+    texts = {n: {"type": "string", "minLength": 1, "maxLength": OWN_NOTES[n][0]} for n in own}
+    properties = {
+        **texts,
+        "thought": {"type": "string", "minLength": 1, "maxLength": THOUGHT_CHARS},
+        "actions": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": max(1, max_actions),
+            "items": {"anyOf": variants},
+        },
+    }
     return {
         "type": "object",
-        "properties": {
-            "thought": {"type": "string", "minLength": 1, "maxLength": THOUGHT_CHARS},
-            "actions": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": max(1, max_actions),
-                "items": {"anyOf": variants},
-            },
-        },
-        "required": ["thought", "actions"],
+        "properties": {name: properties[name] for name in fields},
+        "required": fields,
         "additionalProperties": False,
     }
 

@@ -23,6 +23,7 @@ from kite_browser.agent.policies.goal import GoalReached
 from kite_browser.agent.policies.loop_guard import LoopGuard
 from kite_browser.agent.policies.no_ops import NoOps
 from kite_browser.agent.policies.notes import AnswerNext, NamedPlace, OutOfView, Recap
+from kite_browser.agent.policies.own_plan import OwnPlan
 from kite_browser.agent.policies.person import PersonNeeded
 from kite_browser.agent.policies.repeats import Repeats
 from kite_browser.agent.policies.unfilled import Unfilled
@@ -33,6 +34,7 @@ MAKERS: dict[str, Callable[[AgentConfig], Policy]] = {
     "loop_guard": LoopGuard,
     "no_ops": lambda _: NoOps(),
     "recap": lambda _: Recap(),
+    "own_plan": lambda _: OwnPlan(),
     "answer_next": lambda _: AnswerNext(),
     "out_of_view": lambda _: OutOfView(),
     "named_place": lambda _: NamedPlace(),

@@ -49,6 +49,8 @@ class Notes:
     recap: dict[str, list[str]] = field(default_factory=dict)
     repeating: bool = False
     """The prompt tells the model it is repeating itself (a client may then sample it warmer)."""
+    ask: list[str] = field(default_factory=list)
+    """The model's own notes a constrained reply carries this step (``reply_schema.OWN_NOTES``)."""
 
 
 @dataclass
@@ -88,6 +90,8 @@ class Ran:
     last: bool
     ran: Sequence[tuple[Action, ActionResult | None]]
     """Every action of this step so far, this one included, with its result."""
+    said: Mapping[str, str] = field(default_factory=dict)
+    """The reply's own notes (its plan, done so far, next), as the model wrote them."""
 
 
 @dataclass
@@ -161,6 +165,7 @@ class Policies:
             notes.lines += got.lines
             notes.recap.update(got.recap)
             notes.repeating = notes.repeating or got.repeating
+            notes.ask += got.ask
             withheld.add(p.withheld(view))
         return StepPlan(view, notes, withheld)
 

@@ -4,10 +4,11 @@ mentioned is held once.
 "Looks complete" is a guess from the task's words (``recap.looks_complete``: every part matched by the run's
 successful actions) resting on a fact of the run: the last step's actions ran and changed the page. It is
 said in the prompt as a hint. The hold rests on a fact of the page: the action's target names a state change
-(Add to cart, Buy, Place order, Subscribe ...) whose words the task never uses. It is held once, with a note;
-the same action proposed again runs (the model may know better). Recorded (bundled 1.5B model, unseen tasks):
-a search task searched correctly in step 1, then opened a product and added it to the cart twice; a question
-about a price found the price, typed it into Quantity and pressed Add to cart.
+(Add to cart, Buy, Place order, Subscribe, Update, Remove ...) whose words the task never uses. It applies once
+the task looks complete, once only its answer looks left (by the task's parts or by the model's own "next"
+note), or when the task is a question; it is held once, with a note, and the same action proposed again runs
+(the model may know better). A small model goes on after the goal: it changes a cart nobody asked it to
+change on the way to an answer that is already in view.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from kite_browser.agent.browser.exec.typing import PressKey
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
 from kite_browser.agent.fence import defuse
 from kite_browser.agent.policies.base import Notes, Policy, Proposed, Ran, StepView
+from kite_browser.agent.policies.own_plan import NEXT
 from kite_browser.agent.policies.recap import asks_answer, looks_complete, task_parts, words
 from kite_browser.agent.policies.repeats import element_key
 
@@ -26,7 +28,7 @@ HELD = "unasked_state_change"
 """The error type of an action held once because it changes state the task never mentioned."""
 STATE_CHANGE = re.compile(
     r"\b(add(?:ed)? to (?:cart|basket|bag|trolley)|buy|purchase|place order|order now|checkout|check out|"
-    r"pay|subscribe|sign up|book now|book|delete|remove)\b",
+    r"pay|subscribe|sign up|book now|book|delete|remove|update|empty|clear)\b",
     re.IGNORECASE,
 )
 """A target whose name says it changes state on the site (the fact the hold rests on)."""
@@ -46,11 +48,15 @@ class GoalReached(Policy):
         """The last step's actions ran and changed the page (a fact of the run)."""
         self._held: set[str] = set()
         self._task = ""
+        self._answer_left = False
+        """Every part but the answer looks done, by the task's parts or the model's own "next" note."""
+        self._next = ""
 
     def notes(self, view: StepView) -> Notes:
         self._task, parts = view.task, task_parts(view.task)
         self._question = len(parts) == 1 and asks_answer(parts[0])
         self._complete = looks_complete(view.task, view.history)
+        self._answer_left = view.progress.answer_left or (bool(self._next) and asks_answer(self._next))
         changed, self._changed = self._changed, False
         if not (self._complete and changed):
             return Notes()
@@ -62,7 +68,7 @@ class GoalReached(Policy):
         )
 
     async def refuse(self, proposed: Proposed) -> ActionResult | None:
-        if not (self._complete or self._question) or proposed.element is None:
+        if not (self._complete or self._question or self._answer_left) or proposed.element is None:
             return None
         action = proposed.action
         if action.action != "click" and not (isinstance(action, PressKey) and action.key == "Enter"):
@@ -75,7 +81,13 @@ class GoalReached(Policy):
         if key in self._held:
             return None  # asked again: it runs
         self._held.add(key)
-        why = "the task looks done" if self._complete else "the task asks a question"
+        why = (
+            "the task looks done"
+            if self._complete
+            else "only the task's answer looks left"
+            if self._answer_left
+            else "the task asks a question"
+        )
         message = (
             f'not run: {why}, and "{defuse(name)}" would change the site\'s state ({m.group(0).lower()}), which '
             "the task never mentions. If the task needs it, do it again; otherwise call done."
@@ -83,6 +95,7 @@ class GoalReached(Policy):
         return ActionResult(action=action.action, ok=False, error=ErrorInfo(error=HELD, message=message))
 
     def learn(self, ran: Ran) -> None:
+        self._next = ran.said.get(NEXT, self._next)
         if ran.last:
             self._changed = any(
                 r is not None

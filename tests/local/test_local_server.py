@@ -57,7 +57,7 @@ def _action(reply: Any) -> dict[str, Any]:
 
 async def _constrained_call(model: str, api_base: str, api_key: str) -> None:
     """One reply decoded under a step's reply schema by the real server: it is that schema's JSON (thought
-    first; an action of the enabled set; the element one of this page's, named role and name first)."""
+    first, between the model's own notes; an action of the enabled set; the element one of this page's, named role and name first)."""
     elements = [
         Element(index=i, tag=tag, role=role, name=name, rect=Rect(x=0, y=20 * i, width=80, height=18))
         for i, tag, role, name in [
@@ -66,15 +66,17 @@ async def _constrained_call(model: str, api_base: str, api_key: str) -> None:
         ]
     ]  # fmt: skip
     obs = Observation(summary=PageSummary(url="http://shop.test/p/mug", title="Mug"), elements=elements)
-    schema = reply_schema(obs, ["click", "type", "done"], max_actions=3, task="add the product to the cart")
+    schema = reply_schema(
+        obs, ["click", "type", "done"], max_actions=3, task="add the product to the cart", notes=["done_so_far", "next"]
+    )
     reply = await litellm.acompletion(
-        model=model, api_base=api_base, api_key=api_key, temperature=0, max_tokens=120,
+        model=model, api_base=api_base, api_key=api_key, temperature=0, max_tokens=240,
         messages=[{"role": "user", "content": PROMPT.split("Reply only")[0] + "Reply with JSON."}],
         response_format=response_format(schema),
     )  # fmt: skip
     data = json.loads(reply.choices[0].message.content)
     jsonschema.validate(data, schema)
-    assert list(data) == ["thought", "actions"], data
+    assert list(data) == ["done_so_far", "thought", "next", "actions"], data
     for act in data["actions"]:
         assert act["action"] in ("click", "type", "done"), act
         if "target" in act:
