@@ -105,7 +105,7 @@ class SchemaChecker:
             key = actions["pressKey"]["properties"]["key"]["anyOf"][0]["enum"]
             assert "Enter" in key and "Escape" in key
             assert actions["scroll"]["properties"]["direction"]["enum"] == ["up", "down", "left", "right"]
-            assert list(body["response_format"]["json_schema"]["schema"]["properties"])[0] == "plan"
+            assert next(iter(body["response_format"]["json_schema"]["schema"]["properties"])) == "plan"
             reply = {
                 "plan": "fill the name Ada, send the form",
                 "thought": "I fill the name, then open the next page.",
@@ -125,7 +125,7 @@ class SchemaChecker:
             text = body["messages"][-1]["content"]
             assert "Your plan: fill the name Ada, send the form" in text  # shown back, outside the page
             assert text.index("Your plan:") < text.index("<untrusted_page>")
-            assert list(body["response_format"]["json_schema"]["schema"]["properties"])[0] == "done_so_far"
+            assert next(iter(body["response_format"]["json_schema"]["schema"]["properties"])) == "done_so_far"
             reply = {
                 "done_so_far": "typed Ada and sent the form",
                 "thought": "The order page is behind me.",

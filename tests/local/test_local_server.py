@@ -67,7 +67,11 @@ async def _constrained_call(model: str, api_base: str, api_key: str) -> None:
     ]  # fmt: skip
     obs = Observation(summary=PageSummary(url="http://shop.test/p/mug", title="Mug"), elements=elements)
     schema = reply_schema(
-        obs, ["click", "type", "done"], max_actions=3, task="add the product to the cart", notes=["done_so_far", "next"]
+        obs,
+        ["click", "type", "done"],
+        max_actions=3,
+        task="add the product to the cart",
+        notes=["done_so_far", "next"],
     )
     reply = await litellm.acompletion(
         model=model, api_base=api_base, api_key=api_key, temperature=0, max_tokens=240,
