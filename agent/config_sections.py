@@ -180,14 +180,21 @@ POLICY_NAMES = (
     "person_needed",
 )
 """The step policies (agent/policies/), by the name that switches each."""
+OFF_BY_DEFAULT = frozenset({"own_plan"})
+"""Policies on only where the config names them: ``own_plan`` made the bundled 1.5B model copy the task into its
+notes and skip a step of it (docs/decisions/own-plan-off.md)."""
+
+
+def _on_by_default() -> list[str]:
+    return [name for name in POLICY_NAMES if name not in OFF_BY_DEFAULT]
 
 
 class PoliciesConfig(_Section):
-    constrained: list[str] = Field(default_factory=lambda: list(POLICY_NAMES))
+    constrained: list[str] = Field(default_factory=lambda: _on_by_default())
     """Step policies on for a model whose replies are decoded under the reply schema (the bundled model)."""
-    function_calling: list[str] = Field(default_factory=lambda: list(POLICY_NAMES))
+    function_calling: list[str] = Field(default_factory=lambda: _on_by_default())
     """Step policies on for a model that answers with function calls."""
-    text: list[str] = Field(default_factory=lambda: list(POLICY_NAMES))
+    text: list[str] = Field(default_factory=lambda: _on_by_default())
     """Step policies on for a model that answers in text (JSON in Markdown), unconstrained."""
     disabled: list[str] = Field(default_factory=list)
     """Step policies off for every model (``kite eval --policy -NAME`` adds one: an ablation)."""

@@ -283,7 +283,7 @@ def _done_parts(parts: Sequence[str], history: Sequence[PastAction]) -> list[str
         wanted = words(part)
         if not wanted:
             break
-        hit = _hit(wanted, acts, sends, at)
+        hit = _hit(wanted, acts, sends, at, _verb(part, wanted))
         if hit is None:
             break
         done.append(part)
@@ -300,7 +300,23 @@ def looks_complete(task: str, history: Sequence[PastAction]) -> bool:
     return len(_done_parts(parts, history)) == len(parts)
 
 
-def _hit(wanted: set[str], acts: list[set[str]], sends: list[bool], at: int) -> int | None:
+_NAMED_VERBS = frozenset(
+    "add remove delete buy subscribe unsubscribe book order pay cancel reply send save submit upload download "
+    "confirm accept share follow create rename print".split()
+)
+"""Verbs a control that does them carries in its name (Add to cart, Delete, Subscribe, Reply ...)."""
+
+
+def _verb(part: str, wanted: set[str]) -> str | None:
+    """The part's leading verb when it is one a control names (``_NAMED_VERBS``): the action that does the
+    part must name it too, so a click on the link "Cart (0)" does not "add it to the cart"."""
+    first = words(part.split(maxsplit=1)[0]) if part.split() else set()
+    return next(iter(first & wanted & _NAMED_VERBS), None)
+
+
+def _hit(
+    wanted: set[str], acts: list[set[str]], sends: list[bool], at: int, verb: str | None = None
+) -> int | None:
     """The first action from ``at`` that does a part asking for ``wanted``: one that names at least half of
     its words, or a click or Enter that sends what the actions since ``at`` named, together, at least half of
     (recorded: "try logging in as demo@kite.test with the wrong password ..., and report the error message":
@@ -309,6 +325,8 @@ def _hit(wanted: set[str], acts: list[set[str]], sends: list[bool], at: int) -> 
     seen: set[str] = set()
     for i in range(at, len(acts)):
         seen |= wanted & acts[i]
+        if verb is not None and verb not in seen:
+            continue
         if 2 * len(wanted & acts[i]) >= len(wanted) or (sends[i] and 2 * len(seen) >= len(wanted)):
             return i
     return None

@@ -36,10 +36,13 @@ def variants(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     fmt = body["response_format"]
     assert fmt["type"] == "json_schema", fmt
     schema = fmt["json_schema"]["schema"]
-    # the model's own notes around the thought (a plan on the first step, then done so far / next), the
-    # actions last
+    # the thought first, or the model's own notes around it (the ``own_plan`` policy, when on), the actions last
     fields = list(schema["properties"])
-    assert fields in (["plan", "thought", "actions"], ["done_so_far", "thought", "next", "actions"]), fields
+    assert fields in (
+        ["thought", "actions"],
+        ["plan", "thought", "actions"],
+        ["done_so_far", "thought", "next", "actions"],
+    ), fields
     assert schema["required"] == fields
     items = schema["properties"]["actions"]["items"]["anyOf"]
     return {v["properties"]["action"]["const"]: v for v in items}
@@ -105,9 +108,7 @@ class SchemaChecker:
             key = actions["pressKey"]["properties"]["key"]["anyOf"][0]["enum"]
             assert "Enter" in key and "Escape" in key
             assert actions["scroll"]["properties"]["direction"]["enum"] == ["up", "down", "left", "right"]
-            assert next(iter(body["response_format"]["json_schema"]["schema"]["properties"])) == "plan"
             reply = {
-                "plan": "fill the name Ada, send the form",
                 "thought": "I fill the name, then open the next page.",
                 "actions": [
                     {"action": "type", "target": target_of(actions["type"], name), "text": "Ada"},
@@ -122,14 +123,8 @@ class SchemaChecker:
             first_page = set(self.seen[0][0])
             assert target_enum(actions["click"], elements) == set(elements)
             assert set(elements) - first_page, "the next page's elements are new ones"
-            text = body["messages"][-1]["content"]
-            assert "Your plan: fill the name Ada, send the form" in text  # shown back, outside the page
-            assert text.index("Your plan:") < text.index("<untrusted_page>")
-            assert next(iter(body["response_format"]["json_schema"]["schema"]["properties"])) == "done_so_far"
             reply = {
-                "done_so_far": "typed Ada and sent the form",
                 "thought": "The order page is behind me.",
-                "next": "report it is sent",
                 "actions": [{"action": "done", "success": True, "answer": "sent"}],
             }
         return Reply(content=json.dumps(reply))
@@ -148,8 +143,7 @@ async def test_each_step_sends_a_schema_of_that_page_and_the_reply_runs(
     assert result.replies_rejected == 0 and result.actions_refused == 0
     assert result.final_url and result.final_url.endswith("/test/reply-next.html")
     system = openai_server.requests[0]["messages"][0]["content"]
-    assert '{"done_so_far": "<' in system  # the prompt shows the object form the schema allows
-    assert '"plan"' in system  # and what the first step's reply carries instead
+    assert '{"thought": "<' in system  # the prompt shows the object form the schema allows
 
 
 async def test_constrained_off_sends_no_schema(

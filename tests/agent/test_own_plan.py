@@ -10,17 +10,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kite_browser.agent import Agent
 from kite_browser.agent.browser.actions import Click
 from kite_browser.agent.browser.observation import ActionResult, Element, Observation, PageSummary, Rect
-from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.llm.model import PastAction
+from kite_browser.agent.policies import POLICY_NAMES
 from kite_browser.agent.policies.base import Proposed, Ran, StepView
 from kite_browser.agent.policies.goal import HELD, GoalReached
 from kite_browser.agent.policies.own_plan import contradictions
 from kite_browser.agent.policies.recap import progress
+from kite_browser.agent.prompt import PromptBuilder
 from tests.agent.test_constrained_http import by_name, page_elements, target_of, variants
-from tests.agent.test_repeats import run_served
-from tests.fixtures.openai_server import FakeOpenAIServer, Reply
+from tests.fixtures.openai_server import FakeOpenAIServer, Reply, Respond
 
 
 def _fields(body: dict[str, Any]) -> list[str]:
@@ -59,10 +61,21 @@ async def test_the_plan_and_notes_are_asked_shown_back_and_a_contradicted_note_c
             }
         return Reply(content=json.dumps(out))
 
-    result = await run_served(
-        reply, "Add a mug to the cart and report the cart", sites.url("/shop/"), kite_config, ctx_session,
-        openai_server,
-    )  # fmt: skip
+    openai_server.fallback = Respond(reply)
+    on = [*POLICY_NAMES]  # own_plan is off by default (docs/decisions/own-plan-off.md)
+    config = kite_config(
+        **{
+            "llm.model": "openai/fake",
+            "llm.api_base": openai_server.base_url,
+            "agent.policies.constrained": on,
+        }
+    )
+    result = await Agent(config, context=ctx_session).run(
+        "Add a mug to the cart and report the cart", start_url=sites.url("/shop/")
+    )
+    assert not openai_server.errors, openai_server.errors
+    system = bodies[0]["messages"][0]["content"]
+    assert '{"done_so_far": "<' in system and '"plan"' in system  # the form the schema asks for
     assert result.stop_reason == "done", result.message
     assert [_fields(b)[0] for b in bodies] == ["plan", "done_so_far", "done_so_far"]
     assert _fields(bodies[1]) == ["done_so_far", "thought", "next", "actions"]
@@ -99,6 +112,13 @@ def _obs(*elements: Element, text: str = "") -> Observation:
         summary=PageSummary(url="http://shop.test/cart", title="Cart", visible_text=text),
         elements=list(elements),
     )
+
+
+def test_own_plan_is_off_by_default_and_the_prompt_then_shows_the_plain_form() -> None:
+    config = load_config(overrides={}, env={})
+    assert "own_plan" not in config.agent.policies.enabled(constrained=True, function_calling=False)
+    system = PromptBuilder("t", function_calling=False, constrained=True).system()
+    assert '{"thought": "<' in system and "done_so_far" not in system
 
 
 def test_a_note_is_checked_against_the_cart_counter_and_the_actions_that_ran() -> None:

@@ -66,7 +66,7 @@ def test_the_config_switches_policies_by_name_and_kind_of_model() -> None:
     assert build(config.agent, constrained=True, function_calling=False).names == ["repeats"]
     assert build(config.agent, constrained=False, function_calling=True).names == ["loop_guard"]
     assert build(config.agent, constrained=False, function_calling=False).names == [
-        n for n in POLICY_NAMES if n != "recap"
+        n for n in POLICY_NAMES if n not in ("recap", "own_plan")
     ]
     with pytest.raises(ConfigError, match="unknown step policy 'nope'"):
         load_config(overrides={"agent.policies.disabled": ["nope"]}, env={})
