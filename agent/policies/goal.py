@@ -6,8 +6,9 @@ successful actions) resting on a fact of the run: the last step's actions ran an
 said in the prompt as a hint. The hold rests on a fact of the page: the action's target names a state change
 (Add to cart, Buy, Place order, Subscribe, Update, Remove ...) whose words the task never uses. It applies once
 the task looks complete, once only its answer looks left (by the task's parts or by the model's own "next"
-note), or when the task is a question; it is held once, with a note, and the same action proposed again runs
-(the model may know better). A small model goes on after the goal: it changes a cart nobody asked it to
+note), or when the task is a question. It is held with a note, and a held action is a refusal: a constrained
+reply is not offered it again while the page stays the same (the fact the offers rest on); proposed again by
+a model that is not constrained, it runs (the model may know better). A small model goes on after the goal: it changes a cart nobody asked it to
 change on the way to an answer that is already in view.
 """
 
@@ -19,10 +20,10 @@ from kite_browser.agent.browser.actions import OBSERVE_ONLY
 from kite_browser.agent.browser.exec.typing import PressKey
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
 from kite_browser.agent.fence import defuse
-from kite_browser.agent.policies.base import Notes, Policy, Proposed, Ran, StepView
+from kite_browser.agent.policies.base import Notes, Policy, Proposed, Ran, StepView, Withheld
 from kite_browser.agent.policies.own_plan import NEXT
 from kite_browser.agent.policies.recap import asks_answer, looks_complete, task_parts, words
-from kite_browser.agent.policies.repeats import element_key
+from kite_browser.agent.policies.repeats import element_key, page_state
 
 HELD = "unasked_state_change"
 """The error type of an action held once because it changes state the task never mentioned."""
@@ -47,6 +48,8 @@ class GoalReached(Policy):
         self._changed = False
         """The last step's actions ran and changed the page (a fact of the run)."""
         self._held: set[str] = set()
+        self._held_on: dict[str, set[str]] = {}
+        """page state -> the elements held on that page (not offered again while it stays the same)."""
         self._task = ""
         self._answer_left = False
         """Every part but the answer looks done, by the task's parts or the model's own "next" note."""
@@ -67,6 +70,10 @@ class GoalReached(Policy):
             ]
         )
 
+    def withheld(self, view: StepView) -> Withheld:
+        keys = self._held_on.get(page_state(view.obs), set())
+        return Withheld(pairs={("click", e.index) for e in view.obs.elements if element_key(e) in keys})
+
     async def refuse(self, proposed: Proposed) -> ActionResult | None:
         if not (self._complete or self._question or self._answer_left) or proposed.element is None:
             return None
@@ -81,6 +88,7 @@ class GoalReached(Policy):
         if key in self._held:
             return None  # asked again: it runs
         self._held.add(key)
+        self._held_on.setdefault(page_state(proposed.obs), set()).add(key)
         why = (
             "the task looks done"
             if self._complete
@@ -90,7 +98,7 @@ class GoalReached(Policy):
         )
         message = (
             f'not run: {why}, and "{defuse(name)}" would change the site\'s state ({m.group(0).lower()}), which '
-            "the task never mentions. If the task needs it, do it again; otherwise call done."
+            "the task never mentions. If the task asks for an answer and this page shows it, call done with it now."
         )
         return ActionResult(action=action.action, ok=False, error=ErrorInfo(error=HELD, message=message))
 

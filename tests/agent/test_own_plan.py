@@ -135,7 +135,7 @@ def test_a_note_is_checked_against_the_cart_counter_and_the_actions_that_ran() -
 async def test_goal_reached_holds_an_unasked_state_change_once_when_the_models_next_is_the_answer() -> None:
     """A one-part task the task-parts guess cannot call done (no answer part in its words): the model's own
     "next" note says only the answer is left, so "Remove" (a state change the task never names) is held once,
-    with a note; proposed again, it runs. "Continue shopping" is no state change by its name: it runs."""
+    with a note, and not offered again on the same page; proposed again anyway, it runs. "Continue shopping" is no state change by its name: it runs."""
     task = "Look at the cart of the shop"
     remove, browse = _el(5, "Remove"), _el(6, "Continue shopping", "a")
     obs = _obs(remove, browse, text="Your cart")
@@ -154,7 +154,11 @@ async def test_goal_reached_holds_an_unasked_state_change_once_when_the_models_n
     assert held is not None and held.error is not None and held.error.error == HELD
     assert "only the task's answer looks left" in held.error.message and '"Remove"' in held.error.message
     assert await proposed(browse) is None
-    assert await proposed(remove) is None  # asked again: it runs
+    view = StepView(task, 3, obs, history, {}, progress(task, history), True)
+    assert goal.withheld(view).pairs == {("click", 5)}  # a refusal: not offered again on the same page
+    changed = _obs(remove, browse, text="Your cart is empty")
+    assert goal.withheld(StepView(task, 3, changed, history, {}, progress(task, history), True)).pairs == set()
+    assert await proposed(remove) is None  # asked again (a model not constrained): it runs
 
 
 def _ran_ok() -> ActionResult:
