@@ -132,10 +132,11 @@ def test_a_note_is_checked_against_the_cart_counter_and_the_actions_that_ran() -
     assert contradictions("", cart, []) == []
 
 
-async def test_goal_reached_holds_an_unasked_state_change_once_when_the_models_next_is_the_answer() -> None:
+async def test_goal_reached_holds_an_unasked_state_change_when_the_models_next_is_the_answer() -> None:
     """A one-part task the task-parts guess cannot call done (no answer part in its words): the model's own
-    "next" note says only the answer is left, so "Remove" (a state change the task never names) is held once,
-    with a note, and not offered again on the same page; proposed again anyway, it runs. "Continue shopping" is no state change by its name: it runs."""
+    "next" note says only the answer is left, so "Remove" (a state change the task never names) is held,
+    with a note, and not offered again on the same page; proposed again anyway, it runs. "Continue shopping"
+    is no state change by its name: it runs."""
     task = "Look at the cart of the shop"
     remove, browse = _el(5, "Remove"), _el(6, "Continue shopping", "a")
     obs = _obs(remove, browse, text="Your cart")
