@@ -112,6 +112,7 @@ PARTS = {
         "agent.browser.exec.base",
         "agent.browser.exec.typing",
         "agent.llm.model",
+        "agent.llm.reply_schema",
         "agent.memory",
         "agent.stop",
     ),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
+from kite_browser.agent.fence import defuse
+from kite_browser.agent.llm.reply_schema import ANSWER_SHOWN
 from kite_browser.agent.policies.base import Notes, Policy, Ran, StepView
 from kite_browser.agent.policies.loop_guard import said_no_effect
 from kite_browser.agent.policies.recap import named_place, out_of_view, recap
@@ -19,7 +21,9 @@ class Recap(Policy):
 
 
 class AnswerNext(Policy):
-    """Once only the answer looks left and a step only read or changed nothing, says to answer now."""
+    """Once only the answer looks left and a step only read or changed nothing, says to answer now; a
+    constrained reply is then asked whether the page shows the answer (``answer_shown``): its own "yes" binds
+    it to ``done``, its "no" leaves every action open. The question is a hint; only the model's answer binds."""
 
     name = "answer_next"
     reason = "With the answer in view, a small model reads, scrolls and waits instead of calling done."
@@ -31,7 +35,15 @@ class AnswerNext(Policy):
     def notes(self, view: StepView) -> Notes:
         stalled, self._stalled = self._stalled, False
         self._answer_left = view.progress.answer_left
-        return Notes(lines=[answer_now()] if stalled and self._answer_left else [])
+        if not (stalled and self._answer_left):
+            return Notes()
+        if not view.constrained:
+            return Notes(lines=[answer_now()])
+        asked = (
+            f'Does the current page show what the task asks for ("{defuse(view.progress.next or "")}")? Answer '
+            f'in "{ANSWER_SHOWN}": "yes", then call done with it (exact names, prices, numbers), or "no", then act.'
+        )
+        return Notes(lines=[answer_now(), asked], ask=[ANSWER_SHOWN])
 
     def learn(self, ran: Ran) -> None:
         if ran.last:

@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.model import PastAction
+from kite_browser.agent.llm.reply_schema import OWN_NOTES
 from kite_browser.agent.policies.base import Notes, Policy, Ran, StepView
 from kite_browser.agent.policies.evidence import counters, holder_claims, page_text
 
-PLAN, DONE, NEXT = "plan", "done_so_far", "next"
-"""The reply's own-note fields (``reply_schema.OWN_NOTES``)."""
+PLAN, DONE, NEXT = OWN_NOTES
+"""The reply's own-note fields, in ``reply_schema.OWN_NOTES``' order."""
 NOTE_CHARS = 200
 """Longest note shown back (the schema bounds them anyway; a note from a forgiving parse may be longer)."""
 _ADDED = re.compile(r"\badd(?:ed|s)?\b[^.;]{0,60}\b(cart|basket|bag|trolley)\b", re.IGNORECASE)
