@@ -39,9 +39,11 @@ class AnswerNext(Policy):
             return Notes()
         if not view.constrained:
             return Notes(lines=[answer_now()])
+        part = defuse(view.progress.next or "")
         asked = (
-            f'Does the current page show what the task asks for ("{defuse(view.progress.next or "")}")? Answer '
-            f'in "{ANSWER_SHOWN}": "yes", then call done with it (exact names, prices, numbers), or "no", then act.'
+            f'Does the current page show what the task asks for ("{part}")? Answer in "{ANSWER_SHOWN}": "yes", '
+            f'then call done with the whole answer to "{part}" as the page shows it (every name, and the prices '
+            'and numbers it asks for), or "no", then act.'
         )
         return Notes(lines=[answer_now(), asked], ask=[ANSWER_SHOWN])
 
