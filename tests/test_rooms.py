@@ -35,6 +35,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "agent.httpserve",
         "agent.toolset",
         "agent.telemetry",
+        "agent.jsontypes",
     ),
     "protocols": ("agent.protocols",),
     "browser": ("agent.browser",),
