@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from kite_browser.agent.browser.actions import ACTION_NAMES
 from kite_browser.agent.errors import ConfigError
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.levels import ConfirmLevel
 
 
@@ -170,7 +171,7 @@ def _line_map(
     return out
 
 
-def _read(path: Path) -> tuple[dict[str, Any], dict[tuple[Any, ...], int]]:
+def _read(path: Path) -> tuple[JsonObject, dict[tuple[Any, ...], int]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -192,7 +193,7 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[tuple[Any, ...], int]]:
     return data, _line_map(node) if node is not None else {}
 
 
-def _validate(data: dict[str, Any], lines: dict[tuple[Any, ...], int], path: Path) -> SafetyRules:
+def _validate(data: JsonObject, lines: dict[tuple[Any, ...], int], path: Path) -> SafetyRules:
     try:
         return SafetyRules.model_validate(data)
     except ValidationError as exc:
@@ -206,7 +207,7 @@ def _validate(data: dict[str, Any], lines: dict[tuple[Any, ...], int], path: Pat
         ) from None
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def _merge(base: JsonObject, over: JsonObject) -> JsonObject:
     out = dict(base)
     for key, value in over.items():
         old = out.get(key)
@@ -222,7 +223,7 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 def load_rules(paths: Iterable[str | Path]) -> SafetyRules:
     """Read each rules file (each validated on its own, so an error names its file and line) and merge them
     in order: lists extend, mappings merge, ``rules`` append."""
-    merged: dict[str, Any] = {}
+    merged: JsonObject = {}
     for raw in paths:
         path = Path(raw).expanduser()
         data, lines = _read(path)

@@ -30,6 +30,7 @@ from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.evals.sites import SitesServer
 
 OFFLINE = ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
@@ -66,7 +67,7 @@ async def run(reps: int) -> dict[str, list[float]]:
             snap = Snapshotter(cfg.snapshot)
             ex = ActionExecutor(session, snap, cfg, run_dir=Path(tempfile.mkdtemp()))
 
-            async def measure(name: str, make: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+            async def measure(name: str, make: Callable[[], Awaitable[JsonObject]]) -> None:
                 for _ in range(reps):
                     action = await make()
                     t0 = time.perf_counter()
@@ -137,7 +138,7 @@ def compare(baseline: Path, reps: int, rounds: int = 3) -> dict[str, float]:
     return {**summarise(after), **summarise(before, "_before")}
 
 
-async def _const(action: dict[str, Any]) -> dict[str, Any]:
+async def _const(action: JsonObject) -> JsonObject:
     return action
 
 

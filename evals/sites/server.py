@@ -17,6 +17,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.evals.sites.routes import build_routes, match
 from kite_browser.evals.sites.state import StateStore
 from kite_browser.evals.sites.variants import CONSENT_COOKIE, Variant
@@ -227,11 +228,11 @@ class SitesServer:
     def cross_url(self, path: str = "/") -> str:
         return self.cross_origin_url + (path if path.startswith("/") else "/" + path)
 
-    def state_for(self, sid: str) -> dict[str, Any]:
+    def state_for(self, sid: str) -> JsonObject:
         """The state of one visitor (as ``GET /api/state`` returns it)."""
         return self.store.get(sid)
 
-    def states(self) -> dict[str, dict[str, Any]]:
+    def states(self) -> dict[str, JsonObject]:
         """Every visitor's state, keyed by ``kite_sid``."""
         return self.store.all()
 
