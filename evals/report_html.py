@@ -25,7 +25,7 @@ WHY_LIMIT = 200
 """Characters of the "why" column."""
 
 
-def _esc(value: Any) -> str:
+def _esc(value: object) -> str:
     return html.escape(str(value))
 
 

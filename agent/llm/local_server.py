@@ -24,6 +24,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from kite_browser.agent.llm import local_watchdog as watchdog
@@ -192,7 +193,7 @@ def register_exit(paths: LocalPaths) -> None:
                 signal.signal(sig, _exit_on_signal)
 
 
-def _exit_on_signal(signum: int, _frame: Any) -> None:
+def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
 
 

@@ -112,7 +112,7 @@ def watch(state_path: Path, server_pid: int) -> None:
 def main(argv: list[str]) -> int:
     state_path, server_pid = Path(argv[0]), int(argv[1])
 
-    def on_term(*_: Any) -> None:
+    def on_term(*_: object) -> None:
         terminate(server_pid)
         sys.exit(0)
 

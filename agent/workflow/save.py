@@ -185,7 +185,7 @@ def _refused(action: dict[str, Any], result: ActionResult) -> bool:
     return result.target is not None or element_index(action) is None
 
 
-def _texts(content: Any) -> list[str]:
+def _texts(content: object) -> list[str]:
     """The text of a message's content (a string, or parts of which some are text)."""
     if isinstance(content, str):
         return [content]

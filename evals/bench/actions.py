@@ -22,7 +22,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.context import ContextSession
@@ -30,8 +30,12 @@ from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.browser.executor import ActionExecutor
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.evals.sites import SitesServer
+
+if TYPE_CHECKING:  # annotations only: the comparison runs this file against older trees without it
+    from playwright.async_api import Page
+
+    from kite_browser.agent.jsontypes import JsonObject
 
 OFFLINE = ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
 
@@ -41,7 +45,7 @@ def _p95(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
 
 
-async def _index(snap: Snapshotter, page: Any, css: str) -> int:
+async def _index(snap: Snapshotter, page: Page, css: str) -> int:
     obs = await snap.snapshot(page, include_all=True)
     handle = await page.locator(css).element_handle()
     for el in obs.elements:
