@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -54,9 +54,11 @@ def _compile(pattern: str) -> str:
 
 
 Regex = Annotated[str, AfterValidator(_compile)]
+YamlPath = tuple[str | int, ...]
+"""Where a node sits in a YAML document: its mapping keys and list positions."""
 
 
-def _as_list(value: Any) -> Any:
+def _as_list(value: object) -> object:
     return [value] if isinstance(value, str) else value
 
 
@@ -156,8 +158,8 @@ class SafetyRules(_Strict):
 
 
 def _line_map(
-    node: yaml.Node, path: tuple[Any, ...] = (), out: dict[tuple[Any, ...], int] | None = None
-) -> dict:
+    node: yaml.Node, path: YamlPath = (), out: dict[YamlPath, int] | None = None
+) -> dict[YamlPath, int]:
     out = {} if out is None else out
     out[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
@@ -171,7 +173,7 @@ def _line_map(
     return out
 
 
-def _read(path: Path) -> tuple[JsonObject, dict[tuple[Any, ...], int]]:
+def _read(path: Path) -> tuple[JsonObject, dict[YamlPath, int]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -193,7 +195,7 @@ def _read(path: Path) -> tuple[JsonObject, dict[tuple[Any, ...], int]]:
     return data, _line_map(node) if node is not None else {}
 
 
-def _validate(data: JsonObject, lines: dict[tuple[Any, ...], int], path: Path) -> SafetyRules:
+def _validate(data: JsonObject, lines: dict[YamlPath, int], path: Path) -> SafetyRules:
     try:
         return SafetyRules.model_validate(data)
     except ValidationError as exc:
