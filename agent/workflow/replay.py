@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote_plus, urlsplit, urlunsplit
 
 from pydantic import ValidationError
@@ -57,7 +56,7 @@ from kite_browser.agent.workflow.match import (
     worth_a_look,
 )
 from kite_browser.agent.workflow.model import Answer, Expect, Step, Workflow, fill, with_targets
-from kite_browser.agent.workflow.save import path_of, steps_of_run
+from kite_browser.agent.workflow.save import StepLine, path_of, steps_of_run
 
 HISTORY_ACTIONS = frozenset({"goBack", "goForward"})
 MAX_TRIES = 8
@@ -751,7 +750,7 @@ def _renamed(value: JsonValue, old: str, new: str) -> JsonValue:
     return value
 
 
-def _lines_of(run_dir: str | None) -> list[dict[str, Any]]:
+def _lines_of(run_dir: str | None) -> list[StepLine]:
     if run_dir is None:
         return []
     path = Path(run_dir) / "steps.jsonl"
