@@ -5,10 +5,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from kite_browser.agent.batch.checks import state_failures
 from kite_browser.agent.errors import UsageError
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.evals.tasks import Suite, Task, find_suite, load_suite
 
 BUNDLED = ("sites", "mail", "events")
@@ -37,7 +37,7 @@ def prepared(suite: Suite, task: Task, base_url: str, phrasing: str | None) -> T
     return task.resolve({"sites": base_url.rstrip("/"), "suite_dir": str(suite.folder())})
 
 
-def misses(task: Task, state: dict[str, Any], answer: str) -> list[str]:
+def misses(task: Task, state: JsonObject, answer: str) -> list[str]:
     """What the task's check finds undone in the app's state and the answer (its page checks need the
     browser: ``kite eval`` makes them); empty when it is all done."""
     check = task.check

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from kite_browser.agent.toolset import ToolDef
@@ -122,11 +123,8 @@ def _type_name(annotation: object) -> str:
     return getattr(annotation, "__name__", str(annotation).replace("typing.", ""))
 
 
-def _default(info: typing.Any) -> str:
-    if info.default is PydanticUndefined and info.default_factory is not None:
-        value = info.default_factory()
-    else:
-        value = info.default
+def _default(info: FieldInfo) -> str:
+    value = info.get_default(call_default_factory=True) if info.default is PydanticUndefined else info.default
     if isinstance(value, BaseModel):
         return ""
     return json.dumps(value, ensure_ascii=False, default=str)

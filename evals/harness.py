@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -27,6 +27,9 @@ from kite_browser.agent.errors import UsageError
 from kite_browser.evals.miniwob import MiniwobScorer, MiniwobServer, expand
 from kite_browser.evals.oracle import ORACLE, OracleModel
 from kite_browser.evals.tasks import Suite, Task
+
+if TYPE_CHECKING:
+    from kite_browser.evals.sites import SitesServer
 
 OnResult = Callable[[TaskResult], Awaitable[None] | None]
 
@@ -100,7 +103,7 @@ class _Servers:
     """The local servers a suite needs (bundled sites, MiniWoB HTML), started on first use."""
 
     def __init__(self, *, marks: bool = False) -> None:
-        self.sites: Any = None
+        self.sites: SitesServer | None = None
         self.miniwob: MiniwobServer | None = None
         self.marks = marks
         """Serve the sites with their hidden element markers (a bench that checks where actions land)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kite_browser.agent.batch.checks import CheckOutcome
 from kite_browser.agent.batch.scoring import Verdict
@@ -18,6 +18,11 @@ from kite_browser.agent.errors import UsageError
 from kite_browser.agent.record import RunResult
 from kite_browser.evals.static import StaticServer
 from kite_browser.evals.tasks import MiniwobSpec
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+    from kite_browser.agent.browser.context import ContextSession
 
 OVER_TEXT = "This episode has ended. The task is finished: call done."
 
@@ -93,7 +98,7 @@ def expand(spec: MiniwobSpec, ids: list[str] | None = None) -> list[Episode]:
 
 
 async def start_episode(
-    page: Any, url: str, seed: int, *, mode: str = "train", max_time_s: float = 600
+    page: Page, url: str, seed: int, *, mode: str = "train", max_time_s: float = 600
 ) -> str:
     """Open the task page, start a seeded episode and return its utterance."""
     await page.goto(url, wait_until="load")
@@ -103,7 +108,7 @@ async def start_episode(
     return str(await page.evaluate("() => core.getUtterance()"))
 
 
-async def episode_result(page: Any) -> tuple[bool, float, str | None]:
+async def episode_result(page: Page) -> tuple[bool, float, str | None]:
     """(episode ended, raw reward or 0, reason) for the episode started by ``start_episode``."""
     try:
         state = await page.evaluate("() => window.__kite || null")
@@ -124,16 +129,16 @@ class MiniwobScorer:
     mode: str = "train"
     max_time_s: float = 600
 
-    async def prepare(self, task: Task, ctx: Any) -> tuple[str, str | None]:
+    async def prepare(self, task: Task, ctx: ContextSession) -> tuple[str, str | None]:
         return await start_episode(
             ctx.page, self.url, self.seed, mode=self.mode, max_time_s=self.max_time_s
         ), None
 
-    async def ended(self, ctx: Any) -> str | None:
+    async def ended(self, ctx: ContextSession) -> str | None:
         over, raw, _ = await episode_result(ctx.page)
         return f"the MiniWoB episode ended with reward {raw:g}" if over else None
 
-    async def score(self, task: Task, ctx: Any, run: RunResult) -> Verdict:
+    async def score(self, task: Task, ctx: ContextSession, run: RunResult) -> Verdict:
         over, raw, reason = await episode_result(ctx.page)
         success = over and raw > 0
         failures = [] if success else [f"reward {raw:g}" + (f" ({reason})" if reason else "")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from kite_browser.agent.batch.results import TaskResult
 from kite_browser.evals.harness import EvalReport, summarize, wilson
@@ -81,7 +81,55 @@ def markdown(r: EvalReport) -> str:
     return "\n".join(lines) + "\n" + (f"\n{table}" if table else "")
 
 
-def phrasing_rows(r: EvalReport) -> list[dict[str, Any]]:
+class Cell(TypedDict):
+    """One phrasing of a task: successes, runs and mean steps."""
+
+    ok: int
+    n: int
+    steps: float
+
+
+class PhrasingRow(TypedDict):
+    task: str
+    phrasings: dict[str, Cell]
+    worst: str | None
+    worst_ok: bool
+
+
+class Side(TypedDict):
+    suite: str
+    model: str
+    success_rate: float
+    ci95: list[float]
+    n: int
+
+
+class Changed(TypedDict):
+    id: str
+    success_a: float
+    success_b: float
+    steps_a: float
+    steps_b: float
+
+
+class Comparison(TypedDict):
+    """What ``compare`` finds between two reports (printed as JSON by ``kite eval compare``)."""
+
+    a: Side
+    b: Side
+    shared: int
+    success_rate_delta: float
+    intervals_overlap: bool
+    steps_mean_delta: float
+    tokens_delta: int
+    cost_delta: float | None
+    wall_s_delta: float
+    changed: list[Changed]
+    only_in_a: list[str]
+    only_in_b: list[str]
+
+
+def phrasing_rows(r: EvalReport) -> list[PhrasingRow]:
     """Per task said in several phrasings (ids ``ID:terse`` …): each phrasing's successes/runs and mean steps,
     and the worst phrasing (fewest successes, then most steps; None when every phrasing did alike)."""
     groups: dict[str, dict[str, list[TaskResult]]] = {}
@@ -89,9 +137,9 @@ def phrasing_rows(r: EvalReport) -> list[dict[str, Any]]:
         base, kind = base_id(t.id)
         if kind is not None:
             groups.setdefault(base, {}).setdefault(kind, []).append(t)
-    rows = []
+    rows: list[PhrasingRow] = []
     for base, kinds in groups.items():
-        cells = {
+        cells: dict[str, Cell] = {
             k: {
                 "ok": sum(x.success for x in runs),
                 "n": len(runs),
@@ -166,7 +214,7 @@ def _subset(r: EvalReport, ids: set[str]) -> EvalReport:
     return summarize(r.model_copy(update={"tasks": [t for t in r.tasks if t.id in ids]}))
 
 
-def _side(r: EvalReport) -> dict[str, Any]:
+def _side(r: EvalReport) -> Side:
     return {
         "suite": r.suite,
         "model": r.model,
@@ -176,12 +224,12 @@ def _side(r: EvalReport) -> dict[str, Any]:
     }
 
 
-def compare(a: EvalReport, b: EvalReport) -> dict[str, Any]:
+def compare(a: EvalReport, b: EvalReport) -> Comparison:
     """What changed from A to B, over the tasks both reports ran (the others are listed, not compared)."""
     ta, tb = _by_id(a), _by_id(b)
     shared = [tid for tid in ta if tid in tb]
     only_a, only_b = sorted(set(ta) - set(tb)), sorted(set(tb) - set(ta))
-    changed = []
+    changed: list[Changed] = []
     for tid in sorted(shared):
         ra = sum(x.success for x in ta[tid]) / len(ta[tid])
         rb = sum(x.success for x in tb[tid]) / len(tb[tid])
@@ -214,7 +262,7 @@ def compare(a: EvalReport, b: EvalReport) -> dict[str, Any]:
     }
 
 
-def compare_text(diff: dict[str, Any]) -> str:
+def compare_text(diff: Comparison) -> str:
     a, b = diff["a"], diff["b"]
     lines = [
         f"compared on the {diff['shared']} task(s) both reports ran",
@@ -245,9 +293,12 @@ def compare_text(diff: dict[str, Any]) -> str:
             )
     else:
         lines.append("no task changed outcome or step count")
-    for key, label in (("only_in_a", "only in A, not compared"), ("only_in_b", "only in B, not compared")):
-        if diff[key]:
-            lines.append(f"{label}: {', '.join(diff[key])}")
+    for ids, label in (
+        (diff["only_in_a"], "only in A, not compared"),
+        (diff["only_in_b"], "only in B, not compared"),
+    ):
+        if ids:
+            lines.append(f"{label}: {', '.join(ids)}")
     return "\n".join(lines)
 
 

@@ -13,9 +13,10 @@ import base64
 import html
 import json
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from kite_browser.agent.batch.results import TaskResult
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.evals.harness import EvalReport
 from kite_browser.evals.report import claimed, fmt_cost, headline
 
@@ -25,7 +26,7 @@ WHY_LIMIT = 200
 """Characters of the "why" column."""
 
 
-def _esc(value: Any) -> str:
+def _esc(value: object) -> str:
     return html.escape(str(value))
 
 
@@ -44,10 +45,49 @@ def why(t: TaskResult) -> str:
     return (t.stop_reason + (f": {claimed(t)}{text}" if text or claimed(t) else ""))[:WHY_LIMIT]
 
 
-def _steps(run_dir: str | None) -> list[dict[str, Any]]:
+class _Error(TypedDict, total=False):
+    error: str
+    message: str
+
+
+class _Result(TypedDict, total=False):
+    ok: bool
+    message: str
+    error: _Error
+
+
+class _Decision(TypedDict, total=False):
+    level: str
+
+
+class _Item(TypedDict, total=False):
+    action: JsonObject
+    result: _Result
+    decision: _Decision
+
+
+class _Usage(TypedDict, total=False):
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class _Step(TypedDict, total=False):
+    """One line of a run's ``steps.jsonl`` (``agent.step_record.StepRecord`` as JSON): what the report shows."""
+
+    step: int
+    url: str
+    thought: str
+    usage: _Usage
+    prompt_tokens_est: int
+    actions: list[_Item]
+    parse_error: _Error
+    error: JsonValue
+
+
+def _steps(run_dir: str | None) -> list[_Step]:
     if not run_dir or not (Path(run_dir) / "steps.jsonl").is_file():
         return []
-    out = []
+    out: list[_Step] = []
     for line in (Path(run_dir) / "steps.jsonl").read_text(encoding="utf-8").splitlines():
         try:
             out.append(json.loads(line))
@@ -76,7 +116,7 @@ def after_shot(shots: Path, step: int, last: bool) -> tuple[Path | None, str]:
     return (before, f"before step {step} (no later screenshot)") if before.is_file() else (None, "")
 
 
-def _action_html(item: dict[str, Any]) -> str:
+def _action_html(item: _Item) -> str:
     action = item.get("action") or {}
     result = item.get("result") or {}
     decision = item.get("decision") or {}
@@ -93,14 +133,14 @@ def _action_html(item: dict[str, Any]) -> str:
     )
 
 
-def _tokens(s: dict[str, Any]) -> str:
+def _tokens(s: _Step) -> str:
     usage = s.get("usage") or {}
     if usage:
         return f"{usage.get('prompt_tokens', 0)} in / {usage.get('completion_tokens', 0)} out tokens"
     return f"~{s['prompt_tokens_est']} prompt tokens (estimated)" if s.get("prompt_tokens_est") else ""
 
 
-def _step_html(s: dict[str, Any], shots: Path | None, last: bool, keep: set[str]) -> str:
+def _step_html(s: _Step, shots: Path | None, last: bool, keep: set[str]) -> str:
     n = s.get("step", 0)
     head = f"Step {n}" + (f" — {_esc(s['url'])}" if s.get("url") else "")
     tokens = _tokens(s)

@@ -8,13 +8,14 @@ as the standard library does.
 from __future__ import annotations
 
 import functools
+import socket
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Self
+from typing import Self
 
 DROPPED = (BrokenPipeError, ConnectionResetError)
 """What a request's thread raises when the browser closed the connection under it."""
@@ -23,7 +24,7 @@ DROPPED = (BrokenPipeError, ConnectionResetError)
 class _Handler(SimpleHTTPRequestHandler):
     no_store = False
 
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
     def end_headers(self) -> None:
@@ -39,7 +40,9 @@ class _NoStoreHandler(_Handler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
         if isinstance(sys.exc_info()[1], DROPPED):
             return
         super().handle_error(request, client_address)

@@ -8,7 +8,7 @@ import logging
 import re
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, Literal, Protocol, TextIO, runtime_checkable
+from typing import Literal, Protocol, TextIO, runtime_checkable
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
@@ -18,6 +18,7 @@ from kite_browser.agent.browser.observation import Element, Handled, Observation
 from kite_browser.agent.browser.render import role_word
 from kite_browser.agent.config import SafetyConfig
 from kite_browser.agent.errors import UsageError
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.safety.domains import DomainPolicy
 from kite_browser.safety.handover import HandBack, HandOverRequest
 from kite_browser.safety.policy import ConfirmLevel, Decision, SafetyPolicy
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 
 
 class ConfirmRequest(BaseModel):
-    action: dict[str, Any]
+    action: JsonObject
     """The action's JSON form (as the model wrote it: secrets are placeholders)."""
     decision: Decision
     element: Element | None = None
@@ -47,7 +48,7 @@ class ConfirmRequest(BaseModel):
             return list(reasons)
         return [re.sub(rf"\b{re.escape(action)}\b", name, r) for r in reasons]
 
-    def call(self) -> dict[str, Any]:
+    def call(self) -> JsonObject:
         """The call as the person asked it, in an action's JSON form: the tool's name in place of the action it
         was judged as (``{"action": "chrome_evaluate", "code": ...}``); an agent's action as it is."""
         tool = self.action.get("tool")
@@ -299,7 +300,7 @@ class Gate:
         observation: Observation | None,
         confirmer: Confirmer | None = None,
         *,
-        about: dict[str, Any] | None = None,
+        about: JsonObject | None = None,
         url: str = "",
     ) -> GateResult:
         """Judge ``action`` on ``observation`` and apply the decision. ``confirmer``: who is asked this time
@@ -321,7 +322,7 @@ class Gate:
         self,
         name: str,
         level: str,
-        args: dict[str, Any],
+        args: JsonObject,
         *,
         url: str = "",
         confirmer: Confirmer | None = None,

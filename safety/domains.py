@@ -36,10 +36,13 @@ import ipaddress
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 from urllib.parse import unquote, urljoin, urlsplit
 
 import idna
+
+if TYPE_CHECKING:
+    from playwright.async_api import APIResponse, BrowserContext, Request, Route, WebSocketRoute
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,7 @@ ALWAYS_ALLOWED_SCHEMES = frozenset({"about", "data", "blob"})
 NETWORK_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-RequestCheck = Callable[[Any], Awaitable[bool]]
+RequestCheck: TypeAlias = "Callable[[Request], Awaitable[bool]]"
 """The context's request hold, asked whether a state-changing request (Playwright's ``Request``) may leave."""
 MAX_REDIRECTS = 20
 """Chromium's own limit (net::ERR_TOO_MANY_REDIRECTS): a longer chain is refused, not probed further."""
@@ -238,7 +241,7 @@ class DomainPolicy:
 
     # ------------------------------------------------------------ network enforcement
 
-    async def install(self, context: Any, hold: RequestCheck | None = None) -> None:
+    async def install(self, context: BrowserContext, hold: RequestCheck | None = None) -> None:
         """Enforce the policy on a Playwright BrowserContext (navigations, subresources, redirects, popups).
         ``hold``: the context's request hold (``agent/browser/holds.py``), asked about a state-changing
         request this route sees before the browser sends it."""
@@ -256,7 +259,7 @@ class DomainPolicy:
             self._record(url, resource_type.lower(), why=why)
         return why
 
-    async def _refuse_websocket(self, ws: Any) -> None:
+    async def _refuse_websocket(self, ws: WebSocketRoute) -> None:
         """A page's WebSocket to a forbidden host: never connected to the server, closed at once."""
         self._record(ws.url, "websocket")
         await ws.close(code=1008, reason="blocked by domain policy")
@@ -269,7 +272,9 @@ class DomainPolicy:
         self.blocked_log.append(entry)
         log.info("%s (%s)", entry.message(), entry.reason)
 
-    async def _handle(self, route: Any, request: Any, context: Any, hold: RequestCheck | None = None) -> None:
+    async def _handle(
+        self, route: Route, request: Request, context: BrowserContext, hold: RequestCheck | None = None
+    ) -> None:
         url = request.url
         if not self.allows(url):
             self._record(url, request.resource_type)
@@ -301,7 +306,9 @@ class DomainPolicy:
                 return
         await route.fulfill(response=response)
 
-    async def _bad_hop(self, context: Any, method: str, url: str, response: Any) -> str | None:
+    async def _bad_hop(
+        self, context: BrowserContext, method: str, url: str, response: APIResponse
+    ) -> str | None:
         """The first URL of the redirect chain that the policy forbids (the chain followed to its end), the
         URL where it passes Chromium's limit, or None."""
         for _ in range(MAX_REDIRECTS):

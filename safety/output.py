@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Iterator
+from typing import TypeVar
 
 from pydantic import BaseModel
 
@@ -33,7 +33,7 @@ def redacting_sink(store: SecretStore, sink: EventSink | None) -> EventSink | No
     if sink is None or not len(store):
         return sink
 
-    def redacted(event: RunEvent) -> Any:
+    def redacted(event: RunEvent) -> Awaitable[None] | None:
         return sink(redact_model(store, event))
 
     return redacted

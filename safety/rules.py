@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kite_browser.agent.browser.actions import ACTION_NAMES
 from kite_browser.agent.errors import ConfigError
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.levels import ConfirmLevel
 
 
@@ -53,9 +54,11 @@ def _compile(pattern: str) -> str:
 
 
 Regex = Annotated[str, AfterValidator(_compile)]
+YamlPath = tuple[str | int, ...]
+"""Where a node sits in a YAML document: its mapping keys and list positions."""
 
 
-def _as_list(value: Any) -> Any:
+def _as_list(value: object) -> object:
     return [value] if isinstance(value, str) else value
 
 
@@ -155,8 +158,8 @@ class SafetyRules(_Strict):
 
 
 def _line_map(
-    node: yaml.Node, path: tuple[Any, ...] = (), out: dict[tuple[Any, ...], int] | None = None
-) -> dict:
+    node: yaml.Node, path: YamlPath = (), out: dict[YamlPath, int] | None = None
+) -> dict[YamlPath, int]:
     out = {} if out is None else out
     out[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
@@ -170,7 +173,7 @@ def _line_map(
     return out
 
 
-def _read(path: Path) -> tuple[dict[str, Any], dict[tuple[Any, ...], int]]:
+def _read(path: Path) -> tuple[JsonObject, dict[YamlPath, int]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -192,7 +195,7 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[tuple[Any, ...], int]]:
     return data, _line_map(node) if node is not None else {}
 
 
-def _validate(data: dict[str, Any], lines: dict[tuple[Any, ...], int], path: Path) -> SafetyRules:
+def _validate(data: JsonObject, lines: dict[YamlPath, int], path: Path) -> SafetyRules:
     try:
         return SafetyRules.model_validate(data)
     except ValidationError as exc:
@@ -206,7 +209,7 @@ def _validate(data: dict[str, Any], lines: dict[tuple[Any, ...], int], path: Pat
         ) from None
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def _merge(base: JsonObject, over: JsonObject) -> JsonObject:
     out = dict(base)
     for key, value in over.items():
         old = out.get(key)
@@ -222,7 +225,7 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 def load_rules(paths: Iterable[str | Path]) -> SafetyRules:
     """Read each rules file (each validated on its own, so an error names its file and line) and merge them
     in order: lists extend, mappings merge, ``rules`` append."""
-    merged: dict[str, Any] = {}
+    merged: JsonObject = {}
     for raw in paths:
         path = Path(raw).expanduser()
         data, lines = _read(path)

@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from pydantic import BaseModel, Field
 
 from kite_browser.agent.batch.tasks import Check
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+    from kite_browser.agent.browser.context import ContextSession
 
 # Visible text of a document, including open shadow roots (innerText does not pierce them).
 _TEXT_JS = """() => {
@@ -44,7 +51,7 @@ def _as_list(value: str | list[str] | None) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def dotted(data: Any, key: str) -> Any:
+def dotted(data: JsonValue, key: str) -> JsonValue:
     """``dotted({"cart": {"items": [{"id": 3}]}}, "cart.items.0.id") == 3``; KeyError when missing.
 
     Keys that contain dots (emails) use a JSON-pointer form: ``/accounts/demo@kite.test/name``. A final
@@ -63,9 +70,9 @@ def dotted(data: Any, key: str) -> Any:
     return node
 
 
-async def page_text(page: Any) -> str:
+async def page_text(page: Page) -> str:
     """The visible text of every frame of the page (cross-origin ones included)."""
-    parts = []
+    parts: list[str] = []
     for frame in page.frames:
         try:
             parts.append(await frame.evaluate(_TEXT_JS))
@@ -74,7 +81,7 @@ async def page_text(page: Any) -> str:
     return "\n".join(parts)
 
 
-def confirmations(run_dir: str | Path | None) -> list[dict[str, Any]]:
+def confirmations(run_dir: str | Path | None) -> list[JsonObject]:
     """Every action in the run record whose safety decision asked for confirmation."""
     if not run_dir:
         return []
@@ -96,12 +103,12 @@ def confirmations(run_dir: str | Path | None) -> list[dict[str, Any]]:
 
 async def evaluate(
     check: Check,
-    ctx: Any,
+    ctx: ContextSession,
     *,
     answer: str = "",
     run_dir: str | None = None,
     base_url: str | None = None,
-    data: Any = None,
+    data: JsonValue = None,
 ) -> CheckOutcome:
     """Evaluate every part of ``check`` against the context's active page, the answer, the structured answer
     (``data``) and the run record."""
@@ -128,7 +135,7 @@ async def evaluate(
         failures += await _state_failures(check, ctx, base_url or url)
     if check.confirmed is not None:
         asked = confirmations(run_dir)
-        names = [a.get("action", {}).get("action") for a in asked]
+        names = [act.get("action") if isinstance(act := a.get("action", {}), dict) else None for a in asked]
         if check.confirmed is True and not asked:
             failures.append("confirmed: no action asked for confirmation")
         elif check.confirmed is False and asked:
@@ -142,11 +149,11 @@ async def evaluate(
     return CheckOutcome(passed=not failures, failures=failures)
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)[:200]
 
 
-def data_failures(expected: dict[str, Any], data: Any) -> list[str]:
+def data_failures(expected: Mapping[str, object], data: JsonValue) -> list[str]:
     """One line per key of ``expected`` whose value in ``data`` (the structured answer) differs."""
     if data is None:
         return ["data: the run gave no structured answer (done's data)"]
@@ -162,7 +169,7 @@ def data_failures(expected: dict[str, Any], data: Any) -> list[str]:
     return failures
 
 
-async def _state_failures(check: Check, ctx: Any, base: str) -> list[str]:
+async def _state_failures(check: Check, ctx: ContextSession, base: str) -> list[str]:
     endpoint = urljoin(base, check.state_url)
     try:
         response = await ctx.context.request.get(endpoint, timeout=10_000)
@@ -172,7 +179,7 @@ async def _state_failures(check: Check, ctx: Any, base: str) -> list[str]:
     return state_failures(check.state or {}, data, endpoint)
 
 
-def state_failures(expected: dict[str, Any], data: Any, where: str) -> list[str]:
+def state_failures(expected: Mapping[str, object], data: JsonValue, where: str) -> list[str]:
     """One line per dotted key of ``expected`` whose value in the state ``data`` (read from ``where``) differs."""
     failures = []
     for key, want in expected.items():

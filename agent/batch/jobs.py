@@ -13,13 +13,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from kite_browser.agent.batch.scoring import CheckScorer, Scorer
 from kite_browser.agent.batch.tasks import Task, TaskFile, parse_tasks, read_raw
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
 from kite_browser.agent.errors import ConfigError, UsageError
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.llm.model import Model
 from kite_browser.agent.llm.model_names import is_fake, is_local
 from kite_browser.agent.llm.resolve import ConfigPreparer
@@ -81,8 +81,8 @@ def _where(tf: TaskFile, i: int) -> str:
     return f"{tf.path}: task #{i + 1} ({tf.tasks[i].id})"
 
 
-def _overrides(task: Task, given: set[str], base: KiteConfig, upload_dir: str) -> dict[str, Any]:
-    over: dict[str, Any] = {"browser.upload_dirs": [*base.browser.upload_dirs, upload_dir]}
+def _overrides(task: Task, given: set[str], base: KiteConfig, upload_dir: str) -> JsonObject:
+    over: JsonObject = {"browser.upload_dirs": [*base.browser.upload_dirs, upload_dir]}
     if task.model:
         over["llm.model"] = task.model
     if task.max_steps:

@@ -19,7 +19,8 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from kite_browser.agent.batch import ray_reaper
 from kite_browser.agent.batch.execute import failed
@@ -31,10 +32,14 @@ from kite_browser.agent.config import BrowserConfig
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.own_models import registered_model
 
+if TYPE_CHECKING:
+    from ray import ObjectRef
+    from ray.actor import ActorHandle
+
 INSTALL_HINT = "the Ray backend needs Ray: pip install 'kite-browser-agent[ray]'"
 
 
-def require_ray() -> Any:
+def require_ray() -> ModuleType:
     try:
         import ray
     except ImportError:
@@ -43,7 +48,7 @@ def require_ray() -> Any:
 
 
 class _Slot:
-    def __init__(self, handle: Any, pid: int) -> None:
+    def __init__(self, handle: ActorHandle, pid: int) -> None:
         self.handle, self.pid, self.load, self.dead = handle, pid, 0, False
 
 
@@ -119,7 +124,7 @@ class RayBackend:
         for attempt in range(1, self.max_attempts + 1):
             slot = min((s for s in self.pool if not s.dead), key=lambda s: s.load)
             slot.load += 1
-            ref = None
+            ref: ObjectRef[Outcome] | None = None
             try:
                 ref = slot.handle.run.remote(sent)
                 outcome: Outcome = await ref

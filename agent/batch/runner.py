@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from kite_browser.agent.batch.backend import Backend
 from kite_browser.agent.batch.jobs import Job
@@ -31,7 +30,7 @@ Hook = Callable[[Job], Awaitable[None] | None]
 ResultHook = Callable[[Job, TaskResult], Awaitable[None] | None]
 
 
-async def _call(hook: Callable[..., Any] | None, *args: Any) -> None:
+async def _call(hook: Callable[..., object] | None, *args: object) -> None:
     if hook is not None:
         maybe = hook(*args)
         if asyncio.iscoroutine(maybe):

@@ -30,9 +30,11 @@ from typing import Any, Self, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
 from kite_browser.agent.browser.actions import ACTION_NAMES
 from kite_browser.agent.errors import UsageError
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#-]*$")
 PLACEHOLDERS = ("sites", "cross", "suite_dir")
@@ -54,7 +56,7 @@ class Check(_Model):
     """Text the final page must NOT contain."""
     js: str | list[str] | None = None
     """JavaScript expressions evaluated in the final page; each must be truthy."""
-    state: dict[str, Any] | None = None
+    state: JsonObject | None = None
     """Dotted keys of the JSON state endpoint and the values they must equal, e.g. {"cart.count": 2}."""
     state_url: str = "/api/state"
     """The state endpoint, fetched inside the task's browser context (so its cookies apply)."""
@@ -62,7 +64,7 @@ class Check(_Model):
     """true: some action needed the user's confirmation; a name: an action of that name did; false: none did."""
     answer: str | None = None
     """A regular expression (case-insensitive) searched in the agent's final answer."""
-    data: dict[str, Any] | None = None
+    data: JsonObject | None = None
     """Keys into the run's structured answer (``done``'s data) and the values they must equal, written as
     for ``state``: ``{"0.name": "White Porcelain Mug", "length": 3}`` (``length``: a list's length;
     ``/a.b/c`` for keys with dots)."""
@@ -114,12 +116,12 @@ class Task(_Model):
     """Labels of your own, copied into the task's result."""
     approve: list[str] = Field(default_factory=list)
     """Batch confirmer: levels or actions approved without asking (e.g. [confirm], [executeJS])."""
-    output_schema: dict[str, Any] | str | None = None
+    output_schema: JsonObject | str | None = None
     """A JSON schema the structured answer (``done``'s data) must match: inline, or the path of a JSON file
     (relative to the task file's folder)."""
 
     @property
-    def resolved_schema(self) -> dict[str, Any] | None:
+    def resolved_schema(self) -> JsonObject | None:
         """The output schema once read (``build_jobs`` reads a path's file): a path still unread is an error."""
         if isinstance(self.output_schema, str):
             raise UsageError(f"task {self.id}: output_schema {self.output_schema!r} was not read")
@@ -145,7 +147,7 @@ class Task(_Model):
 
     @field_validator("solution", mode="before")
     @classmethod
-    def _solution(cls, steps: Any) -> Any:
+    def _solution(cls, steps: object) -> object:
         """Checked before the steps' type, for these messages (a step not a string or a mapping: the type's)."""
         for i, step in enumerate(steps if isinstance(steps, list) else []):
             if not isinstance(step, str | dict):
@@ -170,7 +172,7 @@ class TaskFile(_Model):
 
     name: str
     description: str = ""
-    defaults: dict[str, Any] = Field(default_factory=dict)
+    defaults: JsonObject = Field(default_factory=dict)
     tasks: list[Task] = Field(default_factory=list)
     sites_variant: int = Field(0, ge=0, le=3)
     """The page variant of the bundled sites ``{sites}`` starts (evals/sites/variants.py): 0 as designed; 1 ids
@@ -207,7 +209,7 @@ class TaskFile(_Model):
         return any("{sites}" in t.model_dump_json() or "{cross}" in t.model_dump_json() for t in self.tasks)
 
 
-def _fill(node: Any, values: dict[str, str]) -> Any:
+def _fill(node: JsonValue, values: dict[str, str]) -> JsonValue:
     if isinstance(node, str):
         for key in PLACEHOLDERS:
             if key in values:
@@ -220,7 +222,7 @@ def _fill(node: Any, values: dict[str, str]) -> Any:
     return node
 
 
-def _where(err: dict[str, Any], raw_tasks: list[Any], path: str) -> str:
+def _where(err: ErrorDetails, raw_tasks: list[JsonValue], path: str) -> str:
     loc = list(err["loc"])
     if len(loc) >= 2 and loc[0] == "tasks" and isinstance(loc[1], int):
         i = loc[1]
@@ -231,7 +233,7 @@ def _where(err: dict[str, Any], raw_tasks: list[Any], path: str) -> str:
     return f"{path}: field '{'.'.join(str(p) for p in loc) or '(top level)'}'"
 
 
-def _read_raw(path: Path) -> dict[str, Any]:
+def _read_raw(path: Path) -> JsonObject:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -262,7 +264,7 @@ def _read_raw(path: Path) -> dict[str, Any]:
     return data
 
 
-def parse_tasks(data: dict[str, Any], path: str = "<tasks>", model: type[T] = TaskFile) -> T:  # type: ignore[assignment]
+def parse_tasks(data: JsonObject, path: str = "<tasks>", model: type[T] = TaskFile) -> T:  # type: ignore[assignment]
     """Validate a task file (or a suite: ``model``) given as plain data; errors name the task and field."""
     data = {"name": Path(path).stem, **data}
     raw_tasks = data.get("tasks") or []
@@ -277,9 +279,9 @@ def parse_tasks(data: dict[str, Any], path: str = "<tasks>", model: type[T] = Ta
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = err["msg"].removeprefix("Value error, ")
-        raise UsageError(f"{_where(dict(err), raw_tasks, path)}: {msg}") from exc
+        raise UsageError(f"{_where(err, raw_tasks, path)}: {msg}") from exc
 
 
-def read_raw(path: str | Path) -> dict[str, Any]:
+def read_raw(path: str | Path) -> JsonObject:
     """A task file's plain data (YAML: a mapping or a list of tasks; JSONL: one task per line)."""
     return _read_raw(Path(path))

@@ -12,7 +12,7 @@ import json
 import logging
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlparse
 
 import yaml
@@ -133,10 +133,10 @@ def _split(model: str, api_base: str | None) -> tuple[str, str | None]:
         return (tail, head) if tail else (model, None)
 
 
-def _from_litellm(model: str, name: str, provider: str | None) -> dict[str, Any]:
+def _from_litellm(model: str, name: str, provider: str | None) -> dict[str, object]:
     import litellm
 
-    info: dict[str, Any] | None = None
+    info: dict[str, object] | None = None
     for args in ((model, None), (name, provider)):
         try:
             info = dict(litellm.get_model_info(args[0], custom_llm_provider=args[1]))
@@ -156,7 +156,7 @@ def _from_litellm(model: str, name: str, provider: str | None) -> dict[str, Any]
     }
 
 
-def _layer(caps: dict[str, Any], over: _Caps | None) -> bool:
+def _layer(caps: dict[str, object], over: _Caps | None) -> bool:
     changed = False
     for key, value in (over.model_dump() if over else {}).items():
         if value is not None and caps.get(key) != value:
@@ -169,7 +169,7 @@ def _layer(caps: dict[str, Any], over: _Caps | None) -> bool:
 def _resolve(model: str, api_base: str | None) -> Capabilities:
     name, provider = _split(model, api_base)
     entry_name, entry = _entry_for(provider, api_base)
-    caps: dict[str, Any] = {}
+    caps: dict[str, object] = {}
     learnt = _from_litellm(model, name, provider)
     source: Source = "litellm" if learnt else "unknown"
     overridden = False
@@ -201,7 +201,9 @@ def _resolve(model: str, api_base: str | None) -> Capabilities:
             caps["vision"],
             caps["max_input_tokens"],
         )
-    return Capabilities(**{k: caps[k] for k in _FIELDS}, source=source, provider=entry_name)
+    return Capabilities.model_validate(
+        {**{k: caps[k] for k in _FIELDS}, "source": source, "provider": entry_name}
+    )
 
 
 def capabilities_for(

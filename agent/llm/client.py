@@ -370,7 +370,7 @@ LLMClient = LiteLLMModel
 """The former name of ``LiteLLMModel``."""
 
 
-def _text_or_none(value: Any) -> str | None:
+def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
@@ -394,7 +394,7 @@ def _shape_problem(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
 
 
-def _counts_are_real(usage: Any) -> bool:
+def _counts_are_real(usage: object) -> bool:
     """litellm prices a reply from its counts: a negative or absurd count would give a negative or absurd
     price, so such a reply has no cost (None), like one from a model litellm does not know."""
     for name in ("prompt_tokens", "completion_tokens"):
@@ -424,7 +424,7 @@ def server_timings(response: Any) -> dict[str, Any]:
     return out
 
 
-def cost_of(response: Any, model: str) -> float | None:
+def cost_of(response: object, model: str) -> float | None:
     """litellm's price of a response when it knows the model; None when it does not (never a guess)."""
     litellm = _import_litellm()
     hidden = getattr(response, "_hidden_params", None) or {}

@@ -10,6 +10,7 @@ import re
 import time
 import warnings
 from email.utils import parsedate_to_datetime
+from types import ModuleType
 from typing import Any, Literal
 
 from kite_browser.agent.llm.errors import (
@@ -25,7 +26,7 @@ from kite_browser.agent.llm.errors import (
 )
 
 
-def _import_litellm() -> Any:
+def _import_litellm() -> ModuleType:
     import litellm
 
     litellm.suppress_debug_info = True
@@ -134,7 +135,7 @@ def _detail(exc: BaseException) -> str:
     return " ".join(text.split())[:400]
 
 
-def _words(exc: BaseException, status: Any) -> str:
+def _words(exc: BaseException, status: object) -> str:
     """``HTTP 500: the provider's words`` (the status when there is one)."""
     detail = _detail(exc)
     if isinstance(status, int):
@@ -149,7 +150,7 @@ KeyFrom = Literal["config", "placeholder", "environment"]
 local server that needs none, or none (the provider SDK reads its environment variable)."""
 
 
-def _key_hint(litellm: Any, model: str, api_base: str | None, key_from: KeyFrom) -> str:
+def _key_hint(litellm: ModuleType, model: str, api_base: str | None, key_from: KeyFrom) -> str:
     provider = model.split("/", 1)[0]
     if api_base and provider in OPENAI_COMPATIBLE:
         server = f"the server at {api_base} rejected the credentials"
@@ -183,7 +184,7 @@ def map_exception(
     if isinstance(exc, LLMError):
         return exc
     litellm = _import_litellm()
-    ctx: dict[str, Any] = {"model": model, "status": getattr(exc, "status_code", None)}
+    ctx: dict[str, object] = {"model": model, "status": getattr(exc, "status_code", None)}
     detail = _detail(exc)
     if isinstance(exc, litellm.ContextWindowExceededError):
         return ContextWindowError(

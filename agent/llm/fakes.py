@@ -22,13 +22,13 @@ import json
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 import httpx
 import litellm
 from litellm import CustomLLM, ModelResponse
 from pydantic import BaseModel, Field, field_validator
 
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.model_names import FAKE_PREFIX, SCRIPTED_MODEL
 from kite_browser.agent.llm.own_models import handler_names, handler_of, register_handler, unregister_model
@@ -38,7 +38,7 @@ PROVIDER = "kite"
 
 class FakeReply(BaseModel):
     content: str | None = None
-    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    tool_calls: list[JsonObject] = Field(default_factory=list)
     """Each ``{"name": ..., "arguments": dict | str}`` (``id`` optional)."""
     prompt_tokens: int | None = None
     """Reported usage; None = a rough count (4 characters a token) of what was sent."""
@@ -48,14 +48,14 @@ class FakeReply(BaseModel):
 
     @field_validator("tool_calls", mode="before")
     @classmethod
-    def _none_is_empty(cls, value: Any) -> Any:
+    def _none_is_empty(cls, value: object) -> object:
         return [] if value is None else value
 
 
 FakeHandler = Callable[
     [list[ChatMessage], list[ChatTool] | None, dict], FakeReply | str | Awaitable[FakeReply | str]
 ]
-ScriptItem = dict[str, Any] | list[dict[str, Any]] | FakeReply | str
+ScriptItem = JsonObject | list[JsonObject] | FakeReply | str
 
 
 class FakeCall(BaseModel):
@@ -64,10 +64,10 @@ class FakeCall(BaseModel):
     model: str
     messages: list[ChatMessage]
     tools: list[ChatTool] | None = None
-    kwargs: dict[str, Any] = Field(default_factory=dict)
+    kwargs: dict[str, object] = Field(default_factory=dict)
 
 
-def _estimate(value: Any) -> int:
+def _estimate(value: object) -> int:
     return max(1, len(json.dumps(value, default=str)) // 4)
 
 
@@ -88,7 +88,7 @@ def _to_response(
         for call in reply.tool_calls
     ]
     finish = reply.finish_reason or ("tool_calls" if calls else "stop")
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    message: dict[str, object] = {"role": "assistant", "content": reply.content}
     if calls:
         message["tool_calls"] = calls
     prompt = reply.prompt_tokens if reply.prompt_tokens is not None else _estimate(messages)
@@ -103,7 +103,7 @@ def _to_response(
     )
 
 
-def _coerce(result: Any) -> FakeReply:
+def _coerce(result: object) -> FakeReply:
     if isinstance(result, FakeReply):
         return result
     if isinstance(result, str):
@@ -117,7 +117,7 @@ def _coerce(result: Any) -> FakeReply:
     raise TypeError(f"a fake must return a FakeReply, text, or tool-call dicts, not {type(result).__name__}")
 
 
-def _timeout_s(timeout: Any) -> float | None:
+def _timeout_s(timeout: object) -> float | None:
     if isinstance(timeout, int | float):
         return float(timeout)
     read = getattr(timeout, "read", None)
@@ -135,16 +135,16 @@ class _KiteProvider(CustomLLM):
         custom_prompt_dict: dict,
         model_response: ModelResponse,
         print_verbose: Callable,
-        encoding: Any,
-        api_key: Any,
-        logging_obj: Any,
+        encoding: object,
+        api_key: object,
+        logging_obj: object,
         optional_params: dict,
-        acompletion: Any = None,
-        litellm_params: Any = None,
-        logger_fn: Any = None,
+        acompletion: object = None,
+        litellm_params: object = None,
+        logger_fn: object = None,
         headers: dict | None = None,
-        timeout: Any = None,  # noqa: ASYNC109 (litellm's signature)
-        client: Any = None,
+        timeout: float | httpx.Timeout | None = None,  # noqa: ASYNC109 (litellm's signature)
+        client: object = None,
     ) -> ModelResponse:
         handler = handler_of(FAKE_PREFIX + model)
         if handler is None:
@@ -161,9 +161,46 @@ class _KiteProvider(CustomLLM):
             result = await result
         return _to_response(model_response, _coerce(result), model, messages)
 
-    def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
+    def completion(
+        self,
+        model: str,
+        messages: list,
+        api_base: str,
+        custom_prompt_dict: dict,
+        model_response: ModelResponse,
+        print_verbose: Callable,
+        encoding: object,
+        api_key: object,
+        logging_obj: object,
+        optional_params: dict,
+        acompletion: object = None,
+        litellm_params: object = None,
+        logger_fn: object = None,
+        headers: dict | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        client: object = None,
+    ) -> ModelResponse:
         """The synchronous path (``litellm.completion``), for scripts and demos outside an event loop."""
-        return asyncio.run(self.acompletion(*args, **kwargs))
+        return asyncio.run(
+            self.acompletion(
+                model,
+                messages,
+                api_base,
+                custom_prompt_dict,
+                model_response,
+                print_verbose,
+                encoding,
+                api_key,
+                logging_obj,
+                optional_params,
+                acompletion,
+                litellm_params,
+                logger_fn,
+                headers,
+                timeout,
+                client,
+            )
+        )
 
 
 _PROVIDER_INSTANCE = _KiteProvider()

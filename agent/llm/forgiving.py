@@ -18,9 +18,9 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import ValidationError
+from pydantic.fields import FieldInfo
 
 from kite_browser.agent.browser.actions import (
     ACTION_MODELS,
@@ -29,6 +29,7 @@ from kite_browser.agent.browser.actions import (
     offered_fields,
     parse_action,
 )
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.llm.schemas import action_catalog
 
 NOTES_KEY = "__kite_notes__"
@@ -40,7 +41,7 @@ _WORD = re.compile(r"[A-Za-z_]{4,20}")
 _INDEX_IN_PROSE = re.compile(r"\[(\d{1,9})\]")
 
 # Names small models use for Kite's actions (normalised: no _ - or spaces, lower case) → (action, implied params).
-_ACTION_ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
+_ACTION_ALIASES: dict[str, tuple[str, JsonObject]] = {
     **dict.fromkeys(
         ("inputtext", "entertext", "typetext", "fill", "filltext", "input", "settext", "write", "typeinto"),
         ("type", {}),
@@ -106,7 +107,7 @@ def _norm(name: str) -> str:
     return _NORM.sub("", name).lower()
 
 
-def resolve_alias(raw: str) -> tuple[str, dict[str, Any]] | None:
+def resolve_alias(raw: str) -> tuple[str, JsonObject] | None:
     """An action name a model invented → (Kite's action, the params it implies and a note); else None."""
     found = _ACTION_ALIASES.get(_norm(raw))
     if found is None:
@@ -121,17 +122,17 @@ def closest_action(raw: str) -> str | None:
     return next((n for n in ACTION_NAMES if found and n.lower() == found[0]), None)
 
 
-def _fields(name: str) -> dict[str, Any]:
+def _fields(name: str) -> dict[str, FieldInfo]:
     """The action's parameters by the name the model writes (alias if any) → pydantic FieldInfo."""
     return dict(offered_fields(ACTION_MODELS[name]))
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def _rename_or_drop(name: str, flat: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+def _rename_or_drop(name: str, flat: JsonObject, notes: list[str]) -> JsonObject:
     """Unknown keys: renamed when they are another name of a missing parameter, else dropped (noted)."""
     fields = _fields(name)
     by_name = {k: k for k in fields} | {
@@ -162,7 +163,7 @@ def _rename_or_drop(name: str, flat: dict[str, Any], notes: list[str]) -> dict[s
     return out
 
 
-def _plausible(action: str, field_name: str, value: Any) -> bool:
+def _plausible(action: str, field_name: str, value: JsonValue) -> bool:
     if field_name == "index":
         return (isinstance(value, int) and not isinstance(value, bool)) or bool(
             isinstance(value, str) and _INDEX_TEXT.match(value)
@@ -174,7 +175,7 @@ def _plausible(action: str, field_name: str, value: Any) -> bool:
     return True
 
 
-def _one_target(name: str, flat: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+def _one_target(name: str, flat: JsonObject, notes: list[str]) -> JsonObject:
     """Two targets: the index wins over a selector and coordinates; a selector over coordinates."""
     given = [k for k in _TARGETS if flat.get(k) is not None]
     keep = "index" if "index" in given else "selector" if "selector" in given else None
@@ -187,7 +188,7 @@ def _one_target(name: str, flat: dict[str, Any], notes: list[str]) -> dict[str, 
     return {k: v for k, v in flat.items() if k not in dropped}
 
 
-def _tidy_values(name: str, flat: dict[str, Any]) -> dict[str, Any]:
+def _tidy_values(name: str, flat: JsonObject) -> JsonObject:
     """``null`` for an optional parameter means "not set"; an index written as text ("[12]") is a number."""
     fields = _fields(name)
     out = {}
@@ -225,18 +226,19 @@ def _problems(exc: ValidationError) -> tuple[list[str], set[str]]:
     return problems, bad
 
 
-def _validate(flat: dict[str, Any]) -> tuple[Action | None, ValidationError | None]:
+def _validate(flat: JsonObject) -> tuple[Action | None, ValidationError | None]:
     try:
         return parse_action(flat), None
     except ValidationError as exc:
         return None, exc
 
 
-def forgive(flat: dict[str, Any]) -> Forgiven:
+def forgive(flat: JsonObject) -> Forgiven:
     """Validate a flat action ``{"action": name, ...}`` (name already resolved), repairing what is clear."""
     flat = dict(flat)
-    notes: list[str] = list(flat.pop(NOTES_KEY, []))
-    name = flat["action"]
+    given = flat.pop(NOTES_KEY, None)
+    notes = [str(note) for note in given] if isinstance(given, list) else []
+    name = str(flat["action"])
     action, exc = _validate(flat)
     if action is not None:
         return Forgiven(action, notes)
@@ -261,14 +263,14 @@ def _placeholder(key: str) -> str:
     return f"<{key}>"
 
 
-def corrected_example(flat: dict[str, Any], bad: set[str] | None = None) -> str:
+def corrected_example(flat: JsonObject, bad: set[str] | None = None) -> str:
     """The model's own action, fixed as far as Kite can: valid parameters kept, the invalid or missing
     required ones (and a missing target) shown as ``<name>`` placeholders for the model to fill in."""
     name, bad = flat.get("action"), bad or set()
     if not isinstance(name, str) or name not in ACTION_MODELS:
         return ""
     fields = _fields(name)
-    shown: dict[str, Any] = {"action": name}
+    shown: JsonObject = {"action": name}
     holes: list[str] = []
     for key, info in fields.items():
         if key in flat and key not in bad:
@@ -286,7 +288,7 @@ def corrected_example(flat: dict[str, Any], bad: set[str] | None = None) -> str:
     return text
 
 
-def example_from_object(item: Any) -> str:
+def example_from_object(item: object) -> str:
     """An action object without an ``action`` field (``{"type": "click", "index": 5}``, ``{"tool": "navigate",
     "url": ...}``), or a bare value where an object was due (``"click [5]"``), as the action it names, its
     parameters kept: the model's own reply, corrected. "" when it names no action."""
@@ -300,7 +302,7 @@ def example_from_object(item: Any) -> str:
         if found is not None:
             name, implied = found
             given = item.get("params")
-            params: dict[str, Any] = given if isinstance(given, dict) else {}
+            params: JsonObject = given if isinstance(given, dict) else {}
             rest = {k: v for k, v in item.items() if k not in (key, "params")}
             flat = {**rest, **params, **implied, "action": name}
             flat.pop(NOTES_KEY, None)
@@ -324,7 +326,7 @@ def not_json(text: str, what: str, example: str = EXAMPLE) -> str:
     return f"{what} are not valid JSON: got {text.strip()[:80]!r}. Send a JSON object, e.g. {shown}"
 
 
-def repaired_plain_text(repaired: Any, text: str) -> bool:
+def repaired_plain_text(repaired: object, text: str) -> bool:
     """Whether invalid JSON ``text`` was prose rather than a broken object: its repair is no object (or an
     empty one from text without a brace), nor a double-encoded one."""
     if isinstance(repaired, str) and repaired.strip()[:1] in ("{", "["):
@@ -345,7 +347,7 @@ def action_from_prose(text: str) -> str:
     )
     if name is None:
         return ""
-    flat: dict[str, Any] = {"action": name}
+    flat: JsonObject = {"action": name}
     index = _INDEX_IN_PROSE.search(text[:2000])
     if index and "index" in _fields(name):
         flat["index"] = int(index.group(1))

@@ -32,6 +32,7 @@ from kite_browser.agent.llm.local_install import (
 )
 from kite_browser.agent.llm.local_pins import CONTEXT_TOKENS, GGUF_SHA256, GGUF_SIZE, MODEL_ALIAS
 from kite_browser.agent.llm.local_progress import rich_progress
+from kite_browser.agent.llm.local_watchdog import ServerState
 
 __all__ = [
     "LocalHashMismatchError",
@@ -68,7 +69,7 @@ def paths_for(config: KiteConfig) -> LocalPaths:
     return LocalPaths.for_data_dir(config.data_dir())
 
 
-def _server(state: dict[str, Any], owned: bool) -> LocalServer:
+def _server(state: ServerState, owned: bool) -> LocalServer:
     port = int(state["port"])
     return LocalServer(
         api_base=f"http://127.0.0.1:{port}/v1",

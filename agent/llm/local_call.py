@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from kite_browser.agent.config import LLMConfig, default_data_dir
 from kite_browser.agent.llm.chat import ChatMessage
@@ -150,7 +150,7 @@ class LocalCall:
                     f"server is busy on it (up to {self.cap_s(limit_s):.0f}s)"
                 )
 
-    def learn(self, response: Any, completion_tokens: int) -> None:
+    def learn(self, response: object, completion_tokens: int) -> None:
         """Take the server's speeds from a reply (llama.cpp sends ``timings``)."""
         self.pace.learn(getattr(response, "timings", None), completion_tokens)
 

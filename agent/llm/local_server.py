@@ -24,22 +24,23 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
+from types import FrameType
 
 from kite_browser.agent.llm import local_watchdog as watchdog
 from kite_browser.agent.llm.local_errors import LocalServerError, LocalServerTimeoutError
 from kite_browser.agent.llm.local_install import LocalPaths, file_lock
 from kite_browser.agent.llm.local_pins import CONTEXT_TOKENS, MODEL_ALIAS
+from kite_browser.agent.llm.local_watchdog import ServerState
 
 HEALTH_TIMEOUT_S = 180.0
 _registered: set[Path] = set()
 
 
-def read_state(paths: LocalPaths) -> dict[str, Any] | None:
+def read_state(paths: LocalPaths) -> ServerState | None:
     return watchdog.read_state(paths.state)
 
 
-def write_state(paths: LocalPaths, state: dict[str, Any]) -> None:
+def write_state(paths: LocalPaths, state: ServerState) -> None:
     tmp = paths.state.with_suffix(".tmp")
     tmp.touch(mode=0o600)
     tmp.write_text(json.dumps(state, indent=1))
@@ -50,7 +51,7 @@ def state_lock(paths: LocalPaths) -> contextlib.AbstractContextManager[None]:
     return file_lock(paths.root / "server.lock")
 
 
-def live_state(paths: LocalPaths) -> dict[str, Any] | None:
+def live_state(paths: LocalPaths) -> ServerState | None:
     """The recorded server if its process is still running (a stale state file is removed)."""
     state = read_state(paths)
     if state and watchdog.alive(int(state.get("pid", 0))):
@@ -99,7 +100,7 @@ def log_tail(paths: LocalPaths, lines: int = 15) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def spawn(paths: LocalPaths, *, pinned: bool) -> dict[str, Any]:
+def spawn(paths: LocalPaths, *, pinned: bool) -> ServerState:
     """Start the server and its watchdog; the caller holds the state lock. Returns the new state."""
     port = free_port()
     api_key = secrets.token_urlsafe(24)
@@ -113,7 +114,7 @@ def spawn(paths: LocalPaths, *, pinned: bool) -> dict[str, Any]:
             )  # fmt: skip
         except OSError as exc:
             raise LocalServerError(f"cannot start {paths.server_script}: {exc.strerror}") from exc
-    state = {
+    state: ServerState = {
         "pid": server.pid, "port": port, "model": MODEL_ALIAS, "gguf": str(paths.gguf), "log": str(paths.log),
         "api_key": api_key, "pinned": pinned, "clients": [] if pinned else [os.getpid()], "started_at": time.time(),
     }  # fmt: skip
@@ -169,7 +170,7 @@ async def wait_healthy(paths: LocalPaths, pid: int, port: int, timeout_s: float 
     )
 
 
-def add_client(paths: LocalPaths, state: dict[str, Any]) -> None:
+def add_client(paths: LocalPaths, state: ServerState) -> None:
     """Record this process as a user of the server; caller holds the lock."""
     me = os.getpid()
     clients = [pid for pid in state.get("clients", []) if watchdog.alive(pid)]
@@ -192,7 +193,7 @@ def register_exit(paths: LocalPaths) -> None:
                 signal.signal(sig, _exit_on_signal)
 
 
-def _exit_on_signal(signum: int, _frame: Any) -> None:
+def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
 
 

@@ -19,7 +19,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 
 def alive(pid: int) -> bool:
@@ -37,7 +37,21 @@ def alive(pid: int) -> bool:
         return True
 
 
-def read_state(path: Path) -> dict[str, Any] | None:
+class ServerState(TypedDict):
+    """The running local server as its state file records it (``server.json``)."""
+
+    pid: int
+    port: int
+    model: str
+    gguf: str
+    log: str
+    api_key: str
+    pinned: bool
+    clients: list[int]
+    started_at: float
+
+
+def read_state(path: Path) -> ServerState | None:
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
@@ -112,7 +126,7 @@ def watch(state_path: Path, server_pid: int) -> None:
 def main(argv: list[str]) -> int:
     state_path, server_pid = Path(argv[0]), int(argv[1])
 
-    def on_term(*_: Any) -> None:
+    def on_term(*_: object) -> None:
         terminate(server_pid)
         sys.exit(0)
 

@@ -13,11 +13,10 @@ is the one door from a model string to a ``Model``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.observation import Element, Observation
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.llm.chat import ChatTool
 from kite_browser.agent.protocols import Model
 
@@ -28,7 +27,7 @@ class PastAction(BaseModel):
     """One action the run took, and how it went (the view's history; oldest first)."""
 
     step: int
-    action: dict[str, Any]
+    action: JsonObject
     """The action as JSON: ``{"action": "click", "index": 3}``."""
     ok: bool
     element: Element | None = None
@@ -59,10 +58,10 @@ class ModelView(BaseModel):
     tools: list[ChatTool] | None = None
     """The tool definitions sent with the call; None when the model gets the JSON fallback instead."""
     history: list[PastAction] = Field(default_factory=list)
-    output_schema: dict[str, Any] | None = None
+    output_schema: JsonObject | None = None
     """The JSON schema ``done``'s ``data`` must match (the run's output type), or None."""
     repeating: bool = False
     """Kite has told the model it is repeating itself (a model may answer less deterministically)."""
-    reply_schema: dict[str, Any] | None = None
+    reply_schema: JsonObject | None = None
     """This step's reply schema (``agent.llm.reply_schema``) when replies are constrained: a real model sends
     it as ``response_format``; None: the reply is free text (JSON in Markdown) or tool calls."""

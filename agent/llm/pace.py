@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
 
 MARGIN = 2.0
 TYPICAL_REPLY_TOKENS = 150
@@ -50,7 +49,7 @@ class Pace:
         """The call's time limit: the expected time with room to spare, never below ``floor_s``."""
         return max(floor_s, MARGIN * self.expected_s(prompt_tokens, max_reply))
 
-    def learn(self, timings: dict[str, Any] | None, completion_tokens: int = 0) -> None:
+    def learn(self, timings: object, completion_tokens: int = 0) -> None:
         """Take a reply's speeds from the server's ``timings`` (llama.cpp: prompt_n, prompt_ms, predicted_n,
         predicted_ms); anything missing or unreadable is left out."""
         if completion_tokens > 0:

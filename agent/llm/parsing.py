@@ -14,13 +14,14 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import Any, Literal
+from typing import Literal
 
 import json_repair
 from pydantic import BaseModel, ConfigDict
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action
 from kite_browser.agent.errors import KiteError
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.llm.client import LLMReply, ToolCall
 from kite_browser.agent.llm.forgiving import (
     EXAMPLE,
@@ -97,11 +98,11 @@ class ParsedReply(BaseModel):
     name read as the real one, two targets reduced to one. The model sees it in the action's result."""
 
 
-def _fail(message: str, **context: Any) -> ParseError:
+def _fail(message: str, **context: object) -> ParseError:
     return ParseError(message, valid_actions=list(ACTION_NAMES), **context)
 
 
-def _resolve_name(raw: Any, params: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+def _resolve_name(raw: object, params: JsonObject | None = None) -> tuple[str, JsonObject]:
     """(Kite's action name, what the name implies): an exact or near-exact name, or a name models invent
     (``input_text`` → type, with a note for the model). Unknown: a ParseError with a corrected example."""
     if isinstance(raw, str):
@@ -119,37 +120,38 @@ def _resolve_name(raw: Any, params: dict[str, Any] | None = None) -> tuple[str, 
     raise _fail(f"Unknown action {shown}. Valid actions: {', '.join(ACTION_NAMES)}.{hint}")
 
 
-def _as_object(raw: Any, what: str, example: str = EXAMPLE) -> dict[str, Any]:
+def _as_object(raw: object, what: str, example: str = EXAMPLE) -> JsonObject:
     if raw is None or raw == "":
         return {}
+    value = raw
     if isinstance(raw, str):
         if len(raw) > MAX_TEXT_CHARS:
             raise _fail(f"{what} are {len(raw)} characters long; at most {MAX_TEXT_CHARS} are read.")
         try:
-            raw = json.loads(raw)
+            value = json.loads(raw)
         except ValueError:
             if not spend_repair(raw):
                 raise _fail(
                     f"{what} are not valid JSON, and too large or too nested to repair "
                     f"({len(raw)} characters). Send them as a plain JSON object."
                 ) from None
-            text, raw = raw, json_repair.loads(raw)
-            if repaired_plain_text(raw, text):  # "not json at all", "I click [5]"
-                raise _fail(not_json(text, what, example)) from None
-        if isinstance(raw, str) and raw.strip()[:1] in ("{", "["):  # double-encoded
-            return _as_object(raw, what, example)
-    if raw in (None, ""):
+            value = json_repair.loads(raw)
+            if repaired_plain_text(value, raw):  # "not json at all", "I click [5]"
+                raise _fail(not_json(raw, what, example)) from None
+        if isinstance(value, str) and value.strip()[:1] in ("{", "["):  # double-encoded
+            return _as_object(value, what, example)
+    if value in (None, ""):
         return {}
-    if not isinstance(raw, dict):
-        raise _fail(f"{what} must be a JSON object of parameters, got {json.dumps(raw)[:80]}.")
-    return raw
+    if not isinstance(value, dict):
+        raise _fail(f"{what} must be a JSON object of parameters, got {json.dumps(value)[:80]}.")
+    return value
 
 
-def _validate(flat: dict[str, Any], position: int) -> tuple[Action, str]:
+def _validate(flat: JsonObject, position: int) -> tuple[Action, str]:
     """The action, and a note on what was repaired ("" if nothing); else a ParseError with one example."""
     if "index" not in flat and (index := target_index(flat.get(TARGET))) is not None:
         flat = {**{k: v for k, v in flat.items() if k != TARGET}, "index": index}  # the reply schema's form
-    name = flat["action"]
+    name = str(flat["action"])
     forgiven = forgive(flat)
     if forgiven.action is not None:
         return forgiven.action, "; ".join(forgiven.notes)
@@ -162,12 +164,13 @@ def _validate(flat: dict[str, Any], position: int) -> tuple[Action, str]:
     )
 
 
-def _flatten(item: Any) -> dict[str, Any]:
+def _flatten(item: object) -> JsonObject:
     """One action object in any of the accepted shapes → the flat form ``{"action": name, ...params}``."""
     if not isinstance(item, dict):
         raise _fail(f"Each action must be a JSON object, got {json.dumps(item)[:80]}. {_corrected(item)}")
-    if isinstance(item.get("function"), dict):  # an OpenAI tool-call object written as text
-        item = item["function"]
+    function = item.get("function")
+    if isinstance(function, dict):  # an OpenAI tool-call object written as text
+        item = function
     if "action" not in item and "name" in item:
         args = next((item[k] for k in _PARAM_KEYS if k in item), None)
         if args is None:  # {"name": "click", "index": 3}: the parameters sit beside the name
@@ -192,20 +195,20 @@ def _flatten(item: Any) -> dict[str, Any]:
     )
 
 
-def _corrected(item: Any) -> str:
+def _corrected(item: object) -> str:
     """One example to copy: the model's own action, corrected, when the reply names one; else a generic one."""
     own = example_from_object(item)
     return f"Corrected from your reply: {own}" if own else f"For example: {EXAMPLE}"
 
 
-def _from_call(name: Any, arguments: Any) -> dict[str, Any]:
+def _from_call(name: object, arguments: object) -> JsonObject:
     if name == SINGLE_TOOL_NAME:
         args = _as_object(arguments, f"arguments of {SINGLE_TOOL_NAME}")
         if "action" not in args:
             raise _fail(f'{SINGLE_TOOL_NAME} needs "action" (one of {", ".join(ACTION_NAMES)}) and "params".')
         return _flatten(args)
     known = isinstance(name, str) and name in ACTION_MODELS
-    example = corrected_example({"action": name}) if known else EXAMPLE
+    example = corrected_example({"action": name}) if known and isinstance(name, str) else EXAMPLE
     args = _as_object(arguments, f"arguments of {str(name)[:40]}", example)
     if set(args) <= {"params", "action"} and isinstance(args.get("params"), dict | str):
         args = _as_object(args["params"], f"params of {str(name)[:40]}")
@@ -214,7 +217,7 @@ def _from_call(name: Any, arguments: Any) -> dict[str, Any]:
     return {**implied, **args, "action": resolved}
 
 
-def _said(value: dict[str, Any]) -> dict[str, str]:
+def _said(value: JsonObject) -> dict[str, str]:
     """The own notes (``OWN_NOTES``) of a reply object that carries actions."""
     return {
         k: v.strip()[:MAX_THOUGHT_CHARS]
@@ -223,15 +226,15 @@ def _said(value: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def _items(values: list[Any]) -> tuple[list[Any], str | None, dict[str, str]]:
-    items: list[Any] = []
+def _items(values: list[JsonValue]) -> tuple[list[JsonValue], str | None, dict[str, str]]:
+    items: list[JsonValue] = []
     thought: str | None = None
     said: dict[str, str] = {}
     for value in values:
-        if isinstance(value, dict) and isinstance(value.get("actions"), list):
+        if isinstance(value, dict) and isinstance(actions := value.get("actions"), list):
             thought = thought or _thought_of(value)
             said = said or _said(value)
-            items.extend(value["actions"])
+            items.extend(actions)
         elif isinstance(value, list):
             sub, sub_thought, sub_said = _items(value)
             items.extend(sub)
@@ -241,11 +244,11 @@ def _items(values: list[Any]) -> tuple[list[Any], str | None, dict[str, str]]:
     return items, thought, said
 
 
-def _thought_of(value: Any) -> str | None:
+def _thought_of(value: JsonValue) -> str | None:
     if isinstance(value, dict):
         for key in ("thought", "thoughts", "thinking", "reasoning"):
-            if isinstance(value.get(key), str) and value[key].strip():
-                return value[key].strip()[:MAX_THOUGHT_CHARS]
+            if isinstance(text := value.get(key), str) and text.strip():
+                return text.strip()[:MAX_THOUGHT_CHARS]
     return None
 
 
@@ -262,7 +265,7 @@ _HOW_TO = (
 )
 
 
-def _parse_text(text: str) -> tuple[list[dict[str, Any]], str | None, dict[str, str]]:
+def _parse_text(text: str) -> tuple[list[JsonObject], str | None, dict[str, str]]:
     if not text.strip():
         raise _fail(f"Your reply was empty. {_HOW_TO}")
     text = text[:MAX_TEXT_CHARS]
@@ -281,7 +284,7 @@ def _parse_text(text: str) -> tuple[list[dict[str, Any]], str | None, dict[str, 
     return [_flatten(item) for item in items], thought or (_prose(text, spans) if spans else None), said
 
 
-def _parse_calls(calls: list[ToolCall]) -> list[dict[str, Any]]:
+def _parse_calls(calls: list[ToolCall]) -> list[JsonObject]:
     return [_from_call(call.name, call.arguments) for call in calls]
 
 

@@ -54,7 +54,7 @@ def redact_request(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {k: v if k in TRANSPORT_KEYS else _redact(v, redactor) for k, v in kwargs.items()}
 
 
-def _redact(value: Any, redactor: Redactor) -> Any:
+def _redact(value: object, redactor: Redactor) -> object:
     """Every string inside ``value`` (dict keys too) redacted; dicts, lists and tuples rebuilt."""
     if isinstance(value, str):
         return value if value.startswith(_IMAGE_DATA) else redactor(value)

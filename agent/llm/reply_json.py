@@ -10,11 +10,12 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import cast
 
 import json_repair
 
 from kite_browser.agent.browser.actions import ACTION_NAMES
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.llm.reply_text import fenced_blocks
 
 _MAX_SCANS = 200
@@ -61,7 +62,7 @@ def spend_repair(piece: str) -> bool:
     return True
 
 
-def looks_like_actions(value: Any) -> bool:
+def looks_like_actions(value: JsonValue) -> bool:
     if isinstance(value, list):
         return bool(value) and all(isinstance(v, dict) for v in value)
     if not isinstance(value, dict):
@@ -72,16 +73,16 @@ def looks_like_actions(value: Any) -> bool:
     )
 
 
-def _decode_at(text: str, start: int) -> tuple[Any, int] | None:
+def _decode_at(text: str, start: int) -> tuple[JsonValue, int] | None:
     try:
-        return _DECODER.raw_decode(text, start)
+        return cast("tuple[JsonValue, int]", _DECODER.raw_decode(text, start))
     except ValueError:
         return None
 
 
-def strict_candidates(text: str) -> tuple[list[Any], list[tuple[int, int]]]:
+def strict_candidates(text: str) -> tuple[list[JsonValue], list[tuple[int, int]]]:
     """Valid JSON values: after each fence, inside tool-call tags, then at each brace in the prose."""
-    found: list[Any] = []
+    found: list[JsonValue] = []
     spans: list[tuple[int, int]] = []
     for n, fence in enumerate(_FENCE.finditer(text)):
         if n >= _MAX_SCANS:
@@ -111,18 +112,18 @@ def strict_candidates(text: str) -> tuple[list[Any], list[tuple[int, int]]]:
     return found, spans
 
 
-def repaired_candidates(text: str) -> tuple[list[Any], Any]:
+def repaired_candidates(text: str) -> tuple[list[JsonValue], JsonObject | None]:
     """Repaired JSON that looks like actions; else the first other JSON object seen (for the error)."""
     tags = (m.group(1) for m in _TOOL_TAG.finditer(text))
     pieces = list(itertools.islice(itertools.chain(fenced_blocks(text), tags), _MAX_REPAIR_PIECES))
     first = _BRACE.search(text)
     if first:
         pieces.append(text[first.start() :])
-    other = None
+    other: JsonObject | None = None
     for piece in pieces:
         if not spend_repair(piece):
             continue
-        value = json_repair.loads(piece)
+        value = cast(JsonValue, json_repair.loads(piece))  # the repaired JSON (no logging tuple asked)
         if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
             value = value[0]
         if looks_like_actions(value):

@@ -27,14 +27,14 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.client import LLMReply, ToolCall, Usage
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.own_models import register_model, unregister_model
 
-Reply = LLMReply | str | dict[str, Any] | list[dict[str, Any]]
+Reply = LLMReply | str | JsonObject | list[JsonObject]
 ModelFunction = Callable[[list[ChatMessage], ModelView], Reply | Awaitable[Reply]]
 
 __all__ = [
@@ -48,9 +48,9 @@ __all__ = [
 ]
 
 
-def _call(item: dict[str, Any], n: int) -> ToolCall:
+def _call(item: JsonObject, n: int) -> ToolCall:
     if "action" in item and "name" not in item:
-        args = {k: v for k, v in item.items() if k != "action"}
+        args: JsonValue = {k: v for k, v in item.items() if k != "action"}
         name = str(item["action"])
     else:
         args, name = item.get("arguments") or {}, str(item.get("name", ""))
@@ -58,12 +58,12 @@ def _call(item: dict[str, Any], n: int) -> ToolCall:
     return ToolCall(id=str(item.get("id") or f"call_{n}"), name=name, arguments=text)
 
 
-def _estimate(value: Any) -> int:
+def _estimate(value: object) -> int:
     return max(1, len(json.dumps(value, default=str)) // 4)
 
 
 def to_reply(reply: Reply, messages: list[ChatMessage], name: str) -> LLMReply:
-    """Any accepted reply form → an ``LLMReply`` (usage: about 4 characters a token of what was sent)."""
+    """Every accepted reply form → an ``LLMReply`` (usage: about 4 characters a token of what was sent)."""
     if isinstance(reply, LLMReply):
         return reply
     if isinstance(reply, str):

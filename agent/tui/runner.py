@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kite_browser.agent.tui.confirm import ConfirmModal
 
@@ -35,7 +35,7 @@ class TuiConfirmer:
     """The Confirmer protocol for the TUI: confirm opens the modal and waits for it (the UI keeps running);
     notify shows a toast and returns at once. ``asked`` lists every request the modal was opened for."""
 
-    def __init__(self, app: App[Any], approve: Iterable[str] = ()) -> None:
+    def __init__(self, app: App[None], approve: Iterable[str] = ()) -> None:
         self.app = app
         self.approve = frozenset(approve)
         """Levels or action names approved without opening the modal (``kite tui --approve``)."""

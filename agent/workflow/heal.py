@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kite_browser.agent.browser.observation import Fingerprint
 from kite_browser.agent.config import KiteConfig
@@ -48,7 +48,7 @@ def _target_words(fp: Fingerprint) -> str:
 def intent_of(step: Step, values: dict[str, str]) -> str:
     """What the step does, in words a model can act on: its action and arguments (variables filled in) and
     its target as the fingerprint names it — role, name, nearest heading, neighbours' text."""
-    args: dict[str, Any] = fill(step.args, values)
+    args = fill(step.args, values)
     if step.action == "dragDrop":
         start = _target_words(step.target) if step.target is not None else f"the point {args.get('from')}"
         end = _target_words(step.drop) if step.drop is not None else f"the point {args.get('to')}"

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kite_browser.agent.browser.actions import ACTION_NAMES, parse_action
 from kite_browser.agent.browser.observation import Fingerprint
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.workflow.errors import (
     WorkflowInvalidError,
     WorkflowMissingVariableError,
@@ -108,12 +109,13 @@ class Workflow(_Model):
     """A question's answer and where it was read from (None: the run gave no answer)."""
 
 
-def names_in(value: Any) -> tuple[set[str], set[str]]:
+def names_in(value: JsonValue) -> tuple[set[str], set[str]]:
     """The ``{variables}`` and the ``<secret>`` names used in a value (strings in any nesting)."""
     if isinstance(value, str):
         return set(VAR_RE.findall(value)), set(PLACEHOLDER_RE.findall(value))
     parts = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
-    vars_, secrets = set(), set()
+    vars_: set[str] = set()
+    secrets: set[str] = set()
     for part in parts:
         v, s = names_in(part)
         vars_ |= v
@@ -121,7 +123,13 @@ def names_in(value: Any) -> tuple[set[str], set[str]]:
     return vars_, secrets
 
 
-def fill(value: Any, values: dict[str, str]) -> Any:
+@overload
+def fill(value: str, values: dict[str, str]) -> str: ...
+@overload
+def fill(value: JsonObject, values: dict[str, str]) -> JsonObject: ...
+@overload
+def fill(value: JsonValue, values: dict[str, str]) -> JsonValue: ...
+def fill(value: JsonValue, values: dict[str, str]) -> JsonValue:
     """``value`` with each ``{name}`` replaced by its value (names without one stay as written)."""
     if isinstance(value, str):
         return VAR_RE.sub(lambda m: values.get(m.group(1), m.group(0)), value)
@@ -132,10 +140,10 @@ def fill(value: Any, values: dict[str, str]) -> Any:
     return value
 
 
-def with_targets(step: Step, args: dict[str, Any], target: int | None, drop: int | None) -> dict[str, Any]:
+def with_targets(step: Step, args: JsonObject, target: int | None, drop: int | None) -> JsonObject:
     """The action's JSON form: ``args`` with the elements found for the step's target (and a drag's drop
     element) as their indexes."""
-    out = {**args, "action": step.action}
+    out: JsonObject = {**args, "action": step.action}
     if step.action == "dragDrop":
         if step.target is not None:
             out["from"] = {"index": target}
@@ -239,7 +247,7 @@ def save_file(wf: Workflow, path: str | Path) -> Path:
     return p
 
 
-def workflow_schema() -> dict[str, Any]:
+def workflow_schema() -> JsonObject:
     """The JSON schema of the workflow file."""
     schema = Workflow.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote_plus, urlsplit, urlunsplit
 
 from pydantic import ValidationError
@@ -27,6 +26,7 @@ from kite_browser.agent.browser.observation import ActionResult, Fingerprint, Ob
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.fence import defuse
+from kite_browser.agent.jsontypes import JsonValue
 from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.memory import describe_action, describe_result
 from kite_browser.agent.protocols import Environment
@@ -56,7 +56,7 @@ from kite_browser.agent.workflow.match import (
     worth_a_look,
 )
 from kite_browser.agent.workflow.model import Answer, Expect, Step, Workflow, fill, with_targets
-from kite_browser.agent.workflow.save import path_of, steps_of_run
+from kite_browser.agent.workflow.save import StepLine, path_of, steps_of_run
 
 HISTORY_ACTIONS = frozenset({"goBack", "goForward"})
 MAX_TRIES = 8
@@ -432,7 +432,7 @@ class Replayer:
         )
 
     def _as_ran(self) -> Workflow:
-        update: dict[str, Any] = {"steps": list(self.ran), "variables": self.variables}
+        update: dict[str, object] = {"steps": list(self.ran), "variables": self.variables}
         if self.out.takeover is not None and self.out.takeover.answer:
             update["answer"] = None  # the agent's answer: where it read it is in its own record
         return self.wf.model_copy(update=update)
@@ -643,7 +643,7 @@ class Replayer:
                 renames[name], self.variables[fresh] = fresh, var
         out = []
         for s in steps:
-            data = s.model_dump(mode="json")
+            data: JsonValue = s.model_dump(mode="json")
             for old, new in renames.items():
                 data = _renamed(data, old, new)
             out.append(Step.model_validate(data))
@@ -673,9 +673,9 @@ class Replayer:
 
     async def _action(self, i: int, step: Step, obs: Observation, at_once: bool = False) -> Action:
         """``at_once``: the targets must be found as recorded, else ``_NotYet``."""
-        args: dict[str, Any] = fill(step.args, self.values)
-        if step.action == "navigate" and isinstance(args.get("url"), str):
-            args["url"] = rebase(args["url"], self.wf.start_url, self.start)
+        args = fill(step.args, self.values)
+        if step.action == "navigate" and isinstance(url := args.get("url"), str):
+            args["url"] = rebase(url, self.wf.start_url, self.start)
         target = await self._find(i, step, step.target, obs, at_once) if step.target is not None else None
         drop = await self._find(i, step, step.drop, obs, at_once) if step.drop is not None else None
         try:
@@ -740,7 +740,7 @@ class Replayer:
         return problems
 
 
-def _renamed(value: Any, old: str, new: str) -> Any:
+def _renamed(value: JsonValue, old: str, new: str) -> JsonValue:
     if isinstance(value, str):
         return value.replace("{" + old + "}", "{" + new + "}")
     if isinstance(value, dict):
@@ -750,7 +750,7 @@ def _renamed(value: Any, old: str, new: str) -> Any:
     return value
 
 
-def _lines_of(run_dir: str | None) -> list[dict[str, Any]]:
+def _lines_of(run_dir: str | None) -> list[StepLine]:
     if run_dir is None:
         return []
     path = Path(run_dir) / "steps.jsonl"

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import quote, quote_plus, urlsplit
 
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
 from kite_browser.agent.browser.fingerprint import element_index
 from kite_browser.agent.browser.observation import ActionResult, Fingerprint
 from kite_browser.agent.fence import TAG
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.record import load_request
 from kite_browser.agent.workflow.answer import source_of
 from kite_browser.agent.workflow.errors import RunNotSavableError
@@ -27,6 +29,35 @@ from kite_browser.safety.secrets import PLACEHOLDER_RE
 
 SKIPPED = OBSERVE_ONLY | {"done"}
 PAGE_RE = re.compile(rf"<{TAG}>(.*?)</{TAG}>", re.S)
+
+
+class RecordedAction(TypedDict, total=False):
+    """One action of a step record's line (``agent.step_record.ActionOutcome`` as JSON): what is read of it."""
+
+    action: JsonObject
+    result: JsonObject
+
+
+class StepLine(TypedDict, total=False):
+    """One line of a run's ``steps.jsonl`` (``agent.step_record.StepRecord`` as JSON): what is read of it."""
+
+    step: int
+    url: str | None
+    thought: str | None
+    actions: list[RecordedAction]
+    reply: JsonValue
+    request: JsonObject
+
+
+class SessionLine(TypedDict, total=False):
+    """One line of a ``kite mcp`` session's ``record.jsonl``: what is read of its ``action`` lines."""
+
+    event: str
+    client: str
+    action: JsonObject
+    result: JsonObject
+
+
 """Page content in a message to the model (the page, a read's text, a script's result)."""
 
 
@@ -60,7 +91,7 @@ def _what(target: Fingerprint) -> str:
 
 
 def describe(
-    action: str, args: dict[str, Any], target: Fingerprint | None, drop: Fingerprint | None = None
+    action: str, args: Mapping[str, object], target: Fingerprint | None, drop: Fingerprint | None = None
 ) -> str:
     """``click button "Add to cart"``, ``type "{search}" into input "Search"``: the step in words."""
     if action == "dragDrop":
@@ -141,7 +172,7 @@ class _Builder:
         )
 
 
-def _drag_end(args: dict[str, Any], end: str) -> bool:
+def _drag_end(args: dict[str, object], end: str) -> bool:
     """A drag's ``end`` is an element: its index is taken out of ``args`` (the fingerprint finds it)."""
     point = args.get(end)
     if isinstance(point, int) and not isinstance(point, bool):
@@ -152,23 +183,33 @@ def _drag_end(args: dict[str, Any], end: str) -> bool:
     return False
 
 
-def _lines(path: Path) -> list[dict[str, Any]]:
+def _lines(path: Path) -> list[str]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RunNotSavableError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def step_lines(path: Path) -> list[StepLine]:
+    """The lines of a run's ``steps.jsonl``."""
+    return [json.loads(line) for line in _lines(path)]
+
+
+def _session_lines(path: Path) -> list[SessionLine]:
+    return [json.loads(line) for line in _lines(path)]
 
 
 def _built(root: Path, run_dir: str | Path) -> tuple[_Builder, str | None]:
     """The steps and variables of the run record at ``root``, and the start URL its step 0 opened."""
     start_url = None
     builder = _Builder()
-    for line in _lines(root / "steps.jsonl"):
+    for line in step_lines(root / "steps.jsonl"):
         for n, item in enumerate(line.get("actions") or [], 1):
             action, res = item.get("action") or {}, ActionResult.model_validate(item["result"])
             if line.get("step") == 0:
-                start_url = start_url or action.get("url")
+                url = action.get("url")
+                start_url = start_url or (url if isinstance(url, str) else None)
                 continue
             if action.get("action") in SKIPPED or not (res.ok or _refused(action, res)):
                 continue  # a failed action did not happen: what ran instead is the path
@@ -185,7 +226,7 @@ def _refused(action: dict[str, Any], result: ActionResult) -> bool:
     return result.target is not None or element_index(action) is None
 
 
-def _texts(content: Any) -> list[str]:
+def _texts(content: object) -> list[str]:
     """The text of a message's content (a string, or parts of which some are text)."""
     if isinstance(content, str):
         return [content]
@@ -200,7 +241,7 @@ def answer_of(root: Path, answer: str, task: str = "") -> Answer | None:
     if not answer.strip():
         return None
     request = None
-    for line in _lines(root / "steps.jsonl"):
+    for line in step_lines(root / "steps.jsonl"):
         request = line.get("request") or request
     if request is None:
         return Answer(text=answer)
@@ -234,7 +275,7 @@ def workflow_from_mcp(record_dir: str | Path, *, client: str | None = None, task
     """The workflow of a ``kite mcp`` session's page actions (its record's ``action`` lines, one client's):
     the first ``navigate`` is the start URL, the actions after it are the steps."""
     root = Path(record_dir).expanduser()
-    lines = [x for x in _lines(root / "record.jsonl") if x.get("event") == "action"]
+    lines = [x for x in _session_lines(root / "record.jsonl") if x.get("event") == "action"]
     clients = sorted({str(x.get("client")) for x in lines})
     if client is None and len(clients) > 1:
         raise RunNotSavableError(

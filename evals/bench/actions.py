@@ -22,7 +22,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.context import ContextSession
@@ -32,6 +32,11 @@ from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.config import KiteConfig
 from kite_browser.evals.sites import SitesServer
 
+if TYPE_CHECKING:  # annotations only: the comparison runs this file against older trees without it
+    from playwright.async_api import Page
+
+    from kite_browser.agent.jsontypes import JsonObject
+
 OFFLINE = ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
 
 
@@ -40,7 +45,7 @@ def _p95(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
 
 
-async def _index(snap: Snapshotter, page: Any, css: str) -> int:
+async def _index(snap: Snapshotter, page: Page, css: str) -> int:
     obs = await snap.snapshot(page, include_all=True)
     handle = await page.locator(css).element_handle()
     for el in obs.elements:
@@ -66,7 +71,7 @@ async def run(reps: int) -> dict[str, list[float]]:
             snap = Snapshotter(cfg.snapshot)
             ex = ActionExecutor(session, snap, cfg, run_dir=Path(tempfile.mkdtemp()))
 
-            async def measure(name: str, make: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+            async def measure(name: str, make: Callable[[], Awaitable[JsonObject]]) -> None:
                 for _ in range(reps):
                     action = await make()
                     t0 = time.perf_counter()
@@ -137,7 +142,7 @@ def compare(baseline: Path, reps: int, rounds: int = 3) -> dict[str, float]:
     return {**summarise(after), **summarise(before, "_before")}
 
 
-async def _const(action: dict[str, Any]) -> dict[str, Any]:
+async def _const(action: JsonObject) -> JsonObject:
     return action
 
 

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kite_browser.agent.batch.backend import Backend
 from kite_browser.agent.batch.jobs import Job
 from kite_browser.agent.batch.local import LocalBackend
 from kite_browser.agent.batch.ray_backend import RayBackend, require_ray
@@ -47,7 +48,7 @@ def register_bench_model(sites: str, latency_s: float, tasks: list[Task]) -> Non
 class Timed:
     """A backend wrapper that records, per task, how long the driver waited for it."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Backend) -> None:
         self.inner, self.slots = inner, inner.slots
         self.waited: list[tuple[float, TaskResult]] = []
         self.start_s = 0.0
@@ -94,7 +95,7 @@ async def run(n: int, workers: int, per_worker: int, latency_s: float) -> dict[s
             )
             setup()
             slots = workers * per_worker
-            results: dict[str, Any] = {}
+            results: dict[str, tuple[float, list[TaskResult], Timed]] = {}
             for name in ("warmup", "local"):
                 local = Timed(LocalBackend(config.browser, concurrency=slots))
                 jobs = await _jobs(phases[name], config, tmp)

@@ -21,7 +21,6 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 from kite_browser.agent.batch.local import LocalBackend
 from kite_browser.agent.batch.runner import BatchRunner
@@ -29,6 +28,7 @@ from kite_browser.agent.batch.tasks import Task
 from kite_browser.agent.browser.procs import chromium_descendants
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.config import KiteConfig, load_config
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.llm.own_models import register_model
 from kite_browser.evals.bench.batch_tasks import MODEL, ScriptsByTask, _jobs, make_tasks, script_for
 from kite_browser.evals.sites import SitesServer
@@ -92,7 +92,7 @@ async def _phase(
     return wall, sum(r.success for r in results), sampler.samples[first:]
 
 
-async def run(n: int, concurrency: int, latency_s: float, screenshots: bool) -> dict[str, Any]:
+async def run(n: int, concurrency: int, latency_s: float, screenshots: bool) -> JsonObject:
     tmp = Path(tempfile.mkdtemp(prefix="kite-bench-batch-"))
     try:
         return await _run(tmp, n, concurrency, latency_s, screenshots)
@@ -100,7 +100,7 @@ async def run(n: int, concurrency: int, latency_s: float, screenshots: bool) -> 
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-async def _run(tmp: Path, n: int, concurrency: int, latency_s: float, screenshots: bool) -> dict[str, Any]:
+async def _run(tmp: Path, n: int, concurrency: int, latency_s: float, screenshots: bool) -> JsonObject:
     model = ScriptsByTask(latency_s)
     register_model(MODEL, model)
     with SitesServer() as server:
@@ -162,7 +162,7 @@ async def _run(tmp: Path, n: int, concurrency: int, latency_s: float, screenshot
     }
 
 
-def table(r: dict[str, Any]) -> str:
+def table(r: JsonObject) -> str:
     c = r["concurrency"]
     rows = [
         (

@@ -20,7 +20,6 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from playwright.async_api import Page
 
@@ -30,6 +29,7 @@ from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.config import SafetyConfig
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.evals.bench.corpus import OFFLINE, find_corpus, pages_in
 from kite_browser.evals.bench.recall import SITE_PATHS
 from kite_browser.evals.static import serve
@@ -54,7 +54,7 @@ def judge_page(policy: SafetyPolicy, obs: Observation, name: str) -> PageCount:
     """Judge a click on every listed element (Enter in a text field) of one observation."""
     out = PageCount(page=name, controls=len(obs.elements), sensitive=policy.page_sensitivity(obs))
     for el in obs.elements:
-        raw: dict[str, Any] = (
+        raw: JsonObject = (
             {"action": "pressKey", "key": "Enter", "index": el.index}
             if el.editable
             else {"action": "click", "index": el.index}
@@ -103,8 +103,8 @@ async def run(dirs: list[Path], sites: bool) -> list[PageCount]:
     return rows
 
 
-def summarise(rows: list[PageCount]) -> dict[str, Any]:
-    out: dict[str, Any] = {"pages_count": len(rows)}
+def summarise(rows: list[PageCount]) -> JsonObject:
+    out: JsonObject = {"pages_count": len(rows)}
     for label, which in (
         ("corpus", [r for r in rows if not r.page.startswith("sites/")]),
         ("sites", [r for r in rows if r.page.startswith("sites/")]),
@@ -116,7 +116,7 @@ def summarise(rows: list[PageCount]) -> dict[str, Any]:
     return out
 
 
-def table(rows: list[PageCount], s: dict[str, Any], listing: bool) -> str:
+def table(rows: list[PageCount], s: JsonObject, listing: bool) -> str:
     head = f"{'page':60} {'controls':>8} {'asks':>5}  sensitive"
     lines = [head, "-" * len(head)]
     for r in rows:

@@ -24,8 +24,8 @@ import itertools
 import json
 import statistics
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from kite_browser.agent.browser.render import role_word
 from kite_browser.agent.browser.tokens import estimate_tokens
@@ -61,14 +61,14 @@ def _search_then_stop(messages: list[ChatMessage], view: ModelView) -> str:
     return json.dumps({"thought": "Stop.", "actions": [{"action": "done", "success": False, "answer": "-"}]})
 
 
-async def prompts() -> dict[str, Any]:
+async def prompts() -> dict[str, int]:
     """The demo's first two prompts with the local model's settings, counted."""
     with tempfile.TemporaryDirectory() as tmp, SitesServer() as sites:
         config = config_for_server(_config(tmp), NOWHERE)
         name = config.llm.model or NOWHERE.model
         model = FunctionModel(_search_then_stop, name=name)
         await Agent(config, model=model).run(DEMO_TASK, start_url=sites.url("/shop/"))
-    out: dict[str, Any] = {}
+    out: dict[str, int] = {}
     for step, messages in enumerate(model.messages[:2], 1):
         system, user = (str(m["content"]) for m in messages[:2])
         out[f"step{step}_system_tokens"] = estimate_tokens(name, system)
@@ -85,7 +85,7 @@ def _p95(values: list[float]) -> float:
     return vals[max(0, int(len(vals) * 0.95) - 1)]
 
 
-async def live(runs: int) -> dict[str, Any]:
+async def live(runs: int) -> dict[str, object]:
     """``runs`` demo runs with the bundled local model: per-step figures from the step records."""
     from kite_browser.agent.llm.resolve import prepare_config
     from kite_browser.safety.confirm import BatchConfirmer
@@ -117,7 +117,7 @@ async def live(runs: int) -> dict[str, Any]:
                         "step_s": cur["t"] - prev["t"],
                     }
                 )
-    out: dict[str, Any] = {"runs": runs, "runs_done": done, "steps": len(rows)}
+    out: dict[str, object] = {"runs": runs, "runs_done": done, "steps": len(rows)}
     for key in ("prompt_tokens", "cached_tokens", "read_s", "write_s", "step_s"):
         vals = [r[key] for r in rows] or [0.0]
         out[f"{key}_median"] = round(statistics.median(vals), 3)
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         "--runs", type=int, default=0, help="demo runs with the bundled local model (default 0)"
     )
     args = parser.parse_args(argv)
-    result = asyncio.run(live(args.runs) if args.runs else prompts())
+    result: Mapping[str, object] = asyncio.run(live(args.runs)) if args.runs else asyncio.run(prompts())
     if args.json:
         print(json.dumps(result))
     else:

@@ -53,7 +53,7 @@ from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.env import Acted, BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import Fingerprint, Observation
 from kite_browser.agent.browser.pool import BrowserPool
-from kite_browser.agent.config import load_config
+from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.record import RunRecorder
 from kite_browser.agent.workflow.errors import RunNotSavableError
@@ -294,7 +294,7 @@ def variant_summary(rows: list[Row]) -> dict[str, Any]:
 
 
 async def record_and_replay(
-    suite: Suite, config: Any, ids: list[str] | None, concurrency: int, root: Path
+    suite: Suite, config: KiteConfig, ids: list[str] | None, concurrency: int, root: Path
 ) -> tuple[list[TaskResult], dict[str, tuple[Workflow | None, str]], list[Row]]:
     """Each task run by the agent (as ``kite eval`` runs it: a context of its own, the task's check), saved as
     a workflow and replayed right away on the same sites (variant 0, with the markers): the agent's run and
@@ -330,7 +330,7 @@ async def record_and_replay(
 
 async def replay_all(
     suite: Suite,
-    config: Any,
+    config: KiteConfig,
     variant: int,
     tasks: list[TaskResult],
     workflows: dict[str, tuple[Workflow | None, str]],

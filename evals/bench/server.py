@@ -24,7 +24,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -63,7 +62,7 @@ def _stats(prefix: str, values: list[float]) -> dict[str, float]:
     }
 
 
-def tool_calls(base: str, config: KiteConfig, calls: int) -> dict[str, Any]:
+def tool_calls(base: str, config: KiteConfig, calls: int) -> dict[str, float]:
     local = _registry(config)
     loop = asyncio.new_event_loop()
     loop.run_until_complete(local.load())
@@ -86,7 +85,7 @@ def tool_calls(base: str, config: KiteConfig, calls: int) -> dict[str, Any]:
     return out
 
 
-def sse_latency(base: str, sites: SitesServer) -> dict[str, Any]:
+def sse_latency(base: str, sites: SitesServer) -> dict[str, float]:
     body = {
         "task": "press increment",
         "start_url": sites.url("/test/counter.html"),
@@ -154,7 +153,7 @@ async def _bursts(base: str, n: int, rounds: int) -> tuple[list[float], list[flo
     return walls, each, httpx_walls
 
 
-def concurrent_modules(base: str, rounds: int, n: int = 50) -> dict[str, Any]:
+def concurrent_modules(base: str, rounds: int, n: int = 50) -> dict[str, float]:
     walls, each, httpx_walls = asyncio.run(_bursts(base, n, rounds))
     return {
         "modules_concurrency": n,
@@ -195,7 +194,7 @@ def serve_child(tmp: str, steps: int) -> None:
     asyncio.run(main())
 
 
-def measure(calls: int, steps: int, rounds: int) -> dict[str, Any]:
+def measure(calls: int, steps: int, rounds: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp, SitesServer() as sites:
         argv = [
             sys.executable,

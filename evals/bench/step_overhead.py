@@ -34,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from kite_browser.agent.browser.timing import PHASES
 from kite_browser.agent.config import load_config
@@ -44,23 +44,49 @@ from kite_browser.agent.record import RunResult
 from kite_browser.evals.sites.server import SitesServer
 
 if TYPE_CHECKING:  # a name for annotations only: the A/B runs this file against older trees without it
-    from kite_browser.agent.llm.chat import ChatMessage
+    from kite_browser.agent.jsontypes import JsonObject
+    from kite_browser.agent.llm.chat import ChatMessage, ChatTool
+    from kite_browser.agent.llm.fakes import FakeHandler
+
+
+class Scripted(TypedDict):
+    """An action the fake model repeats: a tool call, and the element it acts on as (listed name, selector)."""
+
+    name: str
+    arguments: JsonObject
+    target: NotRequired[tuple[str, str]]
+
+
+class Sample(TypedDict):
+    """One step's overhead: its site, milliseconds and phases."""
+
+    site: str
+    ms: float
+    phases: dict[str, float]
+
+
+class Measured(TypedDict):
+    """What ``_one_run`` reads of a run's JSON: its steps and its first step."""
+
+    raw: list[Sample]
+    first: list[Sample]
+
 
 # (site path, the actions the fake model repeats: none of them navigates away). A target is named by its
 # listed name ("@Increment": the index of the element listed as "Increment"; by its selector when the page the
 # model was shown does not list it) or, with --selectors, its selector.
-WORKLOADS: dict[str, list[dict[str, Any]]] = {
+WORKLOADS: dict[str, list[Scripted]] = {
     "shop": [
         {"name": "scroll", "arguments": {"direction": "down", "amount": 300}},
         {"name": "scroll", "arguments": {"direction": "up", "amount": 300}},
     ],
-    "counter": [{"name": "click", "arguments": {"target": ("@Increment", "#increment")}}],
+    "counter": [{"name": "click", "arguments": {}, "target": ("@Increment", "#increment")}],
     "forms": [
-        {"name": "type", "arguments": {"target": ("@Full name", "#full-name"), "text": "Ada", "clear": True}},
-        {"name": "click", "arguments": {"target": ("@Subscribe to updates", "#subscribe")}},
+        {"name": "type", "arguments": {"text": "Ada", "clear": True}, "target": ("@Full name", "#full-name")},
+        {"name": "click", "arguments": {}, "target": ("@Subscribe to updates", "#subscribe")},
     ],
     "dynamic": [
-        {"name": "hover", "arguments": {"target": ("@Products ▾", "#menu-trigger")}},
+        {"name": "hover", "arguments": {}, "target": ("@Products ▾", "#menu-trigger")},
         {"name": "scroll", "arguments": {"direction": "down", "amount": 200}},
     ],
 }
@@ -74,13 +100,12 @@ def _text(message: ChatMessage) -> str:
     return str(content)
 
 
-def _call(action: dict[str, Any], messages: list[ChatMessage], selectors: bool) -> dict[str, Any]:
+def _call(action: Scripted, messages: list[ChatMessage], selectors: bool) -> JsonObject:
     """The action as the model sends it: its target by index (found in the latest page) or by selector."""
     args = dict(action["arguments"])
-    target = args.pop("target", None)
-    if target is None:
+    if "target" not in action:
         return {"name": action["name"], "arguments": args}
-    name, selector = target
+    name, selector = action["target"]
     page = next(_text(m) for m in reversed(messages) if m.get("role") == "user")
     found = re.findall(rf'\[(\d+)\][^\n"]*"{re.escape(name[1:])}"', page)
     if selectors or not found:  # not listed (below the viewport): by selector, which scrolls to it
@@ -88,10 +113,10 @@ def _call(action: dict[str, Any], messages: list[ChatMessage], selectors: bool) 
     return {"name": action["name"], "arguments": {**args, "index": int(found[-1])}}
 
 
-def _model(actions: list[dict[str, Any]], steps: int, selectors: bool) -> Any:
+def _model(actions: list[Scripted], steps: int, selectors: bool) -> FakeHandler:
     state = {"n": 0}
 
-    def handler(messages: list[ChatMessage], tools: list[dict] | None, kwargs: dict) -> FakeReply:
+    def handler(messages: list[ChatMessage], tools: list[ChatTool] | None, kwargs: dict) -> FakeReply:
         state["n"] += 1
         if state["n"] > steps:
             return FakeReply(tool_calls=[{"name": "done", "arguments": {"success": True, "answer": "ok"}}])
@@ -115,11 +140,11 @@ def step_overheads(result: RunResult) -> list[tuple[float, dict[str, float]]]:
     return out
 
 
-async def measure(steps: int, screenshots: bool, selectors: bool = False) -> dict[str, Any]:
+async def measure(steps: int, screenshots: bool, selectors: bool = False) -> dict[str, object]:
     per_site: dict[str, list[float]] = {}
     phases: list[dict[str, float]] = []
-    raw: list[dict[str, Any]] = []
-    first: list[dict[str, Any]] = []
+    raw: list[Sample] = []
+    first: list[Sample] = []
     with tempfile.TemporaryDirectory() as tmp, SitesServer() as sites:
         for site, actions in WORKLOADS.items():
             register_fake("bench", _model(actions, steps, selectors))
@@ -143,10 +168,7 @@ async def measure(steps: int, screenshots: bool, selectors: bool = False) -> dic
             per_site[site] = [x for x, _ in steps_of]
             phases += [p for _, p in steps_of]
             raw += [{"site": site, "ms": x, "phases": p} for x, p in steps_of]
-    out = summarise(raw, first)
-    out["load_1m"] = round(os.getloadavg()[0], 2)
-    out["raw"], out["first"] = raw, first
-    return out
+    return {**summarise(raw, first), "load_1m": round(os.getloadavg()[0], 2), "raw": raw, "first": first}
 
 
 def _p95(values: list[float]) -> float:
@@ -154,7 +176,7 @@ def _p95(values: list[float]) -> float:
     return vals[max(0, int(len(vals) * 0.95) - 1)]
 
 
-def summarise(raw: list[dict[str, Any]], first: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def summarise(raw: list[Sample], first: list[Sample] | None = None) -> dict[str, float]:
     """Median and p95 over steps (``{site, ms, phases}``), per site, and each phase's median and p95; with
     ``first`` (each run's first step, in run order), the process's first step (``first_step_ms``: it pays
     what the process does once, the first site's) and the median of the runs' first steps."""
@@ -163,7 +185,7 @@ def summarise(raw: list[dict[str, Any]], first: list[dict[str, Any]] | None = No
         per_site.setdefault(r["site"], []).append(r["ms"])
     phases = [r["phases"] for r in raw]
     everything = sorted(r["ms"] for r in raw)
-    out: dict[str, Any] = {
+    out: dict[str, float] = {
         "step_overhead_median_ms": round(statistics.median(everything), 1),
         "step_overhead_p95_ms": round(_p95(everything), 1),
         "steps": len(everything),
@@ -182,7 +204,7 @@ def summarise(raw: list[dict[str, Any]], first: list[dict[str, Any]] | None = No
     return out
 
 
-def _one_run(tree: Path, steps: int, selectors: bool) -> dict[str, Any]:
+def _one_run(tree: Path, steps: int, selectors: bool) -> Measured:
     """One run of this file's workload in a subprocess importing ``tree``'s code."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--json", "--steps", str(steps)]
     env = {**os.environ, "PYTHONPATH": str(tree)}
@@ -191,15 +213,15 @@ def _one_run(tree: Path, steps: int, selectors: bool) -> dict[str, Any]:
     )
     if done.returncode != 0:
         raise SystemExit(f"the run in {tree} failed: {(done.stderr or done.stdout).strip()[-2000:]}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: Measured = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
-def run_ab(rev: str, pairs: int, steps: int, selectors: bool) -> dict[str, Any]:
+def run_ab(rev: str, pairs: int, steps: int, selectors: bool) -> dict[str, object]:
     """This tree against ``rev``'s, ``pairs`` runs each, alternating; steps pooled per side."""
     here = Path(__file__).resolve().parents[2]
-    sides: dict[str, list[dict[str, Any]]] = {"this": [], rev: []}
-    firsts: dict[str, list[dict[str, Any]]] = {"this": [], rev: []}
+    sides: dict[str, list[Sample]] = {"this": [], rev: []}
+    firsts: dict[str, list[Sample]] = {"this": [], rev: []}
     loads: list[float] = []
     with tempfile.TemporaryDirectory(prefix="kite-ab-") as tmp:
         archive = subprocess.run(["git", "-C", str(here), "archive", rev], capture_output=True, check=False)
@@ -214,24 +236,25 @@ def run_ab(rev: str, pairs: int, steps: int, selectors: bool) -> dict[str, Any]:
                 run = _one_run(trees[side], steps, selectors)
                 sides[side] += run["raw"]
                 firsts[side] += run["first"][:1]  # each process's first step
-    out: dict[str, Any] = {
+    summaries = {side: summarise(raw) for side, raw in sides.items()}
+    for side, summary in summaries.items():
+        if firsts[side]:
+            summary["first_step_median_ms"] = round(statistics.median(f["ms"] for f in firsts[side]), 1)
+    a, b = summaries["this"], summaries[rev]
+    return {
         "rev": rev,
         "pairs": pairs,
         "load_1m": [round(min(loads), 1), round(max(loads), 1)],
+        **summaries,
+        "ratio_median": round(a["step_overhead_median_ms"] / b["step_overhead_median_ms"], 2),
+        "ratio_p95": round(a["step_overhead_p95_ms"] / b["step_overhead_p95_ms"], 2),
     }
-    for side, raw in sides.items():
-        out[side] = summarise(raw)
-        if firsts[side]:
-            out[side]["first_step_median_ms"] = round(statistics.median(f["ms"] for f in firsts[side]), 1)
-    a, b = out["this"], out[rev]
-    out["ratio_median"] = round(a["step_overhead_median_ms"] / b["step_overhead_median_ms"], 2)
-    out["ratio_p95"] = round(a["step_overhead_p95_ms"] / b["step_overhead_p95_ms"], 2)
-    return out
 
 
-def _print_ab(result: dict[str, Any]) -> None:
-    rev = result["rev"]
+def _print_ab(result: dict[str, object]) -> None:
+    rev = str(result["rev"])
     a, b = result["this"], result[rev]
+    assert isinstance(a, dict) and isinstance(b, dict)
     print(f"this tree vs {rev}: {result['pairs']} pairs alternating, load {result['load_1m']}")
     print(f"{'':<24} {rev:>10} {'this':>10} {'ratio':>7}")
     for key in b:

@@ -24,14 +24,14 @@ import asyncio
 import statistics
 import time
 from collections import defaultdict
-from typing import Any
+from collections.abc import Awaitable
 
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.config import load_config
 from kite_browser.agent.modules import Toolbox
 from kite_browser.agent.modules.javascript.module import JavaScriptModule
-from kite_browser.agent.modules.javascript.sandbox import evaluate_run_js, prepare_page
+from kite_browser.agent.modules.javascript.sandbox import Sandbox, evaluate_run_js, prepare_page
 from kite_browser.evals.bench.corpus import OFFLINE
 from kite_browser.evals.bench.snapshot import pct
 
@@ -46,7 +46,7 @@ THINK_S = 0.5
 its calls; by then the renderer processes started and ended for the previous burst are quiet."""
 
 
-async def _ms(coro: Any) -> float:
+async def _ms(coro: Awaitable[object]) -> float:
     t0 = time.perf_counter()
     await coro
     return (time.perf_counter() - t0) * 1000
@@ -129,7 +129,7 @@ async def javascript_timings(reps: int, think: float = THINK_S) -> dict[str, flo
     }
 
 
-async def _timeout_answers(tb: Toolbox, sandbox: Any, reps: int) -> list[float]:
+async def _timeout_answers(tb: Toolbox, sandbox: Sandbox, reps: int) -> list[float]:
     """Seed 003 property 3: each stuck call's time from its limit to its ``execution_timeout`` answer (ms)."""
     out: list[float] = []
     for i in range(reps):

@@ -8,9 +8,10 @@ tool call): ``{"action": "click", "index": 3}``, the defaults it did not set lef
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from kite_browser.agent.browser.actions import ActionModel, Done
+from kite_browser.agent.jsontypes import JsonObject
 
 Decision: TypeAlias = ActionModel | Sequence[ActionModel]
 """One action, or several for one reply (MiniWoB: the checkboxes to tick, the key presses of a slider)."""
@@ -21,6 +22,6 @@ def fail(message: str) -> Done:
     return Done(success=False, answer=f"oracle: {message}")
 
 
-def flat(action: ActionModel) -> dict[str, Any]:
+def flat(action: ActionModel) -> JsonObject:
     """The action's flat JSON form with the parameters it was given (by their JSON names: ``from``, ``filePath``)."""
     return action.to_json(given_only=True)

@@ -11,10 +11,10 @@ sent, so the reply goes through the same parsing as a real model's.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from kite_browser.agent.batch.tasks import SolutionStep
 from kite_browser.agent.browser.actions import ActionModel
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.model import ModelView
@@ -36,16 +36,14 @@ def decide(view: OracleView, plan: list[SolutionStep] | None) -> Decision:
     return fail("no solution plan for this task and not a MiniWoB task type the oracle knows")
 
 
-def to_reply_parts(
-    actions: Decision, tools: list[ChatTool] | None
-) -> tuple[str | None, list[dict[str, Any]]]:
+def to_reply_parts(actions: Decision, tools: list[ChatTool] | None) -> tuple[str | None, list[JsonObject]]:
     """(content, tool_calls): tool calls when tools were sent, else one fenced JSON block."""
     items = [flat(a) for a in ([actions] if isinstance(actions, ActionModel) else actions)]
     names = [t.get("function", {}).get("name") for t in tools or []]
     if not names:
         block = items[0] if len(items) == 1 else items
         return f"Next step.\n```json\n{json.dumps(block, ensure_ascii=False)}\n```", []
-    calls = []
+    calls: list[JsonObject] = []
     for action in items:
         name = action["action"]
         params = {k: v for k, v in action.items() if k != "action"}

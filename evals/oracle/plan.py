@@ -234,7 +234,7 @@ def _rows(view: OracleView, spec: dict[str, Any]) -> list[dict[str, Any]]:
     return typed[: spec.get("limit") or len(typed)]
 
 
-def _typed(value: str, kind: Any) -> Any:
+def _typed(value: str, kind: object) -> float | int | str:
     text = value.strip()
     if kind == "number":
         return float(text.replace(",", ""))

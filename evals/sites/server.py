@@ -14,9 +14,9 @@ from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.evals.sites.routes import build_routes, match
 from kite_browser.evals.sites.state import StateStore
 from kite_browser.evals.sites.variants import CONSENT_COOKIE, Variant
@@ -30,7 +30,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
+    def log_message(self, format: str, *args: object) -> None:  # quiet
         pass
 
     def do_GET(self) -> None:
@@ -113,14 +113,18 @@ class _HTTPServer(ThreadingHTTPServer):
         self.connections_lock = threading.Lock()
         super().__init__(("127.0.0.1", port), _Handler)
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def process_request(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
         with self.connections_lock:
-            self.connections.add(request)
+            if isinstance(request, socket.socket):  # always, over TCP
+                self.connections.add(request)
         super().process_request(request, client_address)
 
-    def shutdown_request(self, request: Any) -> None:
+    def shutdown_request(self, request: socket.socket | tuple[bytes, socket.socket]) -> None:
         with self.connections_lock:
-            self.connections.discard(request)
+            if isinstance(request, socket.socket):
+                self.connections.discard(request)
         super().shutdown_request(request)
 
     def close_connections(self) -> None:
@@ -131,7 +135,7 @@ class _HTTPServer(ThreadingHTTPServer):
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
 
-    def handle_error(self, request: Any, client_address: Any) -> None:  # quiet on client disconnects
+    def handle_error(self, request: object, client_address: object) -> None:  # quiet on client disconnects
         pass
 
 
@@ -227,11 +231,11 @@ class SitesServer:
     def cross_url(self, path: str = "/") -> str:
         return self.cross_origin_url + (path if path.startswith("/") else "/" + path)
 
-    def state_for(self, sid: str) -> dict[str, Any]:
+    def state_for(self, sid: str) -> JsonObject:
         """The state of one visitor (as ``GET /api/state`` returns it)."""
         return self.store.get(sid)
 
-    def states(self) -> dict[str, dict[str, Any]]:
+    def states(self) -> dict[str, JsonObject]:
         """Every visitor's state, keyed by ``kite_sid``."""
         return self.store.all()
 

@@ -70,7 +70,7 @@ def html_response(body: str, status: int = 200) -> Response:
     return Response(status=status, body=body.encode("utf-8"))
 
 
-def json_response(data: Any, status: int = 200) -> Response:
+def json_response(data: object, status: int = 200) -> Response:
     return Response(
         status=status, body=json.dumps(data, ensure_ascii=False).encode(), content_type="application/json"
     )
@@ -80,7 +80,7 @@ def redirect(location: str, status: int = 303) -> Response:
     return Response(status=status, headers={"Location": location})
 
 
-def esc(value: Any) -> str:
+def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
