@@ -20,6 +20,7 @@ what a call amounts to before the call runs, so a refused call never runs.
 
 from __future__ import annotations
 
+import copy
 import functools
 from dataclasses import dataclass, field
 from typing import Annotated, Literal, Protocol, Required, TypeGuard, TypeVar
@@ -105,10 +106,12 @@ class ToolDef:
     """The model of its structured result, the MCP tool's ``outputSchema`` (None: its answer is not data)."""
 
     def function(self) -> ChatTool:
-        """The OpenAI-style function definition (``{"type": "function", "function": {...}}``)."""
+        """The OpenAI-style function definition (``{"type": "function", "function": {...}}``), its schema a
+        copy (a caller may change what it is given; the definition stays as it was)."""
+        parameters = copy.deepcopy(self.parameters)
         return ChatTool(
             type="function",
-            function=FunctionDef(name=self.name, description=self.description, parameters=self.parameters),
+            function=FunctionDef(name=self.name, description=self.description, parameters=parameters),
         )
 
     @classmethod
