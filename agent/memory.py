@@ -150,7 +150,7 @@ class Memory:
         """(history lines, last-step result lines). Higher ``compaction`` keeps less.
 
         ``live`` is the set of indexes in the current page: a line whose target is no longer there loses its
-        index (small models copied the old page's indexes from their own past actions)."""
+        index (a small model copies the old page's indexes from its own past actions)."""
         done = [_unindexed(mem, live) for mem in self.steps if mem.lines]  # in progress: no lines yet
         if not done:
             return [], []

@@ -203,7 +203,8 @@ class OutputSpec:
             fn = tool.get("function") or {}
             if fn.get("name") == "done":
                 params = dict(fn.get("parameters") or {})
-                props = dict(params.get("properties") or {})
+                given = params.get("properties")
+                props = dict(given) if isinstance(given, dict) else {}
                 props.pop("data", None)
                 if self.schema is not None:
                     props["data"] = {**self.schema, "description": DATA_DESCRIPTION}

@@ -1,7 +1,13 @@
 """One toolset interface for every source of tools (pydantic-ai's ``AbstractToolset``).
 
-A toolset lists its tools' definitions (``ToolDef``: name, one-line description, the JSON schema of the
-arguments, hints) and calls one by name with JSON arguments. Kite has three sources and each is a toolset:
+A tool's shape is one ``ToolDef``: name, one-line description, the JSON schema of its arguments, hints, and
+the pydantic models of its arguments and structured result where it has them. Every face takes it from
+there: ``function()`` is the OpenAI form a model is offered (``ChatTool``) and the HTTP API answers,
+``from_function`` reads that form back (a module's ``tool_definitions()``), and ``kite mcp`` makes its MCP
+tool from it (``agent/mcp/tools.py``: ``mcp_tool``).
+
+A toolset lists its tools' definitions and calls one by name with JSON arguments. Kite has three sources and
+each is a toolset:
 
 * the page actions offered to tool callers (``agent/modules/action_tools.py``: the action registry's faces,
   acting through one environment);
@@ -14,32 +20,48 @@ what a call amounts to before the call runs, so a refused call never runs.
 
 from __future__ import annotations
 
+import copy
+import functools
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, Required, TypeGuard, TypeVar
+from typing import Annotated, Literal, Protocol, Required, TypeGuard, TypeVar
 
-from pydantic import JsonValue
+from pydantic import BaseModel, ConfigDict, JsonValue, StringConstraints, TypeAdapter
 from typing_extensions import TypedDict
 
 JsonObject = dict[str, JsonValue]
 """A JSON object: a call's arguments, a tool's JSON result, a JSON schema."""
 
 
-class FunctionDef(TypedDict, total=False):
-    """A tool's function as a model is offered it: its name, what it does, its parameters as a JSON schema
-    (free-form by nature)."""
+TOOL_NAME = r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$"
+"""What every provider accepts as a function's name."""
 
-    name: Required[str]
+
+class FunctionDef(TypedDict, total=False):
+    """A tool's function in the OpenAI form: its name, what it does, its parameters as a JSON schema."""
+
+    name: Required[Annotated[str, StringConstraints(pattern=TOOL_NAME)]]
     description: str
-    parameters: dict[str, Any]
-    strict: bool
+    parameters: JsonObject
 
 
 class ChatTool(TypedDict):
-    """One tool offered to a model (the OpenAI form litellm takes for every provider): what ``ToolDef.function``
-    gives, and what the action registry's tool schemas are (``agent/llm/schemas.py``)."""
+    """A ``ToolDef`` in the OpenAI form litellm takes for every provider (``ToolDef.function``): the tools a
+    model is offered, a module's ``tool_definitions()``, the HTTP API's tool definitions."""
 
     type: Literal["function"]
     function: FunctionDef
+
+
+@functools.cache
+def _chat_tool() -> TypeAdapter[ChatTool]:
+    return TypeAdapter(ChatTool)
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's argument model: an argument the tool does not have is refused, and a field may be
+    given by its alias or its name."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
 @dataclass(frozen=True)
@@ -71,20 +93,34 @@ def no_arguments() -> JsonObject:
 
 @dataclass(frozen=True, eq=False)
 class ToolDef:
-    """One tool as a toolset lists it."""
+    """One tool's shape, as every toolset lists it and every face offers it."""
 
     name: str
     description: str = ""
     parameters: JsonObject = field(default_factory=no_arguments)
     """The JSON schema of its arguments (an object)."""
     hints: ToolHints = ToolHints()
+    args: type[BaseModel] | None = None
+    """The model a call's arguments are checked against (None: a tool known by its schema alone)."""
+    output: type[BaseModel] | None = None
+    """The model of its structured result, the MCP tool's ``outputSchema`` (None: its answer is not data)."""
 
     def function(self) -> ChatTool:
-        """The OpenAI-style function definition (``{"type": "function", "function": {...}}``)."""
+        """The OpenAI-style function definition (``{"type": "function", "function": {...}}``), its schema a
+        copy (a caller may change what it is given; the definition stays as it was)."""
+        parameters = copy.deepcopy(self.parameters)
         return ChatTool(
             type="function",
-            function=FunctionDef(name=self.name, description=self.description, parameters=self.parameters),
+            function=FunctionDef(name=self.name, description=self.description, parameters=parameters),
         )
+
+    @classmethod
+    def from_function(cls, given: object) -> ToolDef:
+        """The tool a definition in the OpenAI form describes (``type`` may be left out); pydantic's
+        ``ValidationError`` when it is not one."""
+        data = {"type": "function", **given} if isinstance(given, dict) else given
+        fn = _chat_tool().validate_python(data)["function"]
+        return cls(fn["name"], fn.get("description", ""), fn.get("parameters") or no_arguments())
 
 
 R_co = TypeVar("R_co", covariant=True)

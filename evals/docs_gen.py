@@ -92,8 +92,7 @@ def tools_md() -> str:
     ]
     out.append("`--module NAME`).\n\n")
     rows = []
-    for spec in TOOLS.values():
-        d = spec.definition
+    for d in TOOLS.values():
         rows.append(
             (f"`{d.name}`", _params(d), _hints(d.hints.read_only, d.hints.destructive), d.description)
         )

@@ -2,8 +2,8 @@
 screenshots/, downloads/, trace.zip) into one zip; the driver unpacks it into its own runs folder.
 
 Size: the text files (JSON lines, several times smaller deflated) are compressed; files that are compressed
-already (PNG screenshots, trace.zip) are stored as they are, which spends no CPU on them: gzip'ing a whole
-6-screenshot record saved 9% of its 702 kB for 84 ms of CPU on the worker (measured, load 9.6). The archive
+already (PNG screenshots, trace.zip) are stored as they are: deflating them again saves a few percent of
+their size and costs the worker's CPU. The archive
 travels as one Ray object, which Ray moves between nodes in chunks through its object store; the driver holds
 one archive at a time while unpacking it.
 """

@@ -155,8 +155,7 @@ def _matching(blocks: list[_Block], query: str) -> list[_Block]:
 
 SECTION_BLOCKS = 4
 """A matching heading brings the first blocks of its section with it: a query that names a section ("returns")
-finds its heading, and the answer sits in the paragraphs under it (recorded: help-return-days with the bundled
-model read "returns", got two headings and 8 tokens, and never saw "30 days")."""
+finds its heading, and the answer sits in the paragraphs under it, which the heading alone would leave out."""
 
 
 def _section(blocks: list[_Block], i: int) -> range:

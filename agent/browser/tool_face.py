@@ -3,9 +3,9 @@
 An action offered to tool callers carries a ``ToolFace`` (``agent/browser/exec/spec.py``): its MCP tool name and
 one-line description, what it can do, its parameters as tool callers name them, and the ``browser`` module's
 ``act`` kinds that run it. From these and the action's own fields (types, bounds, defaults) this module builds
-each tool's pydantic argument model and turns a call's arguments into the action, so the MCP server's action
-tools (``agent/mcp/tools.py``) and the ``browser`` module's ``act`` kinds are derived, never written again:
-an action defined with a face is offered by every face.
+each tool's definition (a ``ToolDef`` with its pydantic argument model) and turns a call's arguments into the
+action, so the MCP server's action tools (``agent/mcp/tools.py``) and the ``browser`` module's ``act`` kinds
+are derived, never written again: an action defined with a face is offered by every face.
 """
 
 from __future__ import annotations
@@ -13,22 +13,19 @@ from __future__ import annotations
 import copy
 import functools
 import types
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, Field, create_model
 from pydantic.fields import FieldInfo
 
 from kite_browser.agent.browser.actions import ACTION_SPECS, ActionModel, ActionSpec
 from kite_browser.agent.browser.exec.spec import ActKind, Capability, FaceParam, ToolFace
-from kite_browser.agent.toolset import ACTS, LOADS, READS, JsonObject, ToolDef, ToolHints
+from kite_browser.agent.toolset import ACTS, LOADS, READS, JsonObject, ToolArgs, ToolDef, ToolHints
 
 __all__ = [
     "HINTS",
     "ActKind",
-    "FaceArgs",
     "FaceParam",
-    "FaceTool",
     "ToolFace",
     "act_kinds",
     "args_schema",
@@ -40,12 +37,6 @@ __all__ = [
     "offered",
     "source_field",
 ]
-
-
-class FaceArgs(BaseModel):
-    """Base of every tool argument model: an argument the tool does not have is refused."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 HINTS: dict[Capability, ToolHints] = {"reads": READS, "loads": LOADS, "acts": ACTS}
@@ -102,12 +93,12 @@ def _field(param: FaceParam, info: FieldInfo) -> tuple[Any, Any]:
     return annotation, Field(info.default, description=description)
 
 
-def face_model(spec: ActionSpec) -> type[FaceArgs]:
+def face_model(spec: ActionSpec) -> type[ToolArgs]:
     """The argument model of an action's tool: the face's parameters, typed and bounded as the action's."""
     face = _face(spec)
     fields: dict[str, Any] = {p.name: _field(p, source_field(spec.model, p.source)) for p in face.params}
     name = "".join(part.capitalize() for part in face.name.split("_")) + "Args"
-    return create_model(name, __base__=FaceArgs, **fields)
+    return create_model(name, __base__=ToolArgs, **fields)
 
 
 def face_action(spec: ActionSpec, args: BaseModel) -> ActionModel:
@@ -174,23 +165,15 @@ def _args_schema(model: type[BaseModel]) -> JsonObject:
     return schema
 
 
-@dataclass(frozen=True)
-class FaceTool:
-    """An action offered as a tool: the action, its tool's argument model, and its tool's definition."""
-
-    spec: ActionSpec
-    args: type[FaceArgs]
-    definition: ToolDef
-
-
-def face_tool(spec: ActionSpec) -> FaceTool:
+def face_tool(spec: ActionSpec, output: type[BaseModel] | None = None) -> ToolDef:
+    """An action offered as a tool: its definition, with its argument model (``output``: the model of its
+    structured result, for a face that has one)."""
     face, args = _face(spec), face_model(spec)
-    return FaceTool(
-        spec, args, ToolDef(face.name, face.description, args_schema(args), HINTS[face.capability])
-    )
+    hints = HINTS[face.capability]
+    return ToolDef(face.name, face.description, args_schema(args), hints, args=args, output=output)
 
 
 @functools.cache
-def face_tools() -> dict[str, FaceTool]:
+def face_tools() -> dict[str, ToolDef]:
     """The registry's actions offered as tools, by tool name, in the model's menu order (made once)."""
     return {name: face_tool(spec) for name, spec in offered().items()}

@@ -1,7 +1,7 @@
 """Deadlines for browser calls, and a renderer that stopped answering detected and its tab discarded.
 
 A page running ``while (true) {}`` never answers again: every ``evaluate`` on it waits forever (Playwright
-gives them no timeout), so one such page used to hang a whole run. ``guard(session, call, ...)`` runs a
+gives them no timeout), so without a limit one such page would hang a whole run. ``guard(session, call, ...)`` runs a
 browser call (an observation, one action with its settle) under two limits:
 
 * a **deadline** (``browser.step_timeout_ms``): past it the call is abandoned with ``browser_timeout``;

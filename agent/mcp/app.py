@@ -53,8 +53,8 @@ async def kite_mcp(
         config, gate=Gate(module_policy, confirmer), pool=pool, names=config.mcp.modules
     )
     record.write("start", isolated=isolated, approve=list(config.safety.approve), modules=modules.names)
-    # The tokenizer (litellm + tiktoken) takes seconds to load (5-13 s measured on a loaded machine), and
-    # loading it on the event loop froze every session meanwhile. It loads in a thread from the start; the
+    # The tokenizer (litellm + tiktoken) takes seconds to load, and loading it on the event loop would
+    # freeze every session meanwhile. It loads in a thread from the start; the
     # first call that counts tokens (off the loop too) waits for it, if it is not done by then.
     warming = asyncio.ensure_future(asyncio.to_thread(_warm_tokenizer))
     try:

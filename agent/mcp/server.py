@@ -49,7 +49,7 @@ from kite_browser.agent.mcp.confirm import (
 from kite_browser.agent.mcp.hub import SHARED, BrowserHub
 from kite_browser.agent.mcp.record import Record
 from kite_browser.agent.mcp.results import STRUCTURED_SINCE, Reply, SchemaForm, redacted
-from kite_browser.agent.mcp.tools import TOOLS, mcp_tool
+from kite_browser.agent.mcp.tools import ACTIONS, TOOLS, mcp_tool
 from kite_browser.agent.modules.base import CallContext
 from kite_browser.agent.modules.registry import ModuleRegistry
 from kite_browser.agent.toolset import JsonObject, ToolDef, is_error
@@ -155,7 +155,7 @@ class KiteMCP:
     def definitions(self) -> list[ToolDef]:
         """Every tool this server offers: its own (the page actions derived from the action registry, then
         snapshot, tabs ...) and the enabled modules' (a name Kite's own tools use is left out)."""
-        own = [spec.definition for spec in TOOLS.values()]
+        own = list(TOOLS.values())
         if self.modules is None:
             return own
         return own + [d for d in self.modules.definitions() if d.name not in TOOLS]
@@ -168,8 +168,7 @@ class KiteMCP:
 
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         form = self._schema_form(ctx)
-        own = {name: spec.tool(form) for name, spec in TOOLS.items()}  # with their outputSchema
-        return types.ListToolsResult(tools=[own.get(d.name) or mcp_tool(d) for d in self.definitions()])
+        return types.ListToolsResult(tools=[mcp_tool(d, form) for d in self.definitions()])
 
     async def _module_call(self, name: str, raw: dict[str, Any], client: str) -> Reply:
         assert self.modules is not None
@@ -263,6 +262,7 @@ class KiteMCP:
                     "message": f"no tool named {name!r}; tools: {', '.join(self._names())}",
                 }
             )
+        assert spec.args is not None  # every tool of the server's own has its argument model
         try:
             args = spec.args.model_validate(raw)
         except ValidationError as exc:
@@ -271,8 +271,9 @@ class KiteMCP:
         state = await self.hub.client(client_key)
         async with state.lock:
             try:
-                if spec.action is not None:
-                    out = await self.calls.action(state, spec.action, args, client_key or SHARED)
+                action = ACTIONS.get(name)
+                if action is not None:
+                    out = await self.calls.action(state, action, args, client_key or SHARED)
                 else:
                     out = await getattr(self.calls, name)(state, args, client_key or SHARED)
             except StaleElementError as exc:

@@ -1,11 +1,12 @@
 """The MCP tools: one pydantic argument model per tool, a one-line description written for a model, and
-annotations that are true. ``TOOLS`` is the one registry; the JSON schemas sent to clients come from the
-models (``model_json_schema``), never written by hand: the arguments' here, the structured results'
-(``outputSchema``: the page actions, snapshot, read, tabs) in results.py.
+annotations that are true. ``TOOLS`` is the one registry, each tool a ``ToolDef`` (``agent/toolset.py``);
+the JSON schemas sent to clients come from the models (``model_json_schema``), never written by hand: the
+arguments' here, the structured results' (``outputSchema``: the page actions, snapshot, read, tabs) in
+results.py.
 
 The page actions' tools are derived from the action registry (each action's ``ToolFace``:
-``agent/browser/tool_face.py``), in the model's menu order; an action without a face is in ``NOT_OFFERED``
-with the reason. The tools that are the MCP server's own (snapshot, tabs, screenshot, wait_for, read,
+``agent/browser/tool_face.py``), in the model's menu order (``ACTIONS``: the action each runs); an action
+without a face is in ``NOT_OFFERED`` with the reason. The tools that are the MCP server's own (snapshot, tabs, screenshot, wait_for, read,
 dialog) follow, with their argument models here.
 
 Annotations: a tool that only reads the page already loaded is ``readOnlyHint`` and not ``openWorldHint``;
@@ -17,8 +18,7 @@ press "Delete account"), not those that only move focus, scroll or edit a field.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
-from functools import cached_property
+import dataclasses
 from typing import Annotated, Literal
 
 from mcp_types import Tool, ToolAnnotations
@@ -26,15 +26,15 @@ from pydantic import BaseModel, Field
 
 from kite_browser.agent.browser.actions import ActionSpec
 from kite_browser.agent.browser.exec.spec import REF_WORDS
-from kite_browser.agent.browser.tool_face import FaceArgs, FaceTool, args_schema, face_tool, face_tools
+from kite_browser.agent.browser.tool_face import args_schema, face_tools, offered
 from kite_browser.agent.mcp.render import MAX_TEXT_CHARS, TEXT_CHARS
 from kite_browser.agent.mcp.results import OUTPUTS, ActOut, SchemaForm, schema_of
-from kite_browser.agent.toolset import LOADS, READS, ToolDef, ToolHints
+from kite_browser.agent.toolset import LOADS, READS, ToolArgs, ToolDef, ToolHints
 
 Ref = Annotated[int, Field(ge=0, description=REF_WORDS)]
 
 
-class SnapshotArgs(FaceArgs):
+class SnapshotArgs(ToolArgs):
     visible_only: bool = Field(True, description="Only the viewport (false: the whole page).")
     query: str | None = Field(
         None, description="Keep only elements whose text contains this (case-insensitive)."
@@ -44,30 +44,30 @@ class SnapshotArgs(FaceArgs):
     )
 
 
-class TabsArgs(FaceArgs):
+class TabsArgs(ToolArgs):
     action: Literal["list", "switch", "close", "new"] = "list"
     index: int | None = Field(None, ge=0, description="Tab index (switch, close).")
     url: str | None = Field(None, min_length=1, description="URL to open (new) or a part of one (switch).")
 
 
-class ScreenshotArgs(FaceArgs):
+class ScreenshotArgs(ToolArgs):
     full_page: bool = Field(False, description="The whole scrollable page instead of the viewport.")
     ref: Ref | None = Field(None, description="Only this element.")
 
 
-class WaitForArgs(FaceArgs):
+class WaitForArgs(ToolArgs):
     text: str | None = Field(None, min_length=1, description="Text to wait for.")
     ref: Ref | None = Field(None, description="Element to wait for (disappear only).")
     state: Literal["appear", "disappear"] = "appear"
     timeout_ms: int = Field(5000, ge=0, le=60000)
 
 
-class ReadArgs(FaceArgs):
+class ReadArgs(ToolArgs):
     query: str | None = Field(None, description="Keep only the passages about this.")
     page: int = Field(1, ge=1, description="Page of the text (long pages are split).")
 
 
-class DialogArgs(FaceArgs):
+class DialogArgs(ToolArgs):
     action: Literal["accept", "dismiss"]
     prompt_text: str | None = Field(None, description="Text to answer prompt() dialogs with when accepting.")
 
@@ -81,42 +81,16 @@ def mcp_annotations(h: ToolHints) -> ToolAnnotations:
     )
 
 
-def mcp_tool(
-    definition: ToolDef, output: type[BaseModel] | None = None, form: SchemaForm = "compact"
-) -> Tool:
-    """A tool's definition (any source: ``agent/toolset.py``) as the MCP tool clients list; ``output``: the
-    model of its structured result, whose schema in ``form`` is the tool's ``outputSchema`` (results.py)."""
+def mcp_tool(definition: ToolDef, form: SchemaForm = "compact") -> Tool:
+    """A tool's definition (any source: ``agent/toolset.py``) as the MCP tool clients list: the schema of its
+    ``output`` model in ``form`` is the tool's ``outputSchema`` (results.py)."""
     return Tool(
         name=definition.name,
         description=definition.description,
         input_schema=copy.deepcopy(definition.parameters),
-        output_schema=schema_of(output, form),
+        output_schema=schema_of(definition.output, form),
         annotations=mcp_annotations(definition.hints),
     )
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    args: type[BaseModel]
-    description: str
-    hints: ToolHints
-    action: ActionSpec | None = None
-    """The action this tool runs (a tool derived from the action registry); None: one of the server's own."""
-
-    @cached_property
-    def definition(self) -> ToolDef:
-        """The tool as a toolset lists it (its JSON schema made once: clients list the tools often)."""
-        return ToolDef(self.name, self.description, args_schema(self.args), self.hints)
-
-    @property
-    def output(self) -> type[BaseModel] | None:
-        """The model of the tool's structured result: a page action's outcome, or the own tool's data (None:
-        the answer is not data)."""
-        return ActOut if self.action is not None else OUTPUTS.get(self.name)
-
-    def tool(self, form: SchemaForm = "compact") -> Tool:
-        return mcp_tool(self.definition, self.output, form)
 
 
 NOT_OFFERED: dict[str, str] = {
@@ -134,21 +108,24 @@ NOT_OFFERED: dict[str, str] = {
 """The registry's actions the MCP server offers no tool for, and why."""
 
 
-def _action_tool(spec: ActionSpec, made: FaceTool | None = None) -> ToolSpec:
-    made = made or face_tool(spec)
-    d = made.definition
-    return ToolSpec(d.name, made.args, d.description, d.hints, spec)
+ACTIONS: dict[str, ActionSpec] = offered()
+"""The tools derived from the action registry, by name: the action each runs (the others are the server's own)."""
+
+
+def _own(name: str, args: type[BaseModel], description: str, hints: ToolHints) -> ToolDef:
+    return ToolDef(name, description, args_schema(args), hints, args=args, output=OUTPUTS.get(name))
 
 
 _OWN = (
-    ToolSpec("snapshot", SnapshotArgs, "The page as compact lines: its elements [N] in reading order with the text between them.", READS),
-    ToolSpec("tabs", TabsArgs, "List, switch to, close or open (new, optional url) browser tabs.", LOADS),
-    ToolSpec("screenshot", ScreenshotArgs, "A PNG screenshot of the viewport, the full page or element [ref].", READS),
-    ToolSpec("wait_for", WaitForArgs, "Wait until a text appears or disappears (or element [ref] disappears), up to timeout_ms.", READS),
-    ToolSpec("read", ReadArgs, "The page's main text as compact Markdown, paginated; optional query keeps relevant parts.", READS),
-    ToolSpec("dialog", DialogArgs, "Choose how JS confirm/prompt dialogs are answered from now on (accept or dismiss).",
-             ToolHints(destructive=False, open_world=False, idempotent=True)),
+    _own("snapshot", SnapshotArgs, "The page as compact lines: its elements [N] in reading order with the text between them.", READS),
+    _own("tabs", TabsArgs, "List, switch to, close or open (new, optional url) browser tabs.", LOADS),
+    _own("screenshot", ScreenshotArgs, "A PNG screenshot of the viewport, the full page or element [ref].", READS),
+    _own("wait_for", WaitForArgs, "Wait until a text appears or disappears (or element [ref] disappears), up to timeout_ms.", READS),
+    _own("read", ReadArgs, "The page's main text as compact Markdown, paginated; optional query keeps relevant parts.", READS),
+    _own("dialog", DialogArgs, "Choose how JS confirm/prompt dialogs are answered from now on (accept or dismiss).",
+         ToolHints(destructive=False, open_world=False, idempotent=True)),
 )  # fmt: skip
-TOOLS: dict[str, ToolSpec] = {
-    s.name: s for s in (*(_action_tool(t.spec, t) for t in face_tools().values()), *_OWN)
+TOOLS: dict[str, ToolDef] = {
+    d.name: d for d in (*(dataclasses.replace(face_tools()[name], output=ActOut) for name in ACTIONS), *_OWN)
 }
+"""Every tool of the server's own, by name: a page action's outcome is its structured result (``ActOut``)."""

@@ -20,7 +20,7 @@ from playwright.async_api import ElementHandle
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.env import Acted, BrowserEnv
 from kite_browser.agent.browser.observation import Observation
-from kite_browser.agent.browser.tool_face import FaceTool, face_action, face_tools
+from kite_browser.agent.browser.tool_face import face_action, face_tools, offered
 from kite_browser.agent.modules.base import ToolError
 from kite_browser.agent.toolset import JsonObject, ToolDef
 from kite_browser.safety.confirm import Confirmer
@@ -30,19 +30,20 @@ from kite_browser.safety.toolset import CallPlan, GatedToolset, OneCall, Verdict
 class ActionToolset:
     """``tools``: the actions offered (default: every action with a face, by tool name)."""
 
-    def __init__(self, env: BrowserEnv, tools: Mapping[str, FaceTool] | None = None) -> None:
+    def __init__(self, env: BrowserEnv, tools: Mapping[str, ToolDef] | None = None) -> None:
         self.env = env
         self.tools = face_tools() if tools is None else tools
+        self.specs = offered()
 
     def definitions(self) -> list[ToolDef]:
-        return [tool.definition for tool in self.tools.values()]
+        return list(self.tools.values())
 
     def action(self, name: str, args: JsonObject) -> Action:
         """The action a call makes (pydantic's ValidationError for bad arguments)."""
-        tool = self.tools.get(name)
-        if tool is None:
+        tool, spec = self.tools.get(name), self.specs.get(name)
+        if tool is None or tool.args is None or spec is None:
             raise ToolError("unknown_tool", f"no page action is offered as {name!r}", tool=name)
-        return face_action(tool.spec, tool.args.model_validate(args))
+        return face_action(spec, tool.args.model_validate(args))
 
     async def plan(self, name: str, args: JsonObject, /) -> CallPlan:
         return await self.plan_action(self.action(name, args))

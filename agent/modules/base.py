@@ -4,7 +4,8 @@ A module is any object with (a ``typing.Protocol``, checked by the loader):
 
 * ``name: str`` — the name it is enabled by in config (``modules: [chrome, ...]``);
 * ``async init(runtime)`` — cheap: never start a browser here (start it on the first call that needs one);
-* ``tool_definitions()`` — OpenAI-style function definitions (``{"type": "function", "function": {...}}``);
+* ``tool_definitions()`` — its tools in the OpenAI form (``{"type": "function", "function": {...}}``: a
+  ``ToolDef``'s ``function()``, ``agent/toolset.py``), read back with ``ToolDef.from_function``;
 * ``async execute(ctx, tool_name, args)`` — run one call, return a JSON-serialisable dict, or raise
   ``ToolError`` (the router turns it, and anything else, into ``{"error": ..., "message": ...}``);
 * ``async shutdown()`` — release everything (browsers, files); idempotent;
@@ -34,7 +35,7 @@ from kite_browser.agent.errors import KiteError
 from kite_browser.agent.jsonschema import flat_schema
 from kite_browser.agent.levels import LevelName
 from kite_browser.agent.toolset import READS as READS  # where module authors found them before
-from kite_browser.agent.toolset import ChatTool, JsonObject, ToolDef, ToolHints, no_arguments
+from kite_browser.agent.toolset import ChatTool, JsonObject, ToolArgs, ToolDef, ToolHints
 from kite_browser.agent.toolset import is_error as is_error
 from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, OneCall, Verdict
 
@@ -117,21 +118,6 @@ class WebComponent(BaseModel):
     panel_js: str = ""
 
 
-class FunctionDef(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
-    description: str = ""
-    parameters: JsonObject = Field(default_factory=no_arguments)
-
-
-class ToolDefinition(BaseModel):
-    """One OpenAI-style function definition, as every module must return them."""
-
-    model_config = ConfigDict(extra="allow")
-    type: Literal["function"] = "function"
-    function: FunctionDef
-
-
 class ModuleState(BaseModel):
     """A module's state in the registry (``kite tools list``, ``GET /api/modules``)."""
 
@@ -207,11 +193,8 @@ def _schema(model: type[BaseModel]) -> JsonObject:
     return params
 
 
-class Params(BaseModel):
-    """Base for tool parameter models: unknown arguments are an error, names may be given by alias."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
+Params = ToolArgs
+"""Base for tool parameter models (``agent/toolset.py``: ``ToolArgs``), under the name module authors know."""
 
 Handler = Callable[[CallContext, Any], Awaitable[JsonObject]]
 Judge = Callable[[CallContext, Any], Awaitable[CallPlan]]
@@ -238,10 +221,9 @@ class Tool:
     on the page it observed)."""
 
     def tool_def(self) -> ToolDef:
-        return ToolDef(self.name, self.description, parameters_schema(self.params), self.hints)
-
-    def definition(self) -> ChatTool:
-        return self.tool_def().function()
+        return ToolDef(
+            self.name, self.description, parameters_schema(self.params), self.hints, args=self.params
+        )
 
 
 def refusal(tool: str, result: GateResult) -> ToolError:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import traceback
 from collections.abc import Iterable, Mapping
@@ -29,13 +30,12 @@ from kite_browser.agent.modules.base import (
     KiteModule,
     ModuleRuntime,
     ModuleState,
-    ToolDefinition,
     ToolError,
     WebComponent,
     interface_problems,
     tool_error,
 )
-from kite_browser.agent.toolset import JsonObject, ToolDef, ToolHints, no_arguments
+from kite_browser.agent.toolset import ChatTool, JsonObject, ToolDef, ToolHints
 from kite_browser.safety.confirm import Gate
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class ModuleRegistry:
         self._modules: dict[str, KiteModule] = {}
         self._states: dict[str, ModuleState] = {}
         self._tools: dict[str, str] = {}
-        self._defs: dict[str, ToolDefinition] = {}
+        self._defs: dict[str, ToolDef] = {}
         self.warnings: list[str] = []
         self._loaded = False
 
@@ -133,7 +133,7 @@ class ModuleRegistry:
                 await asyncio.wait_for(module.shutdown(), SHUTDOWN_TIMEOUT_S)
             return self._fail(state, err)
         try:
-            defs = [ToolDefinition.model_validate(d) for d in module.tool_definitions()]
+            defs = [ToolDef.from_function(d) for d in module.tool_definitions()]
         except (ValidationError, TypeError, Exception) as exc:
             msg = f"module {name!r} returned invalid tool definitions: {str(exc).splitlines()[0]}"
             with contextlib.suppress(Exception):
@@ -141,10 +141,10 @@ class ModuleRegistry:
             return self._fail(state, ToolError("invalid_module_interface", msg, module=name))
         self._modules[name] = module
         state.status = "initialized"
-        state.tools = [d.function.name for d in defs]
+        state.tools = [d.name for d in defs]
         state.tool_count = len(state.tools)
         for d in defs:
-            tool = d.function.name
+            tool = d.name
             previous = self._tools.get(tool)
             if previous is not None and previous != name:
                 warning = (
@@ -177,25 +177,21 @@ class ModuleRegistry:
     def tool_names(self) -> list[str]:
         return list(self._tools)
 
-    def tool_models(self, only: Iterable[str] | None = None) -> list[ToolDefinition]:
-        """Merged definitions, one per tool name; ``only`` keeps those names (in the registry's order)."""
-        keep = None if only is None else set(only)
-        return [d for name, d in self._defs.items() if keep is None or name in keep]
-
-    def tool_definitions(self, only: Iterable[str] | None = None) -> list[JsonObject]:
-        """``tool_models`` in their JSON form (OpenAI-style function definitions)."""
-        return [d.model_dump() for d in self.tool_models(only)]
-
-    def definitions(self) -> list[ToolDef]:
+    def definitions(self, only: Iterable[str] | None = None) -> list[ToolDef]:
         """Every enabled module's tools, one per name, with the hints their modules declare: the modules as
-        one toolset (``agent/toolset.py``), whose ``call`` answers a JSON object."""
+        one toolset (``agent/toolset.py``), whose ``call`` answers a JSON object. ``only`` keeps those names
+        (in the registry's order)."""
+        keep = None if only is None else set(only)
         hints = self.tool_hints()
-        out = []
-        for name, d in self._defs.items():
-            fn = d.function
-            schema = fn.parameters or no_arguments()
-            out.append(ToolDef(name, fn.description, schema, hints[name]))
-        return out
+        return [
+            dataclasses.replace(d, hints=hints[name])
+            for name, d in self._defs.items()
+            if keep is None or name in keep
+        ]
+
+    def tool_definitions(self, only: Iterable[str] | None = None) -> list[ChatTool]:
+        """``definitions`` in the OpenAI form."""
+        return [d.function() for d in self.definitions(only)]
 
     def tool_hints(self) -> dict[str, ToolHints]:
         """Tool name -> the hints its module declares (``ToolHints()``, the cautious default, when it declares

@@ -25,7 +25,7 @@ from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.modules.base import CallContext, ModuleState
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule
 from kite_browser.agent.modules.registry import ModuleRegistry
-from kite_browser.agent.toolset import JsonObject, ToolDef
+from kite_browser.agent.toolset import ChatTool, JsonObject, ToolDef
 from kite_browser.safety.confirm import Confirmer, Gate
 
 _open: set[ModuleRegistry] = set()
@@ -115,7 +115,8 @@ class Toolbox:
         """Every enabled tool as a toolset lists it (``agent/toolset.py``)."""
         return self.registry.definitions()
 
-    def tool_definitions(self, only: Iterable[str] | None = None) -> list[JsonObject]:
+    def tool_definitions(self, only: Iterable[str] | None = None) -> list[ChatTool]:
+        """Every enabled tool in the OpenAI form (``only``: these names)."""
         return self.registry.tool_definitions(only)
 
     def states(self) -> list[ModuleState]:

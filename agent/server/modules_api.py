@@ -15,7 +15,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from kite_browser.agent.modules.base import CallContext, ModuleState, ToolDefinition, WebComponent
+from kite_browser.agent.modules.base import CallContext, ModuleState, WebComponent
 from kite_browser.agent.modules.registry import ModuleRegistry
 from kite_browser.agent.server.confirm import HttpConfirmer, answer_or_raise
 from kite_browser.agent.server.errors import ApiError, responses
@@ -24,7 +24,7 @@ from kite_browser.agent.server.run_models import (
     ConfirmationList,
     ConfirmationResult,
 )
-from kite_browser.agent.toolset import is_error
+from kite_browser.agent.toolset import ChatTool, is_error
 
 
 class ModuleInfo(ModuleState):
@@ -39,13 +39,13 @@ class ModuleList(BaseModel):
 
 
 class ModuleDetail(ModuleInfo):
-    definitions: list[ToolDefinition] = Field(default_factory=list)
+    definitions: list[ChatTool] = Field(default_factory=list)
     """The module's tools as OpenAI-style function definitions (name, description, JSON Schema parameters)."""
 
 
 class ToolInfo(BaseModel):
     module: str
-    definition: ToolDefinition
+    definition: ChatTool
 
 
 class ToolList(BaseModel):
@@ -103,7 +103,7 @@ def router() -> APIRouter:
     async def module(name: str, request: Request) -> ModuleDetail:
         registry = registry_of(request)
         state = _known(registry, name)
-        defs = registry.tool_models(state.tools)
+        defs = [d.function() for d in registry.definitions(state.tools)]
         return ModuleDetail(**_info(registry, state).model_dump(), definitions=defs)
 
     @api.get("/modules/{name}/web-component", summary="The module's web panel (HTML, CSS, JS)")
@@ -119,9 +119,8 @@ def router() -> APIRouter:
     async def tools(request: Request) -> ToolList:
         registry = registry_of(request)
         out = []
-        for definition in registry.tool_models():
-            name = definition.function.name
-            out.append(ToolInfo(module=registry.owner(name) or "", definition=definition))
+        for d in registry.definitions():
+            out.append(ToolInfo(module=registry.owner(d.name) or "", definition=d.function()))
         return ToolList(tools=out)
 
     @api.post(

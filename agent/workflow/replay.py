@@ -460,7 +460,7 @@ class Replayer:
         obs, action = await self._look(i, step)
         # a scroll's effect is the page's own loading (an infinite feed fetches when its end comes into view, a
         # frame or more after the scroll): it settles as the agent's does, else the next scroll comes while the
-        # feed is still fetching and loads nothing (dynamic-infinite-scroll, 1 replay in 38 on a quiet machine)
+        # feed is still fetching and loads nothing
         acted = await self.env.act(action, obs, effect_only=not isinstance(action, Scroll))
         result, gate = acted.result, acted.gate
         decision = GateOutcome(

@@ -10,8 +10,8 @@ kite/plain (target: <= 1.2 for navigate/click/type/get_text), the median of the 
 pair ran within milliseconds of each other: robust to load that drifts during the run) and the load
 average before and after. The ``browser`` module's navigate/snapshot/act are timed too, warm, as the chrome
 side is: its first navigate (which starts its sandbox browser, ~2-5 s) is reported on a row of its own, and two
-untimed rounds follow before the timed ones (with 10 repetitions the p95 is the slowest one: the cold start
-used to be it). Token parity: on each saved page of ``--pages`` (default
+untimed rounds follow before the timed ones (with 10 repetitions the p95 is the slowest one, which would
+otherwise be the cold start). Token parity: on each saved page of ``--pages`` (default
 ``../shared/pages``) the ``browser`` snapshot's tokens are compared with ``kite snapshot``'s. The
 ``javascript`` module's ``run_javascript`` is timed against plain Playwright (``evals/bench/tools_js.py``).
 """

@@ -27,6 +27,7 @@ from kite_browser.agent.browser.tool_face import (
     act_kinds,
     face_action,
     face_model,
+    face_tool,
     kind_action,
     offered,
 )
@@ -45,13 +46,14 @@ def _check_face(offered_actions: set[str], not_offered: dict[str, str]) -> None:
 
 
 def test_every_action_is_offered_by_the_mcp_server_or_listed_with_the_reason() -> None:
-    derived = {t.action.name for t in mcp.TOOLS.values() if t.action is not None}
+    derived = {spec.name for spec in mcp.ACTIONS.values()}
     _check_face(derived, mcp.NOT_OFFERED)
-    for name, tool in mcp.TOOLS.items():
-        if tool.action is not None:  # the tool's name, words and hints are the action's face
-            assert tool.action.face is not None and tool.action.face.name == name
-            assert tool.description == tool.action.face.description
-            assert tool.hints == HINTS[tool.action.face.capability]
+    assert set(mcp.ACTIONS) <= set(mcp.TOOLS)
+    for name, spec in mcp.ACTIONS.items():  # the tool's name, words and hints are the action's face
+        tool = mcp.TOOLS[name]
+        assert spec.face is not None and spec.face.name == name
+        assert tool.description == spec.face.description
+        assert tool.hints == HINTS[spec.face.capability]
 
 
 def test_every_action_is_offered_by_the_browser_modules_act_or_listed_with_the_reason() -> None:
@@ -94,7 +96,7 @@ ZOOM = ActionSpec(
 def test_an_action_defined_with_a_face_is_offered_by_every_face() -> None:
     specs = {"zoom": ZOOM}
     assert offered(specs) == {"zoom": ZOOM} and set(act_kinds(specs)) == {"zoom"}
-    tool = mcp._action_tool(ZOOM).tool()
+    tool = mcp.mcp_tool(face_tool(ZOOM))
     assert (tool.name, tool.description) == ("zoom", "Zoom element [ref].")
     assert tool.annotations is not None and tool.annotations.destructive_hint is False  # "loads"
     props = tool.input_schema["properties"]
@@ -111,8 +113,8 @@ def test_an_action_defined_with_a_face_is_offered_by_every_face() -> None:
 
 def _mcp(name: str, args: dict[str, object]) -> object:
     tool = mcp.TOOLS[name]
-    assert tool.action is not None
-    return face_action(tool.action, tool.args.model_validate(args))
+    assert tool.args is not None
+    return face_action(mcp.ACTIONS[name], tool.args.model_validate(args))
 
 
 def test_mcp_arguments_make_the_actions_the_hand_written_tools_made() -> None:
@@ -133,7 +135,7 @@ def test_mcp_arguments_make_the_actions_the_hand_written_tools_made() -> None:
     assert _mcp("scroll", {"direction": "up"}) == Scroll(direction="up")
     for name, bad in (("click", {"ref": -1}), ("click", {"ref": 1, "index": 1}), ("click", {})):
         with pytest.raises(ValidationError):
-            mcp.TOOLS[name].args.model_validate(bad)
+            mcp.TOOLS[name].args.model_validate(bad)  # type: ignore[union-attr]
 
 
 def test_act_kinds_make_the_actions_the_hand_written_module_made() -> None:

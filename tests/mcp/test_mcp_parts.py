@@ -16,7 +16,7 @@ from kite_browser.agent.errors import UsageError
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.mcp.confirm import ElicitConfirmer
 from kite_browser.agent.mcp.results import ActOut, SnapshotOut, TabsOut, full_schema, output_schema, redacted
-from kite_browser.agent.mcp.tools import TOOLS
+from kite_browser.agent.mcp.tools import TOOLS, mcp_tool
 from kite_browser.agent.mcp.transport import BearerToken, check_http_options
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule, tool
 from kite_browser.agent.modules.registry import ModuleRegistry
@@ -28,14 +28,14 @@ from tests.mcp.scenarios import Answers
 
 
 def test_schemas_come_from_the_models_and_annotations_are_true() -> None:
-    click = TOOLS["click"].tool()
-    expected = {
-        k: v for k, v in TOOLS["click"].args.model_json_schema()["properties"]["ref"].items() if k != "title"
-    }
+    click = mcp_tool(TOOLS["click"])
+    args = TOOLS["click"].args
+    assert args is not None
+    expected = {k: v for k, v in args.model_json_schema()["properties"]["ref"].items() if k != "title"}
     assert click.input_schema["properties"]["ref"] == expected
-    read_only = {n for n, s in TOOLS.items() if s.tool().annotations.read_only_hint}  # type: ignore[union-attr]
+    read_only = {n for n, s in TOOLS.items() if mcp_tool(s).annotations.read_only_hint}  # type: ignore[union-attr]
     assert read_only == {"snapshot", "screenshot", "wait_for", "read"}
-    destructive = {n for n, s in TOOLS.items() if s.tool().annotations.destructive_hint}  # type: ignore[union-attr]
+    destructive = {n for n, s in TOOLS.items() if mcp_tool(s).annotations.destructive_hint}  # type: ignore[union-attr]
     assert destructive == {"click", "press_key", "evaluate", "upload_file", "drag"}
     assert all(not (s.hints.read_only and s.hints.open_world) for s in TOOLS.values())
 

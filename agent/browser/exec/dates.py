@@ -1,9 +1,9 @@
 """A date or time as people write it, in the value format of a date/time input.
 
 ``<input type=date>`` takes only ``2010-05-20``, ``type=time`` only ``21:37``: what a task or a model writes
-("05/20/2010", "May 20, 2010", "9:37 PM") is refused by the input as it is. Recorded: the bundled model typed
-"05/20/2010" into a date input three steps running and the run stopped on ``max_failures``. ``type`` sets
-the value as written when the input takes it, else the same date in the input's own format (this module).
+("05/20/2010", "May 20, 2010", "9:37 PM") is refused by the input as it is, and a model that retypes it
+fails step after step. ``type`` sets the value as written when the input takes it, else the same date in the
+input's own format (this module).
 """
 
 from __future__ import annotations

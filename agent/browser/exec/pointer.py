@@ -183,9 +183,8 @@ _EXPANDED_NOW_JS = """el => {
 
 async def _toggle_state(target: Target) -> tuple[str, dict[str, object]]:
     """': now expanded' / ': now collapsed' after a click on a section header, a disclosure or a menu button
-    whose state the look showed (the snapshot's expanded/collapsed), with ``TOGGLED`` in the data. Recorded:
-    MiniWoB click-collapsible-2 with the bundled model clicked an open section's header again, closing it, and
-    in another step opened one section and at once the next (which closed the first) before seeing either."""
+    whose state the look showed (the snapshot's expanded/collapsed), with ``TOGGLED`` in the data: a click on
+    an open section's header closes it, and a model that does not see that closes what it meant to open."""
     was = target.element.expanded if target.element is not None else None
     if was is None:
         return "", {}
@@ -202,8 +201,7 @@ async def _toggle_state(target: Target) -> tuple[str, dict[str, object]]:
 
 def _unneeded(state: str) -> dict[str, object]:
     """A click on a box that was checked and still is (a radio already chosen) changed nothing: said so in
-    the result's data, so the loop guard sees a model that clicks it step after step (recorded: MiniWoB
-    form-sequence-2 clicked its chosen radio and retyped a field's value ten steps running, never warned)."""
+    the result's data, so the loop guard sees a model that clicks it step after step and warns it."""
     return {NO_EFFECT: True} if state == _STILL_CHECKED else {}
 
 
@@ -233,8 +231,8 @@ _HIDDEN_JS = """el => {
 
 async def _refuse_hidden(target: Target, verb: str) -> None:
     """No JS click or synthetic hover on an element the page does not show: a person could not reach it, and
-    the page may have hidden it on purpose (a collapsed section: recorded, MiniWoB click-collapsible-2 seed 1
-    clicked a link of a closed panel by JS, reward -1). The model is told to open what holds it first.
+    the page may have hidden it on purpose (a link in a collapsed section is not meant to be used until the
+    section is opened). The model is told to open what holds it first.
     Asked of every element the mouse cannot land on: one with ``visibility: hidden`` keeps its box."""
     try:
         why = await on_target(target, _HIDDEN_JS)

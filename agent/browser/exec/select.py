@@ -54,8 +54,8 @@ _SEVERAL = re.compile(r"\s*[|,]\s*")
 """Between values written as one text for a multi-select (tried only when the whole text is no option)."""
 _READ_JS = "el => Array.from(el.selectedOptions).map(o => o.label.trim() || o.value).join(', ')"
 _CHOSEN_JS = "el => Array.from(el.options).flatMap((o, i) => o.selected ? [i] : [])"
-"""A multi-select's chosen options: one value given adds to them (recorded: MiniWoB click-scroll-list, told to
-select two names, selected each in turn and the second replaced the first)."""
+"""A multi-select's chosen options: one value given adds to them, so a model that selects several options one
+at a time keeps each (the second does not replace the first)."""
 
 # Radios, checkboxes and switches: the one to tick — the radio of the same group whose value or label is the
 # wanted one, else any radio or checkbox of the same form (or page) labelled so (a model names the option it
@@ -75,7 +75,7 @@ _CHECKABLE_JS = """(el, wanted) => {
   return group.find(named) || boxes.filter((e) => !e.disabled).find((e) => norm(label(e)) && want.includes(norm(label(e)))) || el;
 }"""
 # A plain text field (no combobox role, popup or datalist): select on it would click whatever text on the page
-# matches the value (the small model "selected" blue in a Quantity field).
+# matches the value (a "select blue" aimed at a Quantity field would click some "blue" elsewhere).
 _PLAIN_FIELD_JS = """(el) => (el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' &&
   !/^(checkbox|radio|button|submit|reset|image|file|range|color|hidden)$/i.test(el.type)))
   && !el.getAttribute('role') && !el.hasAttribute('aria-haspopup') && !el.hasAttribute('list')"""
@@ -131,7 +131,7 @@ async def select(ec: ExecContext, action: Select) -> Outcome:
         and _SEVERAL.search(action.value)
     ):
         # the options as the page listing writes them ("Reading|Music") or as the result says the selection
-        # ("Reading, Music": recorded, the model sent back what the result of its first select said)
+        # ("Reading, Music": a model sends back what the result of its first select said)
         action = action.model_copy(
             update={"value": [v.strip() for v in _SEVERAL.split(action.value) if v.strip()]}
         )

@@ -213,8 +213,8 @@ def follow_ms(action: str) -> int:
 def init_js(follow_max: int, gap_cap: int, stall_ms: int, early_ms: int) -> str:
     """The observer as an init script: every new document is watched from its start, and the short
     timers it sets while loading are followed (until the settle's in-page wait ends); so are, unchained, the
-    timers up to ``early_ms`` it sets then, and it is watched ``early_ms`` past a worker's last message (what
-    the network-quiet window of that length used to catch)."""
+    timers up to ``early_ms`` it sets then, and it is watched ``early_ms`` past a worker's last message (the
+    reply a worker's message sets off comes within that window)."""
     return (
         f"(() => {{ try {{ const s = ({_SETUP_JS})(); s.fromStart = true; s.follow = Infinity;"
         f" s.early = {int(early_ms)};"

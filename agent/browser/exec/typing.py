@@ -56,8 +56,8 @@ class Type(ActionModel):
     @classmethod
     def _clear_is_not_append(cls, data: Any) -> Any:
         """``clear`` (Kite's earlier name, kept by the MCP and module tools): clear=false is append=true. The
-        model's schema names the unusual case, so a model that writes every optional flag as false (the
-        1.5B model wrote clear=false on every type and doubled each value) does the usual thing."""
+        model's schema names the unusual case, so a model that writes every optional flag as false (clear=false
+        on every type would double each value) does the usual thing."""
         if isinstance(data, dict) and "clear" in data:
             data = dict(data)
             clear = data.pop("clear")
@@ -207,9 +207,8 @@ async def type_text(ec: ExecContext, action: Type) -> Outcome:
 
 
 async def _fill(ec: ExecContext, target: Target, text: str) -> None:
-    """Set the field's value directly; when that cannot be done, say why in the model's terms (recorded:
-    MiniWoB login-user-popup opened a popup over the form as the name was typed, and the model was shown
-    "ElementHandle.fill: Timeout 1000ms exceeded")."""
+    """Set the field's value directly; when that cannot be done, say why in the model's terms (a popup opened
+    over the field, the field hidden or disabled), never as Playwright's timeout text."""
     try:
         await target.handle.fill(text, timeout=1000)
     except PlaywrightError as exc:

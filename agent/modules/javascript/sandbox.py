@@ -43,9 +43,9 @@ from kite_browser.agent.toolset import JsonObject
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
 KILL_GRACE_S = 5.0
-"""How long a stuck page may take to close before the browser is restarted. Closing one takes ~0.1 s on a quiet
-machine but passed 1 s at load 20 (CI beside other work), and the restart that followed held the next call
-past its own limit. The caller never waits for this: a timed-out call is answered at once."""
+"""How long a stuck page may take to close before the browser is restarted. Closing one is quick on a quiet
+machine but can take over a second under load, and a restart begun too early holds the next call past its
+own limit. The caller never waits for this: a timed-out call is answered at once."""
 HOUSEKEEPING_DELAY_S = 0.005
 """The pool's housekeeping starts this long after the last running call ended (its caller has the result)."""
 MEMORY_POLL_S = 0.1
