@@ -147,8 +147,11 @@ async def id_of_frame(frame: Frame, script: ExtractorScript = EXTRACTOR) -> tupl
     if not script.world:
         res = await _call(parent, {"fn": "idOf", "el": await frame.frame_element()}, script)
         return (res["token"], res["id"]) if isinstance(res, dict) else None
-    await _call(parent, {"fn": "token"}, script)
-    got = await _world(parent, script).on_owner(frame, parent, _OWNER_JS)
+    world = _world(parent, script)
+    got = await world.on_owner(frame, parent, _OWNER_JS)
+    if got is None:  # the parent's document predates the extractor's registration: install it, ask again
+        await _call(parent, {"fn": "token"}, script)
+        got = await world.on_owner(frame, parent, _OWNER_JS)
     return (str(got["token"]), int(got["id"])) if isinstance(got, dict) else None
 
 
