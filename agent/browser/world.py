@@ -19,7 +19,9 @@ Two doors lead into the world:
   (for a target found by a selector or a point), so calls can name it.
 
 The extractor is also registered per page with ``Page.addScriptToEvaluateOnNewDocument`` in that world, so
-every new document has it before Kite first asks (the first capture after a navigation does not install it).
+every new document has it before Kite first asks (the first capture after a navigation does not install it;
+it also warms it up once the document is parsed: extractor_call.py), and the world's execution context in a
+frame's new document is asked for as its navigation commits, so the first call after the load is one round trip.
 """
 
 from __future__ import annotations
