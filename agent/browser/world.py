@@ -98,6 +98,11 @@ class World:
         self.boot_source = ""
         """A script run in the world at the start of every new document (the extractor's registration)."""
 
+    def kept(self) -> int:
+        """How many frames' contexts the world keeps (tests check frames that left take theirs along)."""
+        sessions = [self._main, *self._sessions.values()]
+        return sum(len(s.contexts.keys() | s.coming.keys()) for s in sessions if s is not None)
+
     async def _session(self, target: Page | Frame) -> _Session:
         cdp = await self.page.context.new_cdp_session(target)
         names: list[str] = []
@@ -110,6 +115,7 @@ class World:
         session = _Session(cdp, tree["frameTree"]["frame"]["id"])
         if self.boot_source and self.name:
             cdp.on("Page.frameNavigated", lambda e: self._navigated(session, e["frame"]["id"]))
+            cdp.on("Page.frameDetached", lambda e: _forget(session, e["frameId"]))
             with contextlib.suppress(PlaywrightError):
                 await cdp.send("Page.enable")  # scripts for new documents run only with the domain on
                 await cdp.send(
@@ -268,6 +274,14 @@ class World:
         nonce = secrets.token_hex(8)
         await handle.query_selector(f"{ENGINE}=pin:{nonce}")
         return nonce
+
+
+def _forget(session: _Session, frame_id: str) -> None:
+    """A frame left its session's page (an ad's iframe replaced): what is kept of it goes too."""
+    session.contexts.pop(frame_id, None)
+    coming = session.coming.pop(frame_id, None)
+    if coming is not None:
+        coming.cancel()
 
 
 def _quiet(task: asyncio.Future[Any]) -> None:

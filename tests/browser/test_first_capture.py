@@ -56,3 +56,23 @@ async def test_the_first_capture_after_a_navigation_is_one_call(
     obs = await snap.snapshot(page)
     assert len(obs.elements) == 41
     assert sent == ["Runtime.callFunctionOn"]  # was: a call failing on the old context, a new one, the call
+
+
+async def test_frames_that_left_the_page_take_their_contexts_along(page: Page, sites: SitesServer) -> None:
+    snap = Snapshotter()
+    await page.goto(sites.url("/test/rerender.html"))
+    await snap.snapshot(page)  # Kite's world follows the page's frames from now on
+    for n in range(20):  # an ad slot whose iframe is replaced again and again
+        await page.evaluate(
+            """(n) => new Promise((resolve) => {
+              document.querySelectorAll("iframe").forEach((f) => f.remove());
+              const f = document.createElement("iframe");
+              f.srcdoc = `<button>Ad ${n}</button>`;
+              f.onload = resolve;
+              document.body.append(f);
+            })""",
+            n,
+        )
+    obs = await snap.snapshot(page)
+    assert "Ad 19" in [e.name for e in obs.elements]
+    assert world_of(page).kept() <= 3, world_of(page).kept()  # the top frame and the live iframe: was 21
