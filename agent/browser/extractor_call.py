@@ -35,6 +35,14 @@ _HEARD_JS = f"""() => {{
 """In Kite's world: the set of elements the page's listener tracking reported (``window.__kiteListened``)."""
 _MISSING = "__kite_missing__"
 _KEY_LINE = re.compile(r'const KEY = "(\w+)";')
+WARM_REQ = {
+    "fn": "extract",
+    "withSummary": True,
+    "opts": {"nameChars": 60, "valueChars": 60, "textChars": 500, "flowChars": 2400, "timeBudgetMs": 300},
+}
+"""The extraction a new document runs once when idle (``ExtractorScript.boot``): its answer is dropped."""
+WARM_IDLE_MS = 1000
+"""How long that extraction waits for the renderer to be idle after the document is parsed."""
 TOP_FRAME_GRACE_S = 1.0
 """How long the top frame's second request may take after the first missed the time cap."""
 
@@ -59,8 +67,19 @@ class ExtractorScript:
 
     @property
     def boot(self) -> str:
-        """The script registered for every new document of a page: the extractor installed in Kite's world."""
-        return f"(() => {{ try {{ ({self.install})({{fn: 'token'}}); }} catch (e) {{}} }})()"
+        """The script registered for every new document of a page: the extractor installed in Kite's world,
+        and, once the document is parsed and the renderer idle, one extraction nobody asked for yet, so
+        the first capture after a navigation finds the extractor's code compiled (V8 compiles a function
+        on its first call: the first capture paid for the whole extractor) — skipped when a capture came
+        first (an id was given)."""
+        return (
+            f"(() => {{ try {{ const install = ({self.install}); install({{fn: 'token'}});"
+            f" const warm = () => {{ try {{ const a = window[{self.key!r}];"
+            f" if (a && a.stats().next === 1) install({json.dumps(WARM_REQ)}); }} catch (e) {{}} }};"
+            " document.addEventListener('DOMContentLoaded',"
+            f" () => requestIdleCallback(warm, {{timeout: {WARM_IDLE_MS}}}), {{once: true}});"
+            " } catch (e) {} })()"
+        )
 
     @classmethod
     def of(
@@ -147,8 +166,11 @@ async def id_of_frame(frame: Frame, script: ExtractorScript = EXTRACTOR) -> tupl
     if not script.world:
         res = await _call(parent, {"fn": "idOf", "el": await frame.frame_element()}, script)
         return (res["token"], res["id"]) if isinstance(res, dict) else None
-    await _call(parent, {"fn": "token"}, script)
-    got = await _world(parent, script).on_owner(frame, parent, _OWNER_JS)
+    world = _world(parent, script)
+    got = await world.on_owner(frame, parent, _OWNER_JS)
+    if got is None:  # the parent's document predates the extractor's registration: install it, ask again
+        await _call(parent, {"fn": "token"}, script)
+        got = await world.on_owner(frame, parent, _OWNER_JS)
     return (str(got["token"]), int(got["id"])) if isinstance(got, dict) else None
 
 

@@ -19,7 +19,9 @@ Two doors lead into the world:
   (for a target found by a selector or a point), so calls can name it.
 
 The extractor is also registered per page with ``Page.addScriptToEvaluateOnNewDocument`` in that world, so
-every new document has it before Kite first asks (the first capture after a navigation does not install it).
+every new document has it before Kite first asks (the first capture after a navigation does not install it;
+it also warms it up once the document is parsed: extractor_call.py), and the world's execution context in a
+frame's new document is asked for as its navigation commits, so the first call after the load is one round trip.
 """
 
 from __future__ import annotations
@@ -75,6 +77,9 @@ class _Session:
     """The CDP frame id of the session's root frame."""
     contexts: dict[str, int] = field(default_factory=dict)
     """CDP frame id -> the execution context of Kite's world in its current document."""
+    coming: dict[str, asyncio.Task[int]] = field(default_factory=dict)
+    """CDP frame id -> the context of Kite's world in the document the frame just navigated to, asked for as
+    the navigation commits (``Page.frameNavigated``), so the first call after it needs one round trip."""
     booted: bool = False
 
 
@@ -93,6 +98,11 @@ class World:
         self.boot_source = ""
         """A script run in the world at the start of every new document (the extractor's registration)."""
 
+    def kept(self) -> int:
+        """How many frames' contexts the world keeps (tests check frames that left take theirs along)."""
+        sessions = [self._main, *self._sessions.values()]
+        return sum(len(s.contexts.keys() | s.coming.keys()) for s in sessions if s is not None)
+
     async def _session(self, target: Page | Frame) -> _Session:
         cdp = await self.page.context.new_cdp_session(target)
         names: list[str] = []
@@ -104,6 +114,8 @@ class World:
             self.name = next((n for n in names if n.startswith(WORLD_PREFIX)), "")
         session = _Session(cdp, tree["frameTree"]["frame"]["id"])
         if self.boot_source and self.name:
+            cdp.on("Page.frameNavigated", lambda e: self._navigated(session, e["frame"]["id"]))
+            cdp.on("Page.frameDetached", lambda e: _forget(session, e["frameId"]))
             with contextlib.suppress(PlaywrightError):
                 await cdp.send("Page.enable")  # scripts for new documents run only with the domain on
                 await cdp.send(
@@ -112,6 +124,24 @@ class World:
                 )
                 session.booted = True
         return session
+
+    def _navigated(self, session: _Session, frame_id: str) -> None:
+        """A frame of ``session`` has a new document: its world's context is asked for now, while the page
+        loads, rather than found missing by the first call after the load (two round trips more)."""
+        session.contexts.pop(frame_id, None)
+        old = session.coming.pop(frame_id, None)
+        if old is not None:
+            old.cancel()
+        task = asyncio.ensure_future(self._create(session, frame_id))
+        task.add_done_callback(_quiet)
+        session.coming[frame_id] = task
+
+    async def _create(self, session: _Session, frame_id: str) -> int:
+        res = await session.cdp.send(
+            "Page.createIsolatedWorld",
+            {"frameId": frame_id, "worldName": self.name, "grantUniveralAccess": True},
+        )
+        return int(res["executionContextId"])
 
     async def _main_session(self) -> _Session:
         if self._main is None:
@@ -156,13 +186,13 @@ class World:
         return got
 
     async def _context(self, session: _Session, frame_id: str, fresh: bool) -> int:
+        coming = session.coming.pop(frame_id, None)
+        if coming is not None and not fresh:
+            with contextlib.suppress(PlaywrightError):
+                session.contexts[frame_id] = await coming
         ctx = None if fresh else session.contexts.get(frame_id)
         if ctx is None:
-            res = await session.cdp.send(
-                "Page.createIsolatedWorld",
-                {"frameId": frame_id, "worldName": self.name, "grantUniveralAccess": True},
-            )
-            ctx = session.contexts[frame_id] = int(res["executionContextId"])
+            ctx = session.contexts[frame_id] = await self._create(session, frame_id)
         return ctx
 
     async def call(self, frame: Frame, fn: str, arg: Any = None) -> Any:
@@ -224,9 +254,11 @@ class World:
                     "Runtime.callFunctionOn",
                     {"functionDeclaration": fn, "objectId": object_id, "returnByValue": True},
                 )
-            finally:
-                with contextlib.suppress(PlaywrightError):
-                    await session.cdp.send("Runtime.releaseObject", {"objectId": object_id})
+            finally:  # released without waiting for the answer: nothing depends on it
+                release = asyncio.ensure_future(
+                    session.cdp.send("Runtime.releaseObject", {"objectId": object_id})
+                )
+                release.add_done_callback(_quiet)
             return None if "exceptionDetails" in res else res["result"].get("value")
         return None
 
@@ -242,6 +274,21 @@ class World:
         nonce = secrets.token_hex(8)
         await handle.query_selector(f"{ENGINE}=pin:{nonce}")
         return nonce
+
+
+def _forget(session: _Session, frame_id: str) -> None:
+    """A frame left its session's page (an ad's iframe replaced): what is kept of it goes too."""
+    session.contexts.pop(frame_id, None)
+    coming = session.coming.pop(frame_id, None)
+    if coming is not None:
+        coming.cancel()
+
+
+def _quiet(task: asyncio.Future[Any]) -> None:
+    """Retrieve a background request's error (the frame navigated on or went away: the next call asks again;
+    an object to release went with its document)."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _child_id(session: _Session, parent_id: str, parent: Frame, frame: Frame) -> str | None:

@@ -1,7 +1,7 @@
 """Snapshot benchmark: Kite's snapshot vs Playwright's aria_snapshot() on the same pages, same run.
 
     python -m kite_browser.evals.bench.snapshot [--json] [--repeat N] [--no-miniwob] [DIR ...]
-    python -m kite_browser.evals.bench.snapshot --ab REV [--json] [--repeat N] [DIR ...]   (evals/bench/snapshot_ab.py)
+    python -m kite_browser.evals.bench.snapshot --ab REV [--json] [--repeat N] [--cold N] [DIR ...]   (evals/bench/snapshot_ab.py)
 
 Each DIR is a folder of saved pages (``<name>/index.html`` or ``<name>.html``), served by a local static
 server; default: ``evals/bench/pages`` (synthetic heavy pages) plus the MiniWoB++ pages named in
@@ -187,14 +187,23 @@ def main(argv: list[str] | None = None) -> int:
         metavar="REV",
         help="compare this tree's extractor with REV's, alternating in one browser (evals/bench/snapshot_ab.py)",
     )
+    parser.add_argument(
+        "--cold",
+        type=int,
+        default=1,
+        help="with --ab: first captures per page and side, each after a navigation in a fresh tab (median)",
+    )
     parser.add_argument("--no-miniwob", action="store_true", help="leave out the MiniWoB++ pages")
     args = parser.parse_args(argv)
     for d in args.dirs:
         if not d.is_dir():
             print(f"not a folder: {d}", file=sys.stderr)
             return 2
+    if (args.repeat is not None and args.repeat < 1) or args.cold < 1:
+        print("--repeat and --cold take a whole number of at least 1", file=sys.stderr)
+        return 2
     if args.ab:
-        return _main_ab(args.ab, args.dirs, args.repeat or 10, args.json)
+        return _main_ab(args.ab, args.dirs, args.repeat or 10, args.json, args.cold)
     corpora = [(d, pages_in(d)) for d in (args.dirs or [PAGES])]
     if not args.dirs and not args.no_miniwob and (mw := miniwob_pages()):
         corpora.append(mw)
@@ -207,13 +216,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _main_ab(rev: str, dirs: list[Path], repeat: int, as_json: bool) -> int:
+def _main_ab(rev: str, dirs: list[Path], repeat: int, as_json: bool, cold: int = 1) -> int:
     from kite_browser.evals.bench import snapshot_ab as ab
 
     corpora = [(d.name, d) for d in dirs] or ab.default_corpora()
     start = ab.loadavg()
     try:
-        rows = asyncio.run(ab.run_ab(rev, corpora, repeat, pages_in))
+        rows = asyncio.run(ab.run_ab(rev, corpora, repeat, pages_in, cold))
     except ab.RevisionError as exc:
         print(str(exc), file=sys.stderr)
         return 2

@@ -1,14 +1,14 @@
 """The snapshot A/B: this tree's extractor against another commit's, in one browser, alternating.
 
-    python -m kite_browser.evals.bench.snapshot --ab REV [--repeat N] [--json] [DIR ...]
+    python -m kite_browser.evals.bench.snapshot --ab REV [--repeat N] [--cold N] [--json] [DIR ...]
 
 ``REV``'s ``agent/browser/extractor.js`` (``git show``) is installed beside this tree's in every page under its
 own window key, and both are driven by this tree's Snapshotter, so the comparison isolates the extractor (the
 Python side, the renderer and the token counter are the same code for both; ``REV``'s extractor runs where it ran
 then, in the page's own world, with its listener tracking, and this tree's in Kite's world). Each page is opened
 in a tab that was observed once before it navigated there (as an agent's tab is), so the cold snapshot is the
-first capture after a navigation. Per page: one cold snapshot each,
-then ``--repeat`` rounds of one snapshot each, the order flipped every round, so load on the machine falls on
+first capture after a navigation. Per page: ``--cold`` such tabs (default 1), one cold snapshot each per
+side, the order flipped every tab (a side's cold time: their median); in the last tab then ``--repeat`` rounds of one snapshot each, the order flipped every round, so load on the machine falls on
 both sides alike. Each snapshot is timed page loaded -> text for the model (extract + render + token count, as
 ``kite snapshot --json``); ``js`` is the extractor's own time in the page, ``cpu`` the CPU time the page's renderer
 main thread spent over the snapshot (Chromium's ThreadTime metric: the work, without the wait for a core, so it
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import CDPSession, Page
+from playwright.async_api import BrowserContext, CDPSession, Page
 
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.driver import playwright_driver
@@ -99,7 +99,8 @@ class Side:
     """CPU time of the page's renderer main thread over each snapshot: the work done, not the wait for a core,
     so it holds still on a loaded machine where ``ms`` does not (``cpu_ms[i]`` goes with ``ms[i]``)."""
     phases: dict[str, list[float]] = field(default_factory=dict)
-    cold_ms: float = 0.0
+    colds: list[float] = field(default_factory=list)
+    """The first capture after each navigation to the page (``--cold`` of them, each in a fresh tab)."""
     tokens: int = 0
     elements: int = 0
     truth: int = 0
@@ -134,6 +135,10 @@ class Side:
             "cpu_over_ms": round(cpu_over, 2),
         }
 
+    @property
+    def cold_ms(self) -> float:
+        return statistics.median(self.colds) if self.colds else 0.0
+
     def row(self) -> dict[str, Any]:
         return {
             "median_ms": round(statistics.median(self.ms), 2),
@@ -142,6 +147,7 @@ class Side:
             "cpu_median_ms": round(statistics.median(self.cpu_ms), 2),
             "cpu_p95_ms": round(pct(self.cpu_ms, 0.95), 2),
             "cold_ms": round(self.cold_ms, 1),
+            "colds_ms": [round(c, 1) for c in self.colds],
             "tokens": self.tokens,
             "elements": self.elements,
             "truth": self.truth,
@@ -169,15 +175,21 @@ async def thread_ms(cdp: CDPSession) -> float:
     return 1000 * float(next(m["value"] for m in metrics if m["name"] == "ThreadTime"))
 
 
-async def measure_page(page: Page, sides: list[Side], repeat: int, flip: bool) -> None:
-    order = sides[::-1] if flip else sides
+async def measure_cold(page: Page, sides: list[Side], flip: bool) -> CDPSession:
+    """Each side's first capture of the page (the order flipped with ``flip``); the page's CDP session back."""
     cdp = await page.context.new_cdp_session(page)
     await cdp.send("Performance.enable")
-    for side in order:  # installs each extractor in every frame
-        side.cold_ms = await side.once(page, cdp)
+    for side in sides[::-1] if flip else sides:  # installs each extractor in every frame
+        side.colds.append(await side.once(page, cdp))
         side.js_ms.clear()
         side.cpu_ms.clear()
         side.phases.clear()
+    return cdp
+
+
+async def measure_page(page: Page, sides: list[Side], repeat: int, flip: bool) -> None:
+    order = sides[::-1] if flip else sides
+    cdp = await measure_cold(page, sides, flip)
     for rnd in range(repeat):
         for side in order if rnd % 2 == 0 else order[::-1]:
             side.ms.append(await side.once(page, cdp))
@@ -187,10 +199,26 @@ async def measure_page(page: Page, sides: list[Side], repeat: int, flip: bool) -
         side.truth, side.missing = rec.truth, len(rec.missing)
 
 
+async def open_page(ctx: BrowserContext, url: str, snaps: tuple[Snapshotter, ...]) -> Page:
+    """A fresh tab at ``url``, observed once by each snapshotter before it navigated there (as an agent's tab
+    is: Kite observes a tab before it navigates it further), so each side's next capture is its first after
+    a navigation."""
+    page = await ctx.new_page()
+    for snap in snaps:
+        await snap.snapshot(page)
+    try:
+        await page.goto(url, wait_until="load", timeout=15000)
+    except Exception:  # a saved page that never finishes loading is measured as it is
+        pass
+    return page
+
+
 async def run_ab(
-    rev: str, corpora: list[tuple[str, Path]], repeat: int, pages_of: Any
+    rev: str, corpora: list[tuple[str, Path]], repeat: int, pages_of: Any, cold: int = 1
 ) -> list[dict[str, Any]]:
-    """One row per page: the group, the page, its node count, and each side's measurements."""
+    """One row per page: the group, the page, its node count, and each side's measurements. ``cold``: how
+    many first captures per page and side (each after a navigation in a fresh tab; their median is the
+    side's cold time); the last tab also gets the warm rounds and the recall check."""
     other = extractor_at(rev)
     warm_up()
     rows: list[dict[str, Any]] = []
@@ -204,18 +232,16 @@ async def run_ab(
         for group, root in corpora:
             with serve(root) as base:
                 for rel in pages_of(root):
-                    page = await ctx.new_page()
-                    try:
-                        # Kite observes a tab before it navigates it further: a capture of the blank page
-                        # first, so each side's first capture of the page is the one after a navigation
-                        for snap in (new_snap, old_snap):
-                            await snap.snapshot(page)
+                    sides = [Side("new", new_snap, EXTRACTOR.key), Side("old", old_snap, other.key)]
+                    for k in range(cold - 1):
+                        page = await open_page(ctx, f"{base}/{rel}", (new_snap, old_snap))
                         try:
-                            await page.goto(f"{base}/{rel}", wait_until="load", timeout=15000)
-                        except Exception:  # a saved page that never finishes loading is measured as it is
-                            pass
-                        sides = [Side("new", new_snap, EXTRACTOR.key), Side("old", old_snap, other.key)]
-                        await measure_page(page, sides, repeat, flip=n % 2 == 1)
+                            await (await measure_cold(page, sides, flip=(n + k) % 2 == 1)).detach()
+                        finally:
+                            await page.close()
+                    page = await open_page(ctx, f"{base}/{rel}", (new_snap, old_snap))
+                    try:
+                        await measure_page(page, sides, repeat, flip=(n + cold - 1) % 2 == 1)
                         nodes = await page.evaluate("() => document.getElementsByTagName('*').length")
                         rows.append(
                             {"group": group, "page": rel, "nodes": nodes, **{s.name: s.row() for s in sides}}
@@ -248,6 +274,9 @@ def summarise_ab(rev: str, rows: list[dict[str, Any]], load: tuple[float, float]
             g[f"{side}_cold_median_ms"] = round(statistics.median(r[side]["cold_ms"] for r in rs), 2)
             g[f"{side}_cold_p95_ms"] = round(pct([r[side]["cold_ms"] for r in rs], 0.95), 2)
         g["cold_median_ratio"] = round(g["new_cold_median_ms"] / max(g["old_cold_median_ms"], 0.01), 3)
+        g["cold_page_ratio_median"] = round(
+            statistics.median(r["new"]["cold_ms"] / max(r["old"]["cold_ms"], 0.01) for r in rs), 3
+        )
         g["median_ratio"] = round(g["new_median_ms"] / g["old_median_ms"], 3)
         g["total_ratio"] = round(g["new_total_ms"] / g["old_total_ms"], 3)
         g["cpu_median_ratio"] = round(g["new_cpu_median_ms"] / max(g["old_cpu_median_ms"], 0.01), 3)
@@ -322,7 +351,7 @@ def table_ab(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
         lines.append(
             f"  cold (the first capture after a navigation, median over pages): new {g['new_cold_median_ms']} ms"
             f" (p95 {g['new_cold_p95_ms']}), old {g['old_cold_median_ms']} ms (p95 {g['old_cold_p95_ms']}),"
-            f" ratio {g['cold_median_ratio']}"
+            f" ratio {g['cold_median_ratio']} (page ratios' median {g['cold_page_ratio_median']})"
         )
         lines.append(
             f"  renderer CPU per snapshot (median of page medians): new {g['new_cpu_median_ms']} ms, old"
