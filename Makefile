@@ -1,11 +1,12 @@
 # Kite: two commands do all the set-up on a fresh machine.
 #   make demo   run an agent task on the bundled shop (KITE_MODEL, or the bundled local model)
-#   make test   lint (ruff check, ruff format --check, mypy, the rooms' import rules, the docs checked against
-#               the code: tests/test_docs.py), then the test suite
-#               without its heavy checks, in TEST_WORKERS processes
+#   make test   ruff check, ruff format --check and mypy, then the test suite without its heavy checks (the
+#               rooms' import rules and the docs checked against the code among them: tests/test_rooms.py,
+#               tests/test_docs.py) in TEST_WORKERS processes
 #               (default 3: most tests wait on Chromium; PYTEST_ARGS=... passes options to pytest)
 #   make test-slow  the heavy checks (tests marked `slow`: Ray, the wheel, fuzzing, signals, the panel in a
 #               browser, ...); CI runs both (.ci/run)
+#   make lint   the lint steps alone: ruff, mypy, the rooms' import rules and the docs checked against the code
 #   make install  put `kite` on your PATH: a link in BINDIR (default ~/.local/bin) to .venv/bin/kite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -16,7 +17,7 @@ BINDIR ?= $(HOME)/.local/bin
 KITE   := $(abspath $(VENV))/bin/kite
 ONPATH := kite is at $(VENV)/bin/kite: run 'make install' to put it on your PATH (or: source $(VENV)/bin/activate)
 
-.PHONY: test test-slow demo chromium lint clean-venv install
+.PHONY: test test-slow demo chromium lint lint-code clean-venv install
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,7 +27,7 @@ $(STAMP): pyproject.toml
 chromium: $(STAMP)
 	@$(PY) -m kite_browser.agent.browser.chromium --ensure >/dev/null
 
-test: lint chromium
+test: lint-code chromium
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not slow" $(PYTEST_ARGS)
 
 test-slow: $(STAMP) chromium
@@ -42,12 +43,16 @@ install: $(STAMP) chromium
 	@case ":$$PATH:" in *":$(BINDIR):"*) echo "try: kite --help";; \
 	  *) echo "$(BINDIR) is not on your PATH: add  export PATH=\"$(BINDIR):\$$PATH\"  to your shell's profile, then: kite --help";; esac
 
-lint: $(STAMP)
+# make test runs tests/test_rooms.py and tests/test_docs.py within its suite, so it runs only lint-code first
+# (not each file a second time, in a pytest of its own that imports Kite again)
+lint: lint-code
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_rooms.py
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow" tests/test_docs.py
+
+lint-code: $(STAMP)
 	$(PY) -m ruff check agent safety evals tests kite_browser
 	$(PY) -m ruff format --check agent safety evals tests kite_browser
 	$(PY) -m mypy
-	$(PY) -m pytest -q -p no:cacheprovider tests/test_rooms.py
-	$(PY) -m pytest -q -p no:cacheprovider -m "not slow" tests/test_docs.py
 
 clean-venv:
 	rm -rf $(VENV)

@@ -12,6 +12,9 @@ from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.snapshot import Snapshotter
 from tests.browser.pages.server import serve
 
+# one Chromium with site isolation (a module fixture) for the file, on one xdist worker
+pytestmark = pytest.mark.xdist_group("snapshot_frames")
+
 # 127.0.0.2 is another site: Chromium runs its frames in another renderer process.
 RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE 127.0.0.2"
 

@@ -15,6 +15,9 @@ from kite_browser.evals.harness import EvalReport, run_eval
 from kite_browser.evals.tasks import find_suite, load_suite, parse_suite
 from tests.evals.conftest import make_config
 
+# the sites eval and the miniwob eval (module fixtures) run once, on one xdist worker
+pytestmark = pytest.mark.xdist_group("oracle_e2e")
+
 SITES_TASKS = [
     "shop-add-cheapest-blue-mug",
     "account-login",

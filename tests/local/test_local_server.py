@@ -28,7 +28,13 @@ from kite_browser.agent.llm.local_watchdog import alive
 from kite_browser.agent.llm.reply_schema import reply_schema, response_format, target_index
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = [pytest.mark.slow, pytest.mark.local_llm, pytest.mark.timeout(420)]
+# one xdist worker runs both: two model servers at once on 2 cores would each load 1.1 GB and read at half speed
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.local_llm,
+    pytest.mark.timeout(420),
+    pytest.mark.xdist_group("local"),
+]
 # a loaded 2-core machine reads the prompts at a third of its quiet speed: the server start, two calls and a
 # stop took 40 s quiet and passed 170 s beside another model server (CI rehearsal, 2026-11-27)
 

@@ -7,6 +7,7 @@ import re
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp import Client
 
 from kite_browser.agent.mcp.image import MAX_CAPTURE_PX, MAX_IMAGE_BYTES
@@ -22,6 +23,9 @@ from tests.mcp.scenarios import (
     shop_task,
     structured_results,
 )
+
+# one `kite mcp --http` server (a module fixture) for the file, on one xdist worker
+pytestmark = pytest.mark.xdist_group("mcp_http")
 
 
 async def test_http_task_stale_ref_confirmations_and_bad_input(

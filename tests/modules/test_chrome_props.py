@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tests.fixtures.browser import PagesServer
 from tests.modules.conftest import ToolboxHarness
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900), pytest.mark.xdist_group("chrome_props")]
 """100 examples each. Quiet, the slowest test takes ~20 s; at load 30 on 2 cores, ~60 s. (The typing and click
 properties took 200-300 s while test_tab_lifecycle's tabs stood in front of the one acted on: Chromium drew it a
 frame a second; ContextSession.to_front, tests/browser/test_session_tabs.py.) A stuck call cannot eat this

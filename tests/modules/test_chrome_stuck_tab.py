@@ -13,7 +13,8 @@ import pytest
 from tests.fixtures.browser import PagesServer
 from tests.modules.conftest import ToolboxHarness
 
-pytestmark = pytest.mark.slow  # its own browser, and each stuck tab costs hang_timeout_ms and a probe
+# its own browser, and each stuck tab costs hang_timeout_ms and a probe; both tests on one xdist worker, one browser
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("chrome_stuck_tab")]
 
 SPIN = "setTimeout(() => { while (true) {} }, 0); return 'scheduled'"
 """Starts spinning right after this evaluate has answered."""

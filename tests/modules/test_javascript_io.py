@@ -9,6 +9,9 @@ import pytest
 
 from tests.modules.conftest import ToolboxHarness
 
+# one javascript module and its browser (a module fixture) for the file, on one xdist worker
+pytestmark = pytest.mark.xdist_group("javascript_io")
+
 
 @pytest.fixture(scope="module")
 def js(harness_factory: Any) -> ToolboxHarness:

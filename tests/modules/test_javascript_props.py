@@ -15,7 +15,7 @@ from kite_browser.agent.modules.base import CallContext
 from kite_browser.agent.modules.javascript.module import JavaScriptModule
 from tests.modules.conftest import ToolboxHarness
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900), pytest.mark.xdist_group("javascript_props")]
 
 SETTINGS = settings(
     max_examples=100,

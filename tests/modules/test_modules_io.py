@@ -18,6 +18,9 @@ from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest
 from tests.fixtures.procs import gone, processes
 from tests.modules.conftest import ToolboxHarness
 
+# one chrome module and its browser (a module fixture) for the file, on one xdist worker
+pytestmark = pytest.mark.xdist_group("modules_io")
+
 
 class Recorder:
     """A confirmer that approves or refuses and remembers what it was asked."""

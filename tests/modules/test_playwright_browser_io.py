@@ -11,6 +11,9 @@ import pytest
 
 from tests.modules.conftest import ToolboxHarness
 
+# one playwright_browser module (a module fixture) for the file, on one xdist worker
+pytestmark = pytest.mark.xdist_group("playwright_browser_io")
+
 
 @pytest.fixture(scope="module")
 def pw(harness_factory: Any, tmp_path_factory: Any) -> ToolboxHarness:

@@ -20,7 +20,7 @@ from kite_browser.agent.modules.playwright_browser import files
 from tests.fixtures.browser import PagesServer
 from tests.modules.conftest import ToolboxHarness
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900), pytest.mark.xdist_group("playwright_browser_props")]
 
 SETTINGS = settings(
     max_examples=100,

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+# one xdist worker runs both tests: the module-scoped wheel (an isolated build env from the index, then the
+# build) is made once, not once per worker
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900), pytest.mark.xdist_group("wheel")]
 
 ROOT = Path(__file__).resolve().parents[2]
 # OpenAI's evals imports these at import time but Kite's venv does not have them

@@ -14,6 +14,9 @@ from kite_browser.agent.config import BrowserConfig
 from kite_browser.evals.sites import SitesServer
 from tests.server.conftest import SECRET, follow, in_process, typed
 
+# one API app (a module fixture) for the file, on one xdist worker
+pytestmark = pytest.mark.xdist_group("api_runs")
+
 CLICK = {"name": "click", "arguments": {"selector": "#increment"}}
 READ_JS = {"name": "executeJS", "arguments": {"code": "return document.title"}}
 SCROLL = {"name": "scroll", "arguments": {"direction": "down"}}

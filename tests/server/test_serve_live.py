@@ -21,7 +21,8 @@ from kite_browser.evals.sites import SitesServer
 from tests.server.conftest import follow, sse_events, typed
 from tests.server.panel_harness import ROOT, TOKEN, LiveServer, serve_config, serving
 
-pytestmark = pytest.mark.slow  # a kite serve subprocess with its own Chromium
+# a kite serve subprocess with its own Chromium, started once: every test of the file on one xdist worker
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("serve_live")]
 
 JS = {"name": "executeJS", "arguments": {"code": "return document.title"}}
 SCROLL = {"name": "scroll", "arguments": {"direction": "down"}}
