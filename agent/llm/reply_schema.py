@@ -12,9 +12,10 @@ Each action is one of the enabled actions with its fields as the action registry
 what this page allows: the element is a ``target``, an enum of the elements present in the observation that
 this action can act on, each written role and name first — ``"radio: GDKkQ [2]"`` — so that the model picks an
 element by the name it read, and once it has written the name the grammar leaves only that element's index to
-follow (the bundled 1.5B model, writing a bare index, clicked ``[1] radio "USa"`` right after reasoning about
-"GDKkQ"; ``parsing`` reads the index back from the trailing ``[N]``). The role comes before the name: with the
-name first, "Close" ran on into a dialog named "Close Donec …" instead of the button "Close". The elements it can
+follow: a small model that writes a bare index picks a neighbour of the element it reasoned about
+(``parsing`` reads the index back from the trailing ``[N]``). The role comes before the name, so the model
+has chosen the kind of element before a name that begins a longer one ("Close", "Close Donec …") can run on
+into it (``docs/decisions/target-label-role-first.md``). The elements it can
 act on (``type`` text fields and editable elements, ``select`` selects and listboxes, ``uploadFile`` file
 inputs, ``switchTab`` the open tabs), ``key`` one of the named keys or a single character. An action with
 nothing to act on is left out. The parser reads the reply as it reads any JSON reply
@@ -62,10 +63,9 @@ _ASKED_FOR = {
     "double": re.compile(r"double|dbl|双击", re.IGNORECASE),
     "mouse_button": re.compile(r"\bright\b|\bmiddle\b|context menu|右键|中键", re.IGNORECASE),
 }
-"""A click's modifiers, offered only when the task's words ask for them. The 1.5B model set ``double: true``
-on clicks that had changed nothing (recorded: click-collapsible-2 double-clicked its three sections five
-steps running, each double click opening and closing a section; the demo double-clicked "Add to cart"):
-a double click is two clicks, which toggles a control back."""
+"""A click's modifiers, offered only when the task's words ask for them: a small model reaches for
+``double: true`` when a click changed nothing, and a double click is two clicks, which toggles a control back
+(or adds an item twice)."""
 
 
 def can_type(el: Element) -> bool:
@@ -185,8 +185,8 @@ def _variant(  # noqa: C901  (landed beside the C90 rule; to split by action kin
             props.pop("data", None)
         else:
             props["data"] = _lean(output_schema)
-        # an answer always, if only a word: the 1.5B model ended a "report what it holds" run with
-        # {"action": "done", "success": true} and the cart's contents unsaid
+        # an answer always, if only a word: without it a small model ends a task that asks for a report
+        # with the report unsaid (docs/decisions/done-requires-answer.md)
         props["answer"] = {"type": "string", "minLength": 1}
         required.append("answer")
     required = [r for r in required if r in props]
@@ -295,8 +295,8 @@ MAX_SELECT_VARIANTS = 12
 
 def _select_variants(variant: dict[str, Any], obs: Observation) -> list[dict[str, Any]]:
     """``select`` split per dropdown whose every option is listed: its value is one of its options, minus the
-    one already selected (recorded, unseen tasks: a radio button's label tried on a nearby select; selects
-    re-choosing the value already selected). A dropdown with options not all listed (cut, or more than shown)
+    one already selected, so that a model can neither try another control's label on a dropdown nor choose
+    again what it already shows. A dropdown with options not all listed (cut, or more than shown)
     keeps the free value; one with nothing left to choose is left out."""
     enum = variant["properties"].get(TARGET, {}).get("enum", [])
     by_label = {target_label(e): e for e in obs.elements}
@@ -329,10 +329,9 @@ def _password_variants(
     variant: dict[str, Any], obs: Observation, secrets: Sequence[str]
 ) -> list[dict[str, Any]]:
     """``type`` split in two when the run was given secrets and the page has password fields: a password
-    field takes only ``<secret>name</secret>``, other fields any text. Recorded (the sites subset, bundled
-    model): told to log in "with the password you were given", it typed the secret's name "demo_password",
-    a made-up "wrongpassword" and the field's own dots "•••••••" — each refused as a plain text typed into a
-    password field — in 4 of 16 tasks."""
+    field takes only ``<secret>name</secret>``, other fields any text, because a model told to use the
+    password it was given types the secret's bare name, a made-up password or the field's own dots, each
+    of which Kite refuses as plain text typed into a password field."""
     enum = variant["properties"].get(TARGET, {}).get("enum", [])
     hidden = {target_label(e) for e in obs.elements if (e.type or "").lower() == "password"}
     fields = [label for label in enum if label in hidden]

@@ -28,14 +28,14 @@ class LoopGuard(Policy):
         self.warning: str | None = None
         self.withheld_names: frozenset[str] = frozenset()
         """Observation-only actions (read, getElements ...) the last steps repeated to no end: a constrained
-        reply leaves them out for the next step. Recorded: the demo run on the cart page read the same two
-        passages four steps running, through three warnings, then ended with no answer."""
+        reply leaves them out for the next step, because a model that rereads the same passages goes on
+        rereading them through every warning and never gets to its answer."""
         self.futile: frozenset[tuple[str, int | None]] = frozenset()
         """(action, element index or None) pairs of a step that repeats an earlier one without getting any
         further (typing what a field held, clicking a chosen radio or tab, scrolling at the end): a
         constrained reply does not offer that action on that element (or, with no element, at all) for the
-        next step. Recorded: MiniWoB form-sequence-2 clicked its chosen radio and retyped the field's value
-        ten steps running and never pressed Submit."""
+        next step, because a model stuck on a control it has already set (a chosen radio, a filled field)
+        keeps setting it again instead of moving on to the next one (the form's Submit)."""
 
     def notes(self, view: StepView) -> Notes:
         warning, self.warning = self.warning, None

@@ -1,7 +1,7 @@
 """Actions of one reply that would change nothing are dropped before they run, and the reply goes on: a
 ``type`` of the value the field already holds, and a second identical action after the first verifiably
-changed nothing. Recorded (unseen tasks, bundled 1.5B model): the same ``type`` of a value the field already
-held, ten times in one reply; clicks on a quantity field that changed nothing, nine in a row."""
+changed nothing. A small model can fill one reply with the same ineffective action many times over, and
+running each copy only spends steps and time on a page that stays as it was."""
 
 from __future__ import annotations
 

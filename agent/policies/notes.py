@@ -56,8 +56,9 @@ class AnswerNext(Policy):
 
 def answer_now() -> str:
     """The hint when every part of the task but its answer looks done and a step only read, waited or
-    changed nothing. The plain loop warning ("do the next part of the task (another element), or call done")
-    drew, from the 1.5B model, "success: false — the page has not changed, I need to find another element"."""
+    changed nothing. It names the answer and ``done`` outright, because the plain loop warning ("do the next
+    part of the task (another element), or call done") sends a small model looking for another element
+    instead of answering from what it has read."""
     return (
         "Your last actions changed nothing, and every part of the task but the answer looks done: if what the "
         "task asks for is on this page or in the results above, call done now with the answer, taken from "

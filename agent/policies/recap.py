@@ -113,9 +113,8 @@ _PLACE = re.compile(r"https?://[^\s\"'<>]+|(?<![\w/.:])/[\w\-./]*[\w\-/]")
 
 def named_place(task: str, url: str, visited: Iterable[str] = ()) -> str | None:
     """A line saying to open the address the task names (a URL, or a path such as /shop/cart) while the run
-    has not been there: recorded (the sites subset, bundled model), told to "go straight to the cart page at
-    /shop/cart, then refresh it", the 1.5B model refreshed the shop's front page, said it was the cart, and
-    went in circles for thirteen steps."""
+    has not been there, because a small model told to go to an address tends to act on the page it is on and
+    take it for the one named."""
 
     def place(u: str) -> tuple[str, str, str]:
         parts = urlsplit(u)
@@ -135,15 +134,14 @@ def offers(
     task: str, obs: Observation, history: Sequence[PastAction] = (), visited: Iterable[str] = ()
 ) -> list[Element]:
     """The current page's elements whose names share the most words with the task (page order among equals),
-    leaving out those the run already used (a recorded demo run: after "Add to cart" worked, the product page
-    listed "Add to cart" again as named like the task, and the 1.5B model added the mug four more times).
-    What is done is in ``achieved``; this says what the page offers that is not done yet. Links back to a
-    page the run has already been on are left out too: the same demo run, offered "Kite Shop" (the start page)
-    first, clicked it before "View cart". A link is not offered for words the run only typed: logged in as
-    "demo@kite.test", the 1.5B model was offered "Kite Shop" on the account page and left it. And a field or a
-    button is offered only for a task word that no successful action has covered yet: on the cart page,
-    "Quantity Sky Blue Espresso Mug" (espresso and mug were searched, opened and added) drew the model into
-    raising the quantity step after step."""
+    leaving out those the run already used, because a model offered an action it has already done (an "Add to
+    cart" that worked) does it again. What is done is in ``achieved``; this says what the page offers that is
+    not done yet. Links back to a page the run has already been on are left out too, since an offered link
+    back to the start page draws the model away from the step forward. A link is not offered for words the
+    run only typed (the login email names the shop's home link too), and a field or a button is offered only
+    for a task word that no successful action has covered yet, so that a control named after what the run
+    has already searched, opened and added (a cart line's quantity) does not draw the model into changing
+    it step after step."""
     wanted = words(task)
     fresh = wanted - _covered(history)
     typed = _typed(history)
@@ -176,15 +174,15 @@ _VERBS = frozenset(
 _ASKS = frozenset(
     "report tell say answer return give state name what which how who when where why show list".split()
 )
-"""A part that starts so asks the user to be told something ("show the results": the 1.5B model, with the
-results in view, clicked Search four times more, then opened a product and added it to the cart)."""
+"""A part that starts so asks the user to be told something ("show the results"): it is done by answering,
+not by acting on the page, which a small model with the results in view otherwise goes on doing."""
 _ASKS_ZH = ("报告", "告诉", "回答", "说出", "给出", "列出", "显示")
 
 
 def asks_answer(part: str) -> bool:
     """Whether a part of the task asks for an answer (report, tell, what ...) rather than an action on the
-    page: such a part is done by ``done`` with the answer, which the 1.5B model did not see (on the cart page
-    with "report what it holds" next, it ran ``read`` again and again)."""
+    page: such a part is done by ``done`` with the answer, and the recap says so because a small model left
+    with only an answer to give tends to keep reading the page instead of giving it."""
     first = part.split(maxsplit=1)[0].lower() if part.split() else ""
     return first in _ASKS or part.startswith(_ASKS_ZH)
 
@@ -261,8 +259,8 @@ def progress(task: str, history: Sequence[PastAction]) -> Progress:
     at least half of the part's content words (type "espresso" into "Search" does "Search the shop for
     "espresso""; a click on "Add to cart" does "add it to the cart"). Parts are matched in order and the
     matching stops at the first part not done, or with no content word to judge it by: nothing after it is
-    claimed. The 1.5B model, on the cart page with the answer in view, kept on adding items ("we need to add
-    more items to the cart"): the list of actions done did not tell it which part of the task was left.
+    claimed. The parts are named because a list of the actions done does not tell a small model which part
+    of the task is left, and with the answer in view it goes back to parts already done.
     """
     parts = task_parts(task)
     if len(parts) < 2:
@@ -318,10 +316,10 @@ def _hit(
     wanted: set[str], acts: list[set[str]], sends: list[bool], at: int, verb: str | None = None
 ) -> int | None:
     """The first action from ``at`` that does a part asking for ``wanted``: one that names at least half of
-    its words, or a click or Enter that sends what the actions since ``at`` named, together, at least half of
-    (recorded: "try logging in as demo@kite.test with the wrong password ..., and report the error message":
-    the email, the password and the click each named a third of the part, and the run, never told the login was
-    tried, typed the password again and again instead of reporting the error in view)."""
+    its words, or a click or Enter that sends what the actions since ``at`` named, together, at least half of:
+    a login part ("log in as ... with the wrong password") is done by the email, the password and the click
+    between them, none of which names half of it alone, and a run never told the login was tried tries it
+    again instead of reporting what it led to."""
     seen: set[str] = set()
     for i in range(at, len(acts)):
         seen |= wanted & acts[i]
@@ -348,9 +346,9 @@ def recap(
     that comes next (see ``progress``), ``all_done`` when every part is, also in ``answer`` when it asks for an
     answer (``asks_answer``); ``offers``: this page's elements named like the task. ``done`` and ``offers``
     stay empty while the run has not left a page (the steps shown say it all); the parts are said on the first
-    page too (recorded: "open the newsletter modal and subscribe with news@example.com" subscribed at step 4 and
-    opened the modal again, eleven steps, on one page). Page words in them are defused (they stand outside the
-    page's fence, as the history's element names do)."""
+    page too, since a task done on one page (open a modal, then subscribe in it) otherwise starts over once
+    it is done. Page words in them are defused (they stand outside the page's fence, as the history's element
+    names do)."""
     parts, nxt = done if done is not None else progress(task, history)
     said = {
         "parts": parts,
@@ -363,8 +361,8 @@ def recap(
     return {
         "done": [defuse(line) for line in achieved(history, urls, obs.url)],
         **said,
-        # no offers when what is left is an answer: it is on this page (recorded: "search for mug and show the
-        # results", offered the products named like the task, opened one and added it to the cart)
+        # no offers when what is left is an answer: it is on this page, and elements named like the task
+        # would draw the model into acting on them instead of answering
         "offers": []
         if nxt and asks_answer(nxt)
         else [
@@ -376,10 +374,8 @@ def recap(
 
 def out_of_view(task: str, obs: Observation, history: Sequence[PastAction] = ()) -> str | None:
     """A line naming the elements outside the viewport whose names share words with the task (``offers``),
-    which the page text lists only as "N more below". Recorded (the sites subset, bundled model): told to
-    "show the alert on the dynamic page", with "Show alert" below the fold, it clicked "Read more", "Reload
-    news" and "Show toast" for fifteen steps; told to choose Mango in the fruit picker, it never saw the
-    picker."""
+    which the page text lists only as "N more below": a model that sees only what is in view tries the
+    visible elements one after another and never reaches the one the task names below the fold."""
     hidden = [e for e in obs.elements if not e.in_viewport]
     if not hidden:
         return None

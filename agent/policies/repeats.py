@@ -5,17 +5,16 @@ the page changes.
 
 Only the fact counts, never a guess at what the task wants: a second "Add to cart" runs (the cart count on
 the page it led to differs: the task may ask for two), "Search" again on the results it produced runs once,
-and only when that brought back the same results is it held. Recorded (the sites subset, bundled 1.5B model):
-"show only the yellow products" pressed Search eleven times on the same results; a reload of a page that
-came back the same, again and again.
+and only when that brought back the same results is it held. A small model that sees no change presses the
+same button (or reloads) again and again, and a repeat that changed nothing once changes nothing the next time.
 
-A section the run opened is not closed again by the run while it shows open: recorded (click-collapsible-2,
-bundled model), the model clicked "Section #1" ten steps running, each click opening or closing it. Its click
-is left out of the reply's schema and refused while the page shows it expanded (a fact of the run and the
-page). A section the page opened, or the run did not, is not held.
+A section the run opened is not closed again by the run while it shows open, because a model that clicks an
+expander again to "find" its content only toggles it shut and open, step after step. Its click is left out of
+the reply's schema and refused while the page shows it expanded (a fact of the run and the page). A section
+the page opened, or the run did not, is not held.
 
-And a reload is not run while fields filled on the page are unsent: recorded (sort-price), the model chose
-"Price: low to high" and pressed refresh instead of Search, which put the sort back, every step.
+And a reload is not run while fields filled on the page are unsent, since a reload puts back what the run
+chose (a sort order picked but not applied) and the model then chooses it again, every step.
 """
 
 from __future__ import annotations
@@ -109,8 +108,8 @@ class Repeats(Policy):
         self._state = ""
         self._edits_at_look = 0
         self._clicks: Counter[str] = Counter()
-        """Clicks that stayed on their page, by what they clicked: a result says "the 2nd time" (recorded:
-        told to press Increment twice, the 1.5B model pressed it seven times, each result alike)."""
+        """Clicks that stayed on their page, by what they clicked: a result says "the 2nd time", because
+        results that read alike do not tell a model how often it has already pressed a button."""
         self._opened: dict[str, int] = {}
         """Sections (by role, name and href) a click of this run opened, and the step it did."""
 
