@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from kite_browser.agent.browser.exec.human import NEEDS_HUMAN, nobody_took_over
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
+from kite_browser.agent.jsontypes import JsonValue
 from kite_browser.agent.protocols import Environment
 from kite_browser.agent.result import StopReason
 
@@ -23,7 +23,7 @@ class Stop(Exception):
         *,
         success: bool = False,
         answer: str = "",
-        data: Any = None,
+        data: JsonValue = None,
         verified: bool | None = None,
         verification: str = "",
     ) -> None:

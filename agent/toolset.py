@@ -17,11 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Required, TypeGuard, TypeVar
 
-from pydantic import JsonValue
 from typing_extensions import TypedDict
 
-JsonObject = dict[str, JsonValue]
-"""A JSON object: a call's arguments, a tool's JSON result, a JSON schema."""
+from kite_browser.agent.jsontypes import JsonObject
 
 
 class FunctionDef(TypedDict, total=False):

@@ -32,6 +32,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "agent.cancel",
         "agent.fence",
         "agent.jsonschema",
+        "agent.jsontypes",
         "agent.httpserve",
         "agent.toolset",
         "agent.telemetry",
