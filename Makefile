@@ -1,7 +1,7 @@
 # Kite: two commands do all the set-up on a fresh machine.
 #   make demo   run an agent task on the bundled shop (KITE_MODEL, or the bundled local model)
-#   make test   lint (ruff check, ruff format --check, mypy, the rooms' import rules, the docs checked against
-#               the code: tests/test_docs.py), then the test suite
+#   make test   lint (ruff check, ruff format --check, mypy, the rooms' import rules, the ceilings of `Any` per
+#               room: tests/test_any_ratchet.py, the docs checked against the code: tests/test_docs.py), then the test suite
 #               without its heavy checks, in TEST_WORKERS processes
 #               (default 3: most tests wait on Chromium; PYTEST_ARGS=... passes options to pytest)
 #   make test-slow  the heavy checks (tests marked `slow`: Ray, the wheel, fuzzing, signals, the panel in a
@@ -46,7 +46,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check agent safety evals tests kite_browser
 	$(PY) -m ruff format --check agent safety evals tests kite_browser
 	$(PY) -m mypy
-	$(PY) -m pytest -q -p no:cacheprovider tests/test_rooms.py
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_rooms.py tests/test_any_ratchet.py
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow" tests/test_docs.py
 
 clean-venv:

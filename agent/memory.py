@@ -26,12 +26,12 @@ def _clip(text: str, limit: int) -> str:
 
 
 class _Described(Protocol):
-    def to_json(self) -> dict[str, object]: ...
+    def to_json(self) -> Mapping[str, object]: ...
 
 
 def describe_action(action: _Described | Mapping[str, object], element: Element | None = None) -> str:
     """A compact, readable form of an action: ``click [12] button "Add to cart"``."""
-    data = dict(action) if isinstance(action, Mapping) else action.to_json()
+    data = dict(action if isinstance(action, Mapping) else action.to_json())
     name = data.pop("action", "?")
     index = data.pop("index", None)
     parts = [str(name)]
