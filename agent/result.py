@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, Field, JsonValue, computed_field
+from pydantic import BaseModel, Field, computed_field
 
 
 class StopReason(StrEnum):
@@ -71,7 +71,7 @@ class RunResult(BaseModel):
     declined: list[RefusedAction] = Field(default_factory=list)
     """Actions declined by the user or blocked by the policy and never run afterwards with approval."""
     answer: str = ""
-    data: JsonValue = None
+    data: object = None
     """``done``'s structured answer (JSON): validated against the output schema when one was given."""
     output: object = Field(None, exclude=True)
     """``data`` as the Python value of ``Agent(output_type=...)`` (a pydantic model's instance); not in the

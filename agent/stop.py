@@ -6,7 +6,6 @@ from collections.abc import Awaitable, Callable
 
 from kite_browser.agent.browser.exec.human import NEEDS_HUMAN, nobody_took_over
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
-from kite_browser.agent.jsontypes import JsonValue
 from kite_browser.agent.protocols import Environment
 from kite_browser.agent.result import StopReason
 
@@ -23,7 +22,7 @@ class Stop(Exception):
         *,
         success: bool = False,
         answer: str = "",
-        data: JsonValue = None,
+        data: object = None,
         verified: bool | None = None,
         verification: str = "",
     ) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, WithJsonSchema
 
 from kite_browser.agent.browser.exec.base import ExecContext, Outcome, SnapshotterLike
 from kite_browser.agent.browser.exec.spec import ActionModel, define_action
@@ -37,7 +37,7 @@ class Done(ActionModel):
     action: Literal["done"] = "done"
     success: bool = Field(description="Whether the task was accomplished.")
     answer: str = Field("", description="The result or answer for the user (what you found, what you did).")
-    data: JsonValue = Field(
+    data: Annotated[JsonValue, WithJsonSchema({})] = Field(  # any JSON: the schema says no more than that
         None, description="The structured answer (JSON), when the task gives an output schema it must match."
     )
 
