@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
@@ -23,6 +23,9 @@ from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.commands._progress import ProgressPrinter
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.resolve import prepare_config
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 DEMO_TASK = (
     'Search the shop for "espresso", open the mug you find, add it to the cart, then open the cart and report '
@@ -68,7 +71,7 @@ async def run(args: argparse.Namespace) -> int:
     bundled = find_task(args.task)
     if args.phrasing and bundled is None:
         raise UsageError("--phrasing needs --task ID (a task of the bundled suites), not a task in words")
-    extra: dict[str, Any] = {"browser.block_external_hosts": True}
+    extra: dict[str, object] = {"browser.block_external_hosts": True}
     if bundled is not None:  # the task's own approvals and secrets, as kite eval gives them
         extra |= {"safety.approve": bundled[1].approve, "safety.secrets": bundled[1].secrets}
     config = load_with_args(args, extra)
@@ -102,7 +105,7 @@ async def run(args: argparse.Namespace) -> int:
     return 0 if result.success and not checked else 1
 
 
-def _verdict(console: Any, checked: list[str], what: str) -> None:
+def _verdict(console: Console, checked: list[str], what: str) -> None:
     if checked:
         console.print("[red bold]checked on the app: not done[/]")
         for line in checked:
