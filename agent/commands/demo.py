@@ -7,8 +7,8 @@ one and exits non-zero; it never pretends.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
@@ -26,6 +26,8 @@ from kite_browser.agent.llm.resolve import prepare_config
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from kite_browser.agent.jsontypes import JsonObject
 
 DEMO_TASK = (
     'Search the shop for "espresso", open the mug you find, add it to the cart, then open the cart and report '
@@ -114,16 +116,14 @@ def _verdict(console: Console, checked: list[str], what: str) -> None:
         console.print(f"[green bold]checked on the app:[/] {escape(what)} holds")
 
 
-def _one_visitor(
-    states: dict[str, dict[str, Any]], check: Callable[[dict[str, Any]], list[str]]
-) -> list[str]:
+def _one_visitor(states: Mapping[str, JsonObject], check: Callable[[JsonObject], list[str]]) -> list[str]:
     """``check`` on the state of the run's visitor (the only one: the demo's own browser)."""
     if len(states) != 1:
         return [f"the sites saw {len(states)} visitors, expected the demo's browser alone"]
     return check(next(iter(states.values())))
 
 
-def demo_check(answer: str, states: dict[str, dict[str, Any]]) -> list[str]:
+def demo_check(answer: str, states: Mapping[str, JsonObject]) -> list[str]:
     """What the default task left undone: one line per miss, read from the shop's state of the run's
     visitor (the only one: the demo's own browser) and the answer; empty when it is all done."""
     if len(states) != 1:

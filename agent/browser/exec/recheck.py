@@ -34,7 +34,6 @@ from kite_browser.agent.browser.extractor_call import call_extractor, id_of
 from kite_browser.agent.browser.observation import Element
 from kite_browser.agent.browser.world import world_of
 from kite_browser.agent.errors import ActionError
-from kite_browser.agent.jsontypes import JsonObject
 
 Recheck = Callable[[Element], Awaitable[str | None]]
 """Judge the target as it reads now: None to go on, else why it is refused."""
@@ -233,11 +232,13 @@ async def _input_and_look(
         raise TargetChangedError(f"{target.label} changed {when}: {why}", index=index, now=fresh.name)
 
 
-def _reread_call(ec: ExecContext, page: Page, index: int | None) -> tuple[Frame, str, JsonObject] | None:
+def _reread_call(
+    ec: ExecContext, page: Page, index: int | None
+) -> tuple[Frame, str, dict[str, object]] | None:
     make = getattr(ec.snapshotter, "reread_call", None)
     if make is None or index is None:
         return None
-    call: tuple[Frame, str, JsonObject] | None = make(page, index)
+    call: tuple[Frame, str, dict[str, object]] | None = make(page, index)
     return call
 
 

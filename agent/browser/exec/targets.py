@@ -22,7 +22,6 @@ from kite_browser.agent.browser.observation import Element
 from kite_browser.agent.browser.render import role_word
 from kite_browser.agent.browser.world import WorldError, world_of
 from kite_browser.agent.errors import ActionError, ElementNotFoundError
-from kite_browser.agent.jsontypes import JsonValue
 
 
 @dataclass
@@ -45,7 +44,7 @@ _ON_JS = """(req) => {
 }"""
 
 
-async def on_target(target: Target, js: str, arg: JsonValue = None) -> Any:  # the page's JSON answer
+async def on_target(target: Target, js: str, arg: object = None) -> Any:  # the page's JSON answer
     """``js`` (a function expression of ``(el, arg)``; ``arg`` JSON) run on the target in Kite's world, out of
     the page's reach (agent/browser/world.py). Raises PlaywrightError when the element or its frame is gone
     or ``js`` threw."""
