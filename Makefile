@@ -1,8 +1,8 @@
 # Kite: two commands do all the set-up on a fresh machine.
 #   make demo   run an agent task on the bundled shop (KITE_MODEL, or the bundled local model)
 #   make test   ruff check, ruff format --check and mypy, then the test suite without its heavy checks (the
-#               rooms' import rules and the docs checked against the code among them: tests/test_rooms.py,
-#               tests/test_docs.py) in TEST_WORKERS processes
+#               rooms' import rules, the ceilings of `Any` per room and the docs checked against the code
+#               among them: tests/test_rooms.py, tests/test_any_ratchet.py, tests/test_docs.py) in TEST_WORKERS processes
 #               (default 3: most tests wait on Chromium; PYTEST_ARGS=... passes options to pytest)
 #   make test-slow  the heavy checks (tests marked `slow`: Ray, the wheel, fuzzing, signals, the panel in a
 #               browser, ...); CI runs both (.ci/run)
@@ -43,10 +43,10 @@ install: $(STAMP) chromium
 	@case ":$$PATH:" in *":$(BINDIR):"*) echo "try: kite --help";; \
 	  *) echo "$(BINDIR) is not on your PATH: add  export PATH=\"$(BINDIR):\$$PATH\"  to your shell's profile, then: kite --help";; esac
 
-# make test runs tests/test_rooms.py and tests/test_docs.py within its suite, so it runs only lint-code first
-# (not each file a second time, in a pytest of its own that imports Kite again)
+# make test runs tests/test_rooms.py, tests/test_any_ratchet.py and tests/test_docs.py within its suite, so it
+# runs only lint-code first (not each file a second time, in a pytest of its own that imports Kite again)
 lint: lint-code
-	$(PY) -m pytest -q -p no:cacheprovider tests/test_rooms.py
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_rooms.py tests/test_any_ratchet.py
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow" tests/test_docs.py
 
 lint-code: $(STAMP)

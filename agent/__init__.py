@@ -13,7 +13,7 @@ network: litellm is told to use its bundled model cost map before anything impor
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if not __name__.startswith("kite_browser."):
     raise ImportError(
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from kite_browser.agent.record import RunResult
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'agent' has no attribute {name!r}")

@@ -11,7 +11,7 @@ import inspect
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from kite_browser.agent import __version__
 from kite_browser.agent.errors import ConfigError, KiteError, UsageError
@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         check_chromium(args)
-        result: Any = args.func(args)
+        result = args.func(args)  # an exit code, or a coroutine giving one
         if inspect.iscoroutine(result):
             result = asyncio.run(result)
         return int(result or 0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import yaml
 from pydantic import Field, ValidationError
@@ -35,6 +35,7 @@ from kite_browser.agent.config_sections import RayConfig as RayConfig
 from kite_browser.agent.config_sections import check_domain as check_domain
 from kite_browser.agent.config_server import McpConfig, ServerConfig
 from kite_browser.agent.errors import ConfigError
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.resources import resource_path
 
 
@@ -64,7 +65,7 @@ class KiteConfig(_Section):
         """Where ``--cache`` keeps its entries: ``run.cache_dir``, else the data dir's ``cache/``."""
         return Path(self.run.cache_dir).expanduser() if self.run.cache_dir else self.data_dir() / "cache"
 
-    def for_record(self) -> dict[str, Any]:
+    def for_record(self) -> JsonObject:
         """The settings as JSON for run records and reports: credentials (``llm.api_key``, e.g. the local
         server's per-start key, the values of ``safety.secrets`` and ``server.token``) are replaced by ``"***"``."""
         data = self.model_dump(mode="json")
@@ -126,25 +127,26 @@ def default_data_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "kite"
 
 
-def _deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+def _deep_merge(base: dict[str, object], over: Mapping[str, object]) -> dict[str, object]:
     out = dict(base)
     for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
-            out[key] = _deep_merge(out[key], value)
+        current = out.get(key)
+        if isinstance(value, Mapping) and isinstance(current, dict):
+            out[key] = _deep_merge(current, value)
         else:
             out[key] = value
     return out
 
 
-def _set_dotted(tree: dict[str, Any], dotted: str, value: Any) -> None:
+def _set_dotted(tree: dict[str, object], dotted: str, value: object) -> None:
     *parents, leaf = dotted.split(".")
     node = tree
     for part in parents:
-        node = node.setdefault(part, {})
+        node = cast("dict[str, object]", node.setdefault(part, {}))  # a parent key holds a section
     node[leaf] = value
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
+def _read_yaml(path: Path) -> dict[str, object]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except OSError as exc:
@@ -190,7 +192,7 @@ def chromium_setting(
     return (value, f"{path}: browser.chromium_path") if isinstance(value, str) and value else (None, "")
 
 
-def with_overrides(config: KiteConfig, overrides: Mapping[str, Any]) -> KiteConfig:
+def with_overrides(config: KiteConfig, overrides: Mapping[str, object]) -> KiteConfig:
     """A copy of ``config`` with dotted keys replaced, validated again (a ConfigError names a bad key)."""
     tree = config.model_dump()
     for dotted, value in overrides.items():
@@ -198,7 +200,7 @@ def with_overrides(config: KiteConfig, overrides: Mapping[str, Any]) -> KiteConf
     return _validate(tree)
 
 
-def _validate(tree: dict[str, Any]) -> KiteConfig:
+def _validate(tree: dict[str, object]) -> KiteConfig:
     try:
         return KiteConfig.model_validate(tree)
     except ValidationError as exc:
@@ -209,7 +211,7 @@ def _validate(tree: dict[str, Any]) -> KiteConfig:
 
 def load_config(
     user_file: str | Path | None = None,
-    overrides: Mapping[str, Any] | None = None,
+    overrides: Mapping[str, object] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> KiteConfig:
     """Merge default.yaml, the user file, KITE_* environment variables and dotted CLI overrides."""
@@ -241,7 +243,7 @@ def load_config(
         raise ConfigError(f"{exc.message} ({origin})", **exc.context) from exc
 
 
-def _dotted_keys(tree: Mapping[str, Any], prefix: str = "") -> list[str]:
+def _dotted_keys(tree: Mapping[str, object], prefix: str = "") -> list[str]:
     """Every key of a nested mapping as a dotted path, parents included (``browser``, ``browser.headless``)."""
     out: list[str] = []
     for key, value in tree.items():

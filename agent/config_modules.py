@@ -3,9 +3,11 @@ base of every config section. Part of the config loader (agent/config.py), kept 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from kite_browser.agent.jsontypes import JsonObject
 
 
 class Section(BaseModel):
@@ -62,7 +64,7 @@ class ModuleSettings(Section):
     """Settings of the javascript module."""
     playwright_browser: PlaywrightBrowserModuleConfig = Field(default_factory=PlaywrightBrowserModuleConfig)
     """Settings of the playwright_browser module."""
-    extra: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    extra: dict[str, JsonObject] = Field(default_factory=dict)
     """Settings of third-party modules, by module name."""
 
 

@@ -4,7 +4,7 @@ models with a docstring on every field. Part of the config loader (agent/config.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
@@ -119,7 +119,7 @@ class LLMConfig(_Section):
     """Attempts per call for retryable errors (rate limits, 5xx, timeouts, connection errors)."""
     retry_max_s: float = Field(default=180.0, gt=0)
     """Total time one model call may take with its retries (Retry-After waits included)."""
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: dict[str, object] = Field(default_factory=dict)
     """Extra keyword arguments passed to litellm.acompletion."""
     function_calling: bool | None = None
     """Force function calling on/off; None = from capabilities."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from kite_browser.agent.jsontypes import JsonObject
+
 
 class KiteError(Exception):
     """Base of every typed Kite error. ``type`` is the snake_case name seen in ``to_dict()``."""
@@ -20,7 +22,7 @@ class KiteError(Exception):
         self.message = message
         self.context = context
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"error": self.type, "message": self.message, **self.context}
 
     def __str__(self) -> str:

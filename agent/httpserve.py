@@ -19,8 +19,9 @@ import ipaddress
 import signal
 import socket
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
 from urllib.parse import parse_qs
+
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kite_browser.agent.errors import UsageError
 
@@ -58,7 +59,7 @@ class BearerToken:
 
     def __init__(
         self,
-        app: Any,
+        app: ASGIApp,
         token: str,
         *,
         protects: Callable[[str], bool] | None = None,
@@ -70,7 +71,7 @@ class BearerToken:
         self.protects = protects
         self.query_param = query_param
 
-    def _authorized(self, scope: dict[str, Any]) -> bool:
+    def _authorized(self, scope: Scope) -> bool:
         given = dict(scope.get("headers") or []).get(b"authorization", b"")
         if hmac.compare_digest(given, self.expected):
             return True
@@ -81,7 +82,7 @@ class BearerToken:
                     return True
         return False
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and (self.protects is None or self.protects(scope["path"])):
             if not self._authorized(scope):
                 await send(
@@ -112,7 +113,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 async def serve_asgi(
-    app: Any, host: str, port: int, *, ready: Callable[[int], None], graceful_s: float = 5.0
+    app: ASGIApp, host: str, port: int, *, ready: Callable[[int], None], graceful_s: float = 5.0
 ) -> None:
     """Serve ``app`` with uvicorn until cancelled; ``ready(bound_port)`` once it accepts connections."""
     import uvicorn

@@ -3,25 +3,32 @@
 
 from __future__ import annotations
 
-from typing import Any
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 
 
-def flatten(node: Any, defs: dict[str, Any]) -> Any:
+def as_object(node: JsonValue) -> JsonObject:
+    """``node`` as the JSON object a schema has in that place (a TypeError when it is not one)."""
+    if not isinstance(node, dict):
+        raise TypeError(f"a JSON schema object was expected, not {type(node).__name__}")
+    return node
+
+
+def flatten(node: JsonValue, defs: JsonObject) -> JsonValue:
     """Inline ``$ref``s, drop titles, reduce ``anyOf [X, null]`` to X (leaving a field out means "not set")."""
     if isinstance(node, list):
         return [flatten(item, defs) for item in node]
     if not isinstance(node, dict):
         return node
     if "$ref" in node:
-        target = dict(defs[node["$ref"].rsplit("/", 1)[-1]])
+        target = dict(as_object(defs[str(node["$ref"]).rsplit("/", 1)[-1]]))
         extra = {k: v for k, v in node.items() if k != "$ref"}
         return flatten({**target, **extra}, defs)
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key, value in node.items():
         if key in ("title", "$defs"):
             continue
         if key == "properties":
-            out[key] = {name: flatten(prop, defs) for name, prop in value.items()}
+            out[key] = {name: flatten(prop, defs) for name, prop in as_object(value).items()}
         else:
             out[key] = flatten(value, defs)
     variants = out.get("anyOf")
@@ -31,10 +38,10 @@ def flatten(node: Any, defs: dict[str, Any]) -> Any:
             out.pop("anyOf")
             if out.get("default", 0) is None:
                 out.pop("default")
-            out = {**rest[0], **out}
+            out = {**as_object(rest[0]), **out}
     return out
 
 
-def flat_schema(schema: dict[str, Any]) -> Any:
+def flat_schema(schema: JsonObject) -> JsonObject:
     """``schema`` with its ``$defs`` inlined, titles dropped and optional fields as their plain type."""
-    return flatten(schema, schema.get("$defs", {}))
+    return as_object(flatten(schema, as_object(schema.get("$defs", {}))))

@@ -8,8 +8,9 @@ shrink it further when the model's input budget is tight.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
 from kite_browser.agent.browser.observation import ActionResult, Element
 from kite_browser.agent.browser.render import role_word
@@ -24,12 +25,16 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def describe_action(action: Any, element: Element | None = None) -> str:
+class _Described(Protocol):
+    def to_json(self) -> Mapping[str, object]: ...
+
+
+def describe_action(action: _Described | Mapping[str, object], element: Element | None = None) -> str:
     """A compact, readable form of an action: ``click [12] button "Add to cart"``."""
-    data = action.to_json() if hasattr(action, "to_json") else dict(action)
+    data = dict(action if isinstance(action, Mapping) else action.to_json())
     name = data.pop("action", "?")
     index = data.pop("index", None)
-    parts = [name]
+    parts = [str(name)]
     if index is not None:
         parts.append(f"[{index}]")
         if element is not None:
@@ -47,7 +52,7 @@ def describe_action(action: Any, element: Element | None = None) -> str:
     return " ".join(parts)
 
 
-def _short_value(value: Any) -> str:
+def _short_value(value: object) -> str:
     if isinstance(value, str):
         return '"' + _clip(value, 60) + '"'
     if isinstance(value, dict):

@@ -138,7 +138,7 @@ class OutputSpec:
                 return None, [f"{_where(e.path)}: {e.message}" for e in found]
         return data, []
 
-    def instance(self, data: JsonValue) -> object:
+    def instance(self, data: object) -> object:
         """The Python value of validated JSON: the pydantic type's instance, or the JSON itself."""
         if self._adapter is None or data is None:
             return data

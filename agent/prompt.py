@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
 
 import jinja2
 import yaml
@@ -18,7 +17,7 @@ from kite_browser.agent.browser.render import render_observation, render_summary
 from kite_browser.agent.browser.tokens import estimate_tokens
 from kite_browser.agent.browser.tokens import warm_up as warm_tokens
 from kite_browser.agent.fence import defuse
-from kite_browser.agent.llm.chat import ChatMessage
+from kite_browser.agent.llm.chat import ChatMessage, ContentPart
 from kite_browser.agent.llm.schemas import action_catalog
 from kite_browser.agent.resources import resource_dir, resource_path
 
@@ -37,7 +36,7 @@ def _env() -> jinja2.Environment:
 
 
 @cache
-def strings(language: str) -> dict[str, Any]:
+def strings(language: str) -> dict[str, str]:
     data = yaml.safe_load(resource_path("prompts", "strings.yaml").read_text(encoding="utf-8"))
     if language not in data:
         raise KeyError(f"no prompt strings for language '{language}' (have: {', '.join(data)})")
@@ -147,7 +146,7 @@ class PromptBuilder:
         )
 
     def messages(self, user_text: str, screenshot_b64: str | None = None) -> list[ChatMessage]:
-        content: Any = user_text
+        content: str | list[ContentPart] = user_text
         if screenshot_b64 and self.vision:
             content = [
                 {"type": "text", "text": user_text},
@@ -184,6 +183,6 @@ def kite_notices(obs: Observation) -> list[str]:
     return [f"page snapshot: {w}" for w in obs.summary.warnings]
 
 
-def render(template: str, **values: Any) -> str:
+def render(template: str, **values: object) -> str:
     """One of ``prompts/``'s templates rendered on its own (a workflow's healing task, agent/workflow/heal.py)."""
     return _env().get_template(template).render(**values).strip()

@@ -18,26 +18,36 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol, TypedDict
 
 from pydantic import BaseModel
 
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.result import RefusedAction, RunResult
 
-Redactor = Callable[[Any], Any]
+Redactor = Callable[[JsonValue], JsonValue]
 
 
 class _JsonRecord(Protocol):
-    def to_json(self) -> dict[str, Any]: ...
+    def to_json(self) -> JsonObject: ...
 
 
-StepLike = _JsonRecord | dict[str, Any]
+StepLike = _JsonRecord | JsonObject
+
+
+class StoredRequest(TypedDict, total=False):
+    """A step record's ``request`` as stored: messages (a system message by its ``content_file``) and the tools
+    by their ``tools_file``."""
+
+    messages: list[JsonObject]
+    tools_file: str | None
+
 
 __all__ = ["RefusedAction", "RunRecorder", "RunResult", "load_request"]
 
 
-def _image_ref(part: Any, shot: str | None) -> Any:
+def _image_ref(part: object, shot: str | None) -> object:
     url = part.get("image_url", {}).get("url", "") if isinstance(part, dict) else ""
     if not str(url).startswith("data:"):
         return part
@@ -48,21 +58,21 @@ def _image_ref(part: Any, shot: str | None) -> Any:
 
 
 def load_request(
-    run_dir: str | Path, request: dict[str, Any]
-) -> tuple[list[dict[str, Any]], list[Any] | None]:
+    run_dir: str | Path, request: StoredRequest
+) -> tuple[list[JsonObject], list[JsonValue] | None]:
     """A step record's ``request`` with its stored parts read back: (messages, tools)."""
     root = Path(run_dir)
     messages = []
     for m in request.get("messages") or []:
         if "content_file" in m:
-            text = (root / m["content_file"]).read_text(encoding="utf-8")
+            text = (root / str(m["content_file"])).read_text(encoding="utf-8")
             m = {"role": m.get("role", "system"), "content": text}
         messages.append(m)
     tools = request.get("tools_file")
     return messages, json.loads((root / tools).read_text(encoding="utf-8")) if tools else None
 
 
-def _default(obj: Any) -> Any:
+def _default(obj: object) -> JsonValue:
     if isinstance(obj, BaseModel):
         return obj.model_dump(mode="json", by_alias=True)
     if isinstance(obj, Path):
@@ -81,7 +91,7 @@ class RunRecorder:
         for d in (self.run_dir, self.screenshots, self.downloads):
             d.mkdir(parents=True, exist_ok=True)
         self._steps = (run_dir / "steps.jsonl").open("a", encoding="utf-8")
-        self._run: dict[str, Any] = {}
+        self._run: dict[str, object] = {}
 
     @classmethod
     def create(
@@ -91,16 +101,16 @@ class RunRecorder:
         name = f"{stamp}-{label or secrets.token_hex(3)}"
         return cls(Path(runs_dir) / name, redact)
 
-    def _dump(self, obj: Any) -> str:
+    def _dump(self, obj: object) -> str:
         return json.dumps(self.redact(json.loads(json.dumps(obj, default=_default))), ensure_ascii=False)
 
-    def start(self, **info: Any) -> None:
+    def start(self, **info: object) -> None:
         self._run = {"started_at": datetime.now(UTC).isoformat(), **info, "result": None}
         self._write_run()
 
     def _stored(self, kind: str, text: str, suffix: str) -> str:
         """``text`` (redacted) stored once under ``sent/``; its path relative to the run folder."""
-        text = self.redact(text)
+        text = str(self.redact(text))
         name = f"sent/{kind}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.{suffix}"
         path = self.run_dir / name
         if not path.is_file():
@@ -110,7 +120,7 @@ class RunRecorder:
 
     def request(
         self, messages: list[ChatMessage], tools: list[ChatTool] | None, image: str | None = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """What a step sent to the model, for its record: system messages and tools by reference, an image by
         its screenshot file (``image``: the path; else only its size is kept)."""
         shot = (
@@ -118,7 +128,7 @@ class RunRecorder:
             if image and Path(image).is_relative_to(self.run_dir)
             else image
         )
-        out: list[dict[str, Any]] = []
+        out: list[dict[str, object]] = []
         for m in messages:
             content = m.get("content")
             if m.get("role") == "system" and isinstance(content, str):

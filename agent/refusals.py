@@ -4,11 +4,10 @@ settled only when the very same action later runs with permission."""
 from __future__ import annotations
 
 import json
-from typing import Any
 from urllib.parse import urlsplit
 
 from kite_browser.agent.browser.actions import Action
-from kite_browser.agent.browser.observation import ActionResult, HeldRequest, Observation
+from kite_browser.agent.browser.observation import ActionResult, Element, HeldRequest, Observation
 from kite_browser.agent.record import RefusedAction
 
 Key = tuple[str, str, str, str]
@@ -29,7 +28,7 @@ class Refusals:
         self._open, self._late = {}, []
 
     @staticmethod
-    def key(action: Action, element: Any, obs: Observation) -> Key:
+    def key(action: Action, element: Element | None, obs: Observation) -> Key:
         """What makes two actions the same: kind, values, target element, page (without its fragment)."""
         values = json.dumps(action.to_json(), sort_keys=True, default=str)
         target = f"{element.index}:{element.name}" if element is not None else ""
@@ -40,7 +39,7 @@ class Refusals:
     def track(
         self,
         action: Action,
-        element: Any,
+        element: Element | None,
         obs: Observation,
         step: int,
         described: str,

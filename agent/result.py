@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -71,9 +71,9 @@ class RunResult(BaseModel):
     declined: list[RefusedAction] = Field(default_factory=list)
     """Actions declined by the user or blocked by the policy and never run afterwards with approval."""
     answer: str = ""
-    data: Any = None
+    data: object = None
     """``done``'s structured answer (JSON): validated against the output schema when one was given."""
-    output: Any = Field(None, exclude=True)
+    output: object = Field(None, exclude=True)
     """``data`` as the Python value of ``Agent(output_type=...)`` (a pydantic model's instance); not in the
     JSON form of the result (``data`` is)."""
     stop_reason: StopReason

@@ -5,9 +5,8 @@ header, the trace), wound down (the final screenshot, the trace saved), and the 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from kite_browser.agent.browser.actions import Action, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
@@ -127,7 +126,7 @@ class RunEnvironment:
         obs: Observation,
         step: int,
         described: str,
-        decided: Callable[[Action, Observation | None, GateResult], Any],
+        decided: Callable[[Action, Observation | None, GateResult], Awaitable[None]],
     ) -> tuple[ActionResult, GateOutcome]:
         """The env's gate and run of ``action``; a refusal tracked in the run's ledger."""
         acted = await self.env.act(action, obs, decided=decided, veto=self.output.refuse, timer=self.timer)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -40,7 +39,7 @@ class GateOutcome(BaseModel):
 class ActionOutcome(BaseModel):
     """One action of a step: what it was, what the safety gate said, what happened."""
 
-    action: dict[str, Any]
+    action: dict[str, object]
     decision: GateOutcome | None = None
     """level, reasons and whether the gate allowed it (None for the start URL's navigation)."""
     result: ActionResult
@@ -72,7 +71,7 @@ class StepRecord(BaseModel):
     """The page stopped responding while it was observed: its tab was closed (what the model was told)."""
     blocked: list[str] = Field(default_factory=list)
     """Requests the domain policy stopped while no action ran (a page's timer, a late redirect), with why."""
-    request: dict[str, Any] | None = None
+    request: dict[str, object] | None = None
     """What was sent to the model (``RunRecorder.request``): the messages, the system message and the tools
     by reference to ``sent/`` (stored once per run), an image by its screenshot file. Redacted."""
     reply: LLMReply | None = None
@@ -96,7 +95,7 @@ class StepRecord(BaseModel):
     model_calls: int | None = None
     """A healed step: the model calls it took."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The JSON form without the parts the step never reached (empty or unset top-level fields)."""
         data = self.model_dump(mode="json", by_alias=True)
         return {k: v for k, v in data.items() if k == "step" or v not in (None, [], {})}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from kite_browser.agent.browser.exec.human import NEEDS_HUMAN, nobody_took_over
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
@@ -23,7 +22,7 @@ class Stop(Exception):
         *,
         success: bool = False,
         answer: str = "",
-        data: Any = None,
+        data: object = None,
         verified: bool | None = None,
         verification: str = "",
     ) -> None:

@@ -25,12 +25,10 @@ import functools
 from dataclasses import dataclass, field
 from typing import Annotated, Literal, Protocol, Required, TypeGuard, TypeVar
 
-from pydantic import BaseModel, ConfigDict, JsonValue, StringConstraints, TypeAdapter
+from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter
 from typing_extensions import TypedDict
 
-JsonObject = dict[str, JsonValue]
-"""A JSON object: a call's arguments, a tool's JSON result, a JSON schema."""
-
+from kite_browser.agent.jsontypes import JsonObject
 
 TOOL_NAME = r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$"
 """What every provider accepts as a function's name."""

@@ -10,10 +10,11 @@ their job to wherever it runs (another process, a Ray worker), so they are plain
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from kite_browser.agent.batch.checks import CheckOutcome, evaluate
 from kite_browser.agent.batch.tasks import Task
+from kite_browser.agent.jsontypes import JsonValue
 from kite_browser.agent.record import RunResult
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ class CheckScorer:
                 answer=run.answer,
                 run_dir=run.run_dir,
                 base_url=task.start_url,
-                data=run.data,
+                data=cast(JsonValue, run.data),
             )
         except Exception as exc:  # a dead page cannot be checked: that is a failed check, not a crash
             check = CheckOutcome(passed=False, failures=[f"the check could not run: {_describe(exc)}"])

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, TypeAlias, Union
 
 from pydantic import Field, TypeAdapter
 
@@ -99,10 +100,10 @@ if TYPE_CHECKING:
 else:
     Action = Annotated[Union[tuple(ACTION_MODELS.values())], Field(discriminator="action")]  # noqa: UP007
 
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(Action)
+_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
 
-def parse_action(data: dict[str, Any]) -> Action:
+def parse_action(data: Mapping[str, object]) -> Action:
     """Validate one action in its flat JSON form ``{"action": name, ...params}`` (raises pydantic ValidationError)."""
     return _ADAPTER.validate_python(data)
 

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from playwright.async_api import BrowserContext, Dialog, Download, Page
 from playwright.async_api import Error as PlaywrightError
@@ -36,6 +36,7 @@ from kite_browser.agent.errors import (
     NavigationFailedError,
     TabNotFoundError,
 )
+from kite_browser.agent.jsontypes import JsonObject
 
 DialogPolicy = Literal["accept", "dismiss"]
 DialogJudge = Callable[[DialogInfo, str], Awaitable[tuple[bool, str] | None]]
@@ -108,7 +109,7 @@ class ContextSession:
         self.navigation_timeout_ms = navigation_timeout_ms
         self._closed = False
         self._dead_reason: str | None = None
-        self._saving: set[asyncio.Task[Any]] = set()
+        self._saving: set[asyncio.Task[object]] = set()
         self._reserved: set[Path] = set()
         self._reset_state()
         self._bind(context)
@@ -430,7 +431,7 @@ class ContextSession:
                 ) from exc
         return page
 
-    def _tab_list(self) -> list[dict[str, Any]]:
+    def _tab_list(self) -> list[JsonObject]:
         return [{"index": i, "url": p.url} for i, p in enumerate(self.pages)]
 
     def _find(self, index: int | None, url: str | None) -> Page:

@@ -35,7 +35,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol, TypedDict
 
 from playwright.async_api import BrowserContext, Download, Page
 from playwright.async_api import Error as PlaywrightError
@@ -48,6 +48,22 @@ _PLACEHOLDER = re.compile(r"<secret>([^<>\s]+)</secret>")
 """A secret's placeholder (the safety room's ``PLACEHOLDER_RE``, which this room does not import)."""
 POLL_S = 0.05
 """How often the file of a download in flight is measured (between Chromium's progress events)."""
+
+
+class _WillBegin(TypedDict, total=False):
+    """CDP's ``Page.downloadWillBegin`` event: the parts read here."""
+
+    guid: str
+    url: str
+
+
+class _Progressed(TypedDict, total=False):
+    """CDP's ``Page.downloadProgress`` event."""
+
+    guid: str
+    state: str
+    receivedBytes: float
+    totalBytes: float
 
 
 class SecretScan(Protocol):
@@ -173,7 +189,7 @@ class DownloadGuard:
         """id(Download) -> (received, announced, kept before it: None when the per-file cap stopped it)."""
         self._early: dict[str, tuple[int, int, int | None]] = {}
         """url -> the same, for a download stopped before Playwright reported it."""
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Task[object]] = set()
 
     @property
     def max_bytes(self) -> int | None:
@@ -214,7 +230,7 @@ class DownloadGuard:
         except PlaywrightError:
             return  # not Chromium, or the tab is gone: saved files are still measured
 
-    def _on_will_begin(self, event: dict[str, Any]) -> None:
+    def _on_will_begin(self, event: _WillBegin) -> None:
         guid = str(event.get("guid"))
         self._progress[guid] = _Progress(url=str(event.get("url", "")))
         if self.max_mb is not None or self.max_total_mb is not None:
@@ -237,7 +253,7 @@ class DownloadGuard:
                 return
             await asyncio.sleep(POLL_S)
 
-    def _on_progress(self, event: dict[str, Any]) -> None:
+    def _on_progress(self, event: _Progressed) -> None:
         guid = str(event.get("guid"))
         prog = self._progress.get(guid)
         if prog is None:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
-from playwright.async_api import Playwright, async_playwright
+from playwright.async_api import Playwright, PlaywrightContextManager, async_playwright
 
 from kite_browser.agent.browser.world import register_engine
 
 
-async def start_driver() -> tuple[Any, Playwright]:
+async def start_driver() -> tuple[PlaywrightContextManager, Playwright]:
     """Start one Playwright driver: ``(handle, playwright)``; stop it with ``await playwright.stop()``. Kite's
     selector engine (the door from its world to element handles: ``world.py``) is registered on it."""
     handle = async_playwright()

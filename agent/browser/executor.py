@@ -12,7 +12,6 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -29,6 +28,7 @@ from kite_browser.agent.browser.waits import PageMark, Settler, SettleReport
 from kite_browser.agent.browser.watchdog import guard
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import KiteError, browser_failure
+from kite_browser.agent.jsontypes import JsonValue
 
 FINGERPRINT_WAIT_S = 1.0
 """How long a fingerprint still unanswered when the action is done may take (a page that stopped answering)."""
@@ -69,7 +69,7 @@ class ActionExecutor:
 
     async def execute(
         self,
-        action: Action | dict[str, Any],
+        action: Action | dict[str, object],
         *,
         recheck: Recheck | None = None,
         fingerprint: bool = False,
@@ -95,7 +95,7 @@ class ActionExecutor:
             ec.recheck = ec.fingerprint_of = ec.fingerprint = None
             self._effect_only = False
 
-    async def _guarded(self, action: Action | dict[str, Any]) -> ActionResult:
+    async def _guarded(self, action: Action | dict[str, object]) -> ActionResult:
         name = str(action.get("action", "?")) if isinstance(action, dict) else action.action
         cfg = self.ec.config.browser
         t0 = time.monotonic()
@@ -116,7 +116,7 @@ class ActionExecutor:
                 duration_ms=round((time.monotonic() - t0) * 1000, 1),
             )
 
-    async def _execute(self, action: Action | dict[str, Any]) -> ActionResult:
+    async def _execute(self, action: Action | dict[str, object]) -> ActionResult:
         t0 = time.monotonic()
         if isinstance(action, dict):
             parsed = _parse(action)
@@ -308,7 +308,7 @@ def _mask(result: ActionResult, secrets: list[str]) -> ActionResult:
     """Replace every secret value inside the result's strings by *** (never inside numbers or keys)."""
     ordered = sorted(secrets, key=len, reverse=True)
 
-    def scrub(value: Any) -> Any:
+    def scrub(value: JsonValue) -> JsonValue:
         if isinstance(value, str):
             for secret in ordered:
                 value = value.replace(secret, "***")
@@ -322,7 +322,7 @@ def _mask(result: ActionResult, secrets: list[str]) -> ActionResult:
     return ActionResult.model_validate(scrub(result.model_dump(mode="json")))
 
 
-def _parse(raw: dict[str, Any]) -> Action | ActionResult:
+def _parse(raw: dict[str, object]) -> Action | ActionResult:
     """The action of its JSON form, or the ``invalid_action`` result naming the first bad field."""
     try:
         return parse_action(raw)

@@ -112,7 +112,7 @@ EXTRACTOR_STUB = EXTRACTOR.stub
 _tracked: weakref.WeakSet[BrowserContext] = weakref.WeakSet()
 
 
-async def _call(frame: Frame, req: dict[str, Any], script: ExtractorScript = EXTRACTOR) -> Any:
+async def _call(frame: Frame, req: dict[str, object], script: ExtractorScript = EXTRACTOR) -> Any:
     """Call the extractor in ``frame`` (installing it on first use in this document); JSON back.
 
     Results travel as one JSON string: Playwright's structured serialisation is several times slower."""
@@ -198,7 +198,7 @@ async def install_listener_tracking(context: BrowserContext) -> None:
 
 
 async def ask_frame(
-    frame: Frame, req: dict[str, Any], wait_s: float, grace_s: float, script: ExtractorScript = EXTRACTOR
+    frame: Frame, req: dict[str, object], wait_s: float, grace_s: float, script: ExtractorScript = EXTRACTOR
 ) -> tuple[bool, Any]:
     """Call the extractor in ``frame``: ``(True, answer)``, or ``(False, None)`` when no answer came in
     ``wait_s``, or in ``grace_s`` more after asking once more (``grace_s`` 0: no second request).

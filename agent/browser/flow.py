@@ -3,6 +3,7 @@ extractor.js gives it) joined into one list for the whole page, with global elem
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from playwright.async_api import Frame
@@ -16,7 +17,7 @@ class FrameData(Protocol):
 
 
 def splice_flow(
-    infos: list[Any], by_key: dict[tuple[str, int], int], in_view: set[int]
+    infos: Sequence[FrameData], by_key: dict[tuple[str, int], int], in_view: set[int]
 ) -> tuple[list[str | int], dict[int, str]]:
     """The top frame's flow with each shown child frame's flow spliced in at its iframe, and the tails: the
     text after an element in its own list item or table row (``{"t": text}`` in a frame's flow), by the

@@ -29,9 +29,9 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
-from playwright.async_api import BrowserContext, CDPSession, Page
+from playwright.async_api import BrowserContext, CDPSession, Page, Request
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.observation import Handled, HeldRequest, Observation
@@ -47,6 +47,19 @@ timer the page started as it ran)."""
 FAILED_REASON = "BlockedByClient"
 SAME_REQUEST_S = 5.0
 """A request judged once is not asked about again when the other interceptor sees it within this time."""
+
+
+class _CdpRequest(TypedDict, total=False):
+    method: str
+    url: str
+
+
+class _RequestPaused(TypedDict, total=False):
+    """CDP's ``Fetch.requestPaused`` event: the parts a hold reads."""
+
+    requestId: str
+    request: _CdpRequest
+    resourceType: str
 
 
 @dataclass(frozen=True)
@@ -86,7 +99,7 @@ class RequestHold:
         self._sessions: dict[Page, CDPSession] = {}
         self._covering = 0
         self._covered_until = 0.0
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Task[object]] = set()
         self._verdicts: dict[tuple[str, str], tuple[bool, float]] = {}
         self._deciding: dict[tuple[str, str], asyncio.Future[tuple[bool, HeldRequest | None]]] = {}
 
@@ -149,9 +162,9 @@ class RequestHold:
         return self._covering > 0 or time.monotonic() < self._covered_until
 
     # ----------------------------------------------------------------- one request
-    async def _paused(self, cdp: CDPSession, page: Page, event: dict[str, Any]) -> None:
+    async def _paused(self, cdp: CDPSession, page: Page, event: _RequestPaused) -> None:
         request_id = event.get("requestId")
-        request = event.get("request") or {}
+        request = event.get("request") or _CdpRequest()
         method = str(request.get("method", "GET")).upper()
         url, kind = str(request.get("url", "")), str(event.get("resourceType", "Other")).lower()
         allowed = True
@@ -217,7 +230,7 @@ class RequestHold:
             method=method, url=url, kind=kind, page_url=page_url, handled=handled, reason=reason
         )
 
-    async def on_route(self, request: Any) -> bool:
+    async def on_route(self, request: Request) -> bool:
         """The domain policy's route saw a state-changing request (Playwright's ``Request``): may it leave?"""
         page = None
         with contextlib.suppress(PlaywrightError, AttributeError):

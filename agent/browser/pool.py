@@ -25,9 +25,9 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from playwright.async_api import Browser, BrowserContext, Playwright
+from playwright.async_api import Browser, BrowserContext, Playwright, PlaywrightContextManager, Request
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.chromium import require_chromium
@@ -48,7 +48,9 @@ PROBE_TIMEOUT_S = 5.0
 class NetworkPolicy(Protocol):
     """What the network layer of a context enforces (``safety.domains.DomainPolicy``)."""
 
-    async def install(self, context: Any, hold: Callable[[Any], Awaitable[bool]] | None = None) -> None: ...
+    async def install(
+        self, context: BrowserContext, hold: Callable[[Request], Awaitable[bool]] | None = None
+    ) -> None: ...
 
     def refuse(self, url: str, resource_type: str) -> str | None:
         """Why a request may not leave (recorded as the policy's other blocks), or None."""
@@ -122,7 +124,7 @@ class BrowserPool:
         self._dedicated: list[BrowserSession] = []
         self._tracked: list[_Tracked] = []
         self._raw: list[Browser] = []
-        self._driver: tuple[Any, Playwright] | None = None
+        self._driver: tuple[PlaywrightContextManager, Playwright] | None = None
         self._lock = asyncio.Lock()
         self._closed = False
         self.restarts = 0

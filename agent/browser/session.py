@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from playwright.async_api import Browser, BrowserContext, Playwright
+from playwright.async_api import Browser, BrowserContext, Playwright, PlaywrightContextManager
 from playwright.async_api import Error as PlaywrightError
 
 from kite_browser.agent.browser.chromium import require_chromium
@@ -83,7 +83,7 @@ class BrowserSession:
             data = Path(config.data_dir).expanduser() if config.data_dir else default_data_dir()
             self.profile_path = profile_dir(data, config.profile or "")
         self._pw: Playwright | None = None
-        self._pw_cm: Any = None
+        self._pw_cm: PlaywrightContextManager | None = None
         self._browser: Browser | None = None
         self._default: ContextSession | None = None
         self._extra: list[tuple[ContextSession, dict[str, Any]]] = []
@@ -299,7 +299,7 @@ class BrowserSession:
     @property
     def driver_pid(self) -> int | None:
         """Pid of this session's Playwright driver (Chromium runs below it), for diagnostics and tests."""
-        if self._pw is None:
+        if self._pw is None or self._pw_cm is None or self._pw_cm._client is None:
             return None
         try:
             return int(self._pw_cm._client._transport._proc.pid)

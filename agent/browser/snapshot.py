@@ -152,7 +152,7 @@ class Snapshotter:
         whole_flow: bool = False,
         flow_chars: int | None = None,
         wanted: Sequence[str] = (),
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         c = self.config
         chars = max(c.flow_chars, flow_chars or 0)
         return {
@@ -435,7 +435,7 @@ class Snapshotter:
             await handle.dispose()
         return el
 
-    async def call(self, frame: Frame, fn: str, arg: Any) -> Any:
+    async def call(self, frame: Frame, fn: str, arg: object) -> Any:  # the page's JSON answer
         """``fn`` (a JS function expression of one JSON argument) called with ``arg`` where the extractor
         runs (Kite's world of ``frame``)."""
         if self.script.world:
@@ -502,7 +502,7 @@ class Snapshotter:
         """The element behind ``index`` as last observed (None when the page never had it)."""
         return self._state(page).known.get(index)
 
-    def reread_call(self, page: Page, index: int) -> tuple[Frame, str, dict[str, Any]] | None:
+    def reread_call(self, page: Page, index: int) -> tuple[Frame, str, dict[str, object]] | None:
         """What ``reread`` asks the page, for a caller that asks it inside a call of its own (one round trip
         fewer): the frame, a function expression of the request answering the extractor's JSON (a string; not
         the record when the extractor is not installed there), and the request. None when ``index`` is not
@@ -514,7 +514,7 @@ class Snapshotter:
         req = {"fn": "details", "ids": [local], "token": token, "opts": self._opts(False), "json": True}
         return frame, self.script.stub, req
 
-    async def reread_from(self, page: Page, index: int, answer: Any) -> Element | None:
+    async def reread_from(self, page: Page, index: int, answer: object) -> Element | None:
         """``reread``'s element from the answer of a ``reread_call`` (None when it is not one: ask again)."""
         state = self._state(page)
         entry = state.by_index.get(index)
@@ -541,7 +541,12 @@ class Snapshotter:
         rec = None
         if entry is not None and not entry[0].is_detached():
             frame, token, local = entry
-            req = {"fn": "details", "ids": [local], "token": token, "opts": self._opts(False)}
+            req: dict[str, object] = {
+                "fn": "details",
+                "ids": [local],
+                "token": token,
+                "opts": self._opts(False),
+            }
             try:
                 rec = (
                     await asyncio.wait_for(

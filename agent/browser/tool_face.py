@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 import types
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
 
 from pydantic import BaseModel, Field, create_model
 from pydantic.fields import FieldInfo
@@ -67,11 +67,11 @@ def source_field(model: type[BaseModel], source: str) -> FieldInfo:
     return source_field(inner[0], rest)
 
 
-def _is_model(t: Any) -> bool:
+def _is_model(t: object) -> bool:
     return isinstance(t, type) and issubclass(t, BaseModel)
 
 
-def _not_none(annotation: Any) -> Any:
+def _not_none(annotation: object) -> object:
     """``int | None`` -> ``int`` (a parameter the face requires)."""
     if get_origin(annotation) not in (Union, types.UnionType):
         return annotation
@@ -79,7 +79,7 @@ def _not_none(annotation: Any) -> Any:
     return rest[0] if len(rest) == 1 else Union[rest]  # noqa: UP007 (built at run time)
 
 
-def _field(param: FaceParam, info: FieldInfo) -> tuple[Any, Any]:
+def _field(param: FaceParam, info: FieldInfo) -> tuple[Any, Any]:  # pydantic's (annotation, FieldInfo) pair
     description = info.description if param.description is None else (param.description or None)
     annotation: Any = _not_none(info.annotation) if param.required else info.annotation
     if info.metadata:  # the action's bounds (ge, min_length ...) hold for the face too
@@ -103,7 +103,7 @@ def face_model(spec: ActionSpec) -> type[ToolArgs]:
 
 def face_action(spec: ActionSpec, args: BaseModel) -> ActionModel:
     """The action a tool call's arguments make (pydantic's ValidationError when they make none)."""
-    data: dict[str, Any] = {"action": spec.name}
+    data: dict[str, object] = {"action": spec.name}
     for param in _face(spec).params:
         value = getattr(args, param.name)
         if param.invert:
@@ -116,7 +116,7 @@ def face_action(spec: ActionSpec, args: BaseModel) -> ActionModel:
 def kind_action(spec: ActionSpec, kind: ActKind, index: int | None, text: str | None) -> ActionModel:
     """The action an ``act`` request of ``kind`` makes; ValueError for a text that is not one of the
     parameter's choices (pydantic's ValidationError for other bad values)."""
-    data: dict[str, Any] = {"action": spec.name, **dict(kind.fixed)}
+    data: dict[str, object] = {"action": spec.name, **dict(kind.fixed)}
     if kind.target != "unused" and index is not None:
         data["index"] = index
     if kind.text is not None:
@@ -131,14 +131,14 @@ def kind_action(spec: ActionSpec, kind: ActKind, index: int | None, text: str | 
     return spec.model.model_validate(data)
 
 
-def _choices(annotation: Any) -> list[str]:
+def _choices(annotation: object) -> list[str]:
     return [str(a) for a in get_args(annotation)] if get_origin(annotation) is Literal else []
 
 
-def _put(data: dict[str, Any], source: str, value: Any) -> None:
+def _put(data: dict[str, object], source: str, value: object) -> None:
     *path, last = source.split(".")
     for key in path:
-        data = data.setdefault(key, {})
+        data = cast("dict[str, object]", data.setdefault(key, {}))  # a dotted source names nested objects
     data[last] = value
 
 

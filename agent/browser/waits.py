@@ -44,7 +44,7 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
@@ -61,6 +61,7 @@ from kite_browser.agent.browser.exec.settle_js import (
 from kite_browser.agent.browser.exec.settle_requests import RequestTracker
 from kite_browser.agent.browser.exec.spec import FirstCall
 from kite_browser.agent.config import WaitConfig
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 
 GRACE_MS = 30
 """A new document's settle watches at least this long for a late reaction (a fetch, a timer, a navigation); so
@@ -72,7 +73,36 @@ NAV_START_S = 0.5
 """After the page announced a navigation: how long to wait for its request to show up."""
 MARK_TIMEOUT_S = 1.0
 
-DomMarks = dict[Frame, dict[str, Any]]
+DomMarks = dict[Frame, JsonObject]
+"""The in-page mark of each frame (handed back to the page by the wait; Kite reads only ``fresh``)."""
+
+
+class FirstAnswer(TypedDict, total=False):
+    """The answer of an action's ``FirstCall``: its value, or what it threw."""
+
+    value: JsonValue
+    error: str
+
+
+class QuietAnswer(TypedDict, total=False):
+    """What a frame's in-page wait (``QUIET_JS``) reports as it ends."""
+
+    added: int
+    removed: int
+    changed: int
+    stateChanged: bool
+    opened: int
+    focused: str | None
+    after: JsonValue
+    nav: bool
+    ms: float
+
+
+class _MarkAnswers(TypedDict, total=False):
+    first: FirstAnswer
+    quiet: QuietAnswer
+
+
 HeldBy = Literal["all", "since_mark", "none"]
 """The page's fetches and XHRs that hold an in-page wait: all, those begun since the mark, none."""
 
@@ -93,10 +123,10 @@ class PageMark:
     t0: float
     pages: frozenset[Page] = frozenset()
     """The context's pages before the action (a window it opens is the one not among them)."""
-    first: dict[str, Any] | None = None
+    first: FirstAnswer | None = None
     """The answer of the action's ``FirstCall``, made right after the top frame's mark: ``{"value": ...}`` or
     ``{"error": "..."}`` (what it threw); None when none was asked for or the top frame did not answer."""
-    quiet: dict[str, Any] | None = None
+    quiet: QuietAnswer | None = None
     """The top frame's in-page wait made in the same call (``FirstCall.settles``); None when not made."""
 
 
@@ -116,7 +146,7 @@ class SettleReport:
     focus_known: bool = False
     opened: int = 0
     """Windows the page opened (``window.open``, a link or form aimed at another window)."""
-    after: Any = None
+    after: JsonValue = None
     """What the caller's ``after_js`` read in the top frame as the settle ended (None when it did not run)."""
     steps: list[str] = field(default_factory=list)
     waited_ms_before: float = 0.0
@@ -150,7 +180,7 @@ class Settler:
         settle's in-page wait for ``action`` when it ``settles``, ``effect_only`` as ``settle`` takes it)."""
         tr = self.tracker(page)
         await self._watch_new_documents(page)
-        answers: dict[str, Any] = {}
+        answers: _MarkAnswers = {}
         t0 = time.monotonic()  # before the mark call: ``first`` may start requests in it
         dom = await self._mark_frames(
             page,
@@ -213,7 +243,7 @@ class Settler:
         fresh: bool = False,
         *,
         first: FirstCall | None = None,
-        answers: dict[str, Any] | None = None,
+        answers: _MarkAnswers | None = None,
         cap_ms: int = 0,
         effect_only: bool = False,
         follow: int = FOLLOW_TIMER_MS,
@@ -229,7 +259,7 @@ class Settler:
         args = [follow, cfg.dom_quiet_ms * QUIET_STRETCH, fresh, cfg.network_stall_ms]
         top = page.main_frame
 
-        async def one(frame: Frame) -> dict[str, Any] | None:
+        async def one(frame: Frame) -> JsonObject | None:
             timeout = MARK_TIMEOUT_S
             if first is not None and frame is top:
                 quiet_args = self._quiet_args(cap_ms, "since_mark" if effect_only else "all")
@@ -245,9 +275,11 @@ class Settler:
                 return None
             if not isinstance(res, dict):
                 return None
-            for key in ("first", "quiet"):
-                if key in res and answers is not None:
-                    answers[key] = res.pop(key)
+            if answers is not None:
+                if "first" in res:
+                    answers["first"] = res.pop("first")
+                if "quiet" in res:
+                    answers["quiet"] = res.pop("quiet")
             return {**res, "fresh": fresh}
 
         results = await asyncio.gather(*(one(f) for f in frames))
@@ -472,7 +504,7 @@ class Settler:
         left_s: float,
         rep: SettleReport,
         after_js: str | None = None,
-        done: dict[str, Any] | None = None,
+        done: QuietAnswer | None = None,
         *,
         requests: HeldBy = "all",
     ) -> bool:
@@ -487,7 +519,7 @@ class Settler:
             return False
         top = page.main_frame
 
-        async def one(frame: Frame, mark: dict[str, Any]) -> dict[str, Any] | None:
+        async def one(frame: Frame, mark: JsonObject) -> QuietAnswer | None:
             if done is not None and frame is top:
                 return done
             js = quiet_then(after_js) if after_js is not None and frame is top else QUIET_JS
@@ -527,7 +559,7 @@ class Settler:
         return True
 
 
-def _premade(page: Page, mark: PageMark, rep: SettleReport, tr: RequestTracker) -> dict[str, Any] | None:
+def _premade(page: Page, mark: PageMark, rep: SettleReport, tr: RequestTracker) -> QuietAnswer | None:
     """The top frame's wait made in the action's mark call (``FirstCall.settles``), standing for the first
     round's when nothing that wait does not see happened meanwhile (a request, a navigation); else None (the
     round waits again)."""

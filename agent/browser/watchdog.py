@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Protocol, TypeVar
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -35,6 +35,16 @@ from kite_browser.agent.cancel import raise_if_cancelled
 from kite_browser.agent.errors import BrowserCrashedError, BrowserError, KiteError
 
 T = TypeVar("T")
+
+
+class Watched(Protocol):
+    """The browser session a guarded call runs on (``ContextSession``): its active tab, and a new one."""
+
+    @property
+    def page(self) -> Page: ...
+
+    async def open_tab(self) -> object: ...
+
 
 PROBE_AFTER_S = 1.0
 """A call that returns sooner is never probed (most calls: no overhead)."""
@@ -109,7 +119,7 @@ async def probe_page(page: Page, timeout_s: float) -> tuple[bool, str | None]:
     return False, None
 
 
-def _active_page(session: Any) -> Page | None:
+def _active_page(session: Watched) -> Page | None:
     try:
         page = session.page
     except KiteError:
@@ -117,7 +127,7 @@ def _active_page(session: Any) -> Page | None:
     return page if isinstance(page, Page) and not page.is_closed() else None
 
 
-async def _cancel(task: asyncio.Future[Any]) -> None:
+async def _cancel(task: asyncio.Task[object]) -> None:
     """Cancel an abandoned call and give it a second to end. Its own outcome is dropped; a cancel of the
     caller's own (Ctrl-C arriving meanwhile) is not: it propagates."""
     task.cancel()
@@ -126,7 +136,7 @@ async def _cancel(task: asyncio.Future[Any]) -> None:
         task.exception()  # retrieved: an abandoned call's failure is nobody's error
 
 
-async def discard_tab(session: Any, page: Page) -> str:
+async def discard_tab(session: Watched, page: Page) -> str:
     """Close a tab whose renderer is stuck; the sentence says what the model now looks at."""
     url = page.url
     try:
@@ -148,10 +158,10 @@ async def discard_tab(session: Any, page: Page) -> str:
     return f"Kite closed that tab; the active tab is now {now.url}"
 
 
-async def guard(session: Any, call: Awaitable[T], *, what: str, deadline_s: float, hang_s: float) -> T:
+async def guard(session: Watched, call: Awaitable[T], *, what: str, deadline_s: float, hang_s: float) -> T:
     """Run ``call`` (a coroutine on ``session``'s active tab) under a deadline and a hang probe."""
     raise_if_cancelled(call)  # no browser call for a caller whose cancel was lost on the way
-    task: asyncio.Future[T] = asyncio.ensure_future(call)
+    task: asyncio.Task[T] = asyncio.ensure_future(call)
     started = time.monotonic()
     waited_on_user = 0.0
     slow: str | None = None  # why the machine looked slow at the last probe
@@ -169,7 +179,7 @@ async def guard(session: Any, call: Awaitable[T], *, what: str, deadline_s: floa
             page = _active_page(session)
             if page is not None:
                 checking = asyncio.ensure_future(probe_page(page, min(hang_s, left)))
-                pending: set[asyncio.Future[Any]] = {task, checking}
+                pending: set[asyncio.Task[object]] = {task, checking}
                 finished, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 if task in finished:
                     await _cancel(checking)
@@ -199,7 +209,7 @@ def _timeout(what: str, deadline_s: float, slow: str | None) -> BrowserTimeoutEr
 
 
 async def _unresponsive(
-    session: Any, page: Page, task: asyncio.Future[Any], what: str, hang_s: float
+    session: Watched, page: Page, task: asyncio.Task[object], what: str, hang_s: float
 ) -> None:
     if task.done():
         return

@@ -195,7 +195,7 @@ class World:
             ctx = session.contexts[frame_id] = await self._create(session, frame_id)
         return ctx
 
-    async def call(self, frame: Frame, fn: str, arg: Any = None) -> Any:
+    async def call(self, frame: Frame, fn: str, arg: object = None) -> Any:  # the page's JSON answer
         """``fn`` (a JS function expression of one JSON argument) called with ``arg`` in Kite's world of
         ``frame``; its value (awaited when a promise) as JSON. Raises ``WorldError`` when the frame is gone,
         and a ``PlaywrightError`` with the message when ``fn`` threw."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, check_domain, load_config
@@ -130,7 +130,7 @@ def add_agent_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def agent_overrides(args: argparse.Namespace) -> dict[str, Any]:
+def agent_overrides(args: argparse.Namespace) -> dict[str, object]:
     get = lambda name: getattr(args, name, None)  # noqa: E731
     return {
         "llm.model": get("model"),
@@ -147,7 +147,7 @@ def agent_overrides(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def load_with_args(args: argparse.Namespace, extra: dict[str, Any] | None = None) -> KiteConfig:
+def load_with_args(args: argparse.Namespace, extra: Mapping[str, object] | None = None) -> KiteConfig:
     from kite_browser.agent.commands._browser_opts import browser_overrides
 
     overrides = {**browser_overrides(args), **agent_overrides(args), **(extra or {})}

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import Any
 
 _VIEWPORT = re.compile(r"^\s*(\d{2,5})\s*[xX×,]\s*(\d{2,5})\s*$")
 
@@ -57,9 +56,9 @@ def add_browser_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGr
     return group
 
 
-def browser_overrides(args: argparse.Namespace) -> dict[str, Any]:
+def browser_overrides(args: argparse.Namespace) -> dict[str, object]:
     """Dotted config keys for the browser flags that were given."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     if getattr(args, "headed", None):
         out["browser.headless"] = False
     size = getattr(args, "viewport", None)

@@ -7,8 +7,8 @@ one and exits non-zero; it never pretends.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
@@ -23,6 +23,11 @@ from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.commands._progress import ProgressPrinter
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.resolve import prepare_config
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kite_browser.agent.jsontypes import JsonObject
 
 DEMO_TASK = (
     'Search the shop for "espresso", open the mug you find, add it to the cart, then open the cart and report '
@@ -68,7 +73,7 @@ async def run(args: argparse.Namespace) -> int:
     bundled = find_task(args.task)
     if args.phrasing and bundled is None:
         raise UsageError("--phrasing needs --task ID (a task of the bundled suites), not a task in words")
-    extra: dict[str, Any] = {"browser.block_external_hosts": True}
+    extra: dict[str, object] = {"browser.block_external_hosts": True}
     if bundled is not None:  # the task's own approvals and secrets, as kite eval gives them
         extra |= {"safety.approve": bundled[1].approve, "safety.secrets": bundled[1].secrets}
     config = load_with_args(args, extra)
@@ -102,7 +107,7 @@ async def run(args: argparse.Namespace) -> int:
     return 0 if result.success and not checked else 1
 
 
-def _verdict(console: Any, checked: list[str], what: str) -> None:
+def _verdict(console: Console, checked: list[str], what: str) -> None:
     if checked:
         console.print("[red bold]checked on the app: not done[/]")
         for line in checked:
@@ -111,16 +116,14 @@ def _verdict(console: Any, checked: list[str], what: str) -> None:
         console.print(f"[green bold]checked on the app:[/] {escape(what)} holds")
 
 
-def _one_visitor(
-    states: dict[str, dict[str, Any]], check: Callable[[dict[str, Any]], list[str]]
-) -> list[str]:
+def _one_visitor(states: Mapping[str, JsonObject], check: Callable[[JsonObject], list[str]]) -> list[str]:
     """``check`` on the state of the run's visitor (the only one: the demo's own browser)."""
     if len(states) != 1:
         return [f"the sites saw {len(states)} visitors, expected the demo's browser alone"]
     return check(next(iter(states.values())))
 
 
-def demo_check(answer: str, states: dict[str, dict[str, Any]]) -> list[str]:
+def demo_check(answer: str, states: Mapping[str, JsonObject]) -> list[str]:
     """What the default task left undone: one line per miss, read from the shop's state of the run's
     visitor (the only one: the demo's own browser) and the answer; empty when it is all done."""
     if len(states) != 1:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
@@ -31,6 +32,8 @@ from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.config_sections import POLICY_NAMES
 from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.resolve import prepare_config
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from kite_browser.agent.batch.results import TaskResult
@@ -134,7 +137,7 @@ async def run(args: argparse.Namespace) -> int:
         check_out_file(out, flag)
     suite = _suite(args)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    extra: dict[str, Any] = {"browser.block_external_hosts": True}
+    extra: dict[str, object] = {"browser.block_external_hosts": True}
     if not args.runs_dir:
         extra["run.runs_dir"] = str(Path(load_with_args(args).run.runs_dir) / f"eval-{suite.name}-{stamp}")
     if off:
@@ -224,7 +227,7 @@ def compare(paths: list[str]) -> int:
     return 0
 
 
-def _report(path: str, load: Any) -> Any:
+def _report(path: str, load: Callable[[str], T]) -> T:
     """An eval report read from ``path``; a one-line UsageError naming the file and what is wrong."""
     from pydantic import ValidationError
 

@@ -11,7 +11,7 @@ from typing import Any
 from kite_browser.agent.config import load_config
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("local", help="the bundled local model (no API key needed)")
     sub = parser.add_subparsers(dest="local_command", metavar="ACTION", parser_class=type(parser))
     start = sub.add_parser("start", help="install on first use, start the server and keep it running")

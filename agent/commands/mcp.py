@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kite_browser.agent.commands._agent_opts import agent_overrides, domain, port_number
 from kite_browser.agent.commands._browser_opts import add_browser_options, browser_overrides
 from kite_browser.agent.errors import UsageError
+
+if TYPE_CHECKING:
+    from kite_browser.agent.config import KiteConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _config(args: argparse.Namespace) -> Any:
+def _config(args: argparse.Namespace) -> KiteConfig:
     from kite_browser.agent.config import load_config
 
     overrides = {**browser_overrides(args), **agent_overrides(args)}

@@ -7,7 +7,7 @@ import asyncio
 import json
 import signal
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
@@ -26,6 +26,7 @@ from kite_browser.agent.llm.resolve import prepare_config
 from kite_browser.agent.result import StopReason
 
 if TYPE_CHECKING:
+    from kite_browser.agent.jsontypes import JsonObject
     from kite_browser.agent.loop import Agent
 
 
@@ -128,7 +129,11 @@ def save_workflow(run_dir: str | None, success: bool, path: str) -> None:
 
 
 async def _run(
-    args: argparse.Namespace, config: KiteConfig, start_url: str | None, schema: Any, made: list[Agent]
+    args: argparse.Namespace,
+    config: KiteConfig,
+    start_url: str | None,
+    schema: JsonObject | None,
+    made: list[Agent],
 ) -> int:
     from kite_browser.agent.loop import Agent
     from kite_browser.safety.secrets import SecretStore

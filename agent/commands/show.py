@@ -20,8 +20,16 @@ from rich.markup import escape
 from rich.rule import Rule
 
 from kite_browser.agent.errors import UsageError
+from kite_browser.agent.jsontypes import JsonValue
 
 BRIEF_LINES = 12
+
+
+def _dig(value: JsonValue, *keys: str) -> JsonValue:
+    """``value[k1][k2]...`` of a record read back, None where a key is missing or a value is not an object."""
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -169,7 +177,7 @@ class RunPrinter:
             messages, tools = request.get("messages") or [], None
         est = f"~{s['prompt_tokens_est']} tokens (estimated)" if s.get("prompt_tokens_est") else ""
         refs = [m["content_file"] for m in request.get("messages") or [] if "content_file" in m]
-        names = [t.get("function", {}).get("name", "?") for t in tools or []]
+        names = [str(_dig(t, "function", "name") or "?") for t in tools or []]
         where = " · ".join(
             x
             for x in (
@@ -181,16 +189,16 @@ class RunPrinter:
         )
         self.c.print(f"[bold]prompt[/] [dim]{escape(where)}[/]")
         for m in messages:
-            role, content = m.get("role", "?"), m.get("content")
+            role, content = str(m.get("role", "?")), m.get("content")
             if role == "system" and not self.full:
                 continue
             self.c.print(f"  [cyan]{escape(role)}[/]")
             if isinstance(content, list):  # text and an image (by its screenshot file)
                 for part in content:
-                    if part.get("type") == "text":
-                        self.block(str(part.get("text", "")))
+                    if _dig(part, "type") == "text":
+                        self.block(str(_dig(part, "text") or ""))
                     else:
-                        self.block(f"[image: {part.get('image_url', {}).get('url', '')}]", "dim")
+                        self.block(f"[image: {_dig(part, 'image_url', 'url') or ''}]", "dim")
             else:
                 self.block(str(content or ""))
         if self.full and names:

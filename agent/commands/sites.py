@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import threading
-from typing import Any
 
 from kite_browser.agent.errors import UsageError
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "sites", help="the bundled local web apps (shop, accounts, mail, events, forms, ...)"
     )

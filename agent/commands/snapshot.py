@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # Playwright and the engine load in run(): every other kite c
     from kite_browser.agent.browser.snapshot import Snapshotter
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "snapshot",
         help="print the page representation the model sees (summary + element list) for URLs",
@@ -118,7 +118,7 @@ def _target(url: str) -> str:
 
 
 def _config(args: argparse.Namespace, targets: list[str]) -> KiteConfig:
-    overrides: dict[str, Any] = {"browser.headless": True}
+    overrides: dict[str, object] = {"browser.headless": True}
     if args.viewport:
         overrides["browser.viewport_width"], overrides["browser.viewport_height"] = args.viewport
     if args.browser_args:

@@ -10,13 +10,16 @@ import argparse
 import json
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
-from kite_browser.agent.config import load_config
+from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.errors import UsageError
 
+if TYPE_CHECKING:
+    from kite_browser.safety.confirm import Confirmer
 
-def register(subparsers: Any) -> None:
+
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "tools",
         help="list the modules' tools, or call one by hand",
@@ -46,14 +49,15 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
 
-def _config(args: argparse.Namespace, **overrides: Any) -> Any:
+def _config(args: argparse.Namespace, **overrides: object) -> KiteConfig:
     # module load failures are shown as states (list) or do not matter for one call: no log lines on stderr
     logging.getLogger("kite.modules").setLevel(logging.ERROR)
     if getattr(args, "modules", None):
         from kite_browser.agent.modules.loader import check_names
 
-        overrides["modules"] = [m.strip() for m in args.modules.split(",") if m.strip()]
-        check_names(overrides["modules"], "--modules")
+        names = [m.strip() for m in args.modules.split(",") if m.strip()]
+        overrides["modules"] = names
+        check_names(names, "--modules")
     return load_config(getattr(args, "config", None), overrides=overrides)
 
 
@@ -75,7 +79,7 @@ async def list_tools(args: argparse.Namespace) -> int:
     return 0
 
 
-def _confirmer(approve: list[str]) -> Any:
+def _confirmer(approve: list[str]) -> Confirmer:
     from kite_browser.agent.commands.run import unattended_why
     from kite_browser.safety.confirm import BatchConfirmer, TerminalConfirmer
 

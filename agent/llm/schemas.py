@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any, Literal
 
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, offered_fields
-from kite_browser.agent.jsonschema import flat_schema
+from kite_browser.agent.jsonschema import as_object, flat_schema
 from kite_browser.agent.llm.chat import ChatTool
 from kite_browser.agent.toolset import ToolDef
 
@@ -55,7 +55,7 @@ def _parameters(name: str) -> dict[str, Any]:
     schema = ACTION_MODELS[name].model_json_schema(by_alias=True)
     params = flat_schema(schema)
     params.pop("description", None)
-    params["properties"].pop("action", None)
+    as_object(params["properties"]).pop("action", None)
     params["type"] = "object"
     params.setdefault("required", [])
     return params

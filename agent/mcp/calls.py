@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 from functools import partial
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import mcp_types as types
 from playwright.async_api import Error as PlaywrightError
@@ -51,7 +51,7 @@ R = TypeVar("R")
 class ToolFailure(Exception):
     """A typed error; ``page``: a fresh snapshot sent after it (a ``stale_element``'s current page)."""
 
-    def __init__(self, error: dict[str, Any], page: str = "") -> None:
+    def __init__(self, error: JsonObject, page: str = "") -> None:
         super().__init__(error.get("message", ""))
         self.error = error
         self.page = page
@@ -117,7 +117,9 @@ class Calls:
             message, answer = gate.message, gate.answer
             if answer is not None and answer.reason.startswith(CANNOT_ASK):
                 kind, message = "refused", answer.reason  # nobody was asked, so nobody declined
-            raise ToolFailure({"error": kind, "message": message, "reasons": gate.decision.reasons}) from None
+            raise ToolFailure(
+                {"error": kind, "message": message, "reasons": [r for r in gate.decision.reasons]}
+            ) from None
 
     async def act(self, state: ClientState, tool: str, args: JsonObject, client: str) -> Reply:
         """One page action through the client's env, as a gated toolset's call (``safety/toolset.py``): the
@@ -159,7 +161,7 @@ class Calls:
             state.shown, state.shown_url = update.lines, obs.url
         return update
 
-    async def stale(self, state: ClientState, error: dict[str, Any]) -> ToolFailure:
+    async def stale(self, state: ClientState, error: JsonObject) -> ToolFailure:
         """A ``stale_element`` answer: the error, then the current page as a snapshot (the client's fresh
         refs, in the format every snapshot has)."""
         error = {k: v for k, v in error.items() if k != "elements"}

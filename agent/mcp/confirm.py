@@ -25,18 +25,25 @@ import secrets
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeGuard
 
 import mcp_types as types
+from mcp.server.context import ServerRequestContext
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest, check_approvals
 
-current_request: contextvars.ContextVar[Any] = contextvars.ContextVar("kite_mcp_request", default=None)
+McpContext = ServerRequestContext[object]
+"""The SDK's context of the request being served (Kite's server has no lifespan state)."""
+
+current_request: contextvars.ContextVar[McpContext | None] = contextvars.ContextVar(
+    "kite_mcp_request", default=None
+)
 """The ServerRequestContext of the tool call being served (set by the server around each call)."""
 
-SCHEMA: dict[str, Any] = {
+SCHEMA: JsonObject = {
     "type": "object",
     "properties": {
         "approve": {"type": "boolean", "title": "Allow", "description": "Let Kite do this action."}
@@ -65,7 +72,7 @@ class InputRound:
     asked: types.InputRequiredResult | None = None
 
     @classmethod
-    def of(cls, ctx: Any) -> InputRound | None:
+    def of(cls, ctx: McpContext | None) -> InputRound | None:
         """The round of this call when it is on a 2026-07-28 connection, else None."""
         if ctx is None or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             return None
@@ -134,7 +141,7 @@ def close_round() -> None:
         rnd.open = False
 
 
-def can_elicit(ctx: Any) -> bool:
+def can_elicit(ctx: McpContext | None) -> TypeGuard[McpContext]:
     """The client declared elicitation and this call can carry a question (a server request in the
     handshake era; an InputRequiredResult in the 2026-07-28 era)."""
     if ctx is None:

@@ -8,9 +8,9 @@ import json
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from kite_browser.agent.browser.observation import ActionResult
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.safety.secrets import SecretStore
 
 
@@ -31,18 +31,18 @@ class Record:
             path, n = Path(f"{base}-{n}"), n + 1
         return cls(path, secrets)
 
-    def write(self, event: str, **data: Any) -> None:
+    def write(self, event: str, **data: object) -> None:
         line = {"time": round(time.time(), 3), "event": event, **self.secrets.redact_obj(data)}
         text = json.dumps(line, ensure_ascii=False, default=str)
         with self._lock, self.path.open("a", encoding="utf-8") as fh:
             fh.write(text + "\n")
 
-    def action(self, client: str, tool: str, action: dict[str, Any], result: ActionResult) -> None:
+    def action(self, client: str, tool: str, action: JsonObject, result: ActionResult) -> None:
         """One page action that ran: the action as Kite's JSON and its result with the target's fingerprint,
         what ``kite workflow save`` turns into a workflow's step."""
         self.write("action", client=client, tool=tool, action=action, result=result.model_dump(mode="json"))
 
-    def read(self) -> list[dict[str, Any]]:
+    def read(self) -> list[JsonObject]:
         if not self.path.exists():
             return []
         return [json.loads(x) for x in self.path.read_text(encoding="utf-8").splitlines() if x.strip()]

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from kite_browser.agent.browser.observation import ActionResult, Element, Observation
 from kite_browser.agent.browser.render import element_line, names_neighbour
 from kite_browser.agent.browser.tokens import count_tokens
+from kite_browser.agent.jsontypes import JsonObject
 
 TEXT_CHARS = 200
 """The page's own text shown with a snapshot by default, in all (``max_text`` asks for more; the read tool
@@ -308,5 +308,5 @@ def page_update(
     return Update(full, lines, page_url=obs.url)
 
 
-def error_text(error: dict[str, Any]) -> str:
+def error_text(error: JsonObject) -> str:
     return json.dumps(error, ensure_ascii=False)

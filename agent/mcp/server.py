@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 
 import mcp_types as types
 from mcp.server import Server
@@ -41,6 +40,7 @@ from kite_browser.agent.mcp.calls import Calls, ToolFailure
 from kite_browser.agent.mcp.confirm import (
     CANNOT_ASK,
     InputRound,
+    McpContext,
     current_request,
     current_round,
     current_tool,
@@ -67,7 +67,7 @@ INSTRUCTIONS = (
 )
 
 
-def _invalid(name: str, exc: ValidationError) -> dict[str, Any]:
+def _invalid(name: str, exc: ValidationError) -> JsonObject:
     problems = []
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"]) or "arguments"
@@ -79,7 +79,7 @@ def _invalid(name: str, exc: ValidationError) -> dict[str, Any]:
     }
 
 
-def _client_key(ctx: Any) -> str | None:
+def _client_key(ctx: McpContext) -> str | None:
     """The HTTP session of the call (None on stdio and for 2026-07-28 requests, which have no session)."""
     conn = getattr(ctx.session, "_connection", None)
     return getattr(conn, "session_id", None)
@@ -125,7 +125,7 @@ class KiteMCP:
         self.record = record
         self.modules = modules
         self.calls = Calls(hub, record)
-        self.server: Server[Any] = Server(
+        self.server: Server[object] = Server(
             "kite",
             version=__version__,
             instructions=INSTRUCTIONS,
@@ -145,7 +145,7 @@ class KiteMCP:
             return list(HANDSHAKE_PROTOCOL_VERSIONS)
         return list(MODERN_PROTOCOL_VERSIONS)
 
-    async def _discover(self, ctx: Any, params: Any) -> types.DiscoverResult:
+    async def _discover(self, ctx: McpContext, params: types.RequestParams | None) -> types.DiscoverResult:
         return types.DiscoverResult(
             supported_versions=self.versions,
             capabilities=self.server.get_capabilities(protocol_version=ctx.protocol_version),
@@ -160,17 +160,19 @@ class KiteMCP:
             return own
         return own + [d for d in self.modules.definitions() if d.name not in TOOLS]
 
-    def _schema_form(self, ctx: Any) -> SchemaForm:
+    def _schema_form(self, ctx: McpContext | None) -> SchemaForm:
         """How this client is offered structured results: ``mcp.output_schemas``, or none for a client whose
         protocol version predates them (it would only pay their tokens)."""
         version = getattr(ctx, "protocol_version", None) or STRUCTURED_SINCE
         return self.hub.config.mcp.output_schemas if version >= STRUCTURED_SINCE else "none"
 
-    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+    async def _list_tools(
+        self, ctx: McpContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         form = self._schema_form(ctx)
         return types.ListToolsResult(tools=[mcp_tool(d, form) for d in self.definitions()])
 
-    async def _module_call(self, name: str, raw: dict[str, Any], client: str) -> Reply:
+    async def _module_call(self, name: str, raw: JsonObject, client: str) -> Reply:
         assert self.modules is not None
         confirmer = _RecordingConfirmer(self.hub.confirmer, self.record, client, name)
         result = await self.modules.call(name, raw, CallContext(caller="mcp", confirmer=confirmer))
@@ -183,7 +185,7 @@ class KiteMCP:
         )
 
     async def _call_tool(
-        self, ctx: Any, params: types.CallToolRequestParams
+        self, ctx: McpContext, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         name, raw = params.name, params.arguments or {}
         client = _client_key(ctx) or SHARED
@@ -206,7 +208,7 @@ class KiteMCP:
             content=self._redact(reply.content), structured_content=self._structured(ctx, reply)
         )
 
-    def _structured(self, ctx: Any, reply: Reply) -> dict[str, Any] | None:
+    def _structured(self, ctx: McpContext, reply: Reply) -> JsonObject | None:
         """The reply's data as ``structuredContent``, redacted as the text is (None: not data, or this client
         is offered text only)."""
         if reply.data is None or self._schema_form(ctx) == "none":
@@ -215,8 +217,8 @@ class KiteMCP:
         return data if isinstance(data, dict) else None
 
     async def _outcome(
-        self, ctx: Any, name: str, raw: dict[str, Any]
-    ) -> tuple[Reply, dict[str, Any] | None, str]:
+        self, ctx: McpContext, name: str, raw: JsonObject
+    ) -> tuple[Reply, JsonObject | None, str]:
         """The call's reply, or its typed error (and the page text sent after it, if any)."""
         none = Reply([])
         try:
@@ -239,7 +241,7 @@ class KiteMCP:
             out.append(block)
         return out
 
-    def _failed(self, name: str, client: str, error: dict[str, Any], page: str = "") -> types.CallToolResult:
+    def _failed(self, name: str, client: str, error: JsonObject, page: str = "") -> types.CallToolResult:
         """The typed error as one JSON line; ``page`` (a fenced snapshot) follows it on the next lines."""
         self.record.write("call", client=client, tool=name, ok=False, error=error.get("error"))
         text = self.hub.secrets.redact("\n".join(p for p in (render.error_text(error), page) if p))

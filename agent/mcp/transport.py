@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import ipaddress
 import sys
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Callable
 
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kite_browser.agent.httpserve import (
     LOOPBACK_NAMES,
@@ -43,11 +43,11 @@ class SessionEnd:
     """ASGI middleware: a client session that ended (its DELETE, or the SDK's idle timeout) gets its isolated
     browser context closed, checked after every request against the session manager's live sessions."""
 
-    def __init__(self, app: Any, kite: KiteMCP) -> None:
+    def __init__(self, app: ASGIApp, kite: KiteMCP) -> None:
         self.app = app
         self.kite = kite
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.app(scope, receive, send)
         if scope["type"] != "http" or not self.kite.hub.isolated:
             return
@@ -75,11 +75,11 @@ def host_checks(host: str) -> TransportSecuritySettings:
     )
 
 
-def http_app(kite: KiteMCP, *, host: str, token: str | None) -> Any:
+def http_app(kite: KiteMCP, *, host: str, token: str | None) -> ASGIApp:
     """The ASGI app: with a token, the token guards every request (the Host may be any name the machine has);
     without one, the Host/Origin checks for the address listened on (``host_checks``)."""
     security = None if token else host_checks(host)
-    app: Any = SessionEnd(kite.server.streamable_http_app(host=host, transport_security=security), kite)
+    app: ASGIApp = SessionEnd(kite.server.streamable_http_app(host=host, transport_security=security), kite)
     return BearerToken(app, token) if token else app
 
 

@@ -156,7 +156,7 @@ REQUIRED_MEMBERS: dict[str, str] = {
 }
 
 
-def interface_problems(obj: Any) -> list[str]:
+def interface_problems(obj: object) -> list[str]:
     """What is wrong with ``obj`` as a module (empty = a valid module)."""
     problems = []
     name = getattr(obj, "name", None)

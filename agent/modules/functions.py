@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, get_type_hints
+from typing import Any, TypeVar, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, create_model
 
@@ -33,21 +33,48 @@ from kite_browser.safety.toolset import CallPlan
 USER_MODULE = "user_tools"
 
 
+F = TypeVar("F", bound=Callable[..., object])
+
+
+@overload
 def tool(
-    fn: Callable[..., Any] | None = None,
+    fn: F,
     *,
     name: str | None = None,
     description: str | None = None,
     read_only: bool = False,
     safety: SafetyLevel | None = None,
     hints: ToolHints | None = None,
-) -> Any:
+) -> F: ...
+
+
+@overload
+def tool(
+    fn: None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+    safety: SafetyLevel | None = None,
+    hints: ToolHints | None = None,
+) -> Callable[[F], F]: ...
+
+
+def tool(
+    fn: F | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+    safety: SafetyLevel | None = None,
+    hints: ToolHints | None = None,
+) -> F | Callable[[F], F]:
     """Mark a function as a tool (all arguments optional): ``@tool`` or ``@tool(read_only=True)``.
 
     ``hints`` says what a call can do (MCP annotations); default: read-only and not destructive when
     ``read_only`` (it may still reach the web), else the cautious ``ToolHints()``."""
 
-    def mark(f: Callable[..., Any]) -> Callable[..., Any]:
+    def mark(f: F) -> F:
         f.__kite_tool__ = {  # type: ignore[attr-defined]
             "name": name,
             "description": description,
@@ -60,7 +87,7 @@ def tool(
     return mark(fn) if fn is not None else mark
 
 
-def _model_param(fn: Callable[..., Any], hints: dict[str, Any]) -> tuple[str, type[BaseModel]] | None:
+def _model_param(fn: Callable[..., object], hints: dict[str, object]) -> tuple[str, type[BaseModel]] | None:
     params = list(inspect.signature(fn).parameters.values())
     if len(params) == 1:
         hint = hints.get(params[0].name)
@@ -73,13 +100,13 @@ def _default_hints(read_only: bool) -> ToolHints:
     return ToolHints(read_only=True, destructive=False) if read_only else ToolHints()
 
 
-def _description(fn: Callable[..., Any]) -> str:
+def _description(fn: Callable[..., object]) -> str:
     doc = inspect.getdoc(fn) or ""
     first = doc.split("\n\n", 1)[0]
     return " ".join(first.split()) or fn.__name__.replace("_", " ")
 
 
-def function_tool(fn: Callable[..., Any]) -> Tool:
+def function_tool(fn: Callable[..., Any]) -> Tool:  # the user's function: it returns what it returns
     """The ``Tool`` for a typed function (raises TypeError naming a parameter without a type hint)."""
     meta = getattr(fn, "__kite_tool__", {})
     tool_name = meta.get("name") or fn.__name__
@@ -131,7 +158,7 @@ def function_tool(fn: Callable[..., Any]) -> Tool:
 class FunctionModule(ToolModule):
     """A module made of plain functions (``Toolbox(tools=[...])``, ``Agent(tools=[...])``)."""
 
-    def __init__(self, functions: Iterable[Callable[..., Any]], name: str = USER_MODULE) -> None:
+    def __init__(self, functions: Iterable[Callable[..., object]], name: str = USER_MODULE) -> None:
         self.name = name
         self._tools = [function_tool(f) for f in functions]
 

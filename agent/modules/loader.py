@@ -12,6 +12,7 @@ import importlib.util
 import inspect
 import pkgutil
 from importlib.metadata import entry_points
+from types import ModuleType
 from typing import Any, Literal
 
 from kite_browser.agent.errors import UsageError
@@ -44,7 +45,7 @@ def check_names(names: list[str], flag: str) -> None:
         )
 
 
-def _builtin(name: str) -> Any | None:
+def _builtin(name: str) -> ModuleType | None:
     if not name.isidentifier() or name in _NOT_MODULES:
         return None
     if importlib.util.find_spec(f"kite_browser.agent.modules.{name}") is None:
@@ -52,14 +53,14 @@ def _builtin(name: str) -> Any | None:
     return importlib.import_module(f"kite_browser.agent.modules.{name}")
 
 
-def _entry_point(name: str) -> Any | None:
+def _entry_point(name: str) -> object | None:
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             return ep.load()
     return None
 
 
-def find(name: str) -> tuple[Any, Source]:
+def find(name: str) -> tuple[object, Source]:
     """The object that makes module ``name`` (raises ToolError module_not_found / module_import_failed)."""
     try:
         pkg = _builtin(name)
@@ -82,7 +83,7 @@ def find(name: str) -> tuple[Any, Source]:
     return target, "entry_point"
 
 
-def instantiate(target: Any) -> Any:
+def instantiate(target: object) -> Any:  # a module object, checked by interface_problems
     """A module object from a module object, a class or a zero-argument factory."""
     if inspect.isclass(target):
         return target()

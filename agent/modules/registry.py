@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -57,7 +57,7 @@ class ModuleRegistry:
         config: KiteConfig,
         *,
         gate: Gate | None = None,
-        given: Mapping[str, Any] | None = None,
+        given: Mapping[str, object] | None = None,
         names: Iterable[str] | None = None,
         pool: BrowserPool | None = None,
     ) -> None:

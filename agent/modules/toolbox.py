@@ -17,7 +17,6 @@ import signal
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
-from typing import Any
 
 from pydantic import JsonValue
 
@@ -80,7 +79,7 @@ class Toolbox:
         functions (module ``user_tools``)."""
         self.config = config or load_config()
         names = list(self.config.modules if modules is None else modules)
-        given: dict[str, Any] = {}
+        given: dict[str, object] = {}
         functions = list(tools)
         if functions:
             given[USER_MODULE] = FunctionModule(functions)

@@ -126,9 +126,9 @@ def loop_key(actions: list[Action], obs: Observation, *, with_text: bool = False
 
 
 def _action_key(action: Action, obs: Observation) -> dict[str, Any]:
-    data = action.to_json()
-    if isinstance(data.get("index"), int):
-        data["index"] = _what(obs.element(data["index"]), data["index"])
+    data: dict[str, object] = dict(action.to_json())
+    if isinstance(index := data.get("index"), int):
+        data["index"] = _what(obs.element(index), index)
     return data
 
 

@@ -8,15 +8,14 @@ mounted at ``/api/modules/<name>`` once the modules are loaded (the app's lifesp
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import Match, Mount
-from starlette.types import Scope
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kite_browser.agent import __version__
 from kite_browser.agent.httpserve import BearerToken
@@ -35,10 +34,10 @@ class BodyLimit:
     as ``application/x-www-form-urlencoded`` (what ``curl -d`` sends unless told otherwise), is read as JSON:
     no route takes a form, and the bearer token in a header already keeps cross-site forms out."""
 
-    def __init__(self, app: Any, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app, self.limit = app, limit
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Any], send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS", "DELETE"):
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers") or []).get(b"content-length")
@@ -63,7 +62,7 @@ class BodyLimit:
             kept = [(k, v) for k, v in headers if k != b"content-type"]
             scope = {**scope, "headers": [*kept, (b"content-type", b"application/json")]}  # JSON by default
 
-        async def replay() -> dict[str, Any]:
+        async def replay() -> Message:
             nonlocal sent
             if not sent:
                 sent = True
@@ -72,7 +71,7 @@ class BodyLimit:
 
         return await self.app(scope, replay, send)
 
-    async def _refuse(self, send: Any) -> None:
+    async def _refuse(self, send: Send) -> None:
         body = TOO_LARGE % self.limit
         headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
         await send({"type": "http.response.start", "status": 413, "headers": headers})

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import traceback
 from collections.abc import Mapping
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -33,16 +32,16 @@ class ErrorBody(BaseModel):
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, error: str, message: str, **context: Any) -> None:
+    def __init__(self, status: int, error: str, message: str, **context: object) -> None:
         super().__init__(message)
         self.status, self.error, self.message, self.context = status, error, message, context
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> dict[str, object]:
         return {"error": self.error, "message": self.message, **self.context}
 
 
 def error_response(
-    status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None
+    status: int, body: Mapping[str, object], headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
 
@@ -63,7 +62,7 @@ COMMON = (400, 401, 404, 413, 422)
 """The errors any /api route can answer."""
 
 
-def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+def responses(*codes: int) -> dict[int | str, dict[str, object]]:
     return {code: {"model": ErrorBody, "description": DESCRIPTIONS[code]} for code in codes}
 
 

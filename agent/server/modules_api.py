@@ -15,6 +15,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.modules.base import CallContext, ModuleState, WebComponent
 from kite_browser.agent.modules.registry import ModuleRegistry
 from kite_browser.agent.server.confirm import HttpConfirmer, answer_or_raise
@@ -74,7 +75,7 @@ def _known(registry: ModuleRegistry, name: str) -> ModuleState:
     return state
 
 
-def tool_status(result: dict[str, Any]) -> int:
+def tool_status(result: JsonObject) -> int:
     if not is_error(result):
         return 200
     error = str(result["error"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +36,7 @@ from kite_browser.agent.server.run_models import (
 if TYPE_CHECKING:
     from kite_browser.agent.browser.session import ContextSession
     from kite_browser.agent.server.confirm import Pending
+    from kite_browser.agent.server.handover import Handing
 
 
 def now() -> str:
@@ -46,7 +47,7 @@ def now() -> str:
 class Event:
     id: int
     kind: str
-    data: dict[str, Any]
+    data: dict[str, object]
 
     def sse(self) -> str:
         import json
@@ -73,13 +74,13 @@ class Run:
         self.stop_requested = False
         self.task: asyncio.Task[None] | None = None
         self.context: ContextSession | None = None
-        self.handing: Any = None
+        self.handing: Handing | None = None
         """The open hand-over of the browser to the panel's person (``server/handover.py``), if any."""
         """The browser context the run acts in (while it runs): the panel's live view is taken of its page."""
         self._changed = asyncio.Event()
 
     # ------------------------------------------------------------------ events
-    def add(self, kind: str, data: dict[str, Any]) -> Event:
+    def add(self, kind: str, data: Mapping[str, object]) -> Event:
         """Append an event; its data gets ``t``, the time it was emitted (seconds since the epoch)."""
         event = Event(len(self.events) + 1, kind, {**data, "t": round(time.time(), 6)})
         self.events.append(event)
@@ -106,12 +107,17 @@ class Run:
     def screenshot_url(self, step: int) -> str:
         return f"/api/runs/{self.id}/screenshots/{step}"
 
-    def _track(self, event: RunEvent, data: dict[str, Any]) -> None:
+    def _track(self, event: RunEvent, data: Mapping[str, object]) -> None:
         if event.step <= 0 or isinstance(event, RunFinished | RunStarted):
             return
         step = self.steps.setdefault(event.step, StepView(step=event.step))
         if isinstance(event, PageObserved):
-            step.url, step.title, step.screenshot_url = event.url, event.title, data.get("screenshot_url")
+            shot = data.get("screenshot_url")
+            step.url, step.title, step.screenshot_url = (
+                event.url,
+                event.title,
+                shot if isinstance(shot, str) else None,
+            )
         elif isinstance(event, ModelReplied):
             step.tokens += event.usage.tokens
             step.thought = step.thought or event.content
@@ -138,7 +144,7 @@ class Run:
         else:
             self.status = "finished"
 
-    def _outcome(self) -> dict[str, Any]:
+    def _outcome(self) -> dict[str, object]:
         """What the ``finish`` event adds to the loop's: the run's ``status`` and ``error`` (as GET shows them)."""
         return {
             "status": self.status,

@@ -47,7 +47,7 @@ class RunRequest(BaseModel):
     secrets: list[str] = Field(
         default_factory=list, max_length=50, description="Names of the server's secrets this run may type."
     )
-    output_schema: dict[str, Any] | None = Field(
+    output_schema: dict[str, Any] | None = Field(  # a JSON schema (free-form)
         None, description="A JSON schema done's data must match (the run's structured answer)."
     )
     approve: list[Literal["confirm", "notify"] | str] | None = Field(
@@ -107,7 +107,7 @@ class ConfirmationView(BaseModel):
     id: str
     step: int = Field(ge=0)
     """The step the question belongs to (0: before the first step, e.g. a dialog of the start URL)."""
-    action: dict[str, Any]
+    action: dict[str, object]
     """The action's JSON form (secrets as ``<secret>name</secret>`` placeholders)."""
     action_text: str
     """The action as the TUI's modal shows it: ``click selector="#place-order"``."""
@@ -116,7 +116,7 @@ class ConfirmationView(BaseModel):
     ``(no element: <selector or URL>)``, or "" when the action names no target (``executeJS``, a tool call)."""
     level: ConfirmLevel
     reasons: list[str]
-    element: dict[str, Any] | None = None
+    element: dict[str, object] | None = None
     url: str = ""
     description: str
     timeout_s: float
@@ -209,9 +209,9 @@ class ConfirmationResult(BaseModel):
 
 
 class RunRecord(BaseModel):
-    run: dict[str, Any]
+    run: dict[str, object]
     """run.json: the task, model, settings (credentials masked) and the result."""
-    steps: list[dict[str, Any]]
+    steps: list[dict[str, object]]
     """steps.jsonl: one object per step, as recorded; each of its ``actions`` also has ``action_text``, the
     action as the TUI words it (``click [6]``)."""
     files: list[str]

@@ -10,7 +10,6 @@ import contextlib
 import logging
 import secrets as _secrets
 from pathlib import Path
-from typing import Any
 
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.profiles import ProfileLockedError, check_profile_unlocked, profile_dir
@@ -105,7 +104,7 @@ class RunManager:
             start_url = check_start_url(req.start_url, self.config.browser, flag="start_url")
         except KiteError as exc:
             raise ApiError(400, "invalid_start_url", exc.message, start_url=req.start_url) from None
-        over: dict[str, Any] = {"llm.model": model}
+        over: dict[str, object] = {"llm.model": model}
         if req.profile is not None:
             self._profile_dir(req.profile)
             over["browser.profile"] = req.profile

@@ -8,7 +8,7 @@ import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi import Path as PathParam
@@ -38,13 +38,13 @@ KEEPALIVE_S = 15.0
 LIVE_TIMEOUT_MS = 2000
 """A live frame not taken by then is skipped (the panel asks again a second later)."""
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-PNG: dict[int | str, dict[str, Any]] = {
+PNG: dict[int | str, dict[str, object]] = {
     200: {"content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}}
 }
-ANY_FILE: dict[int | str, dict[str, Any]] = {
+ANY_FILE: dict[int | str, dict[str, object]] = {
     200: {"content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}
 }
-EVENTS: dict[int | str, dict[str, Any]] = {
+EVENTS: dict[int | str, dict[str, object]] = {
     200: {
         "description": (
             "Server-sent events: ``id: N``, ``event: <kind>``, ``data: <JSON>``; ends after ``finish``. A "
@@ -86,11 +86,12 @@ def _inside(folder: Path, relative: str) -> Path:
     return target
 
 
-def _worded(step: dict[str, Any]) -> dict[str, Any]:
+def _worded(step: dict[str, object]) -> dict[str, object]:
     """A recorded step whose actions each get ``action_text``: the action as the TUI words it."""
-    for outcome in step.get("actions") or []:
-        if isinstance(outcome, dict) and isinstance(outcome.get("action"), dict):
-            outcome["action_text"] = describe_action(outcome["action"])
+    actions = step.get("actions")
+    for outcome in actions if isinstance(actions, list) else []:
+        if isinstance(outcome, dict) and isinstance(action := outcome.get("action"), dict):
+            outcome["action_text"] = describe_action(action)
     return step
 
 
@@ -129,7 +130,7 @@ def _chosen(
 
 def _record(folder: Path) -> RunRecord:
     """A run's record folder as GET .../record answers it."""
-    run_json: dict[str, Any] = {}
+    run_json: dict[str, object] = {}
     if (folder / "run.json").is_file():
         run_json = json.loads((folder / "run.json").read_text(encoding="utf-8"))
     steps = []

@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import threading
 from types import TracebackType
-from typing import Any
+
+from starlette.types import ASGIApp
 
 from kite_browser.agent.httpserve import serve_asgi
 
 
 class ServerThread:
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0) -> None:
         self.app, self.host, self.port = app, host, port
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()

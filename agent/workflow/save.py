@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 from urllib.parse import quote, quote_plus, urlsplit
 
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
@@ -21,7 +21,7 @@ from kite_browser.agent.browser.fingerprint import element_index
 from kite_browser.agent.browser.observation import ActionResult, Fingerprint
 from kite_browser.agent.fence import TAG
 from kite_browser.agent.jsontypes import JsonObject, JsonValue
-from kite_browser.agent.record import load_request
+from kite_browser.agent.record import StoredRequest, load_request
 from kite_browser.agent.workflow.answer import source_of
 from kite_browser.agent.workflow.errors import RunNotSavableError
 from kite_browser.agent.workflow.model import Answer, Expect, Step, Variable, Workflow
@@ -246,7 +246,7 @@ def answer_of(root: Path, answer: str, task: str = "") -> Answer | None:
     if request is None:
         return Answer(text=answer)
     try:
-        messages, _ = load_request(root, request)
+        messages, _ = load_request(root, cast(StoredRequest, request))
     except (OSError, ValueError):
         return Answer(text=answer)
     texts = [t for m in messages if m.get("role") != "system" for t in _texts(m.get("content"))]

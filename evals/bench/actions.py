@@ -73,7 +73,7 @@ async def run(reps: int) -> dict[str, list[float]]:
 
             async def measure(name: str, make: Callable[[], Awaitable[JsonObject]]) -> None:
                 for _ in range(reps):
-                    action = await make()
+                    action: dict[str, object] = {**await make()}
                     t0 = time.perf_counter()
                     res = await ex.execute(action)
                     dt = (time.perf_counter() - t0) * 1000

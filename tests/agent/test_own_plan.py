@@ -158,7 +158,9 @@ async def test_goal_reached_holds_an_unasked_state_change_when_the_models_next_i
     view = StepView(task, 3, obs, history, {}, progress(task, history), True)
     assert goal.withheld(view).pairs == {("click", 5)}  # a refusal: not offered again on the same page
     changed = _obs(remove, browse, text="Your cart is empty")
-    assert goal.withheld(StepView(task, 3, changed, history, {}, progress(task, history), True)).pairs == set()
+    assert (
+        goal.withheld(StepView(task, 3, changed, history, {}, progress(task, history), True)).pairs == set()
+    )
     assert await proposed(remove) is None  # asked again (a model not constrained): it runs
 
 

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from playwright.async_api import ElementHandle, Frame, Page
 
@@ -14,6 +14,7 @@ from kite_browser.agent.browser.observation import (
     DialogInfo,
     DownloadNotice,
     Element,
+    ElementDetails,
     Fingerprint,
     Observation,
     TabInfo,
@@ -22,7 +23,7 @@ from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.errors import ActionError
 
 if TYPE_CHECKING:
-    from kite_browser.agent.browser.waits import Settler
+    from kite_browser.agent.browser.waits import FirstAnswer, PageMark, Settler
 
 
 class EventsLike(Protocol):
@@ -45,6 +46,8 @@ class SessionLike(Protocol):
 
     async def to_front(self, page: Page) -> None: ...
 
+    async def open_tab(self, url: str | None = None) -> Page: ...
+
     def drain_events(self) -> EventsLike: ...
 
 
@@ -61,7 +64,7 @@ class SnapshotterLike(Protocol):
 
     async def resolve(self, page: Page, index: int) -> ResolvedLike: ...
 
-    async def details(self, page: Page, indices: list[int]) -> Any: ...
+    async def details(self, page: Page, indices: list[int]) -> list[ElementDetails]: ...
 
     async def reread(self, page: Page, index: int) -> Element: ...
 
@@ -126,7 +129,7 @@ class Outcome:
 
     method: str | None = None
     message: str = ""
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, object] = field(default_factory=dict)
     value: str | None = None
     scroll: bool = False
     """Report the scroll position and the elements newly in view."""
@@ -144,7 +147,7 @@ class ExecContext:
     secret_resolver: Callable[[str, str], str] | None = None
     screenshot_b64: bool = False
     """Include the PNG as base64 in screenshot results (vision models)."""
-    pending_mark: asyncio.Future[Any] | None = None
+    pending_mark: asyncio.Future[PageMark] | None = None
     """The settle mark, still in flight while the unit resolves and probes its target (read-only work that
     the page runs after the mark anyway). Units await ``ready()`` before sending input events."""
     recheck: Callable[[Element], Awaitable[str | None]] | None = None
@@ -187,13 +190,13 @@ class ExecContext:
             self.fingerprint = asyncio.ensure_future(self.take_fingerprint(handle, element))
             await asyncio.sleep(0)  # the task's first step sends the request
 
-    async def first_answer(self) -> dict[str, Any] | None:
+    async def first_answer(self) -> FirstAnswer | None:
         """The answer of the unit's ``ActionSpec.first_call``, made in the settle mark's call: ``{"value"}`` or
         ``{"error"}``; None when the top frame's mark did not answer (the call may not have run)."""
         if self.pending_mark is None:
             return None
         mark = await asyncio.shield(self.pending_mark)
-        first: dict[str, Any] | None = getattr(mark, "first", None)
+        first: FirstAnswer | None = getattr(mark, "first", None)
         return first
 
     async def ready(self) -> None:

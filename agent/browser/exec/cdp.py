@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from typing import Any
 
 from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
+
+from kite_browser.agent.jsontypes import JsonObject
 
 _SESSIONS: weakref.WeakKeyDictionary[Page, CDPSession] = weakref.WeakKeyDictionary()
 
@@ -49,11 +50,11 @@ def forget(page: Page) -> None:
     _SESSIONS.pop(page, None)
 
 
-def key_events(ch: str) -> list[tuple[str, dict[str, Any]]]:
+def key_events(ch: str) -> list[tuple[str, JsonObject]]:
     """The CDP calls that type one character like a US keyboard would."""
     if ch in _SPECIAL:
         key, code, vk, text = _SPECIAL[ch]
-        down: dict[str, Any] = {"type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": vk}
+        down: JsonObject = {"type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": vk}
         if text:
             down |= {"text": text, "unmodifiedText": text}
         return [("Input.dispatchKeyEvent", down), ("Input.dispatchKeyEvent", {**down, "type": "keyUp"})]
@@ -64,7 +65,7 @@ def key_events(ch: str) -> list[tuple[str, dict[str, Any]]]:
     else:
         return [("Input.insertText", {"text": ch})]
     down = {"type": "keyDown", "key": ch, "code": code, "windowsVirtualKeyCode": vk, "text": ch}
-    up = {"type": "keyUp", "key": ch, "code": code, "windowsVirtualKeyCode": vk}
+    up: JsonObject = {"type": "keyUp", "key": ch, "code": code, "windowsVirtualKeyCode": vk}
     return [("Input.dispatchKeyEvent", {**down, "unmodifiedText": ch}), ("Input.dispatchKeyEvent", up)]
 
 
@@ -92,10 +93,10 @@ async def mouse_click(page: Page, x: float, y: float, button: str = "left", coun
     if cdp is None:
         await page.mouse.click(x, y, button=button, click_count=count)  # type: ignore[arg-type]
         return
-    base = {"x": x, "y": y}
-    calls: list[dict[str, Any]] = [{"type": "mouseMoved", **base, "button": "none", "buttons": 0}]
+    base: JsonObject = {"x": x, "y": y}
+    calls: list[JsonObject] = [{"type": "mouseMoved", **base, "button": "none", "buttons": 0}]
     for n in range(1, count + 1):
-        press = {**base, "button": button, "clickCount": n}
+        press: JsonObject = {**base, "button": button, "clickCount": n}
         calls.append({"type": "mousePressed", **press, "buttons": _BUTTONS[button]})
         calls.append({"type": "mouseReleased", **press, "buttons": 0})
     try:
@@ -131,7 +132,7 @@ async def mouse_event(
         else:
             await (page.mouse.down if kind == "press" else page.mouse.up)(button=button, click_count=count)  # type: ignore[arg-type]
         return
-    call: dict[str, Any] = {"x": x, "y": y}
+    call: JsonObject = {"x": x, "y": y}
     if kind == "move":
         call |= {"type": "mouseMoved", "button": "none", "buttons": 0}
     else:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import secrets
 from pathlib import Path
-from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
@@ -87,7 +86,7 @@ async def disarm_reading(target: Target) -> tuple[Tripped | None, bool | None]:
     """``disarm``, and in the same call whether the element is checked now (an input's ``checked``, else its
     ``aria-checked``; None when the frame went away)."""
     try:
-        got: Any = await on_target(target, _DISARM_JS, _KEY)
+        got: object = await on_target(target, _DISARM_JS, _KEY)
     except PlaywrightError:
         return None, None
     if not isinstance(got, dict):

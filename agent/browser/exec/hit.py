@@ -9,7 +9,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -82,6 +82,15 @@ UNBAR_JS = """(el) => {
 }"""
 
 
+class Box(TypedDict, total=False):
+    """An element ``HIT_JS`` names (what covers the target, or what the point lands on)."""
+
+    tag: str
+    id: str
+    text: str
+    rect: dict[str, float]
+
+
 @dataclass
 class Probe:
     visible: bool
@@ -89,8 +98,8 @@ class Probe:
     """self (lands on the element), other (covered), ancestor (lands on a parent), none."""
     x: float = 0.0
     y: float = 0.0
-    cover: dict[str, Any] | None = None
-    hit_el: dict[str, Any] | None = None
+    cover: Box | None = None
+    hit_el: Box | None = None
     through: str | None = None
     """The tag of a transparent, non-interactive box over the element that the click must pass through."""
     local: tuple[float, float] = (0.0, 0.0)
@@ -100,7 +109,7 @@ class Probe:
     (``resolve_probe(seen=True)``): what a look sent along with the next input waits past."""
 
 
-async def probe(target: Target, scroll: bool = True, first: Any = None) -> Probe:
+async def probe(target: Target, scroll: bool = True, first: object = None) -> Probe:
     """Find the element's visible centre in top-level viewport pixels (scrolling it into view if needed).
     ``first``: ``HIT_JS``'s answer already read (``resolve_probe``)."""
     h = target.handle
@@ -211,13 +220,13 @@ async def through_covers(target: Target, pr: Probe) -> AsyncIterator[None]:
             await on_target(target, _THROUGH_JS, [*pr.local, False])
 
 
-def _same_rect(a: dict[str, float], b: Any) -> bool:
+def _same_rect(a: dict[str, float], b: object) -> bool:
     return all(abs(a[k] - getattr(b, k)) <= 1.5 for k in ("x", "y", "width", "height"))
 
 
 def cover_label(ec: ExecContext, page: Page, pr: Probe) -> str:
     """Name the cover as the model knows it: '[31] div "Accept cookies"' when the snapshot has it."""
-    cover = pr.cover or {}
+    cover = pr.cover or Box()
     last = ec.snapshotter.last(page) if ec.snapshotter is not None else None
     if last is not None:
         for cand in (pr.hit_el, cover):

@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Awaitable
-from typing import Any, Literal
+from typing import Literal, TypeVar
 
 from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
@@ -19,6 +19,7 @@ from kite_browser.agent.browser.exec.base import ExecContext, JSError, JSTimeout
 from kite_browser.agent.browser.exec.cdp import cdp_session
 from kite_browser.agent.browser.exec.spec import ActionModel, ActKind, FaceParam, ToolFace, define_action
 from kite_browser.agent.errors import CRASHED_TAB_ADVICE, BrowserCrashedError, browser_failure
+from kite_browser.agent.jsontypes import JsonValue
 
 
 class ExecuteJS(ActionModel):
@@ -72,7 +73,10 @@ RUN_JS = (
 )
 
 
-async def _cdp_eval(cdp: CDPSession, code: str) -> Any:
+T = TypeVar("T")
+
+
+async def _cdp_eval(cdp: CDPSession, code: str) -> JsonValue:
     """Run ``RUN_JS`` with Runtime.evaluate: DevTools may compile strings (``new Function``) even where the
     page's CSP forbids eval (allowUnsafeEvalBlockedByCSP), so executeJS works on strict-CSP pages too."""
     res = await cdp.send(
@@ -92,7 +96,7 @@ async def _cdp_eval(cdp: CDPSession, code: str) -> Any:
     return res.get("result", {}).get("value")
 
 
-async def _bounded(ec: ExecContext, cdp: CDPSession | None, work: Awaitable[Any]) -> Any:
+async def _bounded(ec: ExecContext, cdp: CDPSession | None, work: Awaitable[T]) -> T:
     """Await ``work`` for at most js_timeout_ms; a runaway script is terminated (it would block the page). A
     tab that crashes meanwhile ends the wait at once: DevTools never answers a call on a crashed renderer
     (the action waited for the step's 60 s limit)."""
@@ -100,7 +104,7 @@ async def _bounded(ec: ExecContext, cdp: CDPSession | None, work: Awaitable[Any]
     page = ec.page
     crashed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    def on_crash(_: Any) -> None:
+    def on_crash(_: object) -> None:
         if not crashed.done():
             crashed.set_result(None)
 
@@ -115,12 +119,13 @@ async def _bounded(ec: ExecContext, cdp: CDPSession | None, work: Awaitable[Any]
 async def _until_crash(
     ec: ExecContext,
     cdp: CDPSession | None,
-    task: asyncio.Future[Any],
+    task: asyncio.Future[T],
     crashed: asyncio.Future[None],
     limit_s: float,
-) -> Any:
+) -> T:
     try:
-        done, _ = await asyncio.wait({task, crashed}, timeout=limit_s, return_when=asyncio.FIRST_COMPLETED)
+        both: set[asyncio.Future[T] | asyncio.Future[None]] = {task, crashed}
+        done, _ = await asyncio.wait(both, timeout=limit_s, return_when=asyncio.FIRST_COMPLETED)
         if task in done:
             return task.result()
         if crashed in done:
@@ -151,11 +156,11 @@ async def execute_js(ec: ExecContext, action: ExecuteJS) -> Outcome:
         page
     )  # opened before the script runs: attaching later can hang behind a busy page
     work = _cdp_eval(cdp, action.code) if cdp is not None else page.evaluate(RUN_JS, action.code)
-    value: Any = await _bounded(ec, cdp, work)
+    value: JsonValue = await _bounded(ec, cdp, work)
     text = repr(value)
     truncated = len(text) > MAX_CHARS
     shown = text if len(text) <= 300 else text[:300] + "..."
-    data: dict[str, Any] = {"value": value if not truncated else text[:MAX_CHARS], "truncated": truncated}
+    data: dict[str, object] = {"value": value if not truncated else text[:MAX_CHARS], "truncated": truncated}
     return Outcome("evaluate", f"script returned {shown}", data=data)
 
 

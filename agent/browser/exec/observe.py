@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, JsonValue, WithJsonSchema
 
-from kite_browser.agent.browser.exec.base import ExecContext, Outcome
+from kite_browser.agent.browser.exec.base import ExecContext, Outcome, SnapshotterLike
 from kite_browser.agent.browser.exec.spec import ActionModel, define_action
 from kite_browser.agent.browser.exec.targets import describe_element
 from kite_browser.agent.browser.observation import Element, Observation
@@ -37,7 +37,7 @@ class Done(ActionModel):
     action: Literal["done"] = "done"
     success: bool = Field(description="Whether the task was accomplished.")
     answer: str = Field("", description="The result or answer for the user (what you found, what you did).")
-    data: Any = Field(
+    data: Annotated[JsonValue, WithJsonSchema({})] = Field(  # any JSON: the schema says no more than that
         None, description="The structured answer (JSON), when the task gives an output schema it must match."
     )
 
@@ -60,7 +60,7 @@ def _render(obs: Observation, elements: list[Element], include_offscreen: bool, 
     return str(render_observation(obs, include_offscreen=include_offscreen, kind=kind, with_summary=False))
 
 
-def _need_snapshotter(ec: ExecContext) -> Any:
+def _need_snapshotter(ec: ExecContext) -> SnapshotterLike:
     if ec.snapshotter is None:
         raise ActionError("element listing needs a snapshotter")
     return ec.snapshotter

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -56,7 +56,7 @@ class DragPoint(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _from_int(cls, data: Any) -> Any:
+    def _from_int(cls, data: object) -> object:
         if isinstance(data, int) and not isinstance(data, bool):
             return {"index": data}
         if isinstance(data, list | tuple) and len(data) == 2:

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import Frame, Page
 
 from kite_browser.agent.browser.exec import guard
 from kite_browser.agent.browser.exec.base import ExecContext
@@ -145,7 +144,7 @@ async def checked_click(
 
 
 async def _answered(
-    sent: asyncio.Future[Any], waiting: asyncio.Future[Any], target: Target, grace_s: float
+    sent: asyncio.Task[object], waiting: asyncio.Task[object], target: Target, grace_s: float
 ) -> None:
     """``sent`` (an input) answered, and ``waiting`` (a call waiting in the page for that input's event) let
     go: at once when the page told it of the event, else ``grace_s`` after the input's answer (``guard.go``)."""
@@ -233,11 +232,13 @@ async def _input_and_look(
         raise TargetChangedError(f"{target.label} changed {when}: {why}", index=index, now=fresh.name)
 
 
-def _reread_call(ec: ExecContext, page: Page, index: int | None) -> tuple[Any, str, dict[str, Any]] | None:
+def _reread_call(
+    ec: ExecContext, page: Page, index: int | None
+) -> tuple[Frame, str, dict[str, object]] | None:
     make = getattr(ec.snapshotter, "reread_call", None)
     if make is None or index is None:
         return None
-    call: tuple[Any, str, dict[str, Any]] | None = make(page, index)
+    call: tuple[Frame, str, dict[str, object]] | None = make(page, index)
     return call
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -92,7 +92,7 @@ def first_call(action: Scroll) -> FirstCall | None:
     return FirstCall(_PAGE_SCROLL_JS, [dx, dy, action.amount or 0], settles=True, after_js=AFTER_JS)
 
 
-def read_after(res: Any) -> tuple[dict[str, float], int] | None:
+def read_after(res: object) -> tuple[dict[str, float], int] | None:
     """``AFTER_JS``'s answer as (position, newly in view); None when there is none."""
     if not isinstance(res, dict) or "x" not in res:
         return None

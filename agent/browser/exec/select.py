@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
@@ -110,11 +110,20 @@ _FIND_OPTION_JS = """(wanted) => {
 }"""
 
 
+class _Match(TypedDict):
+    """``_MATCH_JS``'s answer: the wanted values the select lacks, its options, the indexes found."""
+
+    missing: list[str]
+    multiple: bool
+    options: list[str]
+    found: list[int]
+
+
 async def select(ec: ExecContext, action: Select) -> Outcome:
     page = ec.page
     target = await resolve_element(ec, page, action.index, action.selector)
     wanted = action.value if isinstance(action.value, list) else [action.value]
-    match: dict[str, Any] | None = await target.handle.evaluate(_MATCH_JS, wanted)
+    match: _Match | None = await target.handle.evaluate(_MATCH_JS, wanted)
     if match is None:
         box = (await target.handle.evaluate_handle(_CHECKABLE_JS, wanted)).as_element()
         if box is not None:

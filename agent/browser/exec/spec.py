@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import SkipJsonSchema
 
+from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.levels import LevelName
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class ActionModel(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
     action: str
 
-    def params(self, given_only: bool = False) -> dict[str, Any]:
+    def params(self, given_only: bool = False) -> JsonObject:
         """The action's parameters in their JSON form, without the ``action`` tag and unset fields;
         ``given_only``: only those the action was built with (the defaults it did not set left out)."""
         if given_only:
@@ -45,7 +46,7 @@ class ActionModel(BaseModel):
         data.pop("action", None)
         return data
 
-    def to_json(self, given_only: bool = False) -> dict[str, Any]:
+    def to_json(self, given_only: bool = False) -> JsonObject:
         return {"action": self.action, **self.params(given_only)}
 
     @property
@@ -58,7 +59,7 @@ class ActionModel(BaseModel):
 # of the model's tool schemas, the prompt's signatures, the forgiving reader and the action's JSON form.
 
 
-_TOOL_ONLY_MARK: Any = SkipJsonSchema  # the marker class SkipJsonSchema[...] leaves in a field's metadata
+_TOOL_ONLY_MARK: type = SkipJsonSchema  # the marker class SkipJsonSchema[...] leaves in a field's metadata
 
 
 def offered_fields(model: type[BaseModel]) -> dict[str, FieldInfo]:
@@ -84,7 +85,7 @@ XField = Annotated[float | None, Field(description="Viewport x coordinate in CSS
 YField = Annotated[float | None, Field(description="Viewport y coordinate in CSS pixels (vision mode only).")]
 
 
-def target_kinds(obj: Any, allow_point: bool) -> list[str]:
+def target_kinds(obj: object, allow_point: bool) -> list[str]:
     kinds = []
     if getattr(obj, "index", None) is not None:
         kinds.append("index")
@@ -141,7 +142,7 @@ class FirstCall:
 
     js: str
     """A function expression of one argument."""
-    arg: Any = None
+    arg: JsonValue = None
     settles: bool = False
     """The call is all the action does to the page (a scroll): the settle's in-page wait for the top frame
     follows in the same call, so the action and its settle are one round trip when nothing else happens
@@ -190,7 +191,7 @@ class ActKind:
     text: str | None = None
     says: str = ""
     text_default: str | None = None
-    fixed: tuple[tuple[str, Any], ...] = ()
+    fixed: tuple[tuple[str, JsonValue], ...] = ()
 
 
 @dataclass(frozen=True)

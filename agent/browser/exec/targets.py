@@ -14,6 +14,7 @@ from kite_browser.agent.browser.exec.base import (
     ExecContext,
     InvalidSelectorError,
     OutsideViewportError,
+    ResolvedLike,
 )
 from kite_browser.agent.browser.extractor_call import id_of
 from kite_browser.agent.browser.fingerprint import FINGERPRINT_JS, fingerprint_from
@@ -43,7 +44,7 @@ _ON_JS = """(req) => {
 }"""
 
 
-async def on_target(target: Target, js: str, arg: Any = None) -> Any:
+async def on_target(target: Target, js: str, arg: object = None) -> Any:  # the page's JSON answer
     """``js`` (a function expression of ``(el, arg)``; ``arg`` JSON) run on the target in Kite's world, out of
     the page's reach (agent/browser/world.py). Raises PlaywrightError when the element or its frame is gone
     or ``js`` threw."""
@@ -105,7 +106,7 @@ async def resolve_index(ec: ExecContext, page: Page, index: int) -> Target:
     return _target(resolved)
 
 
-def _target(resolved: Any) -> Target:
+def _target(resolved: ResolvedLike) -> Target:
     ref = getattr(resolved, "ref", None)
     return Target(resolved.frame, resolved.handle, resolved.element, describe_element(resolved.element), ref)
 

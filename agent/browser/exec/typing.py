@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field, model_validator
@@ -54,7 +54,7 @@ class Type(ActionModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _clear_is_not_append(cls, data: Any) -> Any:
+    def _clear_is_not_append(cls, data: object) -> object:
         """``clear`` (Kite's earlier name, kept by the MCP and module tools): clear=false is append=true. The
         model's schema names the unusual case, so a model that writes every optional flag as false (clear=false
         on every type would double each value) does the usual thing."""
@@ -225,7 +225,14 @@ async def _fill(ec: ExecContext, target: Target, text: str) -> None:
         ) from exc
 
 
-async def _set_typeless(target: Target, text: str, typeless: dict[str, Any]) -> Outcome:
+class _Typeless(TypedDict):
+    """``_TYPELESS_JS``'s answer: the input's type and whether the value was taken as written."""
+
+    type: str
+    ok: bool
+
+
+async def _set_typeless(target: Target, text: str, typeless: _Typeless) -> Outcome:
     """A date/time input: its value set as written, or else as the same date or time in the input's format
     (the input refuses "05/20/2010"); typed key by key it would have emptied the field and looked fine."""
     kind = typeless["type"]

@@ -181,7 +181,7 @@ class BrowserModule(ToolModule):
         if self.running and profile == self.profile:
             return
         await self._stop()
-        overrides: dict[str, Any] = {"profile": None, "attach": None}
+        overrides: dict[str, object] = {"profile": None, "attach": None}
         if profile == "attach":
             overrides["attach"] = cfg.module_settings.browser.attach_endpoint
         gate = self.gate

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from playwright.async_api import ElementHandle, Page
 
 from kite_browser.agent.browser.actions import Click, ExecuteJS, Type
 from kite_browser.agent.browser.observation import ActionResult
+from kite_browser.agent.config import BrowserConfig
 from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.action_tools import ActionFor, act_gated, aimed_at
 from kite_browser.agent.modules.base import (
@@ -73,6 +74,9 @@ ENDS = ToolHints(open_world=False)
 """Closes a browser or tab: its pages and unsaved state are lost."""
 UNWATCHED = frozenset({"chrome_evaluate", "chrome_close_tab"})
 """Tools on a tab not run under its hang watchdog (see ``ChromeModule.execute``)."""
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
 
 
 class ChromeModule(ToolModule):
@@ -147,7 +151,7 @@ class ChromeModule(ToolModule):
             panel_js=(WEB / "panel.js").read_text(encoding="utf-8"),
         )
 
-    def http_router(self) -> Any:
+    def http_router(self) -> APIRouter | None:
         """The seed's HTTP endpoints as a FastAPI router (None when FastAPI is not installed)."""
         try:
             from kite_browser.agent.modules.chrome.http import router
@@ -186,7 +190,7 @@ class ChromeModule(ToolModule):
     def _navigation(self, tool: str, url: str) -> CallPlan:
         return navigation_plan(self.gate, tool, pages.check_url(url, self.gate_config()))
 
-    def gate_config(self) -> Any:
+    def gate_config(self) -> BrowserConfig:
         assert self.runtime is not None
         return self.runtime.config.browser
 

@@ -6,16 +6,16 @@ import asyncio
 import base64
 import contextlib
 import json
-from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.async_api import ElementHandle, Page
+from playwright.async_api import ElementHandle, Page, Request
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from kite_browser.agent.browser.exec.cdp import cdp_session
 from kite_browser.agent.browser.exec.js import RUN_JS
 from kite_browser.agent.config import BrowserConfig
+from kite_browser.agent.jsontypes import JsonValue
 from kite_browser.agent.modules.base import ToolError
 from kite_browser.agent.modules.chrome.manager import first_line
 from kite_browser.agent.toolset import JsonObject
@@ -128,7 +128,7 @@ async def wait_element(page: Page, selector: str, timeout_ms: int) -> ElementHan
 # ---------------------------------------------------------------------------- navigation
 
 
-async def _network_idle(page: Page, max_inflight: int, timeout_s: float, inflight: set[Any]) -> None:
+async def _network_idle(page: Page, max_inflight: int, timeout_s: float, inflight: set[Request]) -> None:
     """Wait until at most ``max_inflight`` requests have been in flight for IDLE_MS (puppeteer's networkidle2)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
@@ -145,12 +145,12 @@ async def _network_idle(page: Page, max_inflight: int, timeout_s: float, infligh
 
 
 async def navigate(page: Page, url: str, wait_until: str, timeout_ms: int) -> JsonObject:
-    inflight: set[Any] = set()
+    inflight: set[Request] = set()
 
-    def started(req: Any) -> None:
+    def started(req: Request) -> None:
         inflight.add(req)
 
-    def ended(req: Any) -> None:
+    def ended(req: Request) -> None:
         inflight.discard(req)
 
     listen = wait_until == "networkidle2"
@@ -259,7 +259,7 @@ _LIMITED = (
 """Runs the code like executeJS does and measures the JSON in the page: a huge value never crosses the wire."""
 
 
-async def _run(page: Page, script: str) -> Any:
+async def _run(page: Page, script: str) -> JsonValue:
     cdp = await cdp_session(page)
     if cdp is None:
         return await page.evaluate(_LIMITED, script)
@@ -281,7 +281,7 @@ async def _run(page: Page, script: str) -> Any:
     return res.get("result", {}).get("value")
 
 
-async def evaluate(page: Page, script: str, timeout_ms: int) -> Any:
+async def evaluate(page: Page, script: str, timeout_ms: int) -> JsonValue:
     """Run ``script`` (an expression or a function body) and return its JSON-safe value; a runaway script is
     terminated after ``timeout_ms`` and the tab keeps working."""
     cdp = await cdp_session(page)
@@ -302,7 +302,8 @@ async def evaluate(page: Page, script: str, timeout_ms: int) -> Any:
     except PlaywrightError as exc:
         raise ToolError("evaluate_error", first_line(exc).removeprefix("Error: ")) from exc
     if isinstance(value, dict) and "__kite_too_large__" in value:
-        size = int(value["__kite_too_large__"])
+        size = value["__kite_too_large__"]
+        size = size if isinstance(size, int) else 0
         raise ToolError(
             "result_too_large",
             f"the result is {size} characters of JSON; the limit is {MAX_RESULT_CHARS}",

@@ -29,6 +29,7 @@ from pydantic import Field, JsonValue
 
 from kite_browser.agent.browser.actions import ExecuteJS
 from kite_browser.agent.browser.holds import hold_raw_context
+from kite_browser.agent.config_modules import JavaScriptModuleConfig
 from kite_browser.agent.modules.base import (
     CallContext,
     ModuleRuntime,
@@ -109,7 +110,7 @@ class JavaScriptModule(ToolModule):
             await self.sandbox.close()
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> JavaScriptModuleConfig:
         assert self.runtime is not None
         return self.runtime.config.module_settings.javascript
 

@@ -18,8 +18,8 @@ import shutil
 import subprocess
 import tempfile
 from functools import cache
-from typing import Any
 
+from kite_browser.agent.jsontypes import JsonValue
 from kite_browser.agent.modules.javascript.sandbox import RUN_JS, ExecutionTimeout
 from kite_browser.agent.toolset import JsonObject
 
@@ -72,7 +72,7 @@ def permission_flag(exe: str) -> str | None:
 
 
 async def run_in_node(
-    node: str, code: str, data: Any, timeout_s: float, max_bytes: int, memory_mb: int = 256
+    node: str, code: str, data: JsonValue, timeout_s: float, max_bytes: int, memory_mb: int = 256
 ) -> JsonObject:
     exe = shutil.which(node)
     if exe is None:

@@ -39,6 +39,7 @@ from kite_browser.agent.browser.exec.cdp import cdp_session
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.procs import PROC, descendants, with_env
 from kite_browser.agent.config import KiteConfig
+from kite_browser.agent.jsontypes import JsonValue
 from kite_browser.agent.toolset import JsonObject
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
@@ -151,7 +152,7 @@ async def prepare_page(page: Page) -> None:
         await cdp.send("Runtime.evaluate", {"expression": _INSTALL, "returnByValue": True})
 
 
-async def evaluate_run_js(page: Page, args: list[Any]) -> Any:
+async def evaluate_run_js(page: Page, args: list[JsonValue]) -> Any:  # run.js's answer object
     """run.js with ``[code, input, max_bytes]`` in a page made ready by ``prepare_page``: one DevTools call on
     the page's own session (lighter than Playwright's evaluate, which goes through its serialisation layer)."""
     cdp = await cdp_session(page)
@@ -172,7 +173,11 @@ class Pool:
     """Fresh pages of one browser, opened ahead of the calls that take them."""
 
     def __init__(
-        self, browser: Browser, max_warm: int, background: Any, protect: Protect | None = None
+        self,
+        browser: Browser,
+        max_warm: int,
+        background: Callable[[Awaitable[None]], None],
+        protect: Protect | None = None,
     ) -> None:
         self.browser = browser
         self.protect = protect
@@ -392,7 +397,7 @@ class Sandbox:
         """Start the sandbox's browser if it is not running (raises ``BrowserUnavailable``)."""
         await self._ensure()
 
-    async def run(self, code: str, data: Any, timeout_s: float, max_bytes: int) -> JsonObject:
+    async def run(self, code: str, data: JsonValue, timeout_s: float, max_bytes: int) -> JsonObject:
         """The raw outcome of run.js (kind ok|error|unserialisable|too_large); raises ExecutionTimeout."""
         loop = asyncio.get_running_loop()
         await (
@@ -458,12 +463,12 @@ class Sandbox:
             if self._pool is not None:
                 await self._pool.settled()
 
-    def _background(self, coro: Any) -> None:
+    def _background(self, coro: Awaitable[None]) -> None:
         task = asyncio.ensure_future(coro)
         self._cleanups.add(task)
         task.add_done_callback(self._cleanups.discard)
 
-    def _dispose(self, page: Any, evaluation: asyncio.Future[Any]) -> None:
+    def _dispose(self, page: Page, evaluation: asyncio.Future[object]) -> None:
         """Kill a page stuck in a loop, in the background (the caller answers at once)."""
 
         async def close() -> None:

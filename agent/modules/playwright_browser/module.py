@@ -21,9 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar
 
 from playwright.async_api import Browser, Locator, Page
 from playwright.async_api import Error as PlaywrightError
@@ -53,6 +53,8 @@ DESCRIPTION = (
     "selector), screenshot, close, list. Every answer is {success, stdout, stderr, output_files}; after an "
     "action the page is saved to a file (abstract: its controls with selectors and its text; or html)."
 )
+
+T = TypeVar("T")
 
 
 TOOL = "playwright_browser"
@@ -200,8 +202,8 @@ class PlaywrightBrowserModule(ToolModule):
             await asyncio.wait_for(session.browser.close(), 15)
         return True
 
-    async def _list(self) -> list[dict[str, Any]]:
-        out = []
+    async def _list(self) -> list[JsonObject]:
+        out: list[JsonObject] = []
         for browser_id, s in list(self.sessions.items()):
             alive = s.browser.is_connected() and not s.page.is_closed()
             title = ""
@@ -216,7 +218,7 @@ class PlaywrightBrowserModule(ToolModule):
 
     # ------------------------------------------------------------------ actions
     @staticmethod
-    async def _guard(coro: Any, what: str) -> Any:
+    async def _guard(coro: Awaitable[T], what: str) -> T:
         try:
             return await coro
         except PlaywrightTimeout as exc:
