@@ -25,7 +25,8 @@ agent/ safety/ evals/ tests/ docs/ kite_browser/ .ci/ and README.md ARCHITECTURE
   an ``agent/`` root path on the same line ("agent/loop.py, protocols.py" -> "agent/run/loop.py,
   agent/protocols.py"; a name stays bare while it stays in the same folder as the one before it);
 - ``agent/base/resources.py`` finds the package folder one level further up;
-- ARCHITECTURE.md's rooms table rows of the leaves and the loop name their packages.
+- ARCHITECTURE.md's rooms table rows of the leaves and the loop name their packages, and a paragraph there
+  says what the agent root keeps.
 
 Then it regenerates docs/reference/ (``kite_browser.evals.docs_gen``), sorts imports and formats the Python
 files it changed (ruff), and lists what it could not place: a module in the agent root it has no room for (give
@@ -293,7 +294,23 @@ def architecture_rows(text: str) -> str:
         cell = m.group("cell") + "; `agent/config/` (the one loader and its sections)"
         text = text[: m.start("cell")] + cell + text[m.end("cell") :]
     text = re.sub(r"^\| loop \| `agent/run/loop\.py`", "| loop | `agent/run/`: `loop.py`", text, flags=re.M)
+    if ROOT_NOTE.split(";")[0] not in text:
+        anchor = re.search(r"^`tests/test_rooms\.py` checks this table.*\n", text, flags=re.M)
+        if anchor:
+            text = text[: anchor.end()] + ROOT_NOTE + text[anchor.end() :]
+        else:
+            print(
+                "note: ARCHITECTURE.md has no line '`tests/test_rooms.py` checks this table': add ROOT_NOTE by hand"
+            )
     return text
+
+
+ROOT_NOTE = (
+    "The agent root holds only the package's face (`agent/__init__.py`: the Python API's names), `__main__.py`,\n"
+    "`cli.py` and `protocols.py`; every other module lives in the package of its room: the leaves in `agent/base/`\n"
+    "and `agent/config/`, the loop in `agent/run/`.\n"
+)
+"""A paragraph under the rooms' heading, saying where the root's modules went."""
 
 
 def fix_resources(dry: bool) -> list[str]:
