@@ -25,8 +25,8 @@ if not __name__.startswith("kite_browser."):
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Agent": "kite_browser.agent.loop",
-    "RunResult": "kite_browser.agent.record",
+    "Agent": "kite_browser.agent.run.loop",
+    "RunResult": "kite_browser.agent.run.record",
     "KiteConfig": "kite_browser.agent.config",
     "load_config": "kite_browser.agent.config",
     "Model": "kite_browser.agent.protocols",
@@ -59,9 +59,9 @@ if TYPE_CHECKING:
     from kite_browser.agent.llm.client import LiteLLMModel, LLMReply
     from kite_browser.agent.llm.model import ModelView, PastAction
     from kite_browser.agent.llm.testing import FunctionModel, ScriptedModel
-    from kite_browser.agent.loop import Agent
     from kite_browser.agent.protocols import Environment, Model
-    from kite_browser.agent.record import RunResult
+    from kite_browser.agent.run.loop import Agent
+    from kite_browser.agent.run.record import RunResult
 
 
 def __getattr__(name: str) -> object:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from kite_browser.agent import __version__
-from kite_browser.agent.errors import ConfigError, KiteError, UsageError
+from kite_browser.agent.base.errors import ConfigError, KiteError, UsageError
 
 # Subcommand modules (agent/commands/<name>.py), in the order --help lists them.
 COMMANDS = (

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
+from kite_browser.agent.base.errors import UsageError
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.batch.checks import state_failures
-from kite_browser.agent.errors import UsageError
-from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.evals.tasks import Suite, Task, find_suite, load_suite
 
 BUNDLED = ("sites", "mail", "events")

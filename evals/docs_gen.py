@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from kite_browser.agent.toolset import ToolDef
+from kite_browser.agent.base.toolset import ToolDef
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "reference"
@@ -153,7 +153,7 @@ def config_md() -> str:
 
     intro = (
         "# Configuration keys\n\n"
-        "Every setting, from the config models (`agent/config*.py`: each field's docstring is its description). "
+        "Every setting, from the config models (`agent/config/`: each field's docstring is its description). "
         "`config/default.yaml` holds the same keys with their defaults; override them in a YAML file "
         "(`--config FILE`, `KITE_CONFIG` or `~/.config/kite/config.yaml`), through the environment variables "
         "below, or with command-line flags, in that order (see [configuration](../configuration.md)).\n\n"

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.batch.backend import Backend
 from kite_browser.agent.batch.jobs import Job, build_jobs, register_models, safe_label
 from kite_browser.agent.batch.results import TaskResult
 from kite_browser.agent.batch.runner import BatchRunner
 from kite_browser.agent.config import KiteConfig, with_overrides
-from kite_browser.agent.errors import UsageError
 from kite_browser.evals.miniwob import MiniwobScorer, MiniwobServer, expand
 from kite_browser.evals.oracle import ORACLE, OracleModel
 from kite_browser.evals.tasks import Suite, Task

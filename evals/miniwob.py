@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.batch.checks import CheckOutcome
 from kite_browser.agent.batch.scoring import Verdict
 from kite_browser.agent.batch.tasks import Task
-from kite_browser.agent.errors import UsageError
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.run.record import RunResult
 from kite_browser.evals.static import StaticServer
 from kite_browser.evals.tasks import MiniwobSpec
 

@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import TypedDict
 
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.batch.results import TaskResult
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.evals.harness import EvalReport
 from kite_browser.evals.report import claimed, fmt_cost, headline
 

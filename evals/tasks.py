@@ -26,8 +26,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.batch.tasks import Check, SolutionStep, Task, TaskFile, parse_tasks, read_raw
-from kite_browser.agent.errors import UsageError
 
 __all__ = [
     "PHRASINGS",

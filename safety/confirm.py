@@ -13,12 +13,12 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
+from kite_browser.agent.base.errors import UsageError
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.browser.actions import ACTION_NAMES, Action
 from kite_browser.agent.browser.observation import Element, Handled, Observation
 from kite_browser.agent.browser.render import role_word
 from kite_browser.agent.config import SafetyConfig
-from kite_browser.agent.errors import UsageError
-from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.safety.domains import DomainPolicy
 from kite_browser.safety.handover import HandBack, HandOverRequest
 from kite_browser.safety.policy import ConfirmLevel, Decision, SafetyPolicy

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from kite_browser.agent.events import EventSink, RunEvent
+from kite_browser.agent.base.events import EventSink, RunEvent
 from kite_browser.safety.secrets import SecretStore
 
 M = TypeVar("M", bound=BaseModel)

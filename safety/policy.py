@@ -48,10 +48,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
+from kite_browser.agent.base.resources import resource_path
 from kite_browser.agent.browser.actions import Action, Click, Navigate, PressKey, Select, Type, spec_of
 from kite_browser.agent.browser.observation import Element, Observation
 from kite_browser.agent.config import SafetyConfig
-from kite_browser.agent.resources import resource_path
 from kite_browser.safety.domains import DomainPolicy, host_of, site_of
 from kite_browser.safety.rules import ConfirmLevel, Decision, Rule, SafetyRules, load_rules
 from kite_browser.safety.secrets import PLACEHOLDER_RE

@@ -11,10 +11,10 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from kite_browser.agent.base.errors import ConfigError
+from kite_browser.agent.base.jsontypes import JsonObject
+from kite_browser.agent.base.levels import ConfirmLevel
 from kite_browser.agent.browser.actions import ACTION_NAMES
-from kite_browser.agent.errors import ConfigError
-from kite_browser.agent.jsontypes import JsonObject
-from kite_browser.agent.levels import ConfirmLevel
 
 
 class Decision(BaseModel):

@@ -21,8 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from kite_browser.agent.base.errors import KiteError, UsageError
 from kite_browser.agent.config import SafetyConfig, env_with_prefix
-from kite_browser.agent.errors import KiteError, UsageError
 from kite_browser.safety.domains import DomainPolicy
 from kite_browser.safety.redact import (
     MIN_LENGTH,

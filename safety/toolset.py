@@ -13,11 +13,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
+from kite_browser.agent.base.errors import KiteError
+from kite_browser.agent.base.levels import LevelName
+from kite_browser.agent.base.toolset import JsonObject, ToolDef
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.observation import Observation
-from kite_browser.agent.errors import KiteError
-from kite_browser.agent.levels import LevelName
-from kite_browser.agent.toolset import JsonObject, ToolDef
 from kite_browser.safety.confirm import Confirmer, Gate, GateResult
 
 

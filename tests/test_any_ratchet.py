@@ -3,7 +3,7 @@
 A line counts when ``Any`` stands in it as a word (what ``git grep -nw Any -- '*.py' ':!tests'`` counts) in
 the product's packages (agent/, safety/, evals/); the rooms are those of tests/test_rooms.py. A room over its
 ceiling fails: give the value a real type instead (a pydantic model or a TypedDict at a boundary, ``object``
-for a value only passed along, ``JsonValue``/``JsonObject`` of agent/jsontypes.py for JSON, a Protocol for a
+for a value only passed along, ``JsonValue``/``JsonObject`` of agent/base/jsontypes.py for JSON, a Protocol for a
 duck-typed argument, ``cast`` only where a library returns untyped data). A room cleaned below its ceiling
 gets its lower number in ``CEILINGS`` in the same commit, so the table can only go down.
 

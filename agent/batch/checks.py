@@ -15,8 +15,8 @@ from urllib.parse import urljoin
 
 from pydantic import BaseModel, Field
 
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.batch.tasks import Check
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
 
 if TYPE_CHECKING:
     from playwright.async_api import Page

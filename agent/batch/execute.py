@@ -10,11 +10,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from kite_browser.agent.base.result import ERROR_STOPS, StopReason
 from kite_browser.agent.batch.jobs import Job
 from kite_browser.agent.batch.results import TaskResult
 from kite_browser.agent.batch.scoring import Verdict
-from kite_browser.agent.record import RunResult
-from kite_browser.agent.result import ERROR_STOPS, StopReason
+from kite_browser.agent.run.record import RunResult
 from kite_browser.safety.confirm import BY_TASK, BatchConfirmer
 from kite_browser.safety.output import redact_model
 
@@ -31,7 +31,7 @@ async def run_job(job: Job, ctx: ContextSession, started: float | None = None) -
     """Run ``job`` in ``ctx`` (left open for the caller to close). A failure of Kite itself — the page could
     not be prepared, a bug — becomes a failed result with stop reason ``runner_error``. ``started``: when the
     task began (``time.monotonic()``, e.g. before its context was opened); default now."""
-    from kite_browser.agent.loop import Agent
+    from kite_browser.agent.run.loop import Agent
 
     started = time.monotonic() if started is None else started
     try:

@@ -14,12 +14,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kite_browser.agent.base.errors import ConfigError, UsageError
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.batch.scoring import CheckScorer, Scorer
 from kite_browser.agent.batch.tasks import Task, TaskFile, parse_tasks, read_raw
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
-from kite_browser.agent.errors import ConfigError, UsageError
-from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.llm.model import Model
 from kite_browser.agent.llm.model_names import is_fake, is_local
 from kite_browser.agent.llm.resolve import ConfigPreparer
@@ -155,7 +155,7 @@ def _with_workflow(task: Task, folder: Path) -> Task:
 
 def _with_schema(task: Task, folder: Path) -> Task:
     """The task with its ``output_schema`` read (a path) and checked; a UsageError when it is no schema."""
-    from kite_browser.agent.output import check_schema, load_schema
+    from kite_browser.agent.run.output import check_schema, load_schema
 
     given = task.output_schema
     if given is None:

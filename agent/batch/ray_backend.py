@@ -22,6 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.batch import ray_reaper
 from kite_browser.agent.batch.execute import failed
 from kite_browser.agent.batch.jobs import Job
@@ -29,7 +30,6 @@ from kite_browser.agent.batch.ray_worker import BrowserWorker, Outcome
 from kite_browser.agent.batch.records import unpack
 from kite_browser.agent.batch.results import TaskResult
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.own_models import registered_model
 
 if TYPE_CHECKING:

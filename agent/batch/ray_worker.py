@@ -59,7 +59,7 @@ class BrowserWorker:
     async def start(self) -> int:
         """Start the browser; returns the worker's pid. The agent's modules (litellm among them: seconds) are
         imported here, so that the first tasks do not wait for them."""
-        for module in ("kite_browser.agent.loop", "kite_browser.agent.llm.fakes"):
+        for module in ("kite_browser.agent.run.loop", "kite_browser.agent.llm.fakes"):
             importlib.import_module(module)
         if self.setup is not None:
             self.setup()

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kite_browser.agent.base.result import RunResult
 from kite_browser.agent.batch.jobs import Job
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
-from kite_browser.agent.record import RunRecorder
-from kite_browser.agent.result import RunResult
+from kite_browser.agent.run.record import RunRecorder
 from kite_browser.agent.workflow.heal import Healer
 from kite_browser.agent.workflow.model import load_workflow
 from kite_browser.agent.workflow.replay import Replayer

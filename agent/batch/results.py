@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
+from kite_browser.agent.base.result import RunResult
 from kite_browser.agent.batch.checks import CheckOutcome
-from kite_browser.agent.result import RunResult
 
 
 class TaskResult(RunResult):

@@ -9,7 +9,7 @@ Resuming: ``runner.pending`` are the jobs without a result in ``out`` yet; ``run
 interrupted by Ctrl-C (or a killed runner) writes nothing, so it runs again next time; nothing runs twice:
 ``interrupt()`` (called from a signal handler, before the browser's death can be noticed) makes every result
 that arrives afterwards be dropped; a task cancelled with ``run()`` writes nothing either, even when a call it
-awaited lost the cancel (agent/cancel.py). Safety follows the batch policy: every job gets a
+awaited lost the cancel (agent/base/cancel.py). Safety follows the batch policy: every job gets a
 ``BatchConfirmer`` (never an interactive prompt). A failing task — browser crash, model error, a bug — becomes a failed result;
 it never stops the others. Without ``out`` (an eval) nothing is written and nothing is skipped.
 """
@@ -21,10 +21,10 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from kite_browser.agent.base.cancel import cancel_requested
 from kite_browser.agent.batch.backend import Backend
 from kite_browser.agent.batch.jobs import Job
 from kite_browser.agent.batch.results import ResultsFile, ResultWriter, TaskResult, read_results
-from kite_browser.agent.cancel import cancel_requested
 
 Hook = Callable[[Job], Awaitable[None] | None]
 ResultHook = Callable[[Job, TaskResult], Awaitable[None] | None]

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, cast
 
+from kite_browser.agent.base.jsontypes import JsonValue
 from kite_browser.agent.batch.checks import CheckOutcome, evaluate
 from kite_browser.agent.batch.tasks import Task
-from kite_browser.agent.jsontypes import JsonValue
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.run.record import RunResult
 
 if TYPE_CHECKING:
     from kite_browser.agent.browser.session import ContextSession

@@ -32,9 +32,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
+from kite_browser.agent.base.errors import UsageError
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.browser.actions import ACTION_NAMES
-from kite_browser.agent.errors import UsageError
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#-]*$")
 PLACEHOLDERS = ("sites", "cross", "suite_dir")

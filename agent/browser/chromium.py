@@ -13,8 +13,8 @@ import shutil
 import subprocess
 import sys
 
+from kite_browser.agent.base.errors import ChromiumNotFoundError, ConfigError, UsageError
 from kite_browser.agent.config import load_config, playwright_browsers_dir
-from kite_browser.agent.errors import ChromiumNotFoundError, ConfigError, UsageError
 
 SYSTEM_CANDIDATES = (
     "/usr/bin/chromium",

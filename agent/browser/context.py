@@ -25,18 +25,18 @@ from playwright.async_api import BrowserContext, Dialog, Download, Page
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
-from kite_browser.agent.browser.downloads import DownloadGuard, SecretScan
-from kite_browser.agent.browser.filenames import safe_filename, unique_path
-from kite_browser.agent.browser.holds import RequestHold
-from kite_browser.agent.browser.observation import DialogInfo, DownloadNotice, TabInfo
-from kite_browser.agent.errors import (
+from kite_browser.agent.base.errors import (
     CRASHED_TAB_ADVICE,
     BrowserCrashedError,
     BrowserError,
     NavigationFailedError,
     TabNotFoundError,
 )
-from kite_browser.agent.jsontypes import JsonObject
+from kite_browser.agent.base.jsontypes import JsonObject
+from kite_browser.agent.browser.downloads import DownloadGuard, SecretScan
+from kite_browser.agent.browser.filenames import safe_filename, unique_path
+from kite_browser.agent.browser.holds import RequestHold
+from kite_browser.agent.browser.observation import DialogInfo, DownloadNotice, TabInfo
 
 DialogPolicy = Literal["accept", "dismiss"]
 DialogJudge = Callable[[DialogInfo, str], Awaitable[tuple[bool, str] | None]]

@@ -28,7 +28,7 @@ from typing import TypeVar
 from playwright.async_api import Browser, ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
-from kite_browser.agent import telemetry
+from kite_browser.agent.base import telemetry
 from kite_browser.agent.browser.actions import Action, AskHuman, Navigate
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.exec.human import NEEDS_HUMAN

@@ -17,6 +17,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import ValidationError
 
+from kite_browser.agent.base.errors import KiteError, browser_failure
+from kite_browser.agent.base.jsontypes import JsonValue
 from kite_browser.agent.browser.actions import Action, parse_action, spec_of
 from kite_browser.agent.browser.exec import scroll
 from kite_browser.agent.browser.exec.base import ExecContext, Outcome, SessionLike, SnapshotterLike
@@ -27,8 +29,6 @@ from kite_browser.agent.browser.observation import ActionResult, Effects, ErrorI
 from kite_browser.agent.browser.waits import PageMark, Settler, SettleReport
 from kite_browser.agent.browser.watchdog import guard
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import KiteError, browser_failure
-from kite_browser.agent.jsontypes import JsonValue
 
 FINGERPRINT_WAIT_S = 1.0
 """How long a fingerprint still unanswered when the action is done may take (a page that stopped answering)."""

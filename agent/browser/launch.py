@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import ViewportSize
 
+from kite_browser.agent.base.errors import BrowserError, UsageError
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.errors import BrowserError, UsageError
 
 if TYPE_CHECKING:
     from kite_browser.agent.browser.session import BrowserSession

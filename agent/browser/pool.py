@@ -30,6 +30,7 @@ from typing import Protocol
 from playwright.async_api import Browser, BrowserContext, Playwright, PlaywrightContextManager, Request
 from playwright.async_api import Error as PlaywrightError
 
+from kite_browser.agent.base.errors import BrowserError, KiteError
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.context import ContextSession, DialogJudge
 from kite_browser.agent.browser.downloads import SecretScan
@@ -39,7 +40,6 @@ from kite_browser.agent.browser.holds import RequestJudge
 from kite_browser.agent.browser.launch import chromium_args, viewport
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.errors import BrowserError, KiteError
 
 PROBE_TIMEOUT_S = 5.0
 """How long the shared browser gets to answer a round trip before it counts as dead (``shared(probe=True)``)."""

@@ -13,8 +13,8 @@ import re
 import socket
 from pathlib import Path
 
+from kite_browser.agent.base.errors import BrowserError, UsageError
 from kite_browser.agent.browser.procs import pid_alive
-from kite_browser.agent.errors import BrowserError, UsageError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 LOCK_NAME = "SingletonLock"

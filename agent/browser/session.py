@@ -23,6 +23,7 @@ from typing import Any, Literal
 from playwright.async_api import Browser, BrowserContext, Playwright, PlaywrightContextManager
 from playwright.async_api import Error as PlaywrightError
 
+from kite_browser.agent.base.errors import BrowserCrashedError, BrowserError
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.context import (
     ContextClosedError,
@@ -45,7 +46,6 @@ from kite_browser.agent.browser.launch import (
 )
 from kite_browser.agent.browser.profiles import ProfileLockedError, check_profile_unlocked, profile_dir
 from kite_browser.agent.config import NO_DISPLAY_HELP, BrowserConfig, default_data_dir, has_display
-from kite_browser.agent.errors import BrowserCrashedError, BrowserError
 
 __all__ = [
     "AttachFailedError",

@@ -20,6 +20,7 @@ from typing import Any
 from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
+from kite_browser.agent.base.errors import StaleElementError
 from kite_browser.agent.browser.extractor_call import (
     EXTRACTOR,
     TOP_FRAME_GRACE_S,
@@ -40,7 +41,6 @@ from kite_browser.agent.browser.observation import (
 )
 from kite_browser.agent.browser.world import world_of
 from kite_browser.agent.config import SnapshotConfig
-from kite_browser.agent.errors import StaleElementError
 
 WANTED_WORDS = 16
 """At most this many of the task's words are looked for outside the viewport."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.errors import UsageError
 
 
 def check_start_url(url: str | None, browser: BrowserConfig, flag: str = "--start-url") -> str | None:

@@ -18,9 +18,9 @@ from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
 from pydantic import BaseModel, Field, create_model
 from pydantic.fields import FieldInfo
 
+from kite_browser.agent.base.toolset import ACTS, LOADS, READS, JsonObject, ToolArgs, ToolDef, ToolHints
 from kite_browser.agent.browser.actions import ACTION_SPECS, ActionModel, ActionSpec
 from kite_browser.agent.browser.exec.spec import ActKind, Capability, FaceParam, ToolFace
-from kite_browser.agent.toolset import ACTS, LOADS, READS, JsonObject, ToolArgs, ToolDef, ToolHints
 
 __all__ = [
     "HINTS",

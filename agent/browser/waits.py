@@ -49,6 +49,7 @@ from typing import Literal, TypedDict
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.browser.exec.settle_js import (
     FOLLOW_TIMER_MS,
     INSTALL_JS,
@@ -61,7 +62,6 @@ from kite_browser.agent.browser.exec.settle_js import (
 from kite_browser.agent.browser.exec.settle_requests import RequestTracker
 from kite_browser.agent.browser.exec.spec import FirstCall
 from kite_browser.agent.config import WaitConfig
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
 
 GRACE_MS = 30
 """A new document's settle watches at least this long for a late reaction (a fetch, a timer, a navigation); so

@@ -31,8 +31,8 @@ from typing import Protocol, TypeVar
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from kite_browser.agent.cancel import raise_if_cancelled
-from kite_browser.agent.errors import BrowserCrashedError, BrowserError, KiteError
+from kite_browser.agent.base.cancel import raise_if_cancelled
+from kite_browser.agent.base.errors import BrowserCrashedError, BrowserError, KiteError
 
 T = TypeVar("T")
 

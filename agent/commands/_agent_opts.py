@@ -8,9 +8,9 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, check_domain, load_config
-from kite_browser.agent.errors import UsageError
 
 __all__ = ["check_start_url"]  # moved to agent/browser/start_url.py; the commands import it from here
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.config import KiteConfig, provider_env
-from kite_browser.agent.errors import UsageError
 
 if TYPE_CHECKING:
     from kite_browser.agent.batch.backend import Backend

@@ -12,8 +12,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
-from kite_browser.agent.commands._console import console_for, is_terminal
-from kite_browser.agent.events import (
+from kite_browser.agent.base.events import (
     ActionFinished,
     ModelReplied,
     ModelWaiting,
@@ -22,7 +21,8 @@ from kite_browser.agent.events import (
     RunEvent,
     RunStarted,
 )
-from kite_browser.agent.result import RunResult, StopReason
+from kite_browser.agent.base.result import RunResult, StopReason
+from kite_browser.agent.commands._console import console_for, is_terminal
 
 LEVEL_STYLE = {"auto": "dim", "notify": "yellow", "confirm": "bold magenta", "block": "bold red"}
 

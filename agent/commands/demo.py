@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.batch.checks import state_failures
 from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
@@ -21,13 +22,12 @@ from kite_browser.agent.commands._agent_opts import (
 from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.commands._progress import ProgressPrinter
-from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.resolve import prepare_config
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from kite_browser.agent.jsontypes import JsonObject
+    from kite_browser.agent.base.jsontypes import JsonObject
 
 DEMO_TASK = (
     'Search the shop for "espresso", open the mug you find, add it to the cart, then open the cart and report '
@@ -65,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    from kite_browser.agent.loop import Agent
+    from kite_browser.agent.run.loop import Agent
     from kite_browser.evals.demo_tasks import find_task, misses, prepared
     from kite_browser.evals.sites.server import SitesServer
     from kite_browser.safety.confirm import BatchConfirmer

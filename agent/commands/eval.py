@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
     check_out_file,
@@ -29,8 +30,7 @@ from kite_browser.agent.commands._backend_opts import (
     records_dir,
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
-from kite_browser.agent.config_sections import POLICY_NAMES
-from kite_browser.agent.errors import UsageError
+from kite_browser.agent.config.sections import POLICY_NAMES
 from kite_browser.agent.llm.resolve import prepare_config
 
 T = TypeVar("T")

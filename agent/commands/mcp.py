@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.commands._agent_opts import agent_overrides, domain, port_number
 from kite_browser.agent.commands._browser_opts import add_browser_options, browser_overrides
-from kite_browser.agent.errors import UsageError
 
 if TYPE_CHECKING:
     from kite_browser.agent.config import KiteConfig
@@ -88,7 +88,7 @@ def _config(args: argparse.Namespace) -> KiteConfig:
 
 
 async def run(args: argparse.Namespace) -> int:
-    from kite_browser.agent import telemetry
+    from kite_browser.agent.base import telemetry
     from kite_browser.agent.mcp.app import serve
 
     if not args.http:

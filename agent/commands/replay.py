@@ -13,6 +13,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.commands._agent_opts import (
     add_model_options,
     check_runs_dir,
@@ -22,10 +23,9 @@ from kite_browser.agent.commands._agent_opts import (
     refuse_unusable_models,
 )
 from kite_browser.agent.commands._browser_opts import add_browser_options
-from kite_browser.agent.errors import UsageError
 
 if TYPE_CHECKING:
-    from kite_browser.agent.result import RunResult
+    from kite_browser.agent.base.result import RunResult
     from kite_browser.agent.workflow.model import Workflow
     from kite_browser.agent.workflow.replay import Replayer
 
@@ -85,7 +85,7 @@ async def replay(args: argparse.Namespace) -> int:
     from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
     from kite_browser.agent.browser.pool import BrowserPool
     from kite_browser.agent.commands.run import make_confirmer
-    from kite_browser.agent.record import RunRecorder
+    from kite_browser.agent.run.record import RunRecorder
     from kite_browser.agent.workflow.heal import Healer
     from kite_browser.agent.workflow.replay import Replayer, check_secrets
     from kite_browser.safety.secrets import SecretStore

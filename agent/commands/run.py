@@ -9,6 +9,8 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
+from kite_browser.agent.base.errors import UsageError
+from kite_browser.agent.base.result import StopReason
 from kite_browser.agent.commands._agent_opts import (
     add_agent_options,
     check_out_file,
@@ -21,13 +23,11 @@ from kite_browser.agent.commands._browser_opts import add_browser_options
 from kite_browser.agent.commands._console import console_for
 from kite_browser.agent.commands._progress import ProgressPrinter
 from kite_browser.agent.config import NO_DISPLAY_HELP, KiteConfig, has_display
-from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.resolve import prepare_config
-from kite_browser.agent.result import StopReason
 
 if TYPE_CHECKING:
-    from kite_browser.agent.jsontypes import JsonObject
-    from kite_browser.agent.loop import Agent
+    from kite_browser.agent.base.jsontypes import JsonObject
+    from kite_browser.agent.run.loop import Agent
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -86,7 +86,7 @@ async def run(args: argparse.Namespace) -> int:
     start_url = check_start_url(args.start_url, config.browser)  # bad input fails before anything starts
     check_runs_dir(config.run.runs_dir)
     check_out_file(args.save_workflow, "--save-workflow")
-    from kite_browser.agent.output import load_schema
+    from kite_browser.agent.run.output import load_schema
 
     schema = load_schema(args.output_schema) if args.output_schema else None
     if not config.browser.headless and not config.browser.attach and not has_display():
@@ -135,7 +135,7 @@ async def _run(
     schema: JsonObject | None,
     made: list[Agent],
 ) -> int:
-    from kite_browser.agent.loop import Agent
+    from kite_browser.agent.run.loop import Agent
     from kite_browser.safety.secrets import SecretStore
 
     config = await prepare_config(config)

@@ -49,9 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    from kite_browser.agent import telemetry
+    from kite_browser.agent.base import telemetry
+    from kite_browser.agent.base.httpserve import check_http_options
     from kite_browser.agent.commands._agent_opts import check_runs_dir
-    from kite_browser.agent.httpserve import check_http_options
     from kite_browser.agent.server.serve import serve
 
     config = load_with_args(args)

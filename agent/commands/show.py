@@ -19,8 +19,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.rule import Rule
 
-from kite_browser.agent.errors import UsageError
-from kite_browser.agent.jsontypes import JsonValue
+from kite_browser.agent.base.errors import UsageError
+from kite_browser.agent.base.jsontypes import JsonValue
 
 BRIEF_LINES = 12
 
@@ -167,7 +167,7 @@ class RunPrinter:
                 self.action(item)
 
     def request(self, s: dict[str, Any]) -> None:
-        from kite_browser.agent.record import load_request
+        from kite_browser.agent.run.record import load_request
 
         request = s["request"]
         try:
@@ -216,7 +216,7 @@ class RunPrinter:
 
     def action(self, item: dict[str, Any]) -> None:
         from kite_browser.agent.browser.observation import ActionResult
-        from kite_browser.agent.memory import describe_result
+        from kite_browser.agent.run.memory import describe_result
 
         action, result, decision = (
             item.get("action") or {},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import threading
 
-from kite_browser.agent.errors import UsageError
+from kite_browser.agent.base.errors import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.commands._agent_opts import positive_int
 from kite_browser.agent.commands._browser_opts import parse_viewport
 from kite_browser.agent.config import KiteConfig, load_config
-from kite_browser.agent.errors import UsageError
 
 if TYPE_CHECKING:  # Playwright and the engine load in run(): every other kite command starts without them
     from playwright.async_api import Page

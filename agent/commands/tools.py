@@ -12,8 +12,8 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.config import KiteConfig, load_config
-from kite_browser.agent.errors import UsageError
 
 if TYPE_CHECKING:
     from kite_browser.safety.confirm import Confirmer

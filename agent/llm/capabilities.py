@@ -18,8 +18,8 @@ from urllib.parse import urlparse
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from kite_browser.agent.base.errors import ConfigError
 from kite_browser.agent.config import LLMConfig, default_data_dir, resource_path
-from kite_browser.agent.errors import ConfigError
 from kite_browser.agent.llm.model_names import LOCAL_MODEL, is_local
 
 log = logging.getLogger("kite.llm")

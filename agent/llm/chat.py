@@ -8,7 +8,7 @@ from typing import Literal, Required
 
 from typing_extensions import TypedDict
 
-from kite_browser.agent.toolset import ChatTool, FunctionDef
+from kite_browser.agent.base.toolset import ChatTool, FunctionDef
 
 __all__ = ["ChatMessage", "ChatTool", "ContentPart", "FunctionDef", "ToolCall"]
 

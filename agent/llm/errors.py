@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from kite_browser.agent.errors import KiteError
+from kite_browser.agent.base.errors import KiteError
 
 
 class LLMError(KiteError):

@@ -28,7 +28,7 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from pydantic import BaseModel, Field, field_validator
 
-from kite_browser.agent.jsontypes import JsonObject
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.model_names import FAKE_PREFIX, SCRIPTED_MODEL
 from kite_browser.agent.llm.own_models import handler_names, handler_of, register_handler, unregister_model

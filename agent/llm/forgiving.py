@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.browser.actions import (
     ACTION_MODELS,
     ACTION_NAMES,
@@ -29,7 +30,6 @@ from kite_browser.agent.browser.actions import (
     offered_fields,
     parse_action,
 )
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.llm.schemas import action_catalog
 
 NOTES_KEY = "__kite_notes__"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kite_browser.agent.errors import KiteError
+from kite_browser.agent.base.errors import KiteError
 
 
 class LocalModelError(KiteError):

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.browser.observation import Element, Observation
-from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.llm.chat import ChatTool
 from kite_browser.agent.protocols import Model
 

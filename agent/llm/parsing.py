@@ -19,9 +19,9 @@ from typing import Literal
 import json_repair
 from pydantic import BaseModel, ConfigDict
 
+from kite_browser.agent.base.errors import KiteError
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, Action
-from kite_browser.agent.errors import KiteError
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.llm.client import LLMReply, ToolCall
 from kite_browser.agent.llm.forgiving import (
     EXAMPLE,

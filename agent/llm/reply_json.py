@@ -14,8 +14,8 @@ from typing import cast
 
 import json_repair
 
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.browser.actions import ACTION_NAMES
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.llm.reply_text import fenced_blocks
 
 _MAX_SCANS = 200

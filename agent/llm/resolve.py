@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from kite_browser.agent.base.errors import KiteError, UsageError
 from kite_browser.agent.config import LLMConfig
-from kite_browser.agent.errors import KiteError, UsageError
 from kite_browser.agent.llm.model import Model
 from kite_browser.agent.llm.model_names import (
     LOCAL_MODEL,

@@ -7,7 +7,7 @@
 - ``compact``: one function per action with short descriptions and only the parameters a model should use;
 - ``full``: one function per action, every parameter with its description.
 
-Each is a ``ToolDef`` (``agent/toolset.py``, the one shape of a tool) offered in its OpenAI form.
+Each is a ``ToolDef`` (``agent/base/toolset.py``, the one shape of a tool) offered in its OpenAI form.
 ``action_catalog()`` is the same catalogue the JSON fallback's system prompt lists. The parser accepts every
 form whatever was sent.
 
@@ -21,10 +21,10 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any, Literal
 
+from kite_browser.agent.base.jsonschema import as_object, flat_schema
+from kite_browser.agent.base.toolset import ToolDef
 from kite_browser.agent.browser.actions import ACTION_MODELS, ACTION_NAMES, offered_fields
-from kite_browser.agent.jsonschema import as_object, flat_schema
 from kite_browser.agent.llm.chat import ChatTool
-from kite_browser.agent.toolset import ToolDef
 
 SINGLE_TOOL_NAME = "browser_action"
 ToolStyle = Literal["single", "compact", "full"]

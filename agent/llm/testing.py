@@ -28,7 +28,7 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable, Sequence
 
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.client import LLMReply, ToolCall, Usage
 from kite_browser.agent.llm.model import ModelView

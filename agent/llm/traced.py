@@ -1,13 +1,13 @@
 """A model call in an OpenTelemetry span with the GenAI semantic-convention attributes (system, model, input and
 output tokens, finish reason); the text sent and received only with ``telemetry.prompts``, redacted. A no-op
-span when telemetry is off (agent/telemetry.py)."""
+span when telemetry is off (agent/base/telemetry.py)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 
-from kite_browser.agent import telemetry
+from kite_browser.agent.base import telemetry
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.model import Model, ModelView

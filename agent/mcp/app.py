@@ -8,10 +8,10 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable
 
+from kite_browser.agent.base.httpserve import until_done_or_terminated
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.tokens import warm_up
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.httpserve import until_done_or_terminated
 from kite_browser.agent.mcp.confirm import ElicitConfirmer
 from kite_browser.agent.mcp.hub import BrowserHub
 from kite_browser.agent.mcp.record import Record

@@ -18,13 +18,14 @@ import mcp_types as types
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 
+from kite_browser.agent.base.errors import StaleElementError
+from kite_browser.agent.base.fence import defuse, fence
+from kite_browser.agent.base.levels import ConfirmLevel
+from kite_browser.agent.base.toolset import JsonObject
 from kite_browser.agent.browser import actions as A
 from kite_browser.agent.browser.actions import ActionSpec
 from kite_browser.agent.browser.observation import ActionResult
 from kite_browser.agent.browser.snapshot import OFF_LOOP_ELEMENTS
-from kite_browser.agent.errors import StaleElementError
-from kite_browser.agent.fence import defuse, fence
-from kite_browser.agent.levels import ConfirmLevel
 from kite_browser.agent.mcp import render
 from kite_browser.agent.mcp import tools as T
 from kite_browser.agent.mcp.confirm import CANNOT_ASK, close_round, input_pending
@@ -33,7 +34,6 @@ from kite_browser.agent.mcp.image import fitted_screenshot
 from kite_browser.agent.mcp.record import Record
 from kite_browser.agent.mcp.results import ActOut, Reply, TabsOut, snapshot_out
 from kite_browser.agent.modules.action_tools import ActionToolset
-from kite_browser.agent.toolset import JsonObject
 from kite_browser.safety.toolset import (
     CallPlan,
     CallRefusedError,

@@ -32,7 +32,7 @@ from mcp.server.context import ServerRequestContext
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from kite_browser.agent.jsontypes import JsonObject
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest, check_approvals
 
 McpContext = ServerRequestContext[object]

@@ -11,11 +11,11 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kite_browser.agent.base.errors import BrowserError
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import BrowserError
 from kite_browser.safety.confirm import Confirmer
 from kite_browser.safety.policy import SafetyPolicy
 from kite_browser.safety.secrets import SecretStore

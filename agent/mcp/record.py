@@ -9,8 +9,8 @@ import threading
 import time
 from pathlib import Path
 
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.browser.observation import ActionResult
-from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.safety.secrets import SecretStore
 
 

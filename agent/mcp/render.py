@@ -7,10 +7,10 @@ import json
 import re
 from dataclasses import dataclass
 
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.browser.observation import ActionResult, Element, Observation
 from kite_browser.agent.browser.render import element_line, names_neighbour
 from kite_browser.agent.browser.tokens import count_tokens
-from kite_browser.agent.jsontypes import JsonObject
 
 TEXT_CHARS = 200
 """The page's own text shown with a snapshot by default, in all (``max_text`` asks for more; the read tool

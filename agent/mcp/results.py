@@ -23,9 +23,9 @@ from typing import Literal
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from kite_browser.agent.base.toolset import JsonObject
 from kite_browser.agent.browser.observation import Effects, Observation, TabInfo, role_word
 from kite_browser.agent.browser.reader import ReadResult
-from kite_browser.agent.toolset import JsonObject
 
 Content = list[types.ContentBlock]
 

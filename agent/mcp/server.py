@@ -34,7 +34,8 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import ValidationError
 
 from kite_browser.agent import __version__
-from kite_browser.agent.errors import BrowserCrashedError, KiteError, StaleElementError, browser_failure
+from kite_browser.agent.base.errors import BrowserCrashedError, KiteError, StaleElementError, browser_failure
+from kite_browser.agent.base.toolset import JsonObject, ToolDef, is_error
 from kite_browser.agent.mcp import render
 from kite_browser.agent.mcp.calls import Calls, ToolFailure
 from kite_browser.agent.mcp.confirm import (
@@ -52,7 +53,6 @@ from kite_browser.agent.mcp.results import STRUCTURED_SINCE, Reply, SchemaForm, 
 from kite_browser.agent.mcp.tools import ACTIONS, TOOLS, mcp_tool
 from kite_browser.agent.modules.base import CallContext
 from kite_browser.agent.modules.registry import ModuleRegistry
-from kite_browser.agent.toolset import JsonObject, ToolDef, is_error
 from kite_browser.safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
 
 log = logging.getLogger("kite.mcp")
@@ -252,7 +252,7 @@ class KiteMCP:
 
     async def call(self, name: str, raw: JsonObject, /, client_key: str | None = None) -> Reply:
         """One tool call of the client session ``client_key`` (None: the shared one): the server's tools as
-        a toolset (``agent/toolset.py``), answering content blocks (and the data of a tool with an output
+        a toolset (``agent/base/toolset.py``), answering content blocks (and the data of a tool with an output
         model: results.py) or raising a typed failure."""
         spec = TOOLS.get(name)
         if spec is None and self.modules is not None and self.modules.owner(name) is not None:

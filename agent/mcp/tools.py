@@ -1,5 +1,5 @@
 """The MCP tools: one pydantic argument model per tool, a one-line description written for a model, and
-annotations that are true. ``TOOLS`` is the one registry, each tool a ``ToolDef`` (``agent/toolset.py``);
+annotations that are true. ``TOOLS`` is the one registry, each tool a ``ToolDef`` (``agent/base/toolset.py``);
 the JSON schemas sent to clients come from the models (``model_json_schema``), never written by hand: the
 arguments' here, the structured results' (``outputSchema``: the page actions, snapshot, read, tabs) in
 results.py.
@@ -24,12 +24,12 @@ from typing import Annotated, Literal
 from mcp_types import Tool, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from kite_browser.agent.base.toolset import LOADS, READS, ToolArgs, ToolDef, ToolHints
 from kite_browser.agent.browser.actions import ActionSpec
 from kite_browser.agent.browser.exec.spec import REF_WORDS
 from kite_browser.agent.browser.tool_face import args_schema, face_tools, offered
 from kite_browser.agent.mcp.render import MAX_TEXT_CHARS, TEXT_CHARS
 from kite_browser.agent.mcp.results import OUTPUTS, ActOut, SchemaForm, schema_of
-from kite_browser.agent.toolset import LOADS, READS, ToolArgs, ToolDef, ToolHints
 
 Ref = Annotated[int, Field(ge=0, description=REF_WORDS)]
 
@@ -82,7 +82,7 @@ def mcp_annotations(h: ToolHints) -> ToolAnnotations:
 
 
 def mcp_tool(definition: ToolDef, form: SchemaForm = "compact") -> Tool:
-    """A tool's definition (any source: ``agent/toolset.py``) as the MCP tool clients list: the schema of its
+    """A tool's definition (any source: ``agent/base/toolset.py``) as the MCP tool clients list: the schema of its
     ``output`` model in ``form`` is the tool's ``outputSchema`` (results.py)."""
     return Tool(
         name=definition.name,

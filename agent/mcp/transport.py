@@ -17,7 +17,7 @@ from collections.abc import Callable
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from kite_browser.agent.httpserve import (
+from kite_browser.agent.base.httpserve import (
     LOOPBACK_NAMES,
     BearerToken,
     check_http_options,

@@ -17,12 +17,12 @@ from functools import partial
 
 from playwright.async_api import ElementHandle
 
+from kite_browser.agent.base.toolset import JsonObject, ToolDef
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.env import Acted, BrowserEnv
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.tool_face import face_action, face_tools, offered
 from kite_browser.agent.modules.base import ToolError
-from kite_browser.agent.toolset import JsonObject, ToolDef
 from kite_browser.safety.confirm import Confirmer
 from kite_browser.safety.toolset import CallPlan, GatedToolset, OneCall, Verdict
 

@@ -5,7 +5,7 @@ A module is any object with (a ``typing.Protocol``, checked by the loader):
 * ``name: str`` — the name it is enabled by in config (``modules: [chrome, ...]``);
 * ``async init(runtime)`` — cheap: never start a browser here (start it on the first call that needs one);
 * ``tool_definitions()`` — its tools in the OpenAI form (``{"type": "function", "function": {...}}``: a
-  ``ToolDef``'s ``function()``, ``agent/toolset.py``), read back with ``ToolDef.from_function``;
+  ``ToolDef``'s ``function()``, ``agent/base/toolset.py``), read back with ``ToolDef.from_function``;
 * ``async execute(ctx, tool_name, args)`` — run one call, return a JSON-serialisable dict, or raise
   ``ToolError`` (the router turns it, and anything else, into ``{"error": ..., "message": ...}``);
 * ``async shutdown()`` — release everything (browsers, files); idempotent;
@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kite_browser.agent.errors import KiteError
-from kite_browser.agent.jsonschema import flat_schema
-from kite_browser.agent.levels import LevelName
-from kite_browser.agent.toolset import READS as READS  # where module authors found them before
-from kite_browser.agent.toolset import ChatTool, JsonObject, ToolArgs, ToolDef, ToolHints
-from kite_browser.agent.toolset import is_error as is_error
+from kite_browser.agent.base.errors import KiteError
+from kite_browser.agent.base.jsonschema import flat_schema
+from kite_browser.agent.base.levels import LevelName
+from kite_browser.agent.base.toolset import READS as READS  # where module authors found them before
+from kite_browser.agent.base.toolset import ChatTool, JsonObject, ToolArgs, ToolDef, ToolHints
+from kite_browser.agent.base.toolset import is_error as is_error
 from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, OneCall, Verdict
 
 if TYPE_CHECKING:
@@ -194,7 +194,7 @@ def _schema(model: type[BaseModel]) -> JsonObject:
 
 
 Params = ToolArgs
-"""Base for tool parameter models (``agent/toolset.py``: ``ToolArgs``), under the name module authors know."""
+"""Base for tool parameter models (``agent/base/toolset.py``: ``ToolArgs``), under the name module authors know."""
 
 Handler = Callable[[CallContext, Any], Awaitable[JsonObject]]
 Judge = Callable[[CallContext, Any], Awaitable[CallPlan]]
@@ -299,7 +299,7 @@ class ToolModule:
         self.runtime = runtime
 
     def definitions(self) -> list[ToolDef]:
-        """The module's tools as a toolset lists them (``agent/toolset.py``)."""
+        """The module's tools as a toolset lists them (``agent/base/toolset.py``)."""
         return [t.tool_def() for t in self._tool_map().values()]
 
     def tool_definitions(self) -> list[ChatTool]:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from kite_browser.agent.base.toolset import JsonObject, ToolHints
 from kite_browser.agent.modules.base import (
     CallContext,
     SafetyLevel,
@@ -27,7 +28,6 @@ from kite_browser.agent.modules.base import (
     ToolError,
     ToolModule,
 )
-from kite_browser.agent.toolset import JsonObject, ToolHints
 from kite_browser.safety.toolset import CallPlan
 
 USER_MODULE = "user_tools"

@@ -15,7 +15,7 @@ from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any, Literal
 
-from kite_browser.agent.errors import UsageError
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.modules.base import ToolError
 
 ENTRY_POINT_GROUP = "kite.modules"

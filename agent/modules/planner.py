@@ -1,6 +1,6 @@
 """Module tools for the planner loop: ``agent.module_tools: [run_javascript]`` and ``Agent(config, tools=[fn])``
-as one toolset (``agent/toolset.py``) the loop offers the model next to the browser actions
-(``agent/tool_calls.py``).
+as one toolset (``agent/base/toolset.py``) the loop offers the model next to the browser actions
+(``agent/run/tool_calls.py``).
 
 The listed module tools and the user's own functions run through the Toolbox: the same argument validation
 and safety gate as every tool call, with the agent's confirmer.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from kite_browser.agent.base.toolset import JsonObject, ToolDef
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.modules.toolbox import Toolbox
-from kite_browser.agent.toolset import JsonObject, ToolDef
 from kite_browser.safety.confirm import Confirmer
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from kite_browser.agent.base.toolset import ChatTool, JsonObject, ToolDef, ToolHints
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.modules import loader
@@ -35,7 +36,6 @@ from kite_browser.agent.modules.base import (
     interface_problems,
     tool_error,
 )
-from kite_browser.agent.toolset import ChatTool, JsonObject, ToolDef, ToolHints
 from kite_browser.safety.confirm import Gate
 
 if TYPE_CHECKING:
@@ -179,7 +179,7 @@ class ModuleRegistry:
 
     def definitions(self, only: Iterable[str] | None = None) -> list[ToolDef]:
         """Every enabled module's tools, one per name, with the hints their modules declare: the modules as
-        one toolset (``agent/toolset.py``), whose ``call`` answers a JSON object. ``only`` keeps those names
+        one toolset (``agent/base/toolset.py``), whose ``call`` answers a JSON object. ``only`` keeps those names
         (in the registry's order)."""
         keep = None if only is None else set(only)
         hints = self.tool_hints()

@@ -20,11 +20,11 @@ from types import TracebackType
 
 from pydantic import JsonValue
 
+from kite_browser.agent.base.toolset import ChatTool, JsonObject, ToolDef
 from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.modules.base import CallContext, ModuleState
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule
 from kite_browser.agent.modules.registry import ModuleRegistry
-from kite_browser.agent.toolset import ChatTool, JsonObject, ToolDef
 from kite_browser.safety.confirm import Confirmer, Gate
 
 _open: set[ModuleRegistry] = set()
@@ -111,7 +111,7 @@ class Toolbox:
             _open.discard(self.registry)
 
     def definitions(self) -> list[ToolDef]:
-        """Every enabled tool as a toolset lists it (``agent/toolset.py``)."""
+        """Every enabled tool as a toolset lists it (``agent/base/toolset.py``)."""
         return self.registry.definitions()
 
     def tool_definitions(self, only: Iterable[str] | None = None) -> list[ChatTool]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kite_browser.agent.config import AgentConfig
-from kite_browser.agent.config_sections import POLICY_NAMES
+from kite_browser.agent.config.sections import POLICY_NAMES
 from kite_browser.agent.policies.base import (
     Notes,
     Policies,

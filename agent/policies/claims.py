@@ -15,9 +15,9 @@ from __future__ import annotations
 from decimal import Decimal
 from urllib.parse import urlsplit
 
+from kite_browser.agent.base.fence import defuse
 from kite_browser.agent.browser.actions import Done
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
-from kite_browser.agent.fence import defuse
 from kite_browser.agent.policies.base import Notes, Policy, Proposed, Ran, StepView
 from kite_browser.agent.policies.evidence import (
     counters,
@@ -35,7 +35,7 @@ UNVERIFIED = "unverified_claim"
 """The error type of a ``done`` sent back because the page contradicts its claim."""
 VERIFIED = "verified"
 VERIFICATION = "verification"
-"""The keys of a ``done``'s result data that carry the verdict to the run's result (agent/output.py)."""
+"""The keys of a ``done``'s result data that carry the verdict to the run's result (agent/run/output.py)."""
 MAX_DERIVED = 2000
 """Numbers seen that the computed-number check combines (pairs: a set lookup each)."""
 MAX_TEXT = 400_000

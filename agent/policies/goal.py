@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 
+from kite_browser.agent.base.fence import defuse
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
 from kite_browser.agent.browser.exec.typing import PressKey
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
-from kite_browser.agent.fence import defuse
 from kite_browser.agent.policies.base import Notes, Policy, Proposed, Ran, StepView, Withheld
 from kite_browser.agent.policies.own_plan import NEXT
 from kite_browser.agent.policies.recap import asks_answer, looks_complete, task_parts, words

@@ -7,13 +7,13 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
+from kite_browser.agent.base.result import StopReason
 from kite_browser.agent.browser.actions import OBSERVE_ONLY, Action
 from kite_browser.agent.browser.exec.base import NO_EFFECT
 from kite_browser.agent.browser.observation import ActionResult, Element, Observation
 from kite_browser.agent.config import AgentConfig
 from kite_browser.agent.policies.base import Notes, Policy, Ran, StepView, Withheld
-from kite_browser.agent.result import StopReason
-from kite_browser.agent.stop import Stop
+from kite_browser.agent.run.stop import Stop
 
 
 class LoopGuard(Policy):

@@ -5,9 +5,9 @@ running each copy only spends steps and time on a page that stays as it was."""
 
 from __future__ import annotations
 
+from kite_browser.agent.base.fence import defuse
 from kite_browser.agent.browser.exec.base import NO_EFFECT
 from kite_browser.agent.browser.observation import ActionResult, Effects
-from kite_browser.agent.fence import defuse
 from kite_browser.agent.policies.base import Policy, Proposed
 from kite_browser.agent.policies.loop_guard import said_no_effect
 

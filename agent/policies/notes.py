@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from kite_browser.agent.base.fence import defuse
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
-from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.reply_schema import ANSWER_SHOWN
 from kite_browser.agent.policies.base import Notes, Policy, Ran, StepView
 from kite_browser.agent.policies.loop_guard import said_no_effect

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kite_browser.agent.base.fence import defuse
 from kite_browser.agent.browser.observation import Observation
-from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.model import PastAction
 from kite_browser.agent.llm.reply_schema import OWN_NOTES
 from kite_browser.agent.policies.base import Notes, Policy, Ran, StepView

@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 from urllib.parse import urljoin, urlsplit
 
+from kite_browser.agent.base.fence import defuse
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
 from kite_browser.agent.browser.observation import Element, Observation
 from kite_browser.agent.browser.render import role_word
-from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.model import PastAction
-from kite_browser.agent.memory import describe_action
+from kite_browser.agent.run.memory import describe_action
 
 MAX_ACHIEVED = 6
 MAX_OFFERS = 4

@@ -23,11 +23,11 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
+from kite_browser.agent.base.fence import defuse
 from kite_browser.agent.browser.actions import OBSERVE_ONLY, Action
 from kite_browser.agent.browser.exec.base import NO_EFFECT, TOGGLED
 from kite_browser.agent.browser.exec.typing import PressKey
 from kite_browser.agent.browser.observation import ActionResult, Element, ErrorInfo, Observation, role_word
-from kite_browser.agent.fence import defuse
 from kite_browser.agent.policies.base import Notes, Policy, Proposed, Ran, StepView, Withheld
 
 REPEATED = "repeated"

@@ -12,10 +12,10 @@ person may mean to send it empty: to see the form's own errors).
 
 from __future__ import annotations
 
+from kite_browser.agent.base.fence import defuse
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.exec.typing import PressKey
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
-from kite_browser.agent.fence import defuse
 from kite_browser.agent.policies.base import Policy, Proposed
 from kite_browser.agent.policies.repeats import element_key, page_state
 

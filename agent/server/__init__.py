@@ -52,7 +52,7 @@ Runs::
     POST /api/runs/{id}/confirmations/{cid}   {"decision": "approve" | "deny", "similar"?: bool, "reason"?: str}
 
 Event kinds on the stream: the loop's (``start``, ``observe``, ``model``, ``decision``, ``result``, ``error``,
-``finish``; see ``agent/events.py``) and the server's: ``confirm`` (a confirmation is waiting: ``{id, step,
+``finish``; see ``agent/base/events.py``) and the server's: ``confirm`` (a confirmation is waiting: ``{id, step,
 action, action_text, level, reasons, element, target, url, description, timeout_s, created_at, expires_at}``;
 ``step`` is the step it belongs to, ``action_text`` and ``target`` are the action and its target worded as the
 TUI's modal words them), ``confirmed`` (it was answered, or timed out: ``{id, step, approved, reason}``),

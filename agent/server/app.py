@@ -18,7 +18,7 @@ from starlette.routing import Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kite_browser.agent import __version__
-from kite_browser.agent.httpserve import BearerToken
+from kite_browser.agent.base.httpserve import BearerToken
 from kite_browser.agent.server import modules_api, runs_api, settings_api
 from kite_browser.agent.server.errors import COMMON, install_handlers, responses
 from kite_browser.agent.server.state import ServerState

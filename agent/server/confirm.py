@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from kite_browser.agent.errors import UsageError
-from kite_browser.agent.memory import describe_action
+from kite_browser.agent.base.errors import UsageError
+from kite_browser.agent.run.memory import describe_action
 from kite_browser.agent.server.errors import ApiError
 from kite_browser.agent.server.run import Run
 from kite_browser.agent.server.run_models import ConfirmationAnswer, ConfirmationResult, ConfirmationView

@@ -15,7 +15,8 @@ from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from kite_browser.agent.jsontypes import JsonObject
+from kite_browser.agent.base.jsontypes import JsonObject
+from kite_browser.agent.base.toolset import ChatTool, is_error
 from kite_browser.agent.modules.base import CallContext, ModuleState, WebComponent
 from kite_browser.agent.modules.registry import ModuleRegistry
 from kite_browser.agent.server.confirm import HttpConfirmer, answer_or_raise
@@ -25,7 +26,6 @@ from kite_browser.agent.server.run_models import (
     ConfirmationList,
     ConfirmationResult,
 )
-from kite_browser.agent.toolset import ChatTool, is_error
 
 
 class ModuleInfo(ModuleState):

@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kite_browser.agent.record import RunResult
-from kite_browser.agent.result import ERROR_STOPS, StopReason
+from kite_browser.agent.base.result import ERROR_STOPS, StopReason
+from kite_browser.agent.run.record import RunResult
 from kite_browser.agent.server.run_models import (
     ActionView,
     RunStatus,
@@ -159,7 +159,7 @@ def _steps(folder: Path, run_id: str) -> list[StepView]:
 
 
 def _step(folder: Path, run_id: str, step: dict[str, Any]) -> StepView:
-    from kite_browser.agent.memory import describe_action
+    from kite_browser.agent.run.memory import describe_action
 
     n = step["step"]
     observation = step.get("observation") or {}

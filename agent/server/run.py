@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kite_browser.agent.events import (
+from kite_browser.agent.base.events import (
     ActionDecided,
     ActionFinished,
     ModelReplied,
@@ -21,7 +21,7 @@ from kite_browser.agent.events import (
     RunFinished,
     RunStarted,
 )
-from kite_browser.agent.result import ERROR_STOPS, RunResult, StopReason
+from kite_browser.agent.base.result import ERROR_STOPS, RunResult, StopReason
 from kite_browser.agent.server.errors import ErrorBody
 from kite_browser.agent.server.run_models import (
     ActionView,

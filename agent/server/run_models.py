@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kite_browser.agent.levels import ConfirmLevel
-from kite_browser.agent.result import RunResult
+from kite_browser.agent.base.levels import ConfirmLevel
+from kite_browser.agent.base.result import RunResult
 from kite_browser.agent.server.errors import ErrorBody
 
 RunStatus = Literal["running", "finished", "failed", "stopped"]

@@ -11,14 +11,14 @@ import logging
 import secrets as _secrets
 from pathlib import Path
 
+from kite_browser.agent.base.errors import KiteError
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.profiles import ProfileLockedError, check_profile_unlocked, profile_dir
 from kite_browser.agent.browser.session import BrowserSession, ContextSession
 from kite_browser.agent.browser.start_url import check_start_url
 from kite_browser.agent.config import KiteConfig, with_overrides
-from kite_browser.agent.errors import KiteError
 from kite_browser.agent.llm.resolve import ConfigPreparer, model_problem
-from kite_browser.agent.output import check_schema
+from kite_browser.agent.run.output import check_schema
 from kite_browser.agent.server.confirm import HttpConfirmer
 from kite_browser.agent.server.errors import ApiError, ErrorBody
 from kite_browser.agent.server.records import RunRecords
@@ -219,7 +219,7 @@ class RunManager:
     async def _execute(
         self, run: Run, config: KiteConfig, secrets: SecretStore, confirmer: HttpConfirmer, start: str | None
     ) -> None:
-        from kite_browser.agent.loop import Agent
+        from kite_browser.agent.run.loop import Agent
         from kite_browser.agent.workflow.cache import CachedRun
 
         ctx: ContextSession | None = None

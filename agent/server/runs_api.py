@@ -14,7 +14,7 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, StreamingResponse
 
-from kite_browser.agent.memory import describe_action
+from kite_browser.agent.run.memory import describe_action
 from kite_browser.agent.server import handover
 from kite_browser.agent.server.confirm import answer_or_raise
 from kite_browser.agent.server.errors import ApiError, responses

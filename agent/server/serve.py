@@ -9,8 +9,13 @@ import signal
 import sys
 from collections.abc import Callable, Iterable
 
+from kite_browser.agent.base.httpserve import (
+    check_http_options,
+    serve_asgi,
+    until_done_or_terminated,
+    url_host,
+)
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.httpserve import check_http_options, serve_asgi, until_done_or_terminated, url_host
 from kite_browser.agent.server.app import create_app
 from kite_browser.agent.server.runs import ConfigPreparer
 from kite_browser.agent.server.state import ServerState

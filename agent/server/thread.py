@@ -12,7 +12,7 @@ from types import TracebackType
 
 from starlette.types import ASGIApp
 
-from kite_browser.agent.httpserve import serve_asgi
+from kite_browser.agent.base.httpserve import serve_asgi
 
 
 class ServerThread:

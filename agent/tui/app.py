@@ -15,7 +15,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
-from kite_browser.agent.errors import KiteError
+from kite_browser.agent.base.errors import KiteError
 from kite_browser.agent.llm.model_names import model_or_local
 from kite_browser.agent.tui.form import TaskScreen
 from kite_browser.agent.tui.history import TaskEntry, TaskHistory
@@ -29,9 +29,9 @@ from kite_browser.agent.tui.runner import (
 )
 
 if TYPE_CHECKING:
+    from kite_browser.agent.base.events import RunEvent
     from kite_browser.agent.config import KiteConfig
-    from kite_browser.agent.events import RunEvent
-    from kite_browser.agent.record import RunResult
+    from kite_browser.agent.run.record import RunResult
 
 
 class KiteApp(App[None]):

@@ -38,7 +38,7 @@ class ConfirmModal(ModalScreen["ConfirmAnswer"]):
         self.request = request
 
     def compose(self) -> ComposeResult:
-        from kite_browser.agent.memory import describe_action
+        from kite_browser.agent.run.memory import describe_action
 
         r = self.request
         reasons = "\n".join(f"• {escape(x)}" for x in r.why()) or "• (no reason given)"

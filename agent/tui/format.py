@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from rich.markup import escape
 
-from kite_browser.agent.events import PageObserved
-from kite_browser.agent.result import ERROR_STOPS, RunResult, StopReason
+from kite_browser.agent.base.events import PageObserved
+from kite_browser.agent.base.result import ERROR_STOPS, RunResult, StopReason
 
 ERROR_ROW_ACTION = {
     StopReason.MODEL_ERROR: "model call",

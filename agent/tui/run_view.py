@@ -16,12 +16,18 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from kite_browser.agent.events import ActionFinished, ModelReplied, PageObserved, ReplyRejected, RunFinished
-from kite_browser.agent.result import RunResult, StopReason
+from kite_browser.agent.base.events import (
+    ActionFinished,
+    ModelReplied,
+    PageObserved,
+    ReplyRejected,
+    RunFinished,
+)
+from kite_browser.agent.base.result import RunResult, StopReason
 from kite_browser.agent.tui.format import StepRow, error_row, final_text, page_panel, totals_line
 
 if TYPE_CHECKING:
-    from kite_browser.agent.events import RunEvent
+    from kite_browser.agent.base.events import RunEvent
 
 WIDE = 100
 """From this terminal width on, the table also has a cost column."""

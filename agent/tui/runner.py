@@ -11,9 +11,9 @@ from kite_browser.agent.tui.confirm import ConfirmModal
 if TYPE_CHECKING:
     from textual.app import App
 
+    from kite_browser.agent.base.events import RunEvent
     from kite_browser.agent.config import KiteConfig
-    from kite_browser.agent.events import RunEvent
-    from kite_browser.agent.record import RunResult
+    from kite_browser.agent.run.record import RunResult
     from kite_browser.agent.tui.history import TaskEntry
     from kite_browser.safety.confirm import ConfirmAnswer, Confirmer, ConfirmRequest
     from kite_browser.safety.handover import HandBack, HandOverRequest
@@ -95,7 +95,7 @@ class TuiConfirmer:
 def default_agent_factory(
     config: KiteConfig, confirmer: Confirmer, on_event: Callable[[RunEvent], None]
 ) -> RunsTasks:
-    from kite_browser.agent.loop import Agent
+    from kite_browser.agent.run.loop import Agent
 
     return Agent(config, confirmer=confirmer, on_event=on_event)
 

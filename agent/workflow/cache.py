@@ -23,18 +23,18 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
+from kite_browser.agent.base.errors import KiteError, UsageError
+from kite_browser.agent.base.events import EventSink, RunEvent, RunFinished, RunStarted, emit
+from kite_browser.agent.base.result import RunResult
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import KiteError, UsageError
-from kite_browser.agent.events import EventSink, RunEvent, RunFinished, RunStarted, emit
 from kite_browser.agent.llm.model import Model
-from kite_browser.agent.loop import Agent
-from kite_browser.agent.output import OutputType
 from kite_browser.agent.protocols import Environment
-from kite_browser.agent.record import RunRecorder
-from kite_browser.agent.result import RunResult
-from kite_browser.agent.stop import StopWhen
+from kite_browser.agent.run.loop import Agent
+from kite_browser.agent.run.output import OutputType
+from kite_browser.agent.run.record import RunRecorder
+from kite_browser.agent.run.stop import StopWhen
 from kite_browser.agent.workflow.heal import Healer
 from kite_browser.agent.workflow.model import Workflow, dump_workflow, load_workflow
 from kite_browser.agent.workflow.replay import Replayer

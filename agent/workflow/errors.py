@@ -3,7 +3,7 @@ that cannot go on names the step and what it looked for (exit 1)."""
 
 from __future__ import annotations
 
-from kite_browser.agent.errors import KiteError, UsageError
+from kite_browser.agent.base.errors import KiteError, UsageError
 
 
 class WorkflowFileError(UsageError):

@@ -16,14 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kite_browser.agent.base.events import EventSink
+from kite_browser.agent.base.result import RunResult, StopReason
 from kite_browser.agent.browser.observation import Fingerprint
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.events import EventSink
 from kite_browser.agent.llm.model import Model, PastAction
-from kite_browser.agent.loop import Agent
-from kite_browser.agent.prompt import render
-from kite_browser.agent.result import RunResult, StopReason
-from kite_browser.agent.stop import StopWhen
+from kite_browser.agent.run.loop import Agent
+from kite_browser.agent.run.prompt import render
+from kite_browser.agent.run.stop import StopWhen
 from kite_browser.agent.workflow.model import Step, fill
 
 if TYPE_CHECKING:

@@ -19,9 +19,9 @@ from typing import Any, Literal, overload
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.browser.actions import ACTION_NAMES, parse_action
 from kite_browser.agent.browser.observation import Fingerprint
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.workflow.errors import (
     WorkflowInvalidError,
     WorkflowMissingVariableError,

@@ -20,19 +20,19 @@ from urllib.parse import quote_plus, urlsplit, urlunsplit
 
 from pydantic import ValidationError
 
-from kite_browser.agent import telemetry
+from kite_browser.agent.base import telemetry
+from kite_browser.agent.base.errors import UsageError
+from kite_browser.agent.base.fence import defuse
+from kite_browser.agent.base.jsontypes import JsonValue
+from kite_browser.agent.base.result import RefusedAction, RunResult, StopReason
 from kite_browser.agent.browser.actions import Action, Click, Scroll, parse_action
 from kite_browser.agent.browser.observation import ActionResult, Fingerprint, Observation
 from kite_browser.agent.browser.render import render_observation
-from kite_browser.agent.errors import UsageError
-from kite_browser.agent.fence import defuse
-from kite_browser.agent.jsontypes import JsonValue
 from kite_browser.agent.llm.model import PastAction
-from kite_browser.agent.memory import describe_action, describe_result
 from kite_browser.agent.protocols import Environment
-from kite_browser.agent.record import RunRecorder
-from kite_browser.agent.result import RefusedAction, RunResult, StopReason
-from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
+from kite_browser.agent.run.memory import describe_action, describe_result
+from kite_browser.agent.run.record import RunRecorder
+from kite_browser.agent.run.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
 from kite_browser.agent.workflow.answer import read_again
 from kite_browser.agent.workflow.banner import consent_button
 from kite_browser.agent.workflow.errors import (

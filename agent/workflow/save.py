@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any, TypedDict, cast
 from urllib.parse import quote, quote_plus, urlsplit
 
+from kite_browser.agent.base.fence import TAG
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
 from kite_browser.agent.browser.fingerprint import element_index
 from kite_browser.agent.browser.observation import ActionResult, Fingerprint
-from kite_browser.agent.fence import TAG
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
-from kite_browser.agent.record import StoredRequest, load_request
+from kite_browser.agent.run.record import StoredRequest, load_request
 from kite_browser.agent.workflow.answer import source_of
 from kite_browser.agent.workflow.errors import RunNotSavableError
 from kite_browser.agent.workflow.model import Answer, Expect, Step, Variable, Workflow

@@ -35,7 +35,7 @@ from kite_browser.evals.sites import SitesServer
 if TYPE_CHECKING:  # annotations only: the comparison runs this file against older trees without it
     from playwright.async_api import Page
 
-    from kite_browser.agent.jsontypes import JsonObject
+    from kite_browser.agent.base.jsontypes import JsonObject
 
 OFFLINE = ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
 

@@ -22,13 +22,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.batch.local import LocalBackend
 from kite_browser.agent.batch.runner import BatchRunner
 from kite_browser.agent.batch.tasks import Task
 from kite_browser.agent.browser.procs import chromium_descendants
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.config import KiteConfig, load_config
-from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.llm.own_models import register_model
 from kite_browser.evals.bench.batch_tasks import MODEL, ScriptsByTask, _jobs, make_tasks, script_for
 from kite_browser.evals.sites import SitesServer

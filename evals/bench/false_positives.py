@@ -23,13 +23,13 @@ from pathlib import Path
 
 from playwright.async_api import Page
 
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.browser.actions import parse_action
 from kite_browser.agent.browser.chromium import require_chromium
 from kite_browser.agent.browser.driver import playwright_driver
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.config import SafetyConfig
-from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.evals.bench.corpus import OFFLINE, find_corpus, pages_in
 from kite_browser.evals.bench.recall import SITE_PATHS
 from kite_browser.evals.static import serve

@@ -35,7 +35,7 @@ from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.local import LocalServer, config_for_server
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from kite_browser.evals.sites.server import SitesServer
 
 NOWHERE = LocalServer(

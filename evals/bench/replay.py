@@ -45,6 +45,7 @@ from typing import Any, cast
 
 from playwright.async_api import Error as PlaywrightError
 
+from kite_browser.agent.base.errors import KiteError
 from kite_browser.agent.batch.checks import evaluate
 from kite_browser.agent.batch.execute import run_job
 from kite_browser.agent.batch.jobs import Job
@@ -54,8 +55,7 @@ from kite_browser.agent.browser.env import Acted, BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import Fingerprint, Observation
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import KiteConfig, load_config
-from kite_browser.agent.errors import KiteError
-from kite_browser.agent.record import RunRecorder
+from kite_browser.agent.run.record import RunRecorder
 from kite_browser.agent.workflow.errors import RunNotSavableError
 from kite_browser.agent.workflow.heal import Healer
 from kite_browser.agent.workflow.model import Workflow

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import httpx
 
+from kite_browser.agent.base.httpserve import serve_asgi, until_done_or_terminated
 from kite_browser.agent.config import KiteConfig, load_config
-from kite_browser.agent.httpserve import serve_asgi, until_done_or_terminated
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.fakes import FakeReply, register_fake
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule, tool

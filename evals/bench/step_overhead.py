@@ -39,12 +39,12 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict
 from kite_browser.agent.browser.timing import PHASES
 from kite_browser.agent.config import load_config
 from kite_browser.agent.llm.fakes import FakeReply, register_fake
-from kite_browser.agent.loop import Agent
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.run.loop import Agent
+from kite_browser.agent.run.record import RunResult
 from kite_browser.evals.sites.server import SitesServer
 
 if TYPE_CHECKING:  # a name for annotations only: the A/B runs this file against older trees without it
-    from kite_browser.agent.jsontypes import JsonObject
+    from kite_browser.agent.base.jsontypes import JsonObject
     from kite_browser.agent.llm.chat import ChatMessage, ChatTool
     from kite_browser.agent.llm.fakes import FakeHandler
 

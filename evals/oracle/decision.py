@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeAlias
 
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.browser.actions import ActionModel, Done
-from kite_browser.agent.jsontypes import JsonObject
 
 Decision: TypeAlias = ActionModel | Sequence[ActionModel]
 """One action, or several for one reply (MiniWoB: the checkboxes to tick, the key presses of a slider)."""

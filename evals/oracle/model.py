@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.batch.tasks import SolutionStep
 from kite_browser.agent.browser.actions import ActionModel
-from kite_browser.agent.jsontypes import JsonObject
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.model import ModelView

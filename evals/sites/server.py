@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from kite_browser.agent.jsontypes import JsonObject
+from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.evals.sites.routes import build_routes, match
 from kite_browser.evals.sites.state import StateStore
 from kite_browser.evals.sites.variants import CONSENT_COOKIE, Variant

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from kite_browser.safety.secrets import SecretStore
 from tests.fixtures.browser import PagesServer
 from tests.fixtures.openai_server import FakeOpenAIServer, Reply

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from kite_browser.agent import Agent, Environment, FunctionModel, ModelView, ScriptedModel, load_config
+from kite_browser.agent.base.errors import UsageError
+from kite_browser.agent.base.result import StopReason
 from kite_browser.agent.browser.actions import Action, Click, Done, Type
 from kite_browser.agent.browser.env import Acted, BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import (
@@ -29,8 +31,6 @@ from kite_browser.agent.browser.observation import (
 )
 from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import UsageError
-from kite_browser.agent.result import StopReason
 from kite_browser.safety.confirm import Confirmer, GateResult
 
 SHOP = "https://shop.test/"

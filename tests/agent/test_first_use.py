@@ -18,7 +18,7 @@ from kite_browser.agent.commands._agent_opts import load_with_args
 from kite_browser.agent.commands.tui import with_cli_secrets
 from kite_browser.agent.config import BrowserConfig
 from kite_browser.agent.llm.capabilities import first_notice
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from kite_browser.agent.tui.app import KiteApp
 from kite_browser.agent.tui.history import TaskEntry
 from kite_browser.agent.tui.runner import TuiConfirmer

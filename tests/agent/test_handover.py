@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from kite_browser.agent import Agent
-from kite_browser.agent.result import StopReason
+from kite_browser.agent.base.result import StopReason
 from kite_browser.safety.confirm import BatchConfirmer
 from kite_browser.safety.handover import HandBack, HandOverRequest
 

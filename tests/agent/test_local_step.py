@@ -14,7 +14,7 @@ from typing import Any
 
 from kite_browser.agent import Agent
 from kite_browser.agent.llm.testing import ScriptedModel
-from kite_browser.agent.prompt import PromptBuilder
+from kite_browser.agent.run.prompt import PromptBuilder
 from tests.agent.test_constrained_http import by_name, page_elements, target_of, variants
 from tests.fixtures.openai_server import Body, FakeOpenAIServer, Reply, Respond, completion
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from kite_browser.agent.llm.fakes import FakeReply
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from tests.agent.plan_model import install, prompt_text
 from tests.fixtures.sites import site_state
 
@@ -158,7 +158,7 @@ async def test_fifty_tool_calls_and_a_huge_reply_end_cleanly(make_config, ctx_se
 async def test_empty_task_is_a_usage_error(make_config):
     import pytest
 
-    from kite_browser.agent.errors import UsageError
+    from kite_browser.agent.base.errors import UsageError
 
     with pytest.raises(UsageError):
         await Agent(make_config()).run("   ")

@@ -1,4 +1,4 @@
-"""Structured answers: ``done(success, answer, data)`` checked against the run's output type (agent/output.py).
+"""Structured answers: ``done(success, answer, data)`` checked against the run's output type (agent/run/output.py).
 
 Unit tests of the validation, then runs of the real loop (Chromium on about:blank; only the model scripted):
 invalid data goes back to the model until it is fixed or the tries run out, and ``output_type`` gives the
@@ -15,10 +15,10 @@ import pytest
 from pydantic import BaseModel
 
 from kite_browser.agent import Agent, ScriptedModel
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.schemas import tool_schemas
-from kite_browser.agent.output import OutputSpec, check_schema, load_schema
+from kite_browser.agent.run.output import OutputSpec, check_schema, load_schema
 
 
 class Mug(BaseModel):

@@ -20,7 +20,7 @@ from kite_browser.agent.policies.base import Proposed, Ran, StepView
 from kite_browser.agent.policies.goal import HELD, GoalReached
 from kite_browser.agent.policies.own_plan import contradictions
 from kite_browser.agent.policies.recap import progress
-from kite_browser.agent.prompt import PromptBuilder
+from kite_browser.agent.run.prompt import PromptBuilder
 from tests.agent.test_constrained_http import by_name, page_elements, target_of, variants
 from tests.fixtures.openai_server import FakeOpenAIServer, Reply, Respond
 

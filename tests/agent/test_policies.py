@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from kite_browser.agent import Agent, FunctionModel, ModelView
+from kite_browser.agent.base.errors import ConfigError
 from kite_browser.agent.config import KiteConfig, load_config
-from kite_browser.agent.errors import ConfigError
 from kite_browser.agent.policies import MAKERS, POLICY_NAMES, Policy, StepPolicy, build
 from kite_browser.agent.policies.recap import progress, task_parts
 from tests.agent.plan_model import find_index, prompt_text

@@ -7,9 +7,9 @@ import io
 
 from rich.console import Console
 
+from kite_browser.agent.base.events import ActionFinished
+from kite_browser.agent.base.result import RunResult, StopReason
 from kite_browser.agent.commands._progress import ProgressPrinter, plural
-from kite_browser.agent.events import ActionFinished
-from kite_browser.agent.result import RunResult, StopReason
 
 
 def printed(*events: ActionFinished, result: RunResult | None = None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kite_browser.agent.browser.actions import ACTION_NAMES
-from kite_browser.agent.prompt import PromptBuilder
+from kite_browser.agent.run.prompt import PromptBuilder
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -37,7 +37,7 @@ def test_layered_mode_tells_the_model_to_ask_for_elements():
 
 def test_kites_notes_about_the_snapshot_are_outside_the_page():
     from kite_browser.agent.browser.observation import Observation, PageSummary
-    from kite_browser.agent.prompt import kite_notices, page_text
+    from kite_browser.agent.run.prompt import kite_notices, page_text
 
     warning = "frame #f1: no answer within the time cap; left out"
     obs = Observation(summary=PageSummary(url="http://127.0.0.1:1/", visible_text="hi", warnings=[warning]))
@@ -104,7 +104,7 @@ def test_the_warm_up_leaves_the_first_steps_count_of_the_system_message_cached()
     """``warm_up`` (run by the loop while the browser starts) counts the system message as the first step
     would: the step's own count is then a cache hit, not the counter's first load."""
     from kite_browser.agent.browser.tokens import count_tokens, estimate_tokens
-    from kite_browser.agent.prompt import warm_up
+    from kite_browser.agent.run.prompt import warm_up
 
     p = PromptBuilder("t", function_calling=False, secret_names=["only-in-this-test"])
     warm_up(p, "gpt-4o-mini")

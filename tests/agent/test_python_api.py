@@ -19,9 +19,7 @@ from kite_browser.agent import (
     ScriptedModel,
     load_config,
 )
-from kite_browser.agent.browser.observation import Observation
-from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.events import (
+from kite_browser.agent.base.events import (
     ActionDecided,
     ActionFinished,
     ModelReplied,
@@ -30,6 +28,8 @@ from kite_browser.agent.events import (
     RunFinished,
     RunStarted,
 )
+from kite_browser.agent.browser.observation import Observation
+from kite_browser.agent.config import KiteConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,6 @@ from kite_browser.agent import Agent, FunctionModel, ModelView
 from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.model import PastAction
-from kite_browser.agent.memory import Memory
 from kite_browser.agent.policies.recap import (
     answer_next,
     asks_answer,
@@ -21,7 +20,8 @@ from kite_browser.agent.policies.recap import (
     task_parts,
     words,
 )
-from kite_browser.agent.prompt import render, strings
+from kite_browser.agent.run.memory import Memory
+from kite_browser.agent.run.prompt import render, strings
 from tests.agent.plan_model import find_index, prompt_text
 
 FORM = """<!doctype html><title>Form</title>
@@ -93,7 +93,7 @@ def test_task_words_ignore_stop_words_and_plurals() -> None:
 def test_an_effects_counts_read_as_words() -> None:
     """'1 element came into view', not '1 elements' (the line the model, the panel and the log all read)."""
     from kite_browser.agent.browser.observation import ActionResult, Effects
-    from kite_browser.agent.memory import describe_result
+    from kite_browser.agent.run.memory import describe_result
 
     one = ActionResult(action="scroll", ok=True, effects=Effects(new_in_view=1, added=1, removed=2))
     assert describe_result(one) == "ok; 1 element added, 2 removed; 1 element came into view"

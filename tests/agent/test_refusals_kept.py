@@ -1,4 +1,4 @@
-"""Reporting keeps every refusal (agent/refusals.py): a refusal is settled only by the same action (same kind,
+"""Reporting keeps every refusal (agent/run/refusals.py): a refusal is settled only by the same action (same kind,
 same target element, same values) run later with permission, never by another action with the same name on
 the same site. Through ``Agent.run`` on a real page, and through ``kite batch``'s results."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from kite_browser.safety.confirm import BatchConfirmer, ConfirmAnswer, ConfirmRequest
 from tests.fixtures.browser import PagesServer
 

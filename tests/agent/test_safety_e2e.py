@@ -8,7 +8,7 @@ import random
 import string
 from pathlib import Path
 
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from kite_browser.safety.confirm import BatchConfirmer
 from kite_browser.safety.secrets import SecretStore
 from tests.fixtures.sites import site_state

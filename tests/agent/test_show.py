@@ -13,7 +13,7 @@ import pytest
 from kite_browser.agent import Agent, FunctionModel, ModelView
 from kite_browser.agent.cli import main
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.record import load_request
+from kite_browser.agent.run.record import load_request
 from kite_browser.safety.secrets import SecretStore
 from tests.kite_cli import run_kite
 

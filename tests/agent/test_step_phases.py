@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from kite_browser.agent.browser.timing import PHASES
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from tests.agent.plan_model import install
 
 PLAN = [

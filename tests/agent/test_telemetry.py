@@ -22,7 +22,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from kite_browser.agent import Agent, telemetry
+from kite_browser.agent import Agent
+from kite_browser.agent.base import telemetry
 from kite_browser.safety.secrets import SecretStore
 from tests.mcp.conftest import mcp_home as mcp_home
 from tests.mcp.conftest import server_argv, server_env, wait_until
@@ -125,7 +126,8 @@ def test_telemetry_off_imports_no_opentelemetry_and_makes_no_span(tmp_path, site
     """A whole run in a fresh interpreter with no OTLP setting: OpenTelemetry is never imported."""
     code = f"""
 import asyncio, sys
-from kite_browser.agent import Agent, ScriptedModel, load_config, telemetry
+from kite_browser.agent import Agent, ScriptedModel, load_config
+from kite_browser.agent.base import telemetry
 config = load_config(overrides={{"run.runs_dir": {str(tmp_path / "runs")!r}, "run.screenshots": False,
     "browser.block_external_hosts": True}}, env={{}})
 model = ScriptedModel([{{"action": "done", "success": True, "answer": "ok"}}])

@@ -1,4 +1,4 @@
-"""One tool shape: every face offers the same ``ToolDef`` (``agent/toolset.py``) in its own form. A module's
+"""One tool shape: every face offers the same ``ToolDef`` (``agent/base/toolset.py``) in its own form. A module's
 OpenAI-form definitions read back into the shape they came from, a definition that is no tool is refused, the
 MCP tool and the OpenAI function carry the same schema, and what a caller is given is a copy."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from kite_browser.agent.base.toolset import ToolDef, no_arguments
 from kite_browser.agent.llm.schemas import tool_schemas
 from kite_browser.agent.mcp.tools import ACTIONS, TOOLS, mcp_tool
 from kite_browser.agent.modules.loader import find, instantiate
-from kite_browser.agent.toolset import ToolDef, no_arguments
 
 MODULES = ("chrome", "browser", "playwright_browser", "javascript")
 

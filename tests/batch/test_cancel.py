@@ -25,7 +25,7 @@ from kite_browser.agent.batch.scoring import CheckScorer, Verdict
 from kite_browser.agent.batch.tasks import Task
 from kite_browser.agent.llm.own_models import register_model, unregister_model
 from kite_browser.agent.llm.testing import ScriptedModel
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.run.record import RunResult
 from tests.batch.holder import LOSE, register_holder
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.batch.local import LocalBackend
 from kite_browser.agent.batch.runner import BatchRunner
-from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.own_models import register_model, unregister_model
 from kite_browser.agent.llm.testing import FunctionModel

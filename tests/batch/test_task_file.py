@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.cli import main
-from kite_browser.agent.errors import UsageError
 from tests.batch.conftest import write_tasks
 from tests.batch.fakes import register_steps
 

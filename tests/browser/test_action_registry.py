@@ -59,7 +59,7 @@ ADD_ONE = textwrap.dedent(
     from kite_browser.agent.browser.actions import ACTION_NAMES, parse_action
     from kite_browser.agent.config import SafetyConfig
     from kite_browser.agent.llm.schemas import tool_schemas
-    from kite_browser.agent.prompt import action_catalog
+    from kite_browser.agent.run.prompt import action_catalog
     from kite_browser.safety.policy import SafetyPolicy
 
     action = parse_action({"action": "shout", "text": "hi"})

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from kite_browser.agent.base.errors import browser_failure
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import browser_failure
 from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
     Kite,

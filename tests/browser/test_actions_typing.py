@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from kite_browser.agent.base.errors import KiteError
 from kite_browser.agent.browser.exec.base import NO_EFFECT
-from kite_browser.agent.errors import KiteError
 from kite_browser.evals.sites import SitesServer
 from tests.browser.action_pages.harness import (
     Kite,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from kite_browser.agent.base.errors import ChromiumNotFoundError
 from kite_browser.agent.browser import chromium
-from kite_browser.agent.errors import ChromiumNotFoundError
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.browser.procs import chromium_descendants, read_proc
 from kite_browser.agent.browser.session import AttachFailedError, BrowserSession
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.errors import UsageError
 from tests.browser.test_session_profiles import wait_for
 from tests.fixtures.browser import PagesServer
 

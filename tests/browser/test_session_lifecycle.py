@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
+from kite_browser.agent.base.errors import BrowserCrashedError, BrowserError, ChromiumNotFoundError
 from kite_browser.agent.browser.procs import Proc, descendants, still_alive
 from kite_browser.agent.browser.session import BrowserSession, ContextClosedError
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.errors import BrowserCrashedError, BrowserError, ChromiumNotFoundError
 from tests.fixtures.browser import PagesServer
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.browser.procs import pid_alive
 from kite_browser.agent.browser.profiles import check_profile_unlocked, lock_owner, profile_dir
 from kite_browser.agent.browser.session import BrowserSession, ProfileLockedError
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.errors import UsageError
 from kite_browser.evals.sites import SitesServer
 
 

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import pytest
 from playwright.async_api import Browser, Page
 
+from kite_browser.agent.base.errors import StaleElementError
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.snapshot import Snapshotter
 from kite_browser.agent.config import SnapshotConfig
-from kite_browser.agent.errors import StaleElementError
 from tests.browser.pages.server import serve
 
 

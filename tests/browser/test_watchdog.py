@@ -1,6 +1,6 @@
 """The watchdog and a cancelled caller (Ctrl-C): a cancel that arrives while the watchdog waits for an abandoned
 call to end propagates (it is not swallowed with that call's outcome), and a caller whose cancel was lost on
-the way (agent/cancel.py) starts no browser call. A swallowed cancel let an interrupted batch task carry on
+the way (agent/base/cancel.py) starts no browser call. A swallowed cancel let an interrupted batch task carry on
 (tests/batch/test_cancel.py)."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ async def test_a_caller_whose_cancel_was_lost_starts_no_browser_call() -> None:
         try:
             await asyncio.Event().wait()
         except asyncio.CancelledError:
-            pass  # lost: a call that swallowed it, as CPython 3.11's wait_for can (agent/cancel.py)
+            pass  # lost: a call that swallowed it, as CPython 3.11's wait_for can (agent/base/cancel.py)
         await watchdog.guard(object(), click(), what="a click", deadline_s=5, hang_s=5)
 
     task = asyncio.ensure_future(caller())

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.batch.results import TaskResult
 from kite_browser.agent.cli import main
-from kite_browser.agent.errors import UsageError
 from kite_browser.evals.harness import EvalReport, summarize
 from kite_browser.evals.report import markdown, phrasing_rows, phrasing_summary
 from kite_browser.evals.tasks import PHRASINGS, base_id, find_suite, is_multi_step, load_suite, parse_suite

@@ -230,7 +230,7 @@ def test_a_pass_the_model_called_a_failure_or_with_declined_actions_is_marked_ev
 
     from kite_browser.agent.batch.jobs import Job
     from kite_browser.agent.commands._batch_view import summary_table
-    from kite_browser.agent.record import RefusedAction
+    from kite_browser.agent.run.record import RefusedAction
 
     report = _report(tmp_path, [("said-no", True, 2), ("declined", True, 3), ("plain", True, 1)])
     said_no, declined, plain = report.tasks

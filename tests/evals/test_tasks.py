@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.browser.actions import ACTION_NAMES
-from kite_browser.agent.errors import UsageError
 from kite_browser.evals.miniwob import available_tasks
 from kite_browser.evals.tasks import find_suite, load_suite, parse_suite
 

@@ -10,8 +10,8 @@ import time
 import litellm  # noqa: F401  (imported once here, not inside the first timed attempt)
 import pytest
 
+from kite_browser.agent.base.errors import ConfigError
 from kite_browser.agent.config import LLMConfig, load_config
-from kite_browser.agent.errors import ConfigError
 from kite_browser.agent.llm.client import LLMClient
 from kite_browser.agent.llm.errors import (
     LLMConnectionError,

@@ -107,7 +107,7 @@ def test_an_example_in_the_prompt_cannot_be_run_verbatim():
     """The JSON fallback's example must not be copyable into a real task (the small model copied it)."""
     import re
 
-    from kite_browser.agent.prompt import PromptBuilder
+    from kite_browser.agent.run.prompt import PromptBuilder
 
     system = PromptBuilder("any task", function_calling=False).system()
     blocks = re.findall(r"```json\n(.*?)\n```", system, re.S)

@@ -10,7 +10,7 @@ from typing import Any
 
 from mcp import Client
 
-from kite_browser.agent.fence import TAG
+from kite_browser.agent.base.fence import TAG
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.mcp.server import INSTRUCTIONS
 from kite_browser.evals.sites import SitesServer

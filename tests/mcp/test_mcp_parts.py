@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 from mcp import Client
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.browser.observation import DialogInfo, Effects
 from kite_browser.agent.cli import main
-from kite_browser.agent.errors import UsageError
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.mcp.confirm import ElicitConfirmer
 from kite_browser.agent.mcp.results import ActOut, SnapshotOut, TabsOut, full_schema, output_schema, redacted

@@ -45,7 +45,7 @@ def test_the_wheel_holds_one_top_level_name(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
     assert tops == {"kite_browser", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
-    assert "kite_browser/agent/loop.py" in names and "kite_browser/safety/policy.py" in names
+    assert "kite_browser/agent/run/loop.py" in names and "kite_browser/safety/policy.py" in names
     assert "kite_browser/agent/_resources/prompts/system.j2" in names
     assert "kite_browser/agent/_resources/config/default.yaml" in names
 

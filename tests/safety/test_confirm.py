@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.browser.actions import parse_action
-from kite_browser.agent.errors import UsageError
 from kite_browser.safety.confirm import (
     BatchConfirmer,
     ConfirmAnswer,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from kite_browser.safety.confirm import BatchConfirmer
 from tests.fixtures.browser import PagesServer
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 
 KINDS = ("img", "iframe", "fetch", "xhr", "beacon", "sse", "ws", "form", "meta", "popup", "redir", "sw.js")
 """What the policy must log as blocked: every page request, and the service worker's script (a service

@@ -21,8 +21,8 @@ from fastapi.testclient import TestClient
 from mcp import Client
 
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.loop import Agent
 from kite_browser.agent.mcp.app import kite_mcp
+from kite_browser.agent.run.loop import Agent
 from kite_browser.agent.server import ServerState, create_app
 from kite_browser.safety.confirm import BatchConfirmer, ConfirmAnswer, ConfirmRequest
 from tests.fixtures.browser import PagesServer

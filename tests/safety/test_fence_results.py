@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from kite_browser.agent.fence import defuse, fence
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.base.fence import defuse, fence
+from kite_browser.agent.run.loop import Agent
 from tests.fixtures.browser import PagesServer
 
 CLOSERS = [

@@ -15,7 +15,7 @@ from typing import Any
 
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from kite_browser.safety.confirm import BatchConfirmer
 
 # (element id, action): each is one step of the fake model, in this order.

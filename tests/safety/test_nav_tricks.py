@@ -14,7 +14,7 @@ from typing import Any
 
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 
 PAGE = """<!doctype html><title>Help</title>
 <button id=meta onclick="const m = document.createElement('meta'); m.httpEquiv = 'refresh';

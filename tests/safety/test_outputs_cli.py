@@ -60,7 +60,7 @@ def test_claimed_success_after_a_refusal_and_no_secret_in_any_output(
 
 def test_tui_and_reports_show_the_claim_and_the_declined_actions() -> None:
     from kite_browser.agent.batch.results import TaskResult
-    from kite_browser.agent.record import RefusedAction, RunResult
+    from kite_browser.agent.run.record import RefusedAction, RunResult
     from kite_browser.agent.tui.format import final_text
     from kite_browser.evals.report import claimed
 

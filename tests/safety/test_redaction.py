@@ -10,9 +10,9 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.config import SafetyConfig
-from kite_browser.agent.errors import UsageError
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from kite_browser.safety.secrets import SecretStore
 from tests.agent.test_safety_e2e import everything_on_disk
 from tests.fixtures.browser import PagesServer

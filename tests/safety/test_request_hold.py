@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kite_browser.agent.loop import Agent
+from kite_browser.agent.run.loop import Agent
 from kite_browser.safety.confirm import BatchConfirmer
 from tests.safety.request_pages import CASES, HEAD, Case, RecordingServer
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from kite_browser.agent.base.errors import ConfigError
 from kite_browser.agent.browser.actions import parse_action
 from kite_browser.agent.config import SafetyConfig
-from kite_browser.agent.errors import ConfigError
 from kite_browser.safety.policy import ConfirmLevel, SafetyPolicy
 from tests.safety.pages import page
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from kite_browser.agent.base.errors import KiteError, UsageError
 from kite_browser.agent.browser.actions import parse_action
 from kite_browser.agent.config import SafetyConfig
-from kite_browser.agent.errors import KiteError, UsageError
 from kite_browser.safety.policy import SafetyPolicy
 from kite_browser.safety.redact import WHOLE_TOKEN_BELOW
 from kite_browser.safety.secrets import SecretStore

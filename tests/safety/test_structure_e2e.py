@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
+from kite_browser.agent.base.result import RunResult
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
-from kite_browser.agent.loop import Agent
-from kite_browser.agent.result import RunResult
+from kite_browser.agent.run.loop import Agent
 from kite_browser.safety.confirm import BatchConfirmer
 
 pytestmark = [pytest.mark.timeout(300)]

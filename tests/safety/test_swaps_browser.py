@@ -14,13 +14,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kite_browser.agent.base.result import RunResult
 from kite_browser.agent.browser.exec import guard
 from kite_browser.agent.browser.exec.cdp import mouse_event
 from kite_browser.agent.browser.exec.targets import Target, on_target
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
-from kite_browser.agent.loop import Agent
-from kite_browser.agent.result import RunResult
+from kite_browser.agent.run.loop import Agent
 from kite_browser.safety.confirm import BatchConfirmer
 
 PAGE = """<!doctype html><meta charset=utf-8><title>Review</title><h1>Review</h1>

@@ -1,4 +1,4 @@
-"""One toolset interface (agent/toolset.py) for the three sources of tools, and safety as one wrapper around it
+"""One toolset interface (agent/base/toolset.py) for the three sources of tools, and safety as one wrapper around it
 (safety/toolset.py): the page actions offered to tool callers, the tool modules and the MCP server's tools all
 list their tools as ``ToolDef``s and call one by name; ``GatedToolset`` asks the gate before a call runs.
 
@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
+from kite_browser.agent.base.levels import LevelName
+from kite_browser.agent.base.toolset import READS, JsonObject, ToolDef, Toolset
 from kite_browser.agent.browser.env import Acted, BrowserEnv, EnvSafety
 from kite_browser.agent.browser.session import ContextSession
-from kite_browser.agent.levels import LevelName
 from kite_browser.agent.mcp.app import kite_mcp
 from kite_browser.agent.modules.action_tools import ActionToolset
 from kite_browser.agent.modules.functions import USER_MODULE, FunctionModule, tool
 from kite_browser.agent.modules.registry import ModuleRegistry
-from kite_browser.agent.toolset import READS, JsonObject, ToolDef, Toolset
 from kite_browser.safety.confirm import ConfirmAnswer, ConfirmRequest, Gate
 from kite_browser.safety.toolset import CallPlan, CallRefusedError, GatedToolset, Verdict
 from tests.fixtures.browser import PagesServer

@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kite_browser.agent.base.result import RunResult
 from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
-from kite_browser.agent.loop import Agent
-from kite_browser.agent.result import RunResult
+from kite_browser.agent.run.loop import Agent
 from kite_browser.safety.confirm import BatchConfirmer
 
 # A "Continue" that becomes "Pay now" at pointerup, after the last look before the release: only the input

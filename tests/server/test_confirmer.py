@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
+from kite_browser.agent.base.events import PageObserved
 from kite_browser.agent.browser.actions import ExecuteJS
 from kite_browser.agent.browser.observation import Element, Rect
 from kite_browser.agent.config import SafetyConfig
-from kite_browser.agent.events import PageObserved
 from kite_browser.agent.server.confirm import HttpConfirmer, answer
 from kite_browser.agent.server.run import Run
 from kite_browser.agent.server.run_models import RunRequest

@@ -12,8 +12,8 @@ import pytest
 from textual.pilot import Pilot
 
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.loop import Agent
-from kite_browser.agent.record import RunResult
+from kite_browser.agent.run.loop import Agent
+from kite_browser.agent.run.record import RunResult
 from kite_browser.agent.tui.app import KiteApp
 from kite_browser.agent.tui.history import TaskEntry
 

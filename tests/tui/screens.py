@@ -5,8 +5,8 @@ from __future__ import annotations
 from itertools import count
 from typing import Any
 
+from kite_browser.agent.base.events import EVENT_ADAPTER, RunEvent
 from kite_browser.agent.browser.observation import Element, Rect
-from kite_browser.agent.events import EVENT_ADAPTER, RunEvent
 from kite_browser.agent.tui.run_view import RunScreen
 from kite_browser.safety.confirm import ConfirmRequest
 from kite_browser.safety.policy import ConfirmLevel, Decision

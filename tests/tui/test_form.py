@@ -46,7 +46,7 @@ def test_columns_fit_the_terminal():
 
 
 async def test_a_run_that_cannot_start_says_why(tui_config, tmp_path):
-    from kite_browser.agent.errors import UsageError
+    from kite_browser.agent.base.errors import UsageError
     from kite_browser.agent.tui.app import KiteApp
 
     def factory(config, confirmer, on_event):

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from rich.console import Console
 
+from kite_browser.agent.base.result import StopReason
 from kite_browser.agent.batch.checks import evaluate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.session import ContextSession
@@ -21,7 +22,6 @@ from kite_browser.agent.commands._progress import ProgressPrinter
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
-from kite_browser.agent.result import StopReason
 from kite_browser.agent.workflow.answer import read_again, source_of
 from kite_browser.agent.workflow.cache import CachedRun
 from kite_browser.agent.workflow.errors import ReplayAnswerNotFoundError

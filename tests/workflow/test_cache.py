@@ -17,10 +17,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from kite_browser.agent.base.result import StopReason
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
-from kite_browser.agent.result import StopReason
 from kite_browser.agent.workflow.cache import CachedRun, TaskCache, cache_key
 from kite_browser.evals.sites import SitesServer
 from kite_browser.safety.confirm import BatchConfirmer

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kite_browser.agent.base.errors import KiteError
 from kite_browser.agent.browser.observation import Fingerprint
 from kite_browser.agent.cli import main
-from kite_browser.agent.errors import KiteError
 from kite_browser.agent.workflow.errors import (
     WorkflowInvalidError,
     WorkflowMissingVariableError,

@@ -15,14 +15,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from kite_browser.agent.base.result import StopReason
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import Fingerprint
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.model import ModelView
 from kite_browser.agent.llm.testing import FunctionModel
-from kite_browser.agent.record import RunRecorder
-from kite_browser.agent.result import StopReason
+from kite_browser.agent.run.record import RunRecorder
 from kite_browser.agent.workflow.errors import ReplayTargetNotFoundError
 from kite_browser.agent.workflow.heal import Healer, intent_of
 from kite_browser.agent.workflow.model import Expect, Step, Workflow, dump_workflow, parse_workflow

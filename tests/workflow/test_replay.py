@@ -25,7 +25,7 @@ from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import Fingerprint
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.record import RunRecorder
+from kite_browser.agent.run.record import RunRecorder
 from kite_browser.agent.workflow.errors import (
     ReplayAmbiguousTargetError,
     ReplayDivergedError,

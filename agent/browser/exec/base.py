@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from playwright.async_api import ElementHandle, Frame, Page
 
+from kite_browser.agent.base.errors import ActionError
 from kite_browser.agent.browser.observation import (
     DialogInfo,
     DownloadNotice,
@@ -20,7 +21,6 @@ from kite_browser.agent.browser.observation import (
     TabInfo,
 )
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import ActionError
 
 if TYPE_CHECKING:
     from kite_browser.agent.browser.waits import FirstAnswer, PageMark, Settler

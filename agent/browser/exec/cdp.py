@@ -14,7 +14,7 @@ import weakref
 from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
-from kite_browser.agent.jsontypes import JsonObject
+from kite_browser.agent.base.jsontypes import JsonObject
 
 _SESSIONS: weakref.WeakKeyDictionary[Page, CDPSession] = weakref.WeakKeyDictionary()
 

@@ -12,6 +12,7 @@ from typing import Literal
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
+from kite_browser.agent.base.errors import ActionError
 from kite_browser.agent.browser.exec.base import ExecContext, NotInteractableError, Outcome, PathRefusedError
 from kite_browser.agent.browser.exec.hit import probe
 from kite_browser.agent.browser.exec.spec import (
@@ -24,7 +25,6 @@ from kite_browser.agent.browser.exec.spec import (
     define_action,
 )
 from kite_browser.agent.browser.exec.targets import resolve_element, resolve_index
-from kite_browser.agent.errors import ActionError
 
 
 class Screenshot(ActionModel):

@@ -8,10 +8,10 @@ from typing import Literal
 
 from pydantic import Field
 
+from kite_browser.agent.base.errors import ActionError
 from kite_browser.agent.browser.exec.base import ExecContext, Outcome
 from kite_browser.agent.browser.exec.spec import ActionModel, define_action
 from kite_browser.agent.browser.observation import ActionResult
-from kite_browser.agent.errors import ActionError
 
 NEEDS_HUMAN = "needs_human"
 

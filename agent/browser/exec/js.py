@@ -15,11 +15,11 @@ from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
+from kite_browser.agent.base.errors import CRASHED_TAB_ADVICE, BrowserCrashedError, browser_failure
+from kite_browser.agent.base.jsontypes import JsonValue
 from kite_browser.agent.browser.exec.base import ExecContext, JSError, JSTimeoutError, Outcome
 from kite_browser.agent.browser.exec.cdp import cdp_session
 from kite_browser.agent.browser.exec.spec import ActionModel, ActKind, FaceParam, ToolFace, define_action
-from kite_browser.agent.errors import CRASHED_TAB_ADVICE, BrowserCrashedError, browser_failure
-from kite_browser.agent.jsontypes import JsonValue
 
 
 class ExecuteJS(ActionModel):

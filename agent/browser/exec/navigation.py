@@ -10,9 +10,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response
 from pydantic import Field
 
+from kite_browser.agent.base.errors import ActionError, NavigationFailedError
 from kite_browser.agent.browser.exec.base import ExecContext, Outcome, URLRefusedError
 from kite_browser.agent.browser.exec.spec import ActionModel, FaceParam, ToolFace, define_action
-from kite_browser.agent.errors import ActionError, NavigationFailedError
 
 
 class Navigate(ActionModel):

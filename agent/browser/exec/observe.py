@@ -6,11 +6,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue, WithJsonSchema
 
+from kite_browser.agent.base.errors import ActionError
 from kite_browser.agent.browser.exec.base import ExecContext, Outcome, SnapshotterLike
 from kite_browser.agent.browser.exec.spec import ActionModel, define_action
 from kite_browser.agent.browser.exec.targets import describe_element
 from kite_browser.agent.browser.observation import Element, Observation
-from kite_browser.agent.errors import ActionError
 
 ElementKind = Literal["button", "input", "link", "select", "image", "all"]
 

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
+from kite_browser.agent.base.errors import ActionError
 from kite_browser.agent.browser.exec import guard
 from kite_browser.agent.browser.exec.base import ExecContext
 from kite_browser.agent.browser.exec.cdp import mouse_event
@@ -33,7 +34,6 @@ from kite_browser.agent.browser.exec.targets import Target, on_target
 from kite_browser.agent.browser.extractor_call import call_extractor, id_of
 from kite_browser.agent.browser.observation import Element
 from kite_browser.agent.browser.world import world_of
-from kite_browser.agent.errors import ActionError
 
 Recheck = Callable[[Element], Awaitable[str | None]]
 """Judge the target as it reads now: None to go on, else why it is refused."""

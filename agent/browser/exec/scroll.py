@@ -8,6 +8,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import Field
 
+from kite_browser.agent.base.errors import BrowserError
 from kite_browser.agent.browser.exec.base import ExecContext, Outcome
 from kite_browser.agent.browser.exec.spec import (
     ActionModel,
@@ -19,7 +20,6 @@ from kite_browser.agent.browser.exec.spec import (
     define_action,
 )
 from kite_browser.agent.browser.exec.targets import resolve_index
-from kite_browser.agent.errors import BrowserError
 
 
 class Scroll(ActionModel):

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import SkipJsonSchema
 
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
-from kite_browser.agent.levels import LevelName
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
+from kite_browser.agent.base.levels import LevelName
 
 if TYPE_CHECKING:
     from kite_browser.agent.browser.exec.base import ExecContext, Outcome

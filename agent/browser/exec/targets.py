@@ -9,6 +9,7 @@ from typing import Any
 from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
+from kite_browser.agent.base.errors import ActionError, ElementNotFoundError
 from kite_browser.agent.browser.exec.base import (
     AmbiguousTargetError,
     ExecContext,
@@ -21,7 +22,6 @@ from kite_browser.agent.browser.fingerprint import FINGERPRINT_JS, fingerprint_f
 from kite_browser.agent.browser.observation import Element
 from kite_browser.agent.browser.render import role_word
 from kite_browser.agent.browser.world import WorldError, world_of
-from kite_browser.agent.errors import ActionError, ElementNotFoundError
 
 
 @dataclass

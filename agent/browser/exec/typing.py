@@ -10,6 +10,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from kite_browser.agent.base.errors import ActionError, StaleElementError
 from kite_browser.agent.browser.exec.base import NO_EFFECT, ExecContext, NotInteractableError, Outcome
 from kite_browser.agent.browser.exec.cdp import type_keys
 from kite_browser.agent.browser.exec.dates import input_format, input_value
@@ -31,7 +32,6 @@ from kite_browser.agent.browser.exec.targets import (
     resolve_index,
     resolve_reading,
 )
-from kite_browser.agent.errors import ActionError, StaleElementError
 
 Modifier = Literal["ctrl", "alt", "shift", "meta"]
 

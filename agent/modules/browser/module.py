@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
+from kite_browser.agent.base.errors import KiteError
+from kite_browser.agent.base.toolset import JsonObject, ToolHints
 from kite_browser.agent.browser.actions import Action, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import Observation
@@ -25,7 +27,6 @@ from kite_browser.agent.browser.render import render_observation
 from kite_browser.agent.browser.session import BrowserSession
 from kite_browser.agent.browser.tokens import count_tokens
 from kite_browser.agent.browser.tool_face import act_kinds, kind_action
-from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.action_tools import act_gated
 from kite_browser.agent.modules.base import (
     CallContext,
@@ -37,7 +38,6 @@ from kite_browser.agent.modules.base import (
 )
 from kite_browser.agent.modules.chrome.pages import check_url
 from kite_browser.agent.modules.gate import check_domain
-from kite_browser.agent.toolset import JsonObject, ToolHints
 from kite_browser.safety.secrets import SecretStore
 from kite_browser.safety.toolset import CallRefusedError
 

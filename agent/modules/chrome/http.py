@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from kite_browser.agent.base.toolset import JsonObject
 from kite_browser.agent.modules.base import CallContext
-from kite_browser.agent.toolset import JsonObject
 
 if TYPE_CHECKING:
     from kite_browser.agent.modules.chrome.module import ChromeModule

@@ -18,13 +18,13 @@ from datetime import UTC, datetime
 from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
+from kite_browser.agent.base.errors import KiteError
+from kite_browser.agent.base.toolset import JsonObject
 from kite_browser.agent.browser.context import ContextSession
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.base import ToolError
-from kite_browser.agent.toolset import JsonObject
 from kite_browser.safety.confirm import Gate
 from kite_browser.safety.secrets import SecretStore
 

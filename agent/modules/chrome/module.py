@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 
 from playwright.async_api import ElementHandle, Page
 
+from kite_browser.agent.base.errors import KiteError
+from kite_browser.agent.base.toolset import ACTS, LOADS, READS, JsonObject, ToolHints
 from kite_browser.agent.browser.actions import Click, ExecuteJS, Type
 from kite_browser.agent.browser.observation import ActionResult
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.action_tools import ActionFor, act_gated, aimed_at
 from kite_browser.agent.modules.base import (
     CallContext,
@@ -34,7 +35,6 @@ from kite_browser.agent.modules.chrome import pages
 from kite_browser.agent.modules.chrome import params as p
 from kite_browser.agent.modules.chrome.manager import BrowserManager
 from kite_browser.agent.modules.gate import navigation_plan
-from kite_browser.agent.toolset import ACTS, LOADS, READS, JsonObject, ToolHints
 from kite_browser.safety.toolset import CallPlan, CallRefusedError
 
 CHROME_ERRORS = {"not_interactable": "element_not_interactable"}

@@ -12,13 +12,13 @@ from playwright.async_api import ElementHandle, Page, Request
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from kite_browser.agent.base.jsontypes import JsonValue
+from kite_browser.agent.base.toolset import JsonObject
 from kite_browser.agent.browser.exec.cdp import cdp_session
 from kite_browser.agent.browser.exec.js import RUN_JS
 from kite_browser.agent.config import BrowserConfig
-from kite_browser.agent.jsontypes import JsonValue
 from kite_browser.agent.modules.base import ToolError
 from kite_browser.agent.modules.chrome.manager import first_line
-from kite_browser.agent.toolset import JsonObject
 
 MAX_RESULT_CHARS = 1_000_000
 """Largest evaluate result / content handed back (bigger answers result_too_large)."""

@@ -27,9 +27,10 @@ from typing import Any
 from playwright.async_api import BrowserContext
 from pydantic import Field, JsonValue
 
+from kite_browser.agent.base.toolset import JsonObject, ToolHints
 from kite_browser.agent.browser.actions import ExecuteJS
 from kite_browser.agent.browser.holds import hold_raw_context
-from kite_browser.agent.config_modules import JavaScriptModuleConfig
+from kite_browser.agent.config.modules import JavaScriptModuleConfig
 from kite_browser.agent.modules.base import (
     CallContext,
     ModuleRuntime,
@@ -45,7 +46,6 @@ from kite_browser.agent.modules.javascript.sandbox import (
     Sandbox,
     SandboxCrashed,
 )
-from kite_browser.agent.toolset import JsonObject, ToolHints
 from kite_browser.safety.toolset import CallPlan
 
 DESCRIPTION = (

@@ -19,9 +19,9 @@ import subprocess
 import tempfile
 from functools import cache
 
-from kite_browser.agent.jsontypes import JsonValue
+from kite_browser.agent.base.jsontypes import JsonValue
+from kite_browser.agent.base.toolset import JsonObject
 from kite_browser.agent.modules.javascript.sandbox import RUN_JS, ExecutionTimeout
-from kite_browser.agent.toolset import JsonObject
 
 HIDDEN_GLOBALS = (
     "fetch",

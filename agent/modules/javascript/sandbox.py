@@ -35,12 +35,12 @@ from typing import Any
 from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
+from kite_browser.agent.base.jsontypes import JsonValue
+from kite_browser.agent.base.toolset import JsonObject
 from kite_browser.agent.browser.exec.cdp import cdp_session
 from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.procs import PROC, descendants, with_env
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.jsontypes import JsonValue
-from kite_browser.agent.toolset import JsonObject
 
 RUN_JS = (Path(__file__).with_name("run.js")).read_text(encoding="utf-8")
 KILL_GRACE_S = 5.0

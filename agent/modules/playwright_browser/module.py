@@ -30,10 +30,11 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import BaseModel
 
+from kite_browser.agent.base.errors import KiteError
+from kite_browser.agent.base.toolset import JsonObject, ToolHints
 from kite_browser.agent.browser.actions import Click, Navigate, Type
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.exec.targets import selector_engine
-from kite_browser.agent.errors import KiteError
 from kite_browser.agent.modules.action_tools import act_judged, aimed_at
 from kite_browser.agent.modules.base import CallContext, ModuleRuntime, Tool, ToolError, ToolModule
 from kite_browser.agent.modules.chrome.pages import check_url
@@ -44,7 +45,6 @@ from kite_browser.agent.modules.playwright_browser.params import (
     PlaywrightBrowserParams,
     PlaywrightBrowserResult,
 )
-from kite_browser.agent.toolset import JsonObject, ToolHints
 from kite_browser.safety.secrets import SecretStore
 from kite_browser.safety.toolset import CallPlan, Verdict
 

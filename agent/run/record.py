@@ -22,9 +22,9 @@ from typing import Protocol, TypedDict
 
 from pydantic import BaseModel
 
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
+from kite_browser.agent.base.result import RefusedAction, RunResult
 from kite_browser.agent.llm.chat import ChatMessage, ChatTool
-from kite_browser.agent.result import RefusedAction, RunResult
 
 Redactor = Callable[[JsonValue], JsonValue]
 

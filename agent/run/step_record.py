@@ -6,10 +6,10 @@ import hashlib
 
 from pydantic import BaseModel, Field
 
+from kite_browser.agent.base.levels import ConfirmLevel
+from kite_browser.agent.base.toolset import JsonObject
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
-from kite_browser.agent.levels import ConfirmLevel
 from kite_browser.agent.llm.client import LLMReply, Usage
-from kite_browser.agent.toolset import JsonObject
 
 
 class PageDigest(BaseModel):

@@ -1,5 +1,5 @@
 """The sections of Kite's configuration (browser, waits, snapshot, llm, agent, safety, run, batch): pydantic
-models with a docstring on every field. Part of the config loader (agent/config.py, which assembles them into
+models with a docstring on every field. Part of the config loader (agent/config/, which assembles them into
 ``KiteConfig`` and re-exports them), kept apart to keep it small."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
-from kite_browser.agent.config_modules import Section as _Section
+from kite_browser.agent.config.modules import Section as _Section
 
 
 class BrowserConfig(_Section):

@@ -28,7 +28,7 @@ from typing import Annotated, Literal, Protocol, Required, TypeGuard, TypeVar
 from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter
 from typing_extensions import TypedDict
 
-from kite_browser.agent.jsontypes import JsonObject
+from kite_browser.agent.base.jsontypes import JsonObject
 
 TOOL_NAME = r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$"
 """What every provider accepts as a function's name."""

@@ -1,4 +1,4 @@
-"""The ``server`` (``kite serve``) and ``mcp`` (``kite mcp``) config sections. Part of the config loader (agent/config.py), kept apart to
+"""The ``server`` (``kite serve``) and ``mcp`` (``kite mcp``) config sections. Part of the config loader (agent/config/), kept apart to
 keep it small."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from kite_browser.agent.config_modules import Section
+from kite_browser.agent.config.modules import Section
 
 
 class ServerConfig(Section):

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from kite_browser.agent.browser.actions import Action
 from kite_browser.agent.browser.observation import ActionResult, Element, HeldRequest, Observation
-from kite_browser.agent.record import RefusedAction
+from kite_browser.agent.run.record import RefusedAction
 
 Key = tuple[str, str, str, str]
 

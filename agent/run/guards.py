@@ -3,10 +3,10 @@ judges the steps themselves, is a step policy: ``agent/policies/loop_guard.py``.
 
 from __future__ import annotations
 
+from kite_browser.agent.base.result import StopReason
 from kite_browser.agent.config import AgentConfig
-from kite_browser.agent.result import StopReason
-from kite_browser.agent.stop import Stop
-from kite_browser.agent.totals import Totals
+from kite_browser.agent.run.stop import Stop
+from kite_browser.agent.run.totals import Totals
 
 
 class Guards:

@@ -12,14 +12,14 @@ from functools import cache
 import jinja2
 import yaml
 
+from kite_browser.agent.base.fence import defuse
+from kite_browser.agent.base.resources import resource_dir, resource_path
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.render import render_observation, render_summary
 from kite_browser.agent.browser.tokens import estimate_tokens
 from kite_browser.agent.browser.tokens import warm_up as warm_tokens
-from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.chat import ChatMessage, ContentPart
 from kite_browser.agent.llm.schemas import action_catalog
-from kite_browser.agent.resources import resource_dir, resource_path
 
 __all__ = ["PromptBuilder", "action_catalog", "render", "strings", "warm_up"]
 

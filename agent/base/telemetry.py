@@ -19,14 +19,14 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from kite_browser.agent.errors import ConfigError
+from kite_browser.agent.base.errors import ConfigError
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
     from opentelemetry.sdk.trace.export import SpanExporter
     from opentelemetry.trace import Span, Tracer
 
-    from kite_browser.agent.config_sections import TelemetryConfig
+    from kite_browser.agent.config.sections import TelemetryConfig
 
 AttrValue = str | bool | int | float | Sequence[str]
 Attributes = Mapping[str, AttrValue | None]

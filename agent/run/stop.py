@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from kite_browser.agent.base.result import StopReason
 from kite_browser.agent.browser.exec.human import NEEDS_HUMAN, nobody_took_over
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
 from kite_browser.agent.protocols import Environment
-from kite_browser.agent.result import StopReason
 
 StopWhen = Callable[[Environment], Awaitable[str | None]]
 """Asked after every step with the run's environment: a reason when the task has ended by itself (a MiniWoB

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kite_browser.agent.base.fence import defuse, fence
 from kite_browser.agent.browser.observation import ActionResult, Element
 from kite_browser.agent.browser.render import role_word
-from kite_browser.agent.fence import defuse, fence
 
 MAX_LINE = 240
 _PLAIN_METHODS = frozenset({"mouse", "keyboard", "none", "select_option"})

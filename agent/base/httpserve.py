@@ -23,7 +23,7 @@ from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from kite_browser.agent.errors import UsageError
+from kite_browser.agent.base.errors import UsageError
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 UNAUTHORIZED = b'{"error": "unauthorized", "message": "missing or wrong bearer token"}'

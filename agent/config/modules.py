@@ -1,5 +1,5 @@
 """The tool modules' settings (``module_settings.*`` and the default ``modules`` list), and ``Section``, the
-base of every config section. Part of the config loader (agent/config.py), kept apart to keep it small."""
+base of every config section. Part of the config loader (agent/config/), kept apart to keep it small."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kite_browser.agent.jsontypes import JsonObject
+from kite_browser.agent.base.jsontypes import JsonObject
 
 
 class Section(BaseModel):

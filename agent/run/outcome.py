@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 import time
 
-from kite_browser.agent import telemetry
+from kite_browser.agent.base import telemetry
 from kite_browser.agent.browser.env import EnvSafety
 from kite_browser.agent.config import TelemetryConfig
-from kite_browser.agent.record import RefusedAction, RunResult
-from kite_browser.agent.stop import Stop
-from kite_browser.agent.totals import Totals
+from kite_browser.agent.run.record import RefusedAction, RunResult
+from kite_browser.agent.run.stop import Stop
+from kite_browser.agent.run.totals import Totals
 
 
 def judge_success(stop: Stop, declined: list[RefusedAction]) -> tuple[bool, str]:

@@ -1,6 +1,6 @@
 """The run's environment from its start to its end: the env given or opened, made ready (the run record's
 header, the trace), wound down (the final screenshot, the trace saved), and the start URL opened. A part of
-``Agent`` (agent/loop.py) kept apart so that the loop's module is its step."""
+``Agent`` (agent/run/loop.py) kept apart so that the loop's module is its step."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 
+from kite_browser.agent.base.events import ActionFinished, EventSink, PageObserved, RunStarted, emit
+from kite_browser.agent.base.fence import defuse
 from kite_browser.agent.browser.actions import Action, Navigate
 from kite_browser.agent.browser.env import BrowserEnv, EnvSafety
 from kite_browser.agent.browser.observation import ActionResult, Element, Observation
@@ -15,20 +17,18 @@ from kite_browser.agent.browser.pool import BrowserPool
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.events import ActionFinished, EventSink, PageObserved, RunStarted, emit
-from kite_browser.agent.fence import defuse
 from kite_browser.agent.llm.model import PastAction
-from kite_browser.agent.memory import Memory, describe_action, describe_result
-from kite_browser.agent.model_setup import ModelSetup
-from kite_browser.agent.outcome import build_result
-from kite_browser.agent.output import OutputSpec
 from kite_browser.agent.protocols import Environment
-from kite_browser.agent.record import RunRecorder, RunResult
-from kite_browser.agent.refusals import Refusals
-from kite_browser.agent.step_record import ActionOutcome, GateOutcome, StepRecord
-from kite_browser.agent.stop import Stop
-from kite_browser.agent.tool_calls import ToolCalls
-from kite_browser.agent.totals import Totals
+from kite_browser.agent.run.memory import Memory, describe_action, describe_result
+from kite_browser.agent.run.model_setup import ModelSetup
+from kite_browser.agent.run.outcome import build_result
+from kite_browser.agent.run.output import OutputSpec
+from kite_browser.agent.run.record import RunRecorder, RunResult
+from kite_browser.agent.run.refusals import Refusals
+from kite_browser.agent.run.step_record import ActionOutcome, GateOutcome, StepRecord
+from kite_browser.agent.run.stop import Stop
+from kite_browser.agent.run.tool_calls import ToolCalls
+from kite_browser.agent.run.totals import Totals
 from kite_browser.safety.confirm import GateResult
 
 REFUSED_AS_STALE = frozenset({"stale_element"})

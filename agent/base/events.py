@@ -12,8 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from kite_browser.agent.levels import ConfirmLevel
-from kite_browser.agent.result import RunResult
+from kite_browser.agent.base.levels import ConfirmLevel
+from kite_browser.agent.base.result import RunResult
 
 
 class _Event(BaseModel):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kite_browser.agent.jsontypes import JsonObject, JsonValue
+from kite_browser.agent.base.jsontypes import JsonObject, JsonValue
 
 
 def as_object(node: JsonValue) -> JsonObject:

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, TypeAlias
 from pydantic import JsonValue, TypeAdapter, ValidationError
 from typing_extensions import TypeForm
 
+from kite_browser.agent.base.errors import UsageError
+from kite_browser.agent.base.jsonschema import flat_schema
+from kite_browser.agent.base.result import StopReason
+from kite_browser.agent.base.toolset import JsonObject
 from kite_browser.agent.browser.actions import Action, Done
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
-from kite_browser.agent.errors import UsageError
-from kite_browser.agent.jsonschema import flat_schema
 from kite_browser.agent.llm.chat import ChatTool
-from kite_browser.agent.result import StopReason
-from kite_browser.agent.stop import Stop
-from kite_browser.agent.toolset import JsonObject
+from kite_browser.agent.run.stop import Stop
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator

@@ -1,5 +1,5 @@
 """Tools offered to the model next to the browser actions (the module tools and the user's own functions: a
-``ManagedToolset``, agent/toolset.py). A reply's calls to them are taken out before its actions are parsed,
+``ManagedToolset``, agent/base/toolset.py). A reply's calls to them are taken out before its actions are parsed,
 run through the toolset, and reported back to the model and into the step record like actions.
 """
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from kite_browser.agent.events import ActionFinished, EventSink, emit
-from kite_browser.agent.fence import defuse
+from kite_browser.agent.base.events import ActionFinished, EventSink, emit
+from kite_browser.agent.base.fence import defuse
+from kite_browser.agent.base.toolset import JsonObject, ManagedToolset, is_error
 from kite_browser.agent.llm.client import LLMReply, ToolCall
-from kite_browser.agent.model_setup import ModelSetup
-from kite_browser.agent.step_record import ToolCallRecord
-from kite_browser.agent.toolset import JsonObject, ManagedToolset, is_error
+from kite_browser.agent.run.model_setup import ModelSetup
+from kite_browser.agent.run.step_record import ToolCallRecord
 
 RESULT_CHARS = 600
 

@@ -11,17 +11,10 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from kite_browser.agent import telemetry
-from kite_browser.agent.browser.actions import ACTION_NAMES, Action, Done
-from kite_browser.agent.browser.env import EnvSafety
-from kite_browser.agent.browser.exec.base import TOGGLED
-from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
-from kite_browser.agent.browser.session import ContextSession
-from kite_browser.agent.browser.timing import StepTimer
-from kite_browser.agent.cancel import raise_if_cancelled
-from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import KiteError, UsageError
-from kite_browser.agent.events import (
+from kite_browser.agent.base import telemetry
+from kite_browser.agent.base.cancel import raise_if_cancelled
+from kite_browser.agent.base.errors import KiteError, UsageError
+from kite_browser.agent.base.events import (
     ActionDecided,
     EventSink,
     ModelReplied,
@@ -31,9 +24,16 @@ from kite_browser.agent.events import (
     TokenUsage,
     emit,
 )
-from kite_browser.agent.fence import defuse
-from kite_browser.agent.guards import Guards
-from kite_browser.agent.levels import ConfirmLevel
+from kite_browser.agent.base.fence import defuse
+from kite_browser.agent.base.levels import ConfirmLevel
+from kite_browser.agent.base.result import StopReason
+from kite_browser.agent.browser.actions import ACTION_NAMES, Action, Done
+from kite_browser.agent.browser.env import EnvSafety
+from kite_browser.agent.browser.exec.base import TOGGLED
+from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
+from kite_browser.agent.browser.session import ContextSession
+from kite_browser.agent.browser.timing import StepTimer
+from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.chat import ChatMessage
 from kite_browser.agent.llm.client import LLMReply
 from kite_browser.agent.llm.errors import ContextWindowError, LLMError
@@ -44,24 +44,24 @@ from kite_browser.agent.llm.redaction import redacting
 from kite_browser.agent.llm.reply_schema import reply_schema
 from kite_browser.agent.llm.resolve import resolve_model
 from kite_browser.agent.llm.traced import complete_traced
-from kite_browser.agent.memory import Memory, add_note, describe_action
-from kite_browser.agent.model_setup import ModelSetup
 from kite_browser.agent.modules.planner import module_toolset
-from kite_browser.agent.outcome import end_span, open_run_span
-from kite_browser.agent.output import OutputSpec, OutputType
 from kite_browser.agent.policies import Proposed, Ran, StepPlan, build
 from kite_browser.agent.policies.recap import sought
-from kite_browser.agent.prompt import PromptBuilder, kite_notices, warm_up
 from kite_browser.agent.protocols import Environment
-from kite_browser.agent.record import RunRecorder, RunResult
-from kite_browser.agent.refusals import Refusals
-from kite_browser.agent.result import StopReason
-from kite_browser.agent.run_env import RunEnvironment, page_observed
-from kite_browser.agent.step_prompt import fit_messages
-from kite_browser.agent.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
-from kite_browser.agent.stop import Stop, StopWhen, stop_if_nobody_took_over
-from kite_browser.agent.tool_calls import ToolCalls
-from kite_browser.agent.totals import Totals, ms_since
+from kite_browser.agent.run.env import RunEnvironment, page_observed
+from kite_browser.agent.run.guards import Guards
+from kite_browser.agent.run.memory import Memory, add_note, describe_action
+from kite_browser.agent.run.model_setup import ModelSetup
+from kite_browser.agent.run.outcome import end_span, open_run_span
+from kite_browser.agent.run.output import OutputSpec, OutputType
+from kite_browser.agent.run.prompt import PromptBuilder, kite_notices, warm_up
+from kite_browser.agent.run.record import RunRecorder, RunResult
+from kite_browser.agent.run.refusals import Refusals
+from kite_browser.agent.run.step_prompt import fit_messages
+from kite_browser.agent.run.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
+from kite_browser.agent.run.stop import Stop, StopWhen, stop_if_nobody_took_over
+from kite_browser.agent.run.tool_calls import ToolCalls
+from kite_browser.agent.run.totals import Totals, ms_since
 from kite_browser.safety.confirm import Confirmer, GateResult
 from kite_browser.safety.output import redact_model, redacting_logs, redacting_sink
 from kite_browser.safety.secrets import SecretStore
@@ -90,7 +90,7 @@ class Agent(RunEnvironment):
     ) -> None:
         """``tools``: your own typed functions, offered to the model next to ``agent.module_tools``.
         ``output_type``: a pydantic model (any type pydantic validates) or a JSON schema dict that ``done``'s
-        ``data`` must match (agent/output.py); ``result.data`` is its JSON, ``result.output`` its value.
+        ``data`` must match (agent/run/output.py); ``result.data`` is its JSON, ``result.output`` its value.
         ``env``: the environment to act in (any ``Environment``), left open (its gate, confirmer and secrets
         are the run's, so ``confirmer`` and ``secrets`` are then not given); ``context``: a browser context to
         act in (a ``BrowserEnv`` is made over it for each run, left open); neither: a browser of its own."""
@@ -239,7 +239,7 @@ class Agent(RunEnvironment):
             raise Stop(StopReason.MODEL_ERROR, f"{exc.type}: {exc.message}") from exc
         self.totals.add(reply.usage)
         record.reply, record.usage = reply, reply.usage
-        raise_if_cancelled()  # a reply that beat Ctrl-C is recorded, not acted on (agent/cancel.py)
+        raise_if_cancelled()  # a reply that beat Ctrl-C is recorded, not acted on (agent/base/cancel.py)
         usage = TokenUsage.model_validate(reply.usage.model_dump())
         await emit(self.on_event, ModelReplied(step=step, usage=usage, content=(reply.content or "")[:500]))
         self.guards.check_budgets(self.totals)

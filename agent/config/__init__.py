@@ -1,4 +1,4 @@
-"""Kite's configuration: ``KiteConfig`` (the sections live in agent/config_sections.py, re-exported here) and
+"""Kite's configuration: ``KiteConfig`` (the sections live in agent/config/sections.py, re-exported here) and
 the one loader.
 
 Precedence, lowest first: ``config/default.yaml`` (bundled) → a user file (``--config``, ``KITE_CONFIG`` or
@@ -16,9 +16,12 @@ from typing import cast
 import yaml
 from pydantic import Field, ValidationError
 
-from kite_browser.agent.config_modules import DEFAULT_MODULES, ModuleSettings
-from kite_browser.agent.config_modules import Section as _Section
-from kite_browser.agent.config_sections import (
+from kite_browser.agent.base.errors import ConfigError
+from kite_browser.agent.base.jsontypes import JsonObject
+from kite_browser.agent.base.resources import resource_path
+from kite_browser.agent.config.modules import DEFAULT_MODULES, ModuleSettings
+from kite_browser.agent.config.modules import Section as _Section
+from kite_browser.agent.config.sections import (
     AgentConfig,
     BatchConfig,
     BrowserConfig,
@@ -31,12 +34,9 @@ from kite_browser.agent.config_sections import (
 )
 
 # Re-exported: the CLI validates domains with check_domain; RayConfig is public like the other sections.
-from kite_browser.agent.config_sections import RayConfig as RayConfig
-from kite_browser.agent.config_sections import check_domain as check_domain
-from kite_browser.agent.config_server import McpConfig, ServerConfig
-from kite_browser.agent.errors import ConfigError
-from kite_browser.agent.jsontypes import JsonObject
-from kite_browser.agent.resources import resource_path
+from kite_browser.agent.config.sections import RayConfig as RayConfig
+from kite_browser.agent.config.sections import check_domain as check_domain
+from kite_browser.agent.config.server import McpConfig, ServerConfig
 
 
 class KiteConfig(_Section):

@@ -10,9 +10,9 @@ from kite_browser.agent.browser.timing import StepTimer
 from kite_browser.agent.browser.tokens import estimate_tokens
 from kite_browser.agent.config import KiteConfig
 from kite_browser.agent.llm.chat import ChatMessage
-from kite_browser.agent.memory import Memory
-from kite_browser.agent.model_setup import IMAGE_TOKENS, ModelSetup
-from kite_browser.agent.prompt import PromptBuilder, page_text
+from kite_browser.agent.run.memory import Memory
+from kite_browser.agent.run.model_setup import IMAGE_TOKENS, ModelSetup
+from kite_browser.agent.run.prompt import PromptBuilder, page_text
 
 
 def fit_messages(

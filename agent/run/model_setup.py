@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from kite_browser.agent.base.errors import UsageError
 from kite_browser.agent.browser.tokens import estimate_tokens
 from kite_browser.agent.config import KiteConfig
-from kite_browser.agent.errors import UsageError
 from kite_browser.agent.llm.capabilities import Capabilities, capabilities_for, select_mode
 from kite_browser.agent.llm.chat import ChatTool
 from kite_browser.agent.llm.schemas import tool_schemas
-from kite_browser.agent.output import OutputSpec
+from kite_browser.agent.run.output import OutputSpec
 
 IMAGE_TOKENS = 1100  # what one 1280x800 screenshot costs a vision model, roughly
 
