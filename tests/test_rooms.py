@@ -182,3 +182,22 @@ def test_one_module_starts_playwright() -> None:
                 if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "async_playwright":
                     callers.add(str(path.relative_to(ROOT)))
     assert callers == {"agent/browser/driver.py"}, callers
+
+
+def test_every_name_of_the_table_is_a_module() -> None:
+    """A room's entry names a module or package that exists: a package moved or renamed leaves no stale row."""
+    modules = set(graph())
+    stale = [
+        name
+        for names in ROOMS.values()
+        for name in names
+        if not any(m == name or m.startswith(name + ".") for m in modules)
+    ]
+    assert not stale, f"ROOMS names modules that do not exist: {stale}"
+
+
+def test_the_agent_root_holds_only_its_face() -> None:
+    """Every module of ``agent/`` lives in the package of its room (``base/``, ``config/``, ``run/``, ...); the
+    root keeps the Python API's face (``__init__.py``), the command line's entry and the protocols."""
+    root = sorted(p.name for p in (ROOT / "agent").glob("*.py"))
+    assert root == ["__init__.py", "__main__.py", "cli.py", "protocols.py"], root
