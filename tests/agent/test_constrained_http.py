@@ -36,14 +36,22 @@ def variants(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     fmt = body["response_format"]
     assert fmt["type"] == "json_schema", fmt
     schema = fmt["json_schema"]["schema"]
+    if "anyOf" in schema:
+        # the ``answer_next`` question: "yes" binds the reply to one done, "no" offers every action
+        shapes = {s["properties"]["answer_shown"]["const"]: s for s in schema["anyOf"]}
+        assert set(shapes) == {"yes", "no"}, schema
+        only = shapes["yes"]["properties"]["actions"]
+        assert only["items"]["properties"]["action"]["const"] == "done" and only["maxItems"] == 1, only
+        schema = shapes["no"]
     # the thought first, or the model's own notes around it (the ``own_plan`` policy, when on), the actions last
-    fields = list(schema["properties"])
+    fields = [f for f in schema["properties"] if f != "answer_shown"]
     assert fields in (
         ["thought", "actions"],
         ["plan", "thought", "actions"],
         ["done_so_far", "thought", "next", "actions"],
     ), fields
-    assert schema["required"] == fields
+    assert list(schema["properties"])[-1] == "actions"
+    assert schema["required"] == list(schema["properties"])
     items = schema["properties"]["actions"]["items"]["anyOf"]
     return {v["properties"]["action"]["const"]: v for v in items}
 
@@ -246,6 +254,9 @@ async def test_only_the_answer_left_is_said_as_a_hint_and_nothing_is_withheld_fo
     )
     assert not openai_server.errors, openai_server.errors
     assert {"click", "read", "scroll", "done", "navigate"} <= offered[2], offered
+    asked = ["anyOf" in r["response_format"]["json_schema"]["schema"] for r in openai_server.requests]
+    # the question comes with the hint, and its "no" holds back nothing
+    assert asked == [False, False, True], asked
     last_prompt = openai_server.requests[2]["messages"][-1]["content"]
     assert "every part of the task but the answer looks done: if what the task asks for" in last_prompt
     assert result.stop_reason == "done" and result.answer == "an order", result
