@@ -47,9 +47,6 @@ OWN_NOTES: dict[str, tuple[int, bool]] = {
 """The model's own notes a reply may be asked to carry (the ``own_plan`` policy says which, each step): its plan
 on the first step, what it has done so far and what it does next on later ones. Each name -> (its longest text,
 whether it comes before ``thought``); ``next`` comes after it, just before the actions it leads to."""
-ANSWER_SHOWN = "answer_shown"
-"""A question a reply may be asked to answer after its thought: does the page show what the task asks for?
-"yes" binds the reply to ``done`` (the model's own word, kept); "no" leaves every action open."""
 TYPE_CHARS = 300
 """Longest text one ``type`` takes (longer text goes in several, with ``append``): a small model copying a long
 text (a masked field's dots) into a field would otherwise run its reply into the output-token limit."""
@@ -249,32 +246,12 @@ def reply_schema(
             "items": {"anyOf": variants},
         },
     }
-    reply = {
+    return {
         "type": "object",
         "properties": {name: properties[name] for name in fields},
         "required": fields,
         "additionalProperties": False,
     }
-    return _asked_if_shown(reply) if ANSWER_SHOWN in notes else reply
-
-
-def _asked_if_shown(reply: dict[str, Any]) -> dict[str, Any]:
-    """``reply`` with ``answer_shown`` before its actions: "yes" and the actions are one ``done``; "no" and they
-    are any of the reply's actions. No ``done`` on offer: the question is not asked."""
-    items = reply["properties"]["actions"]["items"]["anyOf"]
-    done = [v for v in items if v["properties"]["action"].get("const") == "done"]
-    if not done:
-        return reply
-
-    def shape(said: str, actions: dict[str, Any]) -> dict[str, Any]:
-        props = dict(reply["properties"])
-        at = list(props).index("actions")
-        fields = [*list(props)[:at], ANSWER_SHOWN, *list(props)[at:]]
-        props = {**props, ANSWER_SHOWN: {"type": "string", "const": said}, "actions": actions}
-        return {**reply, "properties": {k: props[k] for k in fields}, "required": fields}
-
-    only_done = {"type": "array", "minItems": 1, "maxItems": 1, "items": done[0]}
-    return {"anyOf": [shape("yes", only_done), shape("no", reply["properties"]["actions"])]}
 
 
 def _narrowed(

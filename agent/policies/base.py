@@ -51,6 +51,9 @@ class Notes:
     """The prompt tells the model it is repeating itself (a client may then sample it warmer)."""
     ask: list[str] = field(default_factory=list)
     """The model's own notes a constrained reply carries this step (``reply_schema.OWN_NOTES``)."""
+    question: str | None = None
+    """The task's part to ask a constrained model about alone before the step's reply: does this page show
+    it (agent/run/ask_alone.py)."""
 
 
 @dataclass
@@ -166,6 +169,7 @@ class Policies:
             notes.recap.update(got.recap)
             notes.repeating = notes.repeating or got.repeating
             notes.ask += got.ask
+            notes.question = notes.question or got.question
             withheld.add(p.withheld(view))
         return StepPlan(view, notes, withheld)
 

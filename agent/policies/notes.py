@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from kite_browser.agent.base.fence import defuse
 from kite_browser.agent.browser.actions import OBSERVE_ONLY
-from kite_browser.agent.llm.reply_schema import ANSWER_SHOWN
 from kite_browser.agent.policies.base import Notes, Policy, Ran, StepView
 from kite_browser.agent.policies.loop_guard import said_no_effect
 from kite_browser.agent.policies.recap import named_place, out_of_view, recap
+from kite_browser.agent.policies.repeats import page_state
 
 
 class Recap(Policy):
@@ -21,9 +20,9 @@ class Recap(Policy):
 
 
 class AnswerNext(Policy):
-    """Once only the answer looks left and a step only read or changed nothing, says to answer now; a
-    constrained reply is then asked whether the page shows the answer (``answer_shown``): its own "yes" binds
-    it to ``done``, its "no" leaves every action open. The question is a hint; only the model's answer binds."""
+    """Once only the answer looks left: a constrained model is asked alone, once per page, whether the page
+    shows it (``Notes.question``, agent/run/ask_alone.py); after a step that only read or changed nothing, the
+    prompt says to answer now. The question is a hint; only the model's own answer binds."""
 
     name = "answer_next"
     reason = "With the answer in view, a small model reads, scrolls and waits instead of calling done."
@@ -31,21 +30,19 @@ class AnswerNext(Policy):
     def __init__(self) -> None:
         self._answer_left = False
         self._stalled = False
+        self._asked: set[str] = set()
+        """The pages (``page_state``) the question was asked on: at temperature 0 it would answer the same."""
 
     def notes(self, view: StepView) -> Notes:
         stalled, self._stalled = self._stalled, False
         self._answer_left = view.progress.answer_left
-        if not (stalled and self._answer_left):
+        if not self._answer_left:
             return Notes()
-        if not view.constrained:
-            return Notes(lines=[answer_now()])
-        part = defuse(view.progress.next or "")
-        asked = (
-            f'Does the current page show what the task asks for ("{part}")? Answer in "{ANSWER_SHOWN}": "yes", '
-            f'then call done with the whole answer to "{part}" as the page shows it (every name, and the prices '
-            'and numbers it asks for), or "no", then act.'
-        )
-        return Notes(lines=[answer_now(), asked], ask=[ANSWER_SHOWN])
+        notes = Notes(lines=[answer_now()] if stalled else [])
+        if view.constrained and view.progress.next and (page := page_state(view.obs)) not in self._asked:
+            self._asked.add(page)
+            notes.question = view.progress.next
+        return notes
 
     def learn(self, ran: Ran) -> None:
         if ran.last:

@@ -29,7 +29,6 @@ from kite_browser.agent.base.levels import ConfirmLevel
 from kite_browser.agent.base.result import StopReason
 from kite_browser.agent.browser.actions import ACTION_NAMES, Action, Done
 from kite_browser.agent.browser.env import EnvSafety
-from kite_browser.agent.browser.exec.base import TOGGLED
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
 from kite_browser.agent.browser.session import ContextSession
 from kite_browser.agent.browser.timing import StepTimer
@@ -48,6 +47,7 @@ from kite_browser.agent.modules.planner import module_toolset
 from kite_browser.agent.policies import Proposed, Ran, StepPlan, build
 from kite_browser.agent.policies.recap import sought
 from kite_browser.agent.protocols import Environment
+from kite_browser.agent.run.ask_alone import ask_alone
 from kite_browser.agent.run.env import RunEnvironment, page_observed
 from kite_browser.agent.run.guards import Guards
 from kite_browser.agent.run.memory import Memory, add_note, describe_action
@@ -59,7 +59,7 @@ from kite_browser.agent.run.record import RunRecorder, RunResult
 from kite_browser.agent.run.refusals import Refusals
 from kite_browser.agent.run.step_prompt import fit_messages
 from kite_browser.agent.run.step_record import ActionOutcome, GateOutcome, PageDigest, StepRecord
-from kite_browser.agent.run.stop import Stop, StopWhen, stop_if_nobody_took_over
+from kite_browser.agent.run.stop import OF_REPLY, Stop, StopWhen, cut_short, stop_if_nobody_took_over
 from kite_browser.agent.run.tool_calls import ToolCalls
 from kite_browser.agent.run.totals import Totals, ms_since
 from kite_browser.safety.confirm import Confirmer, GateResult
@@ -279,9 +279,9 @@ class Agent(RunEnvironment):
                 self.output.settle(action, result)
             elif result.error is None or result.error.error not in self.policies.held_as:  # held: no failure
                 any_error = any_error or not result.ok
-            if i < left and (cut := _cut_short(result)):
+            if i < left and (cut := cut_short(result)):
                 self.memory.add(
-                    f"{cut}, so the remaining {left - i} action(s){_OF_REPLY[result.ok]} were not run"
+                    f"{cut}, so the remaining {left - i} action(s){OF_REPLY[result.ok]} were not run"
                 )
                 break
         self.guards.step_failed(any_error)
@@ -306,6 +306,15 @@ class Agent(RunEnvironment):
             await emit(self.on_event, ModelWaiting(step=step, message=message))
 
         with progress_to(told), redacting(self.safety.secrets.redact if len(self.safety.secrets) else None):
+            if (part := self._plan.notes.question) is not None:  # asked alone first: its "yes" is the reply
+                with self.timer.phase("model"):
+                    asked = await ask_alone(
+                        self.llm, self.prompt.task, part, obs, view.language, self.safety.secrets.redact
+                    )
+                record.asked = asked.record
+                if (done := asked.as_done()) is not None:
+                    return done
+                self.totals.add(asked.reply.usage)
             try:
                 with self.timer.phase("record"):
                     record.request = self.recorder.request(messages, tools, shot)
@@ -366,7 +375,7 @@ class Agent(RunEnvironment):
         try:
             ran = [*earlier, (action, result)]
             self.policies.learn(
-                Ran(action, element, result, obs, step, last or bool(_cut_short(result)), ran, self._said)
+                Ran(action, element, result, obs, step, last or bool(cut_short(result)), ran, self._said)
             )
         finally:
             add_note(result, repaired)  # what the parser repaired to run it: the model learns the right form
@@ -385,15 +394,3 @@ class Agent(RunEnvironment):
             self.prompt, self.model, self.memory, self.config, self.safety.secrets.redact, self.timer,
             obs, step, warnings, self._plan.notes.recap, min_compaction,
         )  # fmt: skip
-
-
-_OF_REPLY = {False: " of your reply", True: ""}
-
-
-def _cut_short(result: ActionResult) -> str | None:
-    """Why the reply's actions after this one are not run (it failed, a section toggled, the page changed)."""
-    if not result.ok:
-        return "that action failed"
-    if TOGGLED in result.data:
-        return f"the click {result.data[TOGGLED]} a section"
-    return "the page changed" if result.page_changed else None

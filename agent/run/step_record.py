@@ -10,6 +10,7 @@ from kite_browser.agent.base.levels import ConfirmLevel
 from kite_browser.agent.base.toolset import JsonObject
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo, Observation
 from kite_browser.agent.llm.client import LLMReply, Usage
+from kite_browser.agent.run.ask_alone import AskedRecord
 
 
 class PageDigest(BaseModel):
@@ -74,6 +75,8 @@ class StepRecord(BaseModel):
     request: dict[str, object] | None = None
     """What was sent to the model (``RunRecorder.request``): the messages, the system message and the tools
     by reference to ``sent/`` (stored once per run), an image by its screenshot file. Redacted."""
+    asked: AskedRecord | None = None
+    """The question asked alone before the step's reply (agent/run/ask_alone.py), when one was."""
     reply: LLMReply | None = None
     """The model's reply as received: its text and tool calls (arguments as the raw JSON it wrote)."""
     usage: Usage | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from kite_browser.agent.base.result import StopReason
+from kite_browser.agent.browser.exec.base import TOGGLED
 from kite_browser.agent.browser.exec.human import NEEDS_HUMAN, nobody_took_over
 from kite_browser.agent.browser.observation import ActionResult, ErrorInfo
 from kite_browser.agent.protocols import Environment
@@ -46,3 +47,15 @@ def stop_if_nobody_took_over(result: ActionResult) -> None:
     ``needs_human`` at once: nothing else can do what a person was needed for."""
     if nobody_took_over(result):
         raise Stop(StopReason.NEEDS_HUMAN, result.error.message if result.error else NEEDS_HUMAN)
+
+
+OF_REPLY = {False: " of your reply", True: ""}
+
+
+def cut_short(result: ActionResult) -> str | None:
+    """Why the reply's actions after this one are not run (it failed, a section toggled, the page changed)."""
+    if not result.ok:
+        return "that action failed"
+    if TOGGLED in result.data:
+        return f"the click {result.data[TOGGLED]} a section"
+    return "the page changed" if result.page_changed else None

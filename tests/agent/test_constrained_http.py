@@ -16,7 +16,7 @@ import pytest
 from kite_browser.agent import Agent
 from kite_browser.agent.browser.actions import ACTION_NAMES
 from kite_browser.safety.secrets import SecretStore
-from tests.fixtures.openai_server import FakeOpenAIServer, Reply, Respond, Status
+from tests.fixtures.openai_server import FakeOpenAIServer, Reply, Respond, Status, saying_no
 
 _LINE = re.compile(r"^\s*\*?\[(\d+)\]\s+(\S+)\s*(.*)$")
 
@@ -36,22 +36,14 @@ def variants(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     fmt = body["response_format"]
     assert fmt["type"] == "json_schema", fmt
     schema = fmt["json_schema"]["schema"]
-    if "anyOf" in schema:
-        # the ``answer_next`` question: "yes" binds the reply to one done, "no" offers every action
-        shapes = {s["properties"]["answer_shown"]["const"]: s for s in schema["anyOf"]}
-        assert set(shapes) == {"yes", "no"}, schema
-        only = shapes["yes"]["properties"]["actions"]
-        assert only["items"]["properties"]["action"]["const"] == "done" and only["maxItems"] == 1, only
-        schema = shapes["no"]
     # the thought first, or the model's own notes around it (the ``own_plan`` policy, when on), the actions last
-    fields = [f for f in schema["properties"] if f != "answer_shown"]
+    fields = list(schema["properties"])
     assert fields in (
         ["thought", "actions"],
         ["plan", "thought", "actions"],
         ["done_so_far", "thought", "next", "actions"],
     ), fields
-    assert list(schema["properties"])[-1] == "actions"
-    assert schema["required"] == list(schema["properties"])
+    assert schema["required"] == fields
     items = schema["properties"]["actions"]["items"]["anyOf"]
     return {v["properties"]["action"]["const"]: v for v in items}
 
@@ -228,12 +220,17 @@ async def test_a_read_repeated_to_no_end_is_left_out_of_the_next_schema(
 async def test_only_the_answer_left_is_said_as_a_hint_and_nothing_is_withheld_for_it(
     kite_config: Any, sites: Any, openai_server: FakeOpenAIServer
 ) -> None:
-    """When every part of the task but an answer looks done (a guess from the task's words) and a step there
-    only read, the prompt says to answer now; the schema still offers every action the page allows (only the
-    read, repeated to no end, a fact of the run, goes later)."""
+    """When every part of the task but an answer looks done (a guess from the task's words), the model is
+    asked alone whether the page shows it (agent/run/ask_alone.py); after its "no" and a step that only read,
+    the prompt says to answer now, and the schema still offers every action the page allows."""
     offered: list[set[str]] = []
+    questions = 0
 
     def reply(body: dict[str, Any]) -> Reply:
+        nonlocal questions
+        if "shown" in body["response_format"]["json_schema"]["schema"]["properties"]:
+            questions += 1
+            return Reply(content=json.dumps({"shown": "no", "answer": ""}))
         actions, elements = variants(body), page_elements(body)
         offered.append(set(actions))
         if len(offered) == 1:
@@ -253,11 +250,9 @@ async def test_only_the_answer_left_is_said_as_a_hint_and_nothing_is_withheld_fo
         "Open the next page, then report what it says", start_url=sites.url("/test/reply-form.html")
     )
     assert not openai_server.errors, openai_server.errors
+    assert questions == 1  # on the next page, once: the read left it the same
     assert {"click", "read", "scroll", "done", "navigate"} <= offered[2], offered
-    asked = ["anyOf" in r["response_format"]["json_schema"]["schema"] for r in openai_server.requests]
-    # the question comes with the hint, and its "no" holds back nothing
-    assert asked == [False, False, True], asked
-    last_prompt = openai_server.requests[2]["messages"][-1]["content"]
+    last_prompt = openai_server.requests[-1]["messages"][-1]["content"]
     assert "every part of the task but the answer looks done: if what the task asks for" in last_prompt
     assert result.stop_reason == "done" and result.answer == "an order", result
 
@@ -412,7 +407,7 @@ async def test_after_typing_into_a_search_box_without_sending_enter_and_search_a
             acts = [{"action": "done", "success": True, "answer": "Classic Blue Mug, Red Enamel Mug"}]
         return Reply(content=json.dumps({"thought": "t", "actions": acts}))
 
-    openai_server.fallback = Respond(reply)
+    openai_server.fallback = Respond(saying_no(reply))
     config = kite_config(**{"llm.model": "openai/fake", "llm.api_base": openai_server.base_url})
     result = await Agent(config).run(
         'Search the shop for "mug" and show the results', start_url=sites.url("/shop/")
