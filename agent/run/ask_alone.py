@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from kite_browser.agent.base.fence import fence
 from kite_browser.agent.base.jsontypes import JsonObject
 from kite_browser.agent.browser.observation import Observation
 from kite_browser.agent.browser.render import render_elements, render_flow
@@ -54,19 +55,18 @@ class AskedRecord(BaseModel):
 
 @dataclass(frozen=True)
 class Asked:
-    """The model's answer to the question asked alone."""
+    """The model's answer to the question asked alone: the step record's part of it, the answer it wrote, and
+    the reply it came in."""
 
-    part: str
-    shown: bool
+    record: AskedRecord
     answer: str
     reply: LLMReply
-    record: AskedRecord
 
     def as_done(self) -> LLMReply | None:
         """The step's reply when the model said "yes" with an answer: its ``done``, with the question's usage."""
-        if not (self.shown and self.answer.strip()):
+        if not (self.record.shown and self.answer.strip()):
             return None
-        thought = f'Asked alone whether this page shows "{self.part}": yes.'
+        thought = f'Asked alone whether this page shows "{self.record.part}": yes.'
         act = {"action": "done", "success": True, "answer": self.answer.strip()}
         content = json.dumps({"thought": thought, "actions": [act]}, ensure_ascii=False)
         return self.reply.model_copy(update={"content": content, "tool_calls": []})
@@ -82,9 +82,10 @@ def page_alone(obs: Observation) -> str:
 def question_messages(
     task: str, part: str, obs: Observation, language: str, redact: Callable[[str], str]
 ) -> list[ChatMessage]:
-    """The question's two messages, redacted like every prompt (a page may echo a secret)."""
+    """The question's two messages, redacted like every prompt (a page may echo a secret); the page in the
+    fence it cannot close, as in every prompt."""
     t = strings(language)
-    user = render("ask_alone.j2", t=t, task=task, part=part, page=page_alone(obs))
+    user = render("ask_alone.j2", t=t, task=task, part=part, page=fence(page_alone(obs)))
     return [
         ChatMessage(role="system", content=redact(t["ask_role"])),
         ChatMessage(role="user", content=redact(user)),
@@ -107,7 +108,7 @@ async def ask_alone(
         usage=reply.usage,
         shown=shown,
     )
-    return Asked(part=part, shown=shown, answer=answer, reply=reply, record=record)
+    return Asked(record=record, answer=answer, reply=reply)
 
 
 def _read(content: str | None) -> tuple[bool, str]:
