@@ -27,11 +27,16 @@ $(STAMP): pyproject.toml
 chromium: $(STAMP)
 	@$(PY) -m kite_browser.agent.browser.chromium --ensure >/dev/null
 
+# The tests write Python's bytecode even where the environment says not to (PYTHONDONTWRITEBYTECODE, empty here):
+# otherwise each of their Python processes compiles Kite again, and each xdist worker rewrites every test module
+# (collecting took 11.6 s a worker without the cache, 6.5 s with it). It lands in __pycache__/, which git ignores.
+NOBYTECODE_OFF := PYTHONDONTWRITEBYTECODE=
+
 test: lint-code chromium
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not slow" $(PYTEST_ARGS)
+	$(NOBYTECODE_OFF) $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not slow" $(PYTEST_ARGS)
 
 test-slow: $(STAMP) chromium
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m slow $(PYTEST_ARGS)
+	$(NOBYTECODE_OFF) $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m slow $(PYTEST_ARGS)
 
 demo: $(STAMP) chromium
 	@$(VENV)/bin/kite demo; status=$$?; echo "$(ONPATH)"; exit $$status

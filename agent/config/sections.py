@@ -149,6 +149,11 @@ class LLMConfig(_Section):
     local_stretch: float = Field(default=4.0, ge=1.0)
     """Past its limit, a call that a llama.cpp server on this machine is still working on (``/slots``) may run
     up to this many times the limit: a loaded machine makes the model slow, not broken. 1 turns this off."""
+    local_threads: int | None = Field(default=None, ge=1)
+    """CPU threads of the bundled local model's server (None: every core). On a machine busy with other work
+    fewer threads are faster: beside two busy processes on 2 cores, 1 thread wrote 5.2 tokens/s and 2 threads
+    2.7 (their threads wait on each other); on a quiet machine 2 threads write twice as fast. Read when Kite
+    starts the server; a running one keeps its own."""
     local_page_tokens: int = Field(default=600, ge=100)
     """The page's token budget with the bundled local model (``snapshot.token_budget`` when lower): it reads
     20-50 prompt tokens a second on two cores, and acts by index, so a long page's links lose their hrefs

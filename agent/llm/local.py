@@ -100,7 +100,7 @@ async def ensure_local_server(
         state = srv.live_state(paths)
         owned = state is None
         if state is None:
-            state = srv.spawn(paths, pinned=pinned)
+            state = srv.spawn(paths, pinned=pinned, threads=config.llm.local_threads)
         elif pinned:
             state["pinned"] = True
             srv.write_state(paths, state)

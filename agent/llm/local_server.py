@@ -82,10 +82,10 @@ def cpu_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def server_command(paths: LocalPaths, port: int) -> list[str]:
+def server_command(paths: LocalPaths, port: int, threads: int | None = None) -> list[str]:
     return [
         str(paths.server_script), "-m", str(paths.gguf), "--jinja", "-c", str(CONTEXT_TOKENS),
-        "-t", str(cpu_threads()), "--host", "127.0.0.1", "--port", str(port), "--alias", MODEL_ALIAS,
+        "-t", str(threads or cpu_threads()), "--host", "127.0.0.1", "--port", str(port), "--alias", MODEL_ALIAS,
         # Pages the agent browses must not reach the model: no web UI, CORS only for its own origin, and an
         # API key (passed in the environment, not on the command line).
         "--no-webui", "--cors-origins", f"http://127.0.0.1:{port}", "--no-warmup",
@@ -100,8 +100,9 @@ def log_tail(paths: LocalPaths, lines: int = 15) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def spawn(paths: LocalPaths, *, pinned: bool) -> ServerState:
-    """Start the server and its watchdog; the caller holds the state lock. Returns the new state."""
+def spawn(paths: LocalPaths, *, pinned: bool, threads: int | None = None) -> ServerState:
+    """Start the server (on ``threads`` CPU threads, default every core) and its watchdog; the caller holds the
+    state lock. Returns the new state."""
     port = free_port()
     api_key = secrets.token_urlsafe(24)
     libs = [str(paths.server_script.parent), *filter(None, [os.environ.get("LD_LIBRARY_PATH")])]
@@ -109,7 +110,7 @@ def spawn(paths: LocalPaths, *, pinned: bool) -> ServerState:
     with open(paths.log, "wb") as log:
         try:
             server = subprocess.Popen(
-                server_command(paths, port), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                server_command(paths, port, threads), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 env=env, start_new_session=True,
             )  # fmt: skip
         except OSError as exc:

@@ -102,8 +102,15 @@ def _wait_gone(pid: int, timeout_s: float = 20.0) -> bool:
     return not alive(pid)
 
 
+def _threads(pid: int) -> str:
+    """The ``-t`` the server was started with."""
+    argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    return argv[argv.index("-t") + 1]
+
+
 def _kite(config: KiteConfig, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, KITE_HOME=str(config.data_dir()))
+    home = config.data_dir()
+    env = dict(os.environ, KITE_HOME=str(home), KITE_CONFIG=str(home.parent / "config.yaml"))
     return subprocess.run(
         [sys.executable, "-m", "kite_browser.agent", "local", *args], env=env, cwd=ROOT, capture_output=True, text=True,
         timeout=150,
@@ -116,6 +123,7 @@ async def test_start_call_reuse_stop(local_config: KiteConfig) -> None:
     assert started.returncode == 0, started.stderr
     status = local_status(local_config)
     assert status["running"] and status["pinned"] and status["healthy"], status
+    assert _threads(status["pid"]) == "1"  # llm.local_threads, read from the user's config file
 
     server = await ensure_local_server(local_config, progress=False)
     assert (server.pid, server.owned) == (status["pid"], False)
