@@ -23,19 +23,45 @@ greppable format (seed 004)::
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 EXTRACT_JS = Path(__file__).with_name("abstract.js").read_text(encoding="utf-8")
 MAX_TEXT_CHARS = 20_000
 
 
+READ_ATTEMPTS = 5
+"""Reads of a page whose document a navigation replaced while it was read (each after the new one loaded)."""
+
+
 async def page_abstract(page: Page, action: str) -> str:
     data: dict[str, Any] = await page.evaluate(EXTRACT_JS)
     return render(action, page.url, await page.title(), data)
+
+
+async def page_content(page: Page, action: str, mode: str, timeout_s: float) -> str:
+    """The page's HTML (``mode`` "html") or its abstract. A click's navigation can start after the settle has
+    returned and replace the document while it is read ("Execution context was destroyed"): the read then waits
+    for the new document and reads that one."""
+    for attempt in range(READ_ATTEMPTS):
+        try:
+            return await page.content() if mode == "html" else await page_abstract(page, action)
+        except PlaywrightError as exc:
+            if attempt == READ_ATTEMPTS - 1 or not _replaced(exc):
+                raise
+            with contextlib.suppress(PlaywrightError):
+                await page.wait_for_load_state("domcontentloaded", timeout=timeout_s * 1000)
+    raise AssertionError("unreachable")
+
+
+def _replaced(exc: PlaywrightError) -> bool:
+    text = str(exc)
+    return "context was destroyed" in text or "navigating" in text.lower()
 
 
 def render(action: str, url: str, title: str, data: dict[str, Any]) -> str:

@@ -40,7 +40,7 @@ from kite_browser.agent.modules.base import CallContext, ModuleRuntime, Tool, To
 from kite_browser.agent.modules.chrome.pages import check_url
 from kite_browser.agent.modules.gate import navigation_plan
 from kite_browser.agent.modules.playwright_browser import files
-from kite_browser.agent.modules.playwright_browser.abstract import page_abstract
+from kite_browser.agent.modules.playwright_browser.abstract import page_content
 from kite_browser.agent.modules.playwright_browser.params import (
     PlaywrightBrowserParams,
     PlaywrightBrowserResult,
@@ -295,10 +295,8 @@ class PlaywrightBrowserModule(ToolModule):
         self, session: Session, a: PlaywrightBrowserParams, message: str, extra: list[str] | None = None
     ) -> PlaywrightBrowserResult:
         page = session.page
-        if a.content_mode == "html":
-            data, ext = (await self._guard(page.content(), "content")).encode(), "html"
-        else:
-            data, ext = (await self._guard(page_abstract(page, a.action), "content")).encode(), "txt"
+        text = await self._guard(page_content(page, a.action, a.content_mode, a.timeout), "content")
+        data, ext = text.encode(), "html" if a.content_mode == "html" else "txt"
         path = files.save(self.folder, a.browser_id, a.action, ext, data)
         return PlaywrightBrowserResult(
             success=True, stdout=f"{message}\npage saved to {path}", output_files=[*(extra or []), str(path)]
