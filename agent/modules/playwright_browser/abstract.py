@@ -24,9 +24,10 @@ greppable format (seed 004)::
 from __future__ import annotations
 
 import contextlib
+import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -35,28 +36,26 @@ EXTRACT_JS = Path(__file__).with_name("abstract.js").read_text(encoding="utf-8")
 MAX_TEXT_CHARS = 20_000
 
 
-READ_ATTEMPTS = 5
-"""Reads of a page whose document a navigation replaced while it was read (each after the new one loaded)."""
-
-
 async def page_abstract(page: Page, action: str) -> str:
     data: dict[str, Any] = await page.evaluate(EXTRACT_JS)
     return render(action, page.url, await page.title(), data)
 
 
-async def page_content(page: Page, action: str, mode: str, timeout_s: float) -> str:
+async def page_content(page: Page, action: str, mode: Literal["html", "abstract"], timeout_s: float) -> str:
     """The page's HTML (``mode`` "html") or its abstract. A click's navigation can start after the settle has
     returned and replace the document while it is read ("Execution context was destroyed"): the read then waits
-    for the new document and reads that one."""
-    for attempt in range(READ_ATTEMPTS):
+    for the new document and reads that one, again until ``timeout_s`` has passed. The budget is time, not a
+    count of attempts: on a slow machine one read can outlast several navigations of a busy page."""
+    deadline = time.monotonic() + timeout_s
+    while True:
         try:
             return await page.content() if mode == "html" else await page_abstract(page, action)
         except PlaywrightError as exc:
-            if attempt == READ_ATTEMPTS - 1 or not _replaced(exc):
+            left = deadline - time.monotonic()
+            if left <= 0 or not _replaced(exc):
                 raise
             with contextlib.suppress(PlaywrightError):
-                await page.wait_for_load_state("domcontentloaded", timeout=timeout_s * 1000)
-    raise AssertionError("unreachable")
+                await page.wait_for_load_state("domcontentloaded", timeout=left * 1000)
 
 
 def _replaced(exc: PlaywrightError) -> bool:
