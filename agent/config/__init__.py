@@ -105,6 +105,13 @@ def playwright_browsers_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(env.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache" / "ms-playwright")
 
 
+def node_compile_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where Node keeps the Playwright driver's compiled JavaScript between runs (``NODE_COMPILE_CACHE``): a
+    ``kite`` folder in the user's cache folder (``XDG_CACHE_HOME``, else ``~/.cache``)."""
+    env = os.environ if env is None else env
+    return Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kite" / "node-compile-cache"
+
+
 def has_display(env: Mapping[str, str] | None = None) -> bool:
     """Whether a headed browser can open a window: always off Linux; on Linux, DISPLAY or WAYLAND_DISPLAY."""
     import sys
