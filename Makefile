@@ -19,9 +19,8 @@ ONPATH := kite is at $(VENV)/bin/kite: run 'make install' to put it on your PATH
 
 .PHONY: test test-slow demo chromium lint lint-code lint-ruff clean-venv install
 
-# A current pip first: Python 3.11's own (23.2) took 30 s to choose the versions against the package index, pip 26
-# 12 s. Bytecode is compiled after the install on every core (pip compiles file by file on one): 70 s in all
-# before, 35-45 s after, from a clean clone (65 against 39 s side by side).
+# A current pip first (Python 3.11's own is slower to choose versions against the package index), and the bytecode
+# compiled after the install on every core (pip compiles file by file on one): docs/benchmarks.md, the CI row.
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade 'pip>=25' || echo 'pip stays as it is (slower to install)'

@@ -18,8 +18,8 @@ from kite_browser.agent.config import node_compile_cache_dir
 
 def use_node_compile_cache() -> None:
     """Let the driver's Node keep the code it compiles (``NODE_COMPILE_CACHE``, read by Node 22.1 and later):
-    each driver start then skips compiling Playwright's server again, 15 % of the start's CPU (``python -m
-    kite_browser.evals.bench.driver_start``). The driver inherits this process's environment, so the variable
+    each driver start then skips compiling Playwright's server again (``python -m
+    kite_browser.evals.bench.driver_start`` measures it). The driver inherits this process's environment, so the variable
     is set here, unless the user set it; ``NODE_DISABLE_COMPILE_CACHE=1`` turns it off."""
     os.environ.setdefault("NODE_COMPILE_CACHE", str(node_compile_cache_dir()))
 

@@ -52,8 +52,8 @@ def test_the_wheel_holds_one_top_level_name(wheel: Path) -> None:
 
 def test_kite_and_pypis_safety_and_evals_live_side_by_side(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
-    # the running venv's pip installs into the new one (--python): Python's bundled pip took 30 s to choose
-    # versions where `make test`'s current pip takes 12
+    # the running venv's pip (made current by `make test`) installs into the new one (--python): Python's bundled
+    # pip is slower to choose versions
     _run(sys.executable, "-m", "venv", "--without-pip", venv)
     py, bindir = venv / "bin" / "python", venv / "bin"
     own = Path(_run(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip())
