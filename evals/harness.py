@@ -64,6 +64,10 @@ class EvalReport(BaseModel):
     model_latency_s: float = 0.0
     overhead_s: float = 0.0
     overhead_per_step_ms: float = 0.0
+    policies_acted: dict[str, tuple[int, int]] = Field(default_factory=dict)
+    """Each step policy the tasks had on, with the steps and the tasks in which it acted (``RunResult``'s
+    ``policies_acted``): one at (0, 0) changed nothing in this eval, so an ablation of it would send the same
+    requests."""
     tasks: list[TaskResult] = Field(default_factory=list)
 
 
@@ -96,7 +100,18 @@ def summarize(report: EvalReport) -> EvalReport:
     report.model_latency_s = round(sum(x.model_latency_s for x in t), 3)
     report.overhead_s = round(sum(x.overhead_s for x in t), 3)
     report.overhead_per_step_ms = round(1000 * report.overhead_s / steps, 1) if steps else 0.0
+    report.policies_acted = policies_acted(t)
     return report
+
+
+def policies_acted(tasks: list[TaskResult]) -> dict[str, tuple[int, int]]:
+    """Each policy any task had on: the steps it acted in, summed, and the tasks where it acted at all."""
+    acted: dict[str, tuple[int, int]] = {}
+    for task in tasks:
+        for name, steps in task.policies_acted.items():
+            total, where = acted.get(name, (0, 0))
+            acted[name] = (total + steps, where + (steps > 0))
+    return acted
 
 
 class _Servers:

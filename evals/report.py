@@ -38,6 +38,14 @@ def _unverified(r: EvalReport) -> str:
     return f" [{r.unverified} claimed success unverified: the page contradicted it]" if r.unverified else ""
 
 
+def policies_line(r: EvalReport) -> list[str]:
+    """The step policies' line: in how many steps and tasks each acted (one that never did changed nothing)."""
+    if not r.policies_acted:
+        return []
+    each = ", ".join(f"{name} {steps}/{tasks}" for name, (steps, tasks) in r.policies_acted.items())
+    return [f"- step policies, acted in steps/tasks: {each}"]
+
+
 def headline(r: EvalReport) -> str:
     lo, hi = r.ci95
     return (
@@ -62,6 +70,7 @@ def markdown(r: EvalReport) -> str:
         f"cost {fmt_cost(r.cost)}",
         f"- time: {r.wall_s:.1f}s elapsed; model latency {r.model_latency_s:.1f}s vs Kite's own overhead "
         f"{r.overhead_s:.1f}s ({r.overhead_per_step_ms:.0f} ms per step)",
+        *policies_line(r),
         "",
         "| task | ok | score | steps | tokens in/out | cost | wall s | model s | stop | why |",
         "|---|---|---|---|---|---|---|---|---|---|",

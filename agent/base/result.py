@@ -86,6 +86,10 @@ class RunResult(BaseModel):
     model_latency_s: float = 0.0
     model_calls: int | None = None
     """Calls to the model (replies received): 0 for a workflow replayed without one; None where not counted."""
+    policies_acted: dict[str, int] = Field(default_factory=dict)
+    """Each step policy the run had on (``agent.policies``), with the steps in which it acted: changed the
+    prompt, withheld an offer, held an action or wrote into a result (``Policies.acted``). One at 0 changed
+    nothing in this run: off, the run would have sent the same requests."""
     steps_by: dict[str, int] | None = None
     """A replay's steps by who did them: ``replayed`` (no model), ``healed`` (the model did that step only),
     ``agent`` (the agent took over the rest of the task: its steps). None for an agent's run."""

@@ -128,7 +128,13 @@ async def run(args: argparse.Namespace) -> int:
         raise UsageError("give one suite: sites, miniwob or a suite file")
     from kite_browser.agent.commands._interrupt import interruptible
     from kite_browser.evals.harness import run_eval
-    from kite_browser.evals.report import headline, phrasing_summary, write_json, write_markdown
+    from kite_browser.evals.report import (
+        headline,
+        phrasing_summary,
+        policies_line,
+        write_json,
+        write_markdown,
+    )
     from kite_browser.evals.report_html import write_html
 
     check_backend(args)
@@ -178,6 +184,8 @@ async def run(args: argparse.Namespace) -> int:
             phrasing=args.phrasing,
         )
     print(headline(report))
+    for line in policies_line(report):
+        print(line)
     if worst := phrasing_summary(report):
         print(worst)
     for out, writer in (

@@ -151,6 +151,17 @@ class Policies:
         self.all = list(policies)
         self.constrained = constrained
         self.held_as = frozenset(t for p in self.all for t in p.held_as)
+        self.acted: dict[str, list[str]] = {}
+        """The policies that changed something this step, by name, with where: ``notes`` (the prompt or the
+        reply's schema), ``withheld`` (an offer), ``refused`` (an action held or dropped), ``result`` (what an
+        action's result says: ``claims``' verdict on a ``done``), ``stopped`` (the run). A policy that acted in
+        no step of a run changed nothing in it: off, the run sends the same requests (given the same replies)
+        and reports the same result. The step record's ``policies``; the run's ``policies_acted``."""
+
+    def _acted(self, policy: Policy, where: str) -> None:
+        points = self.acted.setdefault(policy.name, [])
+        if where not in points:
+            points.append(where)
 
     @property
     def names(self) -> list[str]:
@@ -163,24 +174,37 @@ class Policies:
         computed once, here)."""
         view = StepView(task, step, obs, list(history), dict(urls), progress(task, history), self.constrained)
         notes, withheld = Notes(), Withheld()
+        self.acted = {}
         for p in self.all:
             got = p.notes(view)
+            if got.lines or got.recap or got.repeating or got.ask or got.question is not None:
+                self._acted(p, "notes")
             notes.lines += got.lines
             notes.recap.update(got.recap)
             notes.repeating = notes.repeating or got.repeating
             notes.ask += got.ask
             notes.question = notes.question or got.question
-            withheld.add(p.withheld(view))
+            if ((held := p.withheld(view)).names or held.pairs) and self.constrained:  # else never offered
+                self._acted(p, "withheld")
+            withheld.add(held)
         return StepPlan(view, notes, withheld)
 
     async def refuse(self, proposed: Proposed) -> ActionResult | None:
         """The first policy's refusal of ``proposed`` (a held or dropped action's result), or None to run it."""
         for p in self.all:
             if (held := await p.refuse(proposed)) is not None:
+                self._acted(p, "refused")
                 return held
         return None
 
     def learn(self, ran: Ran) -> None:
         """Every policy learns what ran (a policy may stop the run: ``Stop``)."""
         for p in self.all:
-            p.learn(ran)
+            data = dict(ran.result.data)
+            try:
+                p.learn(ran)
+            except Exception:
+                self._acted(p, "stopped")
+                raise
+            if ran.result.data != data:
+                self._acted(p, "result")

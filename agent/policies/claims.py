@@ -92,7 +92,8 @@ class Claims(Policy):
         if isinstance(ran.action, Done):
             if ran.result.ok and ran.action.success:
                 verified, why = self._verdict
-                ran.result.data[VERIFIED], ran.result.data[VERIFICATION] = verified, why
+                if verified is not None:  # nothing checked: the result says nothing of it
+                    ran.result.data[VERIFIED], ran.result.data[VERIFICATION] = verified, why
             return
         if ran.result.ok:  # what it read, and a value set and read back from its field
             effects = ran.result.effects

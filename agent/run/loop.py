@@ -120,6 +120,7 @@ class Agent(RunEnvironment):
         self.policies = build(
             self.config.agent, constrained=m.constrained, function_calling=m.function_calling
         )
+        self.totals.policies_acted = dict.fromkeys(self.policies.names, 0)
         self.output.rejected = 0
         self.final_url: str | None = None
         self.result: RunResult | None = None
@@ -224,7 +225,8 @@ class Agent(RunEnvironment):
         finally:
             # "record": this step's writes so far and the previous step's line (this one's is written last)
             self.timer.add("record", self._recorded_ms)
-            record.phases_ms = self.timer.rounded()
+            record.phases_ms, record.policies = self.timer.rounded(), self.policies.acted
+            self.totals.acted(list(self.policies.acted))
             t1 = time.perf_counter()
             self.recorder.step(record)  # once per step, however it ended
             self._recorded_ms = (time.perf_counter() - t1) * 1000

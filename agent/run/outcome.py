@@ -54,6 +54,7 @@ def build_result(
         replies_rejected=t.replies_rejected,
         actions_refused=t.actions_refused,
         model_calls=t.calls,
+        policies_acted=dict(t.policies_acted),
         run_dir=run_dir,
         final_url=final_url,
     )

@@ -82,6 +82,9 @@ class StepRecord(BaseModel):
     usage: Usage | None = None
     thought: str | None = None
     said: dict[str, str] = {}
+    policies: dict[str, list[str]] = {}
+    """The step policies that acted in this step, with where (``Policies.acted``: notes, withheld, refused,
+    result, stopped)."""
     """The reply's own notes (its plan, done so far, next: ``reply_schema.OWN_NOTES``)."""
     actions: list[ActionOutcome] = Field(default_factory=list)
     tools: list[ToolCallRecord] = Field(default_factory=list)

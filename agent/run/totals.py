@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kite_browser.agent.llm.client import Usage
 
@@ -25,6 +25,13 @@ class Totals:
     """Actions refused because their target was not on the page (stale or unknown index)."""
     calls: int = 0
     """Replies received from the model."""
+    policies_acted: dict[str, int] = field(default_factory=dict)
+    """Each enabled step policy with the steps in which it acted (``Policies.acted``)."""
+
+    def acted(self, names: list[str]) -> None:
+        """One step's policies that acted (each must be enabled: named in ``policies_acted``)."""
+        for name in names:
+            self.policies_acted[name] += 1
 
     def add(self, usage: Usage) -> None:
         self.calls += 1

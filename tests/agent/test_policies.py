@@ -294,3 +294,43 @@ async def test_person_needed_alone_says_to_ask_a_person_on_a_captcha_and_a_code(
             assert result.stop_reason == "done", result.message
             said = "call askHuman" in prompt_text(model.messages[0])
             assert said is (on and asked), (on, start)
+
+
+async def test_each_step_records_the_policies_that_acted_and_the_run_counts_them(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    """A policy that changed nothing in a run is at 0: off, the run would have sent the same requests."""
+    plan: list[Any] = [
+        {"action": "refresh"},
+        {"action": "refresh"},
+        {"action": "done", "success": True, "answer": "ok"},
+    ]
+    model = FunctionModel(lambda m, v: plan[len(model.views) - 1])
+    result = await Agent(only(kite_config, "repeats", "person_needed"), model=model, context=ctx_session).run(
+        "Reload the shop", start_url=sites.url("/shop/")
+    )
+    steps = _steps(result.run_dir or "")
+    assert [(s["step"], s.get("policies")) for s in steps] == [
+        (0, None),  # the start URL's navigation: no policy is asked
+        (1, None),
+        (2, {"repeats": ["notes", "refused"]}),
+        (3, {"repeats": ["notes"]}),
+    ]
+    assert result.policies_acted == {"repeats": 2, "person_needed": 0}
+
+
+@pytest.mark.parametrize(
+    ("answer", "verified"),
+    [("The Sky Blue Espresso Mug costs $7.25", True), ("It is a shop", None)],
+)
+async def test_claims_verdict_on_a_done_counts_as_acting_and_no_verdict_does_not(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any, answer: str, verified: bool | None
+) -> None:
+    model = FunctionModel(lambda m, v: {"action": "done", "success": True, "answer": answer})
+    result = await Agent(only(kite_config, "claims"), model=model, context=ctx_session).run(
+        "What does the Sky Blue Espresso Mug cost?", start_url=sites.url("/shop/")
+    )
+    assert (result.stop_reason, result.verified) == ("done", verified), result.verification
+    acted = {"claims": ["result"]} if verified else None
+    assert _steps(result.run_dir or "")[-1].get("policies") == acted
+    assert result.policies_acted == {"claims": int(verified is not None)}

@@ -57,6 +57,16 @@ def _report(tmp_path: Path, outcomes: list[tuple[str, bool, int]], model: str = 
     return summarize(EvalReport(suite="sites", model=model, started_at="t", tasks=tasks))
 
 
+def test_the_policies_that_acted_are_summed_over_the_tasks(tmp_path: Path) -> None:
+    report = _report(tmp_path, [("a", True, 2), ("b", False, 3), ("c", True, 1)])
+    report.tasks[0].policies_acted = {"recap": 2, "repeats": 0, "claims": 0}
+    report.tasks[1].policies_acted = {"recap": 0, "repeats": 1, "claims": 0}
+    report = summarize(report)  # the third task ran no policy (a replay, say)
+    assert report.policies_acted == {"recap": (2, 1), "repeats": (1, 1), "claims": (0, 0)}
+    assert "- step policies, acted in steps/tasks: recap 2/1, repeats 1/1, claims 0/0\n" in markdown(report)
+    assert load_json(write_json(report, tmp_path / "r.json")).policies_acted == report.policies_acted
+
+
 def test_wilson_interval() -> None:
     assert wilson(0, 0) == (0.0, 0.0)
     lo, hi = wilson(10, 10)
@@ -155,6 +165,9 @@ def test_cli_eval_custom_suite(
         and data["success_rate"] == 1.0
     )
     assert "data:image/png;base64," in out_html.read_text(encoding="utf-8")
+    acted = data["policies_acted"]  # the oracle's kind of model has the default policies on
+    assert set(acted) == set(data["tasks"][0]["policies_acted"]) and "repeats" in acted, acted
+    assert f"step policies, acted in steps/tasks: {next(iter(acted))} " in capsys.readouterr().out
     assert main(["eval", str(suite), "--tasks", "nope", "--model", "kite/oracle"]) == 2
 
 
