@@ -179,6 +179,7 @@ POLICY_NAMES = (
     "own_plan",
     "answer_next",
     "out_of_view",
+    "quoted_text",
     "named_place",
     "claims",
     "goal_reached",

@@ -25,6 +25,7 @@ from kite_browser.agent.policies.no_ops import NoOps
 from kite_browser.agent.policies.notes import AnswerNext, NamedPlace, OutOfView, Recap
 from kite_browser.agent.policies.own_plan import OwnPlan
 from kite_browser.agent.policies.person import PersonNeeded
+from kite_browser.agent.policies.quoted_text import QuotedText
 from kite_browser.agent.policies.repeats import Repeats
 from kite_browser.agent.policies.unfilled import Unfilled
 
@@ -37,6 +38,7 @@ MAKERS: dict[str, Callable[[AgentConfig], Policy]] = {
     "own_plan": lambda _: OwnPlan(),
     "answer_next": lambda _: AnswerNext(),
     "out_of_view": lambda _: OutOfView(),
+    "quoted_text": lambda _: QuotedText(),
     "named_place": lambda _: NamedPlace(),
     "claims": lambda _: Claims(),
     "goal_reached": lambda _: GoalReached(),

@@ -5,6 +5,7 @@ and the ordinary tasks the task parser once cut wrongly, whose guess is now a hi
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from kite_browser.agent import Agent, FunctionModel, ModelView
 from kite_browser.agent.base.errors import ConfigError
 from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.policies import MAKERS, POLICY_NAMES, Policy, StepPolicy, build
+from kite_browser.agent.policies.quoted_text import quoted
 from kite_browser.agent.policies.recap import progress, task_parts
 from tests.agent.plan_model import find_index, prompt_text
 from tests.agent.test_recap import _did
@@ -334,3 +336,43 @@ async def test_claims_verdict_on_a_done_counts_as_acting_and_no_verdict_does_not
     acted = {"claims": ["result"]} if verified else None
     assert _steps(result.run_dir or "")[-1].get("policies") == acted
     assert result.policies_acted == {"claims": int(verified is not None)}
+
+
+def test_the_quoted_texts_of_a_task() -> None:
+    assert quoted('Switch tabs to find and click on the link "euismod." then “Delivery times”') == [
+        "euismod.",
+        "Delivery times",
+    ]
+    assert quoted("Add milk, eggs and bread to the cart") == []
+
+
+async def test_quoted_text_alone_lists_the_tabs_looked_in_then_names_the_link(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    """Orders is open at the start and lacks the quoted link; Returns and Payment are opened and lack it too;
+    once Delivery shows it, the line is gone."""
+
+    def tab(view: ModelView, name: str) -> int:
+        index = find_index(view, name, exact=True)
+        assert index is not None, name
+        return index
+
+    plan: list[Callable[[ModelView], dict[str, Any]]] = [
+        lambda v: {"action": "click", "index": tab(v, "Returns")},
+        lambda v: {"action": "click", "index": tab(v, "Payment")},
+        lambda v: {"action": "click", "index": tab(v, "Delivery")},
+        lambda v: {"action": "done", "success": True, "answer": "opened"},
+    ]
+    model = FunctionModel(lambda m, v: plan[len(model.views) - 1](v))
+    result = await Agent(only(kite_config, "quoted_text"), model=model, context=ctx_session).run(
+        'Open the link "Delivery times" in the help topics', start_url=sites.url("/test/tabs.html")
+    )
+    assert result.stop_reason == "done", result.message
+    said = [prompt_text(m) for m in model.messages]
+    line = '"Delivery times" is not on this page yet. Looked in, and it was not there: '
+    assert line + 'tab "Orders". Not opened yet: tab "Returns", tab "Payment", tab "Delivery".' in said[0]
+    assert line + 'tab "Orders", tab "Returns". Not opened yet: tab "Payment", tab "Delivery".' in said[1]
+    assert line + 'tab "Orders", tab "Returns", tab "Payment". Not opened yet: tab "Delivery".' in said[2]
+    assert "is not on this page yet" not in said[3]
+    assert re.search(r'Named as the task quotes it, on this page: \[\d+\] link "Delivery times"\.', said[3])
+    assert result.policies_acted == {"quoted_text": 4}
