@@ -33,10 +33,13 @@ def is_shut(el: Element) -> bool:
     return el.expanded is False or (el.expanded is None and not el.selected)
 
 
-def on_page(text: str, obs: Observation) -> bool:
-    """``text`` (case aside) in the page's text or any element's name."""
-    low = text.lower()
-    return low in obs.summary.visible_text.lower() or any(low in e.name.lower() for e in obs.elements)
+def on_page(text: str, obs: Observation, task: str = "") -> bool:
+    """``text`` (case aside) in any element's name or in the page's text, the task's own words left out (a page
+    that shows the task, as MiniWoB's do, holds its quoted text there)."""
+    low, page = text.lower(), obs.summary.visible_text.lower()
+    if task.strip():
+        page = page.replace(task.strip().lower(), " ")
+    return low in page or any(low in e.name.lower() for e in obs.elements)
 
 
 def named(text: str, obs: Observation) -> list[Element]:
@@ -75,7 +78,7 @@ class QuotedText(Policy):
         if found := [e for text in sought for e in named(text, view.obs)]:
             listed = _listed([f'[{e.index}] {role_word(e)} "{e.name[:50]}"' for e in found])
             return Notes(lines=[f"Named as the task quotes it, on this page: {listed}."])
-        if any(on_page(text, view.obs) for text in sought):
+        if any(on_page(text, view.obs, view.task) for text in sought):
             return Notes()
         searched = self._searched.setdefault(view.obs.url, [])
         places = [(place(e), is_shut(e)) for e in view.obs.elements if opens_a_place(e)]

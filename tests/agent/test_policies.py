@@ -14,9 +14,10 @@ import pytest
 
 from kite_browser.agent import Agent, FunctionModel, ModelView
 from kite_browser.agent.base.errors import ConfigError
+from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
 from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.policies import MAKERS, POLICY_NAMES, Policy, StepPolicy, build
-from kite_browser.agent.policies.quoted_text import quoted
+from kite_browser.agent.policies.quoted_text import on_page, quoted
 from kite_browser.agent.policies.recap import progress, task_parts
 from tests.agent.plan_model import find_index, prompt_text
 from tests.agent.test_recap import _did
@@ -344,6 +345,19 @@ def test_the_quoted_texts_of_a_task() -> None:
         "Delivery times",
     ]
     assert quoted("Add milk, eggs and bread to the cart") == []
+
+
+def test_a_page_that_shows_the_task_does_not_hold_its_quoted_text_by_that() -> None:
+    """MiniWoB's pages show the task above the widget: its quoted link is not on the page for that."""
+    task = 'Switch between the tabs to find and click on the link "Habitasse".'
+    tab = Element(
+        index=1, tag="a", role="tab", name="Tab #1", selected=True, rect=Rect(x=0, y=0, width=1, height=1)
+    )
+    obs = Observation(
+        summary=PageSummary(url="http://x/", title="Tabs", visible_text=f"{task}\nLorem"), elements=[tab]
+    )
+    assert not on_page("Habitasse", obs, task) and on_page("Habitasse", obs)
+    assert on_page("lorem", obs, task)
 
 
 async def test_quoted_text_alone_lists_the_tabs_looked_in_then_names_the_link(
