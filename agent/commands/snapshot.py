@@ -100,6 +100,8 @@ def _looks_like_path(text: str) -> bool:
 def _target(url: str) -> str:
     """The URL to open for an argument; a UsageError for a missing file or an unsupported scheme."""
     text = url.strip()
+    if not text:  # else the empty path is the working folder, opened as its file listing
+        raise UsageError("an empty URL: give an http(s) URL or a local HTML file")
     scheme = urlsplit(text).scheme.lower() if ":" in text else ""
     if "://" in text or scheme in ("about", "data") or scheme in BROWSER_SCHEMES:
         if scheme not in SCHEMES:

@@ -62,6 +62,8 @@ def test_a_kite_chromium_that_cannot_run_is_a_usage_error(tmp_path: Path, comman
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
+        ([""], "an empty URL"),
+        (["  "], "an empty URL"),
         (["nosuchfile.html"], "'nosuchfile.html': no such file"),
         (["./nope"], "'./nope': no such file"),
         (["pages/nope"], "'pages/nope': no such file"),
