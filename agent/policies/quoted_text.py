@@ -1,5 +1,6 @@
-"""``quoted_text``: where the text a task quotes is. On this page, the element named so; not on it, the places
-of the page (tabs, sections, folders) seen open so far without it, and those still shut.
+"""``quoted_text``: where the text a task quotes is. On this page, the element named so; not on it now, the places
+of the page (tabs, sections, folders) that were open when it was there, those seen open without it, and those
+still shut.
 
 Each line joins a fact of the page (this element's name is the quoted text; this control was open and the page
 did not hold the text) to a guess from the task's words (its quoted text is what it looks for): so it is a hint
@@ -59,7 +60,7 @@ def _listed(items: list[str]) -> str:
 
 class QuotedText(Policy):
     """The element named as the task quotes it, when the page has one; while the quoted text is not on the page,
-    the places seen open so far in the run (it was not in them) and those still shut."""
+    the places open when it was there, those seen open so far in the run without it, and those still shut."""
 
     name = "quoted_text"
     reason = (
@@ -70,22 +71,32 @@ class QuotedText(Policy):
     def __init__(self) -> None:
         self._searched: dict[str, list[str]] = {}
         """Per page (its URL), the places seen open while the quoted text was not on the page."""
+        self._found: dict[str, tuple[int, list[str]]] = {}
+        """Per page, the last step the quoted text was on it, with the places open then."""
 
     def notes(self, view: StepView) -> Notes:
         sought = quoted(view.task)
         if not sought:
             return Notes()
-        if found := [e for text in sought for e in named(text, view.obs)]:
+        url, obs = view.obs.url, view.obs
+        places = [(place(e), is_shut(e)) for e in obs.elements if opens_a_place(e)]
+        if any(on_page(text, obs, view.task) for text in sought):
+            self._found[url] = (view.step, [p for p, shut in places if not shut])
+            found = [e for text in sought for e in named(text, obs)]
             listed = _listed([f'[{e.index}] {role_word(e)} "{e.name[:50]}"' for e in found])
-            return Notes(lines=[f"Named as the task quotes it, on this page: {listed}."])
-        if any(on_page(text, view.obs, view.task) for text in sought):
-            return Notes()
-        searched = self._searched.setdefault(view.obs.url, [])
-        places = [(place(e), is_shut(e)) for e in view.obs.elements if opens_a_place(e)]
-        searched += [p for p, shut in places if not shut and p not in searched]
-        if not searched:
-            return Notes()
-        shut = [p for p, closed in places if closed and p not in searched]
+            return Notes(lines=[f"Named as the task quotes it, on this page: {listed}."] if found else [])
+        searched = self._searched.setdefault(url, [])
+        step, held = self._found.get(url, (0, []))
+        searched += [p for p, shut in places if not shut and p not in searched and p not in held]
         texts = " or ".join(f'"{text}"' for text in sought)
-        line = f"{texts} is not on this page yet. Looked in, and it was not there: {_listed(searched)}"
-        return Notes(lines=[line + (f". Not opened yet: {_listed(shut)}." if shut else ".")])
+        lines = []
+        if held:
+            were = "was" if len(held) == 1 else "were"
+            lines.append(
+                f"{texts} was on this page at step {step}, while {_listed(held)} {were} open: open it again."
+            )
+        if searched:
+            shut = [p for p, closed in places if closed and p not in searched and p not in held]
+            line = f"{texts} is not on this page now. Looked in, and it was not there: {_listed(searched)}"
+            lines.append(line + (f". Not opened yet: {_listed(shut)}." if shut else "."))
+        return Notes(lines=lines)

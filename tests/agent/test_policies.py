@@ -375,6 +375,7 @@ async def test_quoted_text_alone_lists_the_tabs_looked_in_then_names_the_link(
         lambda v: {"action": "click", "index": tab(v, "Returns")},
         lambda v: {"action": "click", "index": tab(v, "Payment")},
         lambda v: {"action": "click", "index": tab(v, "Delivery")},
+        lambda v: {"action": "click", "index": tab(v, "Orders")},
         lambda v: {"action": "done", "success": True, "answer": "opened"},
     ]
     model = FunctionModel(lambda m, v: plan[len(model.views) - 1](v))
@@ -383,10 +384,13 @@ async def test_quoted_text_alone_lists_the_tabs_looked_in_then_names_the_link(
     )
     assert result.stop_reason == "done", result.message
     said = [prompt_text(m) for m in model.messages]
-    line = '"Delivery times" is not on this page yet. Looked in, and it was not there: '
+    line = '"Delivery times" is not on this page now. Looked in, and it was not there: '
     assert line + 'tab "Orders". Not opened yet: tab "Returns", tab "Payment", tab "Delivery".' in said[0]
     assert line + 'tab "Orders", tab "Returns". Not opened yet: tab "Payment", tab "Delivery".' in said[1]
     assert line + 'tab "Orders", tab "Returns", tab "Payment". Not opened yet: tab "Delivery".' in said[2]
-    assert "is not on this page yet" not in said[3]
+    assert "is not on this page now" not in said[3]
     assert re.search(r'Named as the task quotes it, on this page: \[\d+\] link "Delivery times"\.', said[3])
-    assert result.policies_acted == {"quoted_text": 4}
+    # back on Orders: where it was is said first; Delivery is not among the places still to open
+    back = '"Delivery times" was on this page at step 4, while tab "Delivery" was open: open it again.'
+    assert back in said[4] and line + 'tab "Orders", tab "Returns", tab "Payment".' in said[4]
+    assert result.policies_acted == {"quoted_text": 5}
