@@ -82,10 +82,10 @@ class StepRecord(BaseModel):
     usage: Usage | None = None
     thought: str | None = None
     said: dict[str, str] = {}
+    """The reply's own notes (its plan, done so far, next: ``reply_schema.OWN_NOTES``)."""
     policies: dict[str, list[str]] = {}
     """The step policies that acted in this step, with where (``Policies.acted``: notes, withheld, refused,
     result, stopped)."""
-    """The reply's own notes (its plan, done so far, next: ``reply_schema.OWN_NOTES``)."""
     actions: list[ActionOutcome] = Field(default_factory=list)
     tools: list[ToolCallRecord] = Field(default_factory=list)
     """Calls to module tools and the user's own tools (``agent.module_tools``)."""

@@ -14,6 +14,7 @@ import pytest
 
 from kite_browser.agent import Agent, FunctionModel, ModelView
 from kite_browser.agent.base.errors import ConfigError
+from kite_browser.agent.base.result import RunResult
 from kite_browser.agent.browser.observation import Element, Observation, PageSummary, Rect
 from kite_browser.agent.config import KiteConfig, load_config
 from kite_browser.agent.policies import MAKERS, POLICY_NAMES, Policy, StepPolicy, build
@@ -100,18 +101,24 @@ def test_typing_a_city_does_not_count_the_hotel_found() -> None:
     )
 
 
-async def test_repeats_alone_holds_a_reload_that_brought_the_same_page_back(
-    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
-) -> None:
+async def _reload_twice(config: KiteConfig, ctx_session: Any, sites: Any) -> tuple[FunctionModel, RunResult]:
+    """A scripted run on the shop: refresh, refresh again, done."""
     plan: list[Any] = [
         {"action": "refresh"},
         {"action": "refresh"},
         {"action": "done", "success": True, "answer": "ok"},
     ]
     model = FunctionModel(lambda m, v: plan[len(model.views) - 1])
-    result = await Agent(only(kite_config, "repeats"), model=model, context=ctx_session).run(
+    result = await Agent(config, model=model, context=ctx_session).run(
         "Reload the shop", start_url=sites.url("/shop/")
     )
+    return model, result
+
+
+async def test_repeats_alone_holds_a_reload_that_brought_the_same_page_back(
+    kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
+) -> None:
+    model, result = await _reload_twice(only(kite_config, "repeats"), ctx_session, sites)
     assert result.stop_reason == "done", result.message
     assert "error repeated" not in _results(model, 1)
     assert "refresh → error repeated: not run: the same action ran from this same page at step 1" in _results(
@@ -303,15 +310,7 @@ async def test_each_step_records_the_policies_that_acted_and_the_run_counts_them
     kite_config: Callable[..., KiteConfig], ctx_session: Any, sites: Any
 ) -> None:
     """A policy that changed nothing in a run is at 0: off, the run would have sent the same requests."""
-    plan: list[Any] = [
-        {"action": "refresh"},
-        {"action": "refresh"},
-        {"action": "done", "success": True, "answer": "ok"},
-    ]
-    model = FunctionModel(lambda m, v: plan[len(model.views) - 1])
-    result = await Agent(only(kite_config, "repeats", "person_needed"), model=model, context=ctx_session).run(
-        "Reload the shop", start_url=sites.url("/shop/")
-    )
+    _, result = await _reload_twice(only(kite_config, "repeats", "person_needed"), ctx_session, sites)
     steps = _steps(result.run_dir or "")
     assert [(s["step"], s.get("policies")) for s in steps] == [
         (0, None),  # the start URL's navigation: no policy is asked
